@@ -1,0 +1,86 @@
+# vkdml: DirectML operators on Vulkan.
+#
+#   make run     the main job (vkdml demo) on the default device; lavapipe
+#                when there is no GPU
+#   make test    SPIR-V freshness + spirv-val, go vet, the arm64 cross-build,
+#                and every test with the Vulkan validation layer on
+#   make bench   Go benchmarks
+#
+# Each target installs the Debian packages it needs first (make deps).
+
+GO          ?= go
+BIN         := bin/vkdml
+VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X main.version=$(VERSION)
+GOTESTFLAGS ?=
+
+# Runtime: the Vulkan loader and lavapipe. Development: headers, the shader
+# compiler and validator, the validation layer, the arm64 cross compiler.
+RUN_PKGS := libvulkan1 mesa-vulkan-drivers
+DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools \
+            gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata
+
+.PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean
+
+all: build
+
+# deps installs what is missing, says what, and does nothing when all is there.
+deps:
+	@PKGS="$(DEV_PKGS)" sh .ci/apt-install
+deps-run:
+	@PKGS="$(RUN_PKGS)" sh .ci/apt-install
+
+shaders: deps
+	cd shaders && $(GO) generate .
+
+check-shaders: deps
+	cd shaders && $(GO) run gen.go -check
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkdml
+
+cross-arm64: deps
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
+		$(GO) build -ldflags "$(LDFLAGS)" -o bin/vkdml-linux-arm64 ./cmd/vkdml
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || \
+		{ echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+# The operator tests run again at lavapipe's subgroup sizes 4 and 16 (8 is
+# the default); the variable changes nothing on other drivers.
+test: deps check-shaders vet cross-arm64
+	$(GO) test -count=1 $(GOTESTFLAGS) ./...
+	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
+	LP_NATIVE_VECTOR_WIDTH=512 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
+	$(GO) test -race -count=1 -run 'Shared|Concurren' ./tests/ ./dml/
+
+# fuzz runs every Fuzz* target of the tree for FUZZTIME each, one worker.
+# FUZZTIME is a count of executions, not a duration: with a duration, Go
+# 1.26's fuzz coordinator can fail a target with "context deadline exceeded"
+# at the deadline though nothing failed (golang/go#75804, fixed in Go 1.27).
+# The committed corpora (PKG/testdata/fuzz/TARGET) also run in plain go test.
+FUZZTIME ?= 100000x
+fuzz: deps
+	@set -e; for f in $$(find . -name '*_test.go' -not -path './.git/*' | sort); do \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "fuzz $$name in ./$$(dirname $${f#./}) for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -parallel 1 ./$$(dirname $${f#./}); \
+		done; \
+	done
+
+# parity runs tests/parity through the real DirectML.dll under Wine (it
+# installs Wine, Xvfb and mingw, and fetches DirectML with npm), refreshes
+# tests/parity/golden and compares vkdml with it (.ci/parity).
+parity: deps-run
+	bash .ci/parity
+
+run: deps-run build
+	./$(BIN) demo
+
+bench: deps-run
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+
+clean:
+	rm -rf bin

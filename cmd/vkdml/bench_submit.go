@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"sort"
+	"time"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// runSubmitBench is `vkdml bench --op submit`: the host-side cost of
+// re-submitting a pre-recorded tiny operator. It records desc (a 3x3 ARGMAX
+// by default) once into a command list without timestamps, and an empty
+// closed list, then alternates Execute + Wait on the two (so both see the
+// same machine state) and compares the wall-clock medians.
+func runSubmitBench(d *dml.Device, desc ops.Desc, shape []uint32, dt tensor.DataType, kernel string, repeat, warmup int, asJSON bool, stdout io.Writer, rng *rand.Rand) error {
+	r, list, release, err := recordBench(d, desc, kernel, false, rng)
+	defer release()
+	if err != nil {
+		return err
+	}
+	empty, err := d.CreateCommandList()
+	if err != nil {
+		return err
+	}
+	defer empty.Release()
+	if err := empty.Close(); err != nil {
+		return err
+	}
+	run := func(l *dml.CommandList) (float64, error) {
+		start := time.Now()
+		if err := l.Execute(); err != nil {
+			return 0, err
+		}
+		if err := l.Wait(); err != nil {
+			return 0, err
+		}
+		return float64(time.Since(start)) / 1e6, nil
+	}
+	if repeat < 200 {
+		repeat = 200 // microsecond timings need many samples
+	}
+	var op, bare []float64
+	for i := 0; i < warmup+repeat; i++ {
+		a, err := run(list)
+		if err != nil {
+			return err
+		}
+		b, err := run(empty)
+		if err != nil {
+			return err
+		}
+		if i >= warmup {
+			op, bare = append(op, a), append(bare, b)
+		}
+	}
+	sort.Float64s(op)
+	sort.Float64s(bare)
+	r.Op, r.Shape, r.DType, r.Device = "submit", shape, dt.String(), d.GPU().Info.Name
+	r.WallMedianMS, r.MinMS, r.MaxMS = median(op), op[0], op[len(op)-1]
+	r.EmptyWallMedianMS = median(bare)
+	r.Repeat = repeat
+	if r.EmptyWallMedianMS > 0 {
+		r.SubmitRatio = r.WallMedianMS / r.EmptyWallMedianMS
+	}
+	if asJSON {
+		b, _ := json.Marshal(r)
+		fmt.Fprintln(stdout, string(b))
+		return nil
+	}
+	fmt.Fprintf(stdout, "device: %s\n", r.Device)
+	fmt.Fprintf(stdout, "pre-recorded ARGMAX %s %s (%s), Execute + Wait: median %.1f µs (min %.1f, max %.1f)\n",
+		joinU32(shape), r.DType, r.Kernel, 1e3*r.WallMedianMS, 1e3*r.MinMS, 1e3*r.MaxMS)
+	fmt.Fprintf(stdout, "empty command list, Execute + Wait:       median %.1f µs\n", 1e3*r.EmptyWallMedianMS)
+	fmt.Fprintf(stdout, "ratio: %.2fx (%d interleaved runs each)\n", r.SubmitRatio, repeat)
+	return nil
+}

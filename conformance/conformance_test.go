@@ -1,0 +1,86 @@
+package conformance
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/onnx"
+)
+
+func node(op string, attrs ...onnx.Attribute) *onnx.Node {
+	return &onnx.Node{OpType: op, Attributes: attrs}
+}
+
+func ints(name string, v ...int64) onnx.Attribute {
+	return onnx.Attribute{Name: name, Type: onnx.AttrInts, Ints: v}
+}
+func i64(name string, v int64) onnx.Attribute {
+	return onnx.Attribute{Name: name, Type: onnx.AttrInt, I: v}
+}
+func str(name, v string) onnx.Attribute {
+	return onnx.Attribute{Name: name, Type: onnx.AttrString, S: []byte(v)}
+}
+
+// TestMapArg checks the ArgMax/ArgMin translation without a device.
+func TestMapArg(t *testing.T) {
+	m, err := Map(node("ArgMin", i64("axis", -1), i64("keepdims", 0), i64("select_last_index", 1)), []uint32{2, 3, 4}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := m.Desc.(*dml.ArgMin)
+	if !slices.Equal(a.Axes, []uint32{2}) || a.AxisDirection != dml.AxisDirectionDecreasing ||
+		!slices.Equal(a.Output.Sizes, []uint32{2, 3, 1}) || !slices.Equal(m.OutputSizes[0], []uint32{2, 3}) {
+		t.Fatalf("got %+v / %v", a, m.OutputSizes)
+	}
+	m, err = Map(node("ArgMax"), []uint32{5}, 1) // default axis 0, keepdims 1
+	if err != nil || !slices.Equal(m.Desc.(*dml.ArgMax).Axes, []uint32{0}) || !slices.Equal(m.OutputSizes[0], []uint32{1}) {
+		t.Fatalf("default axis: %v %+v", err, m)
+	}
+	if _, err := Map(node("ArgMax", i64("axis", 3)), []uint32{2, 3}, 1); err == nil {
+		t.Fatal("axis 3 of a rank-2 input was accepted")
+	}
+}
+
+// TestMapMaxPool checks padding, ceil_mode, 1D and storage_order.
+func TestMapMaxPool(t *testing.T) {
+	cases := []struct {
+		name       string
+		n          *onnx.Node
+		in         []uint32
+		start, end []uint32
+		out        []uint32
+	}{
+		{"same_lower", node("MaxPool", ints("kernel_shape", 2, 2), str("auto_pad", "SAME_LOWER")), []uint32{1, 3, 32, 32}, []uint32{1, 1}, []uint32{0, 0}, []uint32{1, 3, 32, 32}},
+		{"same_upper_stride", node("MaxPool", ints("kernel_shape", 3, 3), ints("strides", 2, 2), str("auto_pad", "SAME_UPPER")), []uint32{1, 1, 5, 5}, []uint32{1, 1}, []uint32{1, 1}, []uint32{1, 1, 3, 3}},
+		{"ceil", node("MaxPool", ints("kernel_shape", 3, 3), ints("strides", 2, 2), i64("ceil_mode", 1)), []uint32{1, 1, 4, 4}, []uint32{0, 0}, []uint32{0, 0}, []uint32{1, 1, 2, 2}},
+		// ceil would give a window starting in the end padding: dropped.
+		{"ceil_drop", node("MaxPool", ints("kernel_shape", 2), ints("strides", 2), ints("pads", 1, 1), i64("ceil_mode", 1)), []uint32{1, 1, 5}, nil, nil, []uint32{1, 1, 3}},
+		{"1d", node("MaxPool", ints("kernel_shape", 2)), []uint32{1, 3, 32}, []uint32{0, 0}, []uint32{0, 0}, []uint32{1, 3, 31}},
+	}
+	for _, c := range cases {
+		m, err := Map(c.n, c.in, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p := m.Desc.(*dml.MaxPooling2)
+		if !slices.Equal(m.OutputSizes[0], c.out) {
+			t.Errorf("%s: output %v, want %v", c.name, m.OutputSizes[0], c.out)
+		}
+		if len(c.in) == 3 {
+			if len(p.Input.Sizes) != 4 || p.Input.Sizes[2] != 1 || p.WindowSize[0] != 1 {
+				t.Errorf("%s: 1D is not 2D with a unit H axis: %+v", c.name, p)
+			}
+			continue
+		}
+		if !slices.Equal(p.StartPadding, c.start) || !slices.Equal(p.EndPadding, c.end) {
+			t.Errorf("%s: padding %v/%v, want %v/%v", c.name, p.StartPadding, p.EndPadding, c.start, c.end)
+		}
+	}
+	_, err := Map(node("MaxPool", ints("kernel_shape", 2, 2), i64("storage_order", 1)), []uint32{1, 1, 4, 4}, 2)
+	var se *skipError
+	if !errors.As(err, &se) {
+		t.Fatalf("storage_order=1: want a skip, got %v", err)
+	}
+}

@@ -1,0 +1,18 @@
+package dml
+
+import "github.com/vkdml/vkdml/ops"
+
+// The max-pooling descs (DML_MAX_POOLING_OPERATOR_DESC, ..._POOLING1_...,
+// ..._POOLING2_...); see package ops and semantics.md rules 7-11.
+type (
+	MaxPooling  = ops.MaxPooling
+	MaxPooling1 = ops.MaxPooling1
+	MaxPooling2 = ops.MaxPooling2
+)
+
+// MaxPoolOutputSize is the documented output extent of one spatial axis
+// with the dilated window, floor or (ceil) ceiling; 0 when the dilated
+// window does not fit the padded input.
+func MaxPoolOutputSize(in, window, stride, start, end, dilation uint32, ceil bool) uint64 {
+	return ops.MaxPoolOutputSize(in, window, stride, start, end, dilation, ceil)
+}

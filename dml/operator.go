@@ -1,0 +1,354 @@
+package dml
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// ExecutionFlags is DML_EXECUTION_FLAGS.
+type ExecutionFlags uint32
+
+const (
+	ExecutionFlagNone ExecutionFlags = 0
+	// ExecutionFlagAllowHalfPrecisionComputation permits FLOAT16 math; vkdml's
+	// operators compare values exactly and never need it, so it changes
+	// nothing.
+	ExecutionFlagAllowHalfPrecisionComputation ExecutionFlags = 0x1
+	// ExecutionFlagDisableMetaCommands: vkdml has no meta commands, so every
+	// operator already runs as compute shaders.
+	ExecutionFlagDisableMetaCommands ExecutionFlags = 0x2
+	// ExecutionFlagDescriptorsVolatile (late binding) is not supported:
+	// vkdml writes descriptors at RecordDispatch.
+	ExecutionFlagDescriptorsVolatile ExecutionFlags = 0x4
+)
+
+// BindingProperties is DML_BINDING_PROPERTIES.
+type BindingProperties struct {
+	RequiredDescriptorCount uint32
+	TemporaryResourceSize   uint64
+	PersistentResourceSize  uint64
+}
+
+// Alignment of temporary and persistent bindings, and the minimum alignment
+// of every tensor binding (DirectML's constants).
+const (
+	TemporaryBufferAlignment     = 256
+	PersistentBufferAlignment    = 256
+	MinimumBufferTensorAlignment = tensor.MinimumBufferTensorAlignment
+)
+
+// Dispatchable is IDMLDispatchable: a compiled operator or an initializer.
+type Dispatchable interface {
+	BindingProperties() BindingProperties
+	// inputCount and outputCount are the binding counts BindInputs and
+	// BindOutputs must match.
+	inputCount() int
+	outputCount() int
+}
+
+// Operator is IDMLOperator: a validated operator desc. It cannot be
+// executed; compile it first.
+type Operator struct {
+	d       *Device
+	desc    ops.Desc
+	kind    string
+	plan    *ops.Plan
+	inputs  []*tensor.Desc // snapshots: later changes to the desc don't reach us
+	outputs []*tensor.Desc
+}
+
+// CreateOperator validates desc completely (every DirectML rule, at the
+// device's feature level) and returns the operator.
+func (d *Device) CreateOperator(desc ops.Desc) (*Operator, error) {
+	return d.CreateOperatorWithKernel(desc, "")
+}
+
+// CreateOperatorWithKernel is CreateOperator with a forced kernel strategy,
+// for benchmarks that compare variants; "" lets vkdml choose.
+func (d *Device) CreateOperatorWithKernel(desc ops.Desc, kernel string) (*Operator, error) {
+	call := "CreateOperator"
+	if desc == nil {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
+	}
+	call += "(" + desc.OperatorType() + ")"
+	if err := d.removed(call); err != nil {
+		return nil, err
+	}
+	ctx := d.context()
+	ctx.Kernel = kernel
+	if err := desc.Validate(ctx); err != nil {
+		return nil, d.wrap(call, err)
+	}
+	plan, err := desc.Plan(ctx)
+	if err != nil {
+		return nil, d.wrap(call, err)
+	}
+	if err := checkPlan(plan, desc); err != nil {
+		return nil, d.wrap(call, err)
+	}
+	if l, ok := desc.(ops.Linter); ok {
+		for _, m := range l.Lint() {
+			d.debugf("[vkdml DEBUG] %s: %s", call, m)
+		}
+	}
+	snap := func(list []*tensor.Desc) []*tensor.Desc {
+		out := make([]*tensor.Desc, len(list))
+		for i, t := range list {
+			if t != nil {
+				c := t.Clone()
+				out[i] = &c
+			}
+		}
+		return out
+	}
+	return &Operator{d: d, desc: desc, kind: desc.OperatorType(), plan: plan, inputs: snap(desc.Inputs()), outputs: snap(desc.Outputs())}, nil
+}
+
+// checkPlan catches planner bugs before anything reaches the GPU: every step
+// names a kernel and binds slots that exist.
+func checkPlan(p *ops.Plan, desc ops.Desc) error {
+	ins, outs := desc.Inputs(), desc.Outputs()
+	for i, s := range p.Steps {
+		if s.Kernel < 0 || s.Kernel >= len(p.Kernels) {
+			return fmt.Errorf("dml: plan step %d: kernel %d out of range", i, s.Kernel)
+		}
+		k := p.Kernels[s.Kernel]
+		if len(s.Bindings) != k.Bindings || uint32(len(s.Params)) != k.ParamBytes {
+			return fmt.Errorf("dml: plan step %d: %d bindings and %d parameter bytes for kernel %s (%d, %d)", i, len(s.Bindings), len(s.Params), k.Variant, k.Bindings, k.ParamBytes)
+		}
+		for j, sl := range s.Bindings {
+			ok := true
+			switch sl.Kind {
+			case ops.SlotInput:
+				ok = sl.Index >= 0 && sl.Index < len(ins) && ins[sl.Index] != nil
+			case ops.SlotOutput:
+				ok = sl.Index >= 0 && sl.Index < len(outs) && outs[sl.Index] != nil
+			case ops.SlotTemporary:
+				ok = p.TemporarySize > 0
+			case ops.SlotPersistent:
+				ok = p.PersistentSize > 0
+			}
+			if !ok {
+				return fmt.Errorf("dml: plan step %d binding %d: no %v %d", i, j, sl.Kind, sl.Index)
+			}
+		}
+	}
+	return nil
+}
+
+// Type is the operator's DirectML type name, e.g. "ARGMAX".
+func (o *Operator) Type() string { return o.kind }
+
+// Desc returns the operator's desc.
+func (o *Operator) Desc() ops.Desc { return o.desc }
+
+// Strategy names the kernel shape the planner chose.
+func (o *Operator) Strategy() string { return o.plan.Strategy }
+
+// CompiledOperator is IDMLCompiledOperator. It is safe for concurrent use.
+type CompiledOperator struct {
+	op      *Operator
+	kernels []*gpu.Kernel
+	props   BindingProperties
+	// owned[i] is the persistent-resource offset of input i when it is
+	// DML_TENSOR_FLAG_OWNED_BY_DML (copied there at initialization), or -1.
+	owned       []int64
+	initialized atomic.Bool
+	releaseOnce sync.Once
+}
+
+// CompileOperator builds the operator's pipelines.
+func (d *Device) CompileOperator(op *Operator, flags ExecutionFlags) (*CompiledOperator, error) {
+	call := "CompileOperator"
+	if op == nil {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "op", Rule: "must not be nil"}
+	}
+	call += "(" + op.kind + ")"
+	if err := d.removed(call); err != nil {
+		return nil, err
+	}
+	if op.d != d {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "op", Rule: "was created by another device"}
+	}
+	known := ExecutionFlagAllowHalfPrecisionComputation | ExecutionFlagDisableMetaCommands | ExecutionFlagDescriptorsVolatile
+	if flags&^known != 0 {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "flags", Rule: fmt.Sprintf("unknown DML_EXECUTION_FLAGS %#x", uint32(flags&^known))}
+	}
+	if flags&ExecutionFlagDescriptorsVolatile != 0 {
+		return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: call, Field: "flags", Rule: "DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE is not supported: vkdml writes descriptors at RecordDispatch"}
+	}
+	c := &CompiledOperator{op: op}
+	for i, k := range op.plan.Kernels {
+		code, err := shaders.SPIRV(k.Variant)
+		if err == nil {
+			err = d.checkCapabilities(k.Variant, code)
+		}
+		var kern *gpu.Kernel
+		if err == nil {
+			kern, err = d.gpu.NewKernel(gpu.KernelDesc{
+				Name: k.Variant, SPIRV: code, Bindings: k.Bindings, ParamBytes: k.ParamBytes,
+				Spec: k.Spec, SubgroupSize: k.SubgroupSize, FullSubgroups: k.FullSubgroups,
+			})
+		}
+		if err != nil {
+			c.Release()
+			return nil, d.wrap(call, fmt.Errorf("kernel %d: %w", i, err))
+		}
+		c.kernels = append(c.kernels, kern)
+	}
+	var descriptors uint32
+	for _, s := range op.plan.Steps {
+		descriptors += uint32(len(s.Bindings))
+	}
+	persistent := alignUp(op.plan.PersistentSize, PersistentBufferAlignment)
+	c.owned = make([]int64, len(op.inputs))
+	for i, t := range op.inputs {
+		c.owned[i] = -1
+		if t != nil && t.Flags&tensor.FlagOwnedByDML != 0 {
+			c.owned[i] = int64(persistent)
+			persistent += alignUp(t.TotalTensorSizeInBytes, PersistentBufferAlignment)
+		}
+	}
+	c.props = BindingProperties{
+		RequiredDescriptorCount: max(descriptors, 1),
+		TemporaryResourceSize:   op.plan.TemporarySize,
+		PersistentResourceSize:  persistent,
+	}
+	return c, nil
+}
+
+// checkCapabilities refuses a variant that needs a capability the device
+// has not enabled, naming both, instead of letting the driver fail later.
+func (d *Device) checkCapabilities(name string, code []byte) error {
+	caps, err := shaders.Capabilities(code)
+	if err != nil {
+		return err
+	}
+	f := d.gpu.Features
+	for _, c := range caps {
+		var ok bool
+		var feature string
+		switch c {
+		case shaders.CapInt64:
+			ok, feature = f.ShaderInt64, "shaderInt64"
+		case shaders.CapInt16:
+			ok, feature = f.ShaderInt16, "shaderInt16"
+		case shaders.CapInt8:
+			ok, feature = f.ShaderInt8, "shaderInt8"
+		case shaders.CapFloat16:
+			ok, feature = f.ShaderFloat16, "shaderFloat16"
+		case shaders.CapStorageBuffer8BitAccess:
+			ok, feature = f.StorageBuffer8Bit, "storageBuffer8BitAccess"
+		case shaders.CapStorageBuffer16BitAccess:
+			ok, feature = f.StorageBuffer16Bit, "storageBuffer16BitAccess"
+		case shaders.CapGroupNonUniformArith:
+			ok, feature = f.SubgroupArithmetic, "subgroup arithmetic"
+		default:
+			ok = true
+		}
+		if !ok {
+			return fmt.Errorf("dml: kernel %s needs %s, which the device does not have (or Disable turned off)", name, feature)
+		}
+	}
+	return nil
+}
+
+func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+
+// BindingProperties returns what the operator needs bound.
+func (c *CompiledOperator) BindingProperties() BindingProperties { return c.props }
+func (c *CompiledOperator) inputCount() int                      { return len(c.op.inputs) }
+func (c *CompiledOperator) outputCount() int                     { return len(c.op.outputs) }
+
+// Operator returns the operator that was compiled.
+func (c *CompiledOperator) Operator() *Operator { return c.op }
+
+// Release destroys the pipelines; the GPU must be done with them.
+func (c *CompiledOperator) Release() {
+	c.releaseOnce.Do(func() {
+		for _, k := range c.kernels {
+			k.Destroy()
+		}
+		c.kernels = nil
+	})
+}
+
+// OperatorInitializer is IDMLOperatorInitializer: it initializes compiled
+// operators, exactly once each, before they can execute. Initialization
+// copies DML_TENSOR_FLAG_OWNED_BY_DML inputs into the persistent resource.
+type OperatorInitializer struct {
+	d   *Device
+	mu  sync.Mutex
+	ops []*CompiledOperator
+}
+
+// CreateOperatorInitializer returns an initializer for ops (possibly none,
+// in which case executing it does nothing).
+func (d *Device) CreateOperatorInitializer(ops ...*CompiledOperator) (*OperatorInitializer, error) {
+	const call = "CreateOperatorInitializer"
+	if err := d.removed(call); err != nil {
+		return nil, err
+	}
+	in := &OperatorInitializer{d: d}
+	if err := in.set(call, ops); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func (in *OperatorInitializer) set(call string, ops []*CompiledOperator) error {
+	for i, c := range ops {
+		if c == nil {
+			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: fmt.Sprintf("operators[%d]", i), Rule: "must not be nil"}
+		}
+		if c.op.d != in.d {
+			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: fmt.Sprintf("operators[%d]", i), Rule: "was created by another device"}
+		}
+		for j := 0; j < i; j++ {
+			if ops[j] == c {
+				return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: fmt.Sprintf("operators[%d]", i), Rule: "appears twice"}
+			}
+		}
+	}
+	in.mu.Lock()
+	in.ops = append([]*CompiledOperator(nil), ops...)
+	in.mu.Unlock()
+	return nil
+}
+
+// Reset retargets the initializer. Like DirectML's, it is not thread-safe.
+func (in *OperatorInitializer) Reset(ops ...*CompiledOperator) error {
+	return in.set("IDMLOperatorInitializer::Reset", ops)
+}
+
+func (in *OperatorInitializer) targets() []*CompiledOperator {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.ops
+}
+
+// BindingProperties: an initializer needs one descriptor per owned input
+// and never a persistent resource.
+func (in *OperatorInitializer) BindingProperties() BindingProperties {
+	var n uint32
+	for _, c := range in.targets() {
+		for _, o := range c.owned {
+			if o >= 0 {
+				n++
+			}
+		}
+	}
+	return BindingProperties{RequiredDescriptorCount: max(n, 1)}
+}
+
+// An initializer's inputs are one BUFFER_ARRAY per target operator; its
+// outputs are each target's persistent resource.
+func (in *OperatorInitializer) inputCount() int  { return len(in.targets()) }
+func (in *OperatorInitializer) outputCount() int { return len(in.targets()) }

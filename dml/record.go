@@ -1,0 +1,364 @@
+package dml
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/ops"
+)
+
+// CommandList is the counterpart of a D3D12 compute command list: it is
+// created open, records dispatches and barriers, is closed, executed, and
+// can be executed again without re-recording once the previous execution
+// has been waited for. It is not safe for concurrent use.
+type CommandList struct {
+	d       *Device
+	l       *gpu.CommandList
+	open    bool
+	profile bool
+	marks   [][2]int // timestamp indices around each recorded dispatchable
+}
+
+// CreateCommandList returns an open, empty list.
+func (d *Device) CreateCommandList() (*CommandList, error) {
+	const call = "CreateCommandList"
+	if err := d.removed(call); err != nil {
+		return nil, err
+	}
+	l, err := d.gpu.NewCommandList()
+	if err != nil {
+		return nil, d.wrap(call, err)
+	}
+	cl := &CommandList{d: d, l: l}
+	if err := cl.Reset(); err != nil {
+		l.Destroy()
+		return nil, err
+	}
+	return cl, nil
+}
+
+// SetProfiling makes later RecordDispatch calls record GPU timestamps around
+// each dispatchable; DispatchTimes reads them after execution.
+func (l *CommandList) SetProfiling(on bool) { l.profile = on }
+
+// Reset discards what was recorded and opens the list again.
+func (l *CommandList) Reset() error {
+	if err := l.d.removed("CommandList.Reset"); err != nil {
+		return err
+	}
+	if err := l.l.Begin(); err != nil {
+		return l.d.wrap("CommandList.Reset", err)
+	}
+	l.open, l.marks = true, nil
+	return nil
+}
+
+func (l *CommandList) mustBeOpen(call string) error {
+	if err := l.d.removed(call); err != nil {
+		return err
+	}
+	if !l.open {
+		return &hresult.Error{Code: hresult.E_FAIL, Op: call, Rule: "the command list is closed; Reset it to record again"}
+	}
+	return nil
+}
+
+// ResourceBarrierUAV orders every earlier dispatch's writes before every
+// later dispatch (a UAV barrier on all resources). DirectML's RecordDispatch
+// inserts none: put one between dispatches where one reads what another
+// wrote.
+func (l *CommandList) ResourceBarrierUAV() error {
+	const call = "CommandList.ResourceBarrierUAV"
+	if err := l.mustBeOpen(call); err != nil {
+		return err
+	}
+	return l.d.wrap(call, l.l.Barrier())
+}
+
+// Close ends recording.
+func (l *CommandList) Close() error {
+	const call = "CommandList.Close"
+	if err := l.mustBeOpen(call); err != nil {
+		return err
+	}
+	if err := l.l.End(); err != nil {
+		return l.d.wrap(call, err)
+	}
+	l.open = false
+	return nil
+}
+
+// Execute submits the closed list to the device's queue.
+func (l *CommandList) Execute() error {
+	const call = "ExecuteCommandLists"
+	if err := l.d.removed(call); err != nil {
+		return err
+	}
+	if l.open {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "the command list is still open; Close it first"}
+	}
+	return l.d.wrap(call, l.l.Submit())
+}
+
+// Wait blocks until the last execution has completed.
+func (l *CommandList) Wait() error {
+	return l.d.wrap("CommandList.Wait", l.l.Wait())
+}
+
+// DispatchTimes returns the GPU time of each dispatchable recorded while
+// profiling was on, from the last completed execution.
+func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
+	ts, err := l.l.Timestamps()
+	if err != nil {
+		return nil, l.d.wrap("CommandList.DispatchTimes", err)
+	}
+	var out []time.Duration
+	for _, m := range l.marks {
+		if m[0] < 0 || m[1] >= len(ts) {
+			return nil, errors.New("dml: DispatchTimes: the device has no timestamps on its compute queue")
+		}
+		out = append(out, time.Duration(ts[m[1]]-ts[m[0]]))
+	}
+	return out, nil
+}
+
+// Release frees the list; it must not be executing.
+func (l *CommandList) Release() { l.l.Destroy() }
+
+// CommandRecorder is IDMLCommandRecorder. It is stateless and safe for
+// concurrent use.
+type CommandRecorder struct{ d *Device }
+
+// CreateCommandRecorder returns a recorder.
+func (d *Device) CreateCommandRecorder() (*CommandRecorder, error) {
+	if err := d.removed("CreateCommandRecorder"); err != nil {
+		return nil, err
+	}
+	return &CommandRecorder{d: d}, nil
+}
+
+// RecordDispatch records disp with the bindings in table into list. Like
+// DirectML's, it inserts no barrier before or after; unlike DirectML's, it
+// returns an error where DirectML would remove the device. The table may be
+// reset or reused as soon as this returns.
+func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, table *BindingTable) error {
+	const call = "IDMLCommandRecorder::RecordDispatch"
+	if list == nil || disp == nil || table == nil {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "command list, dispatchable and binding table must not be nil"}
+	}
+	if err := list.mustBeOpen(call); err != nil {
+		return err
+	}
+	if list.d != r.d || table.d != r.d {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "command list, binding table and recorder must belong to one device"}
+	}
+	if table.disp != disp {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "bindingTable", Rule: "was created or reset for another dispatchable"}
+	}
+	start := -1
+	if list.profile {
+		i, err := list.l.Timestamp()
+		if err != nil {
+			return r.d.wrap(call, err)
+		}
+		start = i
+	}
+	var err error
+	switch x := disp.(type) {
+	case *CompiledOperator:
+		err = r.recordOperator(list, x, table)
+	case *OperatorInitializer:
+		err = r.recordInitializer(list, x, table)
+	default:
+		err = hresult.InvalidArg("dispatchable", "%T is not a vkdml dispatchable", disp)
+	}
+	if err != nil {
+		return hresult.WithOp(call, r.d.wrap(call, err))
+	}
+	if list.profile {
+		end, err := list.l.Timestamp()
+		if err != nil {
+			return r.d.wrap(call, err)
+		}
+		list.marks = append(list.marks, [2]int{start, end})
+	}
+	return nil
+}
+
+func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorInitializer, t *BindingTable) error {
+	targets := in.targets()
+	needsBinding := false
+	for _, c := range targets {
+		if c.props.PersistentResourceSize > 0 {
+			needsBinding = true
+		}
+	}
+	if needsBinding && (t.inputs == nil || t.outputs == nil) {
+		return hresult.InvalidArg("bindings", "the initializer's inputs and outputs must be bound (its targets have persistent resources)")
+	}
+	for i, c := range targets {
+		if c.initialized.Load() {
+			return hresult.InvalidArg(fmt.Sprintf("operators[%d]", i), "is already initialized: an operator must be initialized exactly once")
+		}
+		if c.props.PersistentResourceSize == 0 {
+			continue
+		}
+		out, _ := t.outputs[i].(*BufferBinding)
+		if out == nil {
+			return hresult.InvalidArg(fmt.Sprintf("outputs[%d]", i), "operator %d needs a persistent resource of %d bytes bound here", i, c.props.PersistentResourceSize)
+		}
+		arr, _ := t.inputs[i].(BufferArrayBinding)
+		for j, o := range c.owned {
+			if o < 0 {
+				continue
+			}
+			if arr == nil {
+				return hresult.InvalidArg(fmt.Sprintf("inputs[%d]", i), "operator %d's DML_TENSOR_FLAG_OWNED_BY_DML inputs must be bound", i)
+			}
+			src, size := arr[j], c.op.inputs[j].TotalTensorSizeInBytes
+			if src.Buffer == out.Buffer && src.Offset < out.Offset+out.SizeInBytes && out.Offset < src.Offset+size {
+				return hresult.InvalidArg(fmt.Sprintf("inputs[%d][%d]", i, j), "aliases the persistent resource it initializes")
+			}
+			err := list.l.Copy(gpu.Range{Buffer: out.Buffer.buf, Offset: out.Offset + uint64(o), Size: size},
+				gpu.Range{Buffer: src.Buffer.buf, Offset: src.Offset, Size: size})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range targets {
+		c.initialized.Store(true)
+	}
+	return nil
+}
+
+func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator, t *BindingTable) error {
+	if !c.initialized.Load() {
+		return hresult.InvalidArg("dispatchable", "the %s operator has not been initialized: record an OperatorInitializer for it first", c.op.kind)
+	}
+	op := c.op
+	if t.inputs == nil && len(op.inputs) > 0 {
+		return hresult.InvalidArg("inputs", "not bound (BindInputs)")
+	}
+	if t.outputs == nil && len(op.outputs) > 0 {
+		return hresult.InvalidArg("outputs", "not bound (BindOutputs)")
+	}
+	ins := make([]*BufferBinding, len(op.inputs))
+	for i, td := range op.inputs {
+		ins[i], _ = t.inputs[i].(*BufferBinding)
+		if td != nil && c.owned[i] < 0 && ins[i] == nil {
+			return hresult.InvalidArg(fmt.Sprintf("inputs[%d]", i), "the operator's input tensor %d is not bound", i)
+		}
+	}
+	outs := make([]*BufferBinding, len(op.outputs))
+	for i, td := range op.outputs {
+		outs[i], _ = t.outputs[i].(*BufferBinding)
+		if td != nil && outs[i] == nil {
+			return hresult.InvalidArg(fmt.Sprintf("outputs[%d]", i), "the operator's output tensor %d is not bound", i)
+		}
+	}
+	props := c.props
+	if props.TemporaryResourceSize > 0 && t.temporary == nil {
+		return hresult.InvalidArg("temporary", "the operator needs a temporary resource of %d bytes (BindTemporaryResource)", props.TemporaryResourceSize)
+	}
+	if props.PersistentResourceSize > 0 && t.persistent == nil {
+		return hresult.InvalidArg("persistent", "the operator needs its persistent resource of %d bytes (BindPersistentResource)", props.PersistentResourceSize)
+	}
+	if err := checkHazards(c, ins, outs, t); err != nil {
+		return err
+	}
+
+	for i, s := range op.plan.Steps {
+		if s.Barrier && i > 0 {
+			if err := list.l.Barrier(); err != nil {
+				return err
+			}
+		}
+		ranges := make([]gpu.Range, len(s.Bindings))
+		for j, sl := range s.Bindings {
+			ranges[j] = resolve(c, sl, ins, outs, t)
+		}
+		if err := list.l.Dispatch(c.kernels[s.Kernel], ranges, s.Params, s.Groups); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve turns a plan slot into a byte range of a GPU buffer.
+func resolve(c *CompiledOperator, sl ops.Slot, ins, outs []*BufferBinding, t *BindingTable) gpu.Range {
+	var b *BufferBinding
+	var base, total uint64
+	switch sl.Kind {
+	case ops.SlotInput:
+		if o := c.owned[sl.Index]; o >= 0 {
+			b, base = t.persistent, uint64(o)
+		} else {
+			b = ins[sl.Index]
+		}
+		total = c.op.inputs[sl.Index].TotalTensorSizeInBytes
+	case ops.SlotOutput:
+		b, total = outs[sl.Index], c.op.outputs[sl.Index].TotalTensorSizeInBytes
+	case ops.SlotTemporary:
+		b, total = t.temporary, c.props.TemporaryResourceSize
+	case ops.SlotPersistent:
+		b, total = t.persistent, c.op.plan.PersistentSize
+	}
+	size := sl.Size
+	if size == 0 {
+		size = total - sl.Offset
+	}
+	return gpu.Range{Buffer: b.Buffer.buf, Offset: b.Offset + base + sl.Offset, Size: size}
+}
+
+// checkHazards applies DirectML's binding hazard rules: an input never
+// overlaps an output (vkdml's operators do not run in place), the temporary
+// resource overlaps nothing, and the persistent resource overlaps no output.
+func checkHazards(c *CompiledOperator, ins, outs []*BufferBinding, t *BindingTable) error {
+	var inAreas, outAreas []area
+	for i, b := range ins {
+		if b != nil {
+			inAreas = append(inAreas, area{b.Buffer, b.Offset, b.Offset + c.op.inputs[i].TotalTensorSizeInBytes, i})
+		}
+	}
+	for i, b := range outs {
+		if b != nil {
+			outAreas = append(outAreas, area{b.Buffer, b.Offset, b.Offset + c.op.outputs[i].TotalTensorSizeInBytes, i})
+		}
+	}
+	for _, in := range inAreas {
+		for _, out := range outAreas {
+			if in.overlaps(out) {
+				return hresult.InvalidArg(fmt.Sprintf("inputs[%d]", in.index), "bytes [%d,%d) overlap outputs[%d] [%d,%d): %s does not run in place", in.lo, in.hi, out.index, out.lo, out.hi, c.op.kind)
+			}
+		}
+	}
+	var temp, pers *area
+	if b := t.temporary; b != nil && c.props.TemporaryResourceSize > 0 {
+		temp = &area{b.Buffer, b.Offset, b.Offset + c.props.TemporaryResourceSize, 0}
+	}
+	if b := t.persistent; b != nil && c.props.PersistentResourceSize > 0 {
+		pers = &area{b.Buffer, b.Offset, b.Offset + c.props.PersistentResourceSize, 0}
+	}
+	if temp != nil {
+		for _, a := range append(append([]area(nil), inAreas...), outAreas...) {
+			if temp.overlaps(a) {
+				return hresult.InvalidArg("temporary", "bytes [%d,%d) overlap a bound input or output [%d,%d)", temp.lo, temp.hi, a.lo, a.hi)
+			}
+		}
+		if pers != nil && temp.overlaps(*pers) {
+			return hresult.InvalidArg("temporary", "overlaps the persistent resource")
+		}
+	}
+	if pers != nil {
+		for _, a := range outAreas {
+			if pers.overlaps(a) {
+				return hresult.InvalidArg("persistent", "bytes [%d,%d) overlap outputs[%d]", pers.lo, pers.hi, a.index)
+			}
+		}
+	}
+	return nil
+}

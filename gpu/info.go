@@ -1,0 +1,257 @@
+package gpu
+
+/*
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// DeviceType is VkPhysicalDeviceType.
+type DeviceType uint32
+
+const (
+	DeviceTypeOther         DeviceType = 0
+	DeviceTypeIntegratedGPU DeviceType = 1
+	DeviceTypeDiscreteGPU   DeviceType = 2
+	DeviceTypeVirtualGPU    DeviceType = 3
+	DeviceTypeCPU           DeviceType = 4
+)
+
+func (t DeviceType) String() string {
+	switch t {
+	case DeviceTypeIntegratedGPU:
+		return "integrated-gpu"
+	case DeviceTypeDiscreteGPU:
+		return "discrete-gpu"
+	case DeviceTypeVirtualGPU:
+		return "virtual-gpu"
+	case DeviceTypeCPU:
+		return "cpu"
+	}
+	return "other"
+}
+
+// preference ranks device types for the default choice: discrete, then
+// integrated, then virtual, then CPU, then anything else.
+func (t DeviceType) preference() int {
+	switch t {
+	case DeviceTypeDiscreteGPU:
+		return 0
+	case DeviceTypeIntegratedGPU:
+		return 1
+	case DeviceTypeVirtualGPU:
+		return 2
+	case DeviceTypeCPU:
+		return 3
+	}
+	return 4
+}
+
+// Subgroup operation bits (VkSubgroupFeatureFlagBits).
+const (
+	SubgroupBasic           uint32 = 0x001
+	SubgroupVote            uint32 = 0x002
+	SubgroupArithmetic      uint32 = 0x004
+	SubgroupBallot          uint32 = 0x008
+	SubgroupShuffle         uint32 = 0x010
+	SubgroupShuffleRelative uint32 = 0x020
+	SubgroupClustered       uint32 = 0x040
+	SubgroupQuad            uint32 = 0x080
+)
+
+// Features are the optional device capabilities vkdml's kernels can use.
+// Each has a fallback path, so a device without one still runs every
+// operator; Options.Disable forces those paths on a device that has them.
+type Features struct {
+	ShaderInt64           bool `json:"shaderInt64"`
+	ShaderInt16           bool `json:"shaderInt16"`
+	ShaderInt8            bool `json:"shaderInt8"`
+	ShaderFloat16         bool `json:"shaderFloat16"`
+	StorageBuffer8Bit     bool `json:"storageBuffer8BitAccess"`
+	StorageBuffer16Bit    bool `json:"storageBuffer16BitAccess"`
+	SubgroupArithmetic    bool `json:"subgroupArithmetic"` // arithmetic ops in compute shaders
+	SubgroupSizeControl   bool `json:"subgroupSizeControl"`
+	ComputeFullSubgroups  bool `json:"computeFullSubgroups"`
+	SubgroupExtendedTypes bool `json:"shaderSubgroupExtendedTypes"`
+}
+
+// without returns f with every feature set in off cleared.
+func (f Features) without(off Features) Features {
+	f.ShaderInt64 = f.ShaderInt64 && !off.ShaderInt64
+	f.ShaderInt16 = f.ShaderInt16 && !off.ShaderInt16
+	f.ShaderInt8 = f.ShaderInt8 && !off.ShaderInt8
+	f.ShaderFloat16 = f.ShaderFloat16 && !off.ShaderFloat16
+	f.StorageBuffer8Bit = f.StorageBuffer8Bit && !off.StorageBuffer8Bit
+	f.StorageBuffer16Bit = f.StorageBuffer16Bit && !off.StorageBuffer16Bit
+	f.SubgroupArithmetic = f.SubgroupArithmetic && !off.SubgroupArithmetic
+	f.SubgroupSizeControl = f.SubgroupSizeControl && !off.SubgroupSizeControl
+	f.ComputeFullSubgroups = f.ComputeFullSubgroups && !off.ComputeFullSubgroups
+	f.SubgroupExtendedTypes = f.SubgroupExtendedTypes && !off.SubgroupExtendedTypes
+	return f
+}
+
+// Limits are the device limits vkdml plans kernels with.
+type Limits struct {
+	SubgroupSize                    uint32    `json:"subgroupSize"`
+	MinSubgroupSize                 uint32    `json:"minSubgroupSize"`
+	MaxSubgroupSize                 uint32    `json:"maxSubgroupSize"`
+	SubgroupOperations              uint32    `json:"subgroupOperations"` // Subgroup* bits supported in compute
+	MaxStorageBufferRange           uint32    `json:"maxStorageBufferRange"`
+	MaxPushConstantsSize            uint32    `json:"maxPushConstantsSize"`
+	MaxComputeSharedMemorySize      uint32    `json:"maxComputeSharedMemorySize"`
+	MaxComputeWorkGroupInvocations  uint32    `json:"maxComputeWorkGroupInvocations"`
+	MaxComputeWorkGroupSize         [3]uint32 `json:"maxComputeWorkGroupSize"`
+	MaxComputeWorkGroupCount        [3]uint32 `json:"maxComputeWorkGroupCount"`
+	MaxPerStageStorageBuffers       uint32    `json:"maxPerStageDescriptorStorageBuffers"`
+	MinStorageBufferOffsetAlignment uint64    `json:"minStorageBufferOffsetAlignment"`
+	MaxMemoryAllocationSize         uint64    `json:"maxMemoryAllocationSize"`
+	MaxBufferSize                   uint64    `json:"maxBufferSize"`
+	TimestampPeriod                 float32   `json:"timestampPeriod"` // nanoseconds per tick
+	TimestampValidBits              uint32    `json:"timestampValidBits"`
+}
+
+// Memory property bits (VkMemoryPropertyFlagBits).
+const (
+	MemoryDeviceLocal  uint32 = 0x1
+	MemoryHostVisible  uint32 = 0x2
+	MemoryHostCoherent uint32 = 0x4
+	MemoryHostCached   uint32 = 0x8
+)
+
+// MemoryType is one of the device's memory types.
+type MemoryType struct {
+	Flags    uint32 `json:"flags"`
+	Heap     uint32 `json:"heap"`
+	HeapSize uint64 `json:"heapSize"`
+}
+
+// Describe spells the flags out: "device-local|host-visible|...".
+func (m MemoryType) Describe() string {
+	s := ""
+	for _, f := range []struct {
+		bit  uint32
+		name string
+	}{{MemoryDeviceLocal, "device-local"}, {MemoryHostVisible, "host-visible"}, {MemoryHostCoherent, "host-coherent"}, {MemoryHostCached, "host-cached"}} {
+		if m.Flags&f.bit != 0 {
+			if s != "" {
+				s += "|"
+			}
+			s += f.name
+		}
+	}
+	if s == "" {
+		s = "none"
+	}
+	return s
+}
+
+// DeviceInfo is what vkdml reads of a physical device, once.
+type DeviceInfo struct {
+	Index         int          `json:"index"`
+	Name          string       `json:"name"`
+	Type          DeviceType   `json:"-"`
+	TypeName      string       `json:"type"`
+	APIVersion    uint32       `json:"-"`
+	API           string       `json:"apiVersion"`
+	DriverVersion uint32       `json:"driverVersion"`
+	DriverName    string       `json:"driverName"`
+	DriverInfo    string       `json:"driverInfo"`
+	VendorID      uint32       `json:"vendorID"`
+	DeviceID      uint32       `json:"deviceID"`
+	DeviceUUID    [16]byte     `json:"-"`
+	UUID          string       `json:"deviceUUID"`
+	Features      Features     `json:"features"`
+	Limits        Limits       `json:"limits"`
+	MemoryTypes   []MemoryType `json:"memoryTypes"`
+
+	computeFamily int
+	raw           C.vkdml_device_info
+}
+
+// VersionString formats a Vulkan version number as "1.3.230".
+func VersionString(v uint32) string {
+	return fmt.Sprintf("%d.%d.%d", (v>>22)&0x7f, (v>>12)&0x3ff, v&0xfff)
+}
+
+func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
+	var raw C.vkdml_device_info
+	C.vkdml_query_device(pd, &raw)
+	d := &DeviceInfo{
+		Index:         index,
+		Name:          C.GoString(&raw.name[0]),
+		Type:          DeviceType(raw.device_type),
+		APIVersion:    uint32(raw.api_version),
+		DriverVersion: uint32(raw.driver_version),
+		DriverName:    C.GoString(&raw.driver_name[0]),
+		DriverInfo:    C.GoString(&raw.driver_info[0]),
+		VendorID:      uint32(raw.vendor_id),
+		DeviceID:      uint32(raw.device_id),
+		computeFamily: int(raw.compute_family),
+		raw:           raw,
+	}
+	d.TypeName = d.Type.String()
+	d.API = VersionString(d.APIVersion)
+	copy(d.DeviceUUID[:], C.GoBytes(unsafe.Pointer(&raw.device_uuid[0]), 16))
+	u := d.DeviceUUID
+	d.UUID = fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	computeOps := uint32(raw.subgroup_ops)
+	if uint32(raw.subgroup_stages)&0x20 == 0 { // VK_SHADER_STAGE_COMPUTE_BIT
+		computeOps = 0
+	}
+	d.Features = Features{
+		ShaderInt64:           raw.shader_int64 != 0,
+		ShaderInt16:           raw.shader_int16 != 0,
+		ShaderInt8:            raw.shader_int8 != 0,
+		ShaderFloat16:         raw.shader_float16 != 0,
+		StorageBuffer8Bit:     raw.storage_buffer_8bit != 0,
+		StorageBuffer16Bit:    raw.storage_buffer_16bit != 0,
+		SubgroupArithmetic:    computeOps&SubgroupArithmetic != 0,
+		SubgroupSizeControl:   raw.subgroup_size_control != 0,
+		ComputeFullSubgroups:  raw.compute_full_subgroups != 0,
+		SubgroupExtendedTypes: raw.subgroup_extended_types != 0,
+	}
+	d.Limits = Limits{
+		SubgroupSize:                    uint32(raw.subgroup_size),
+		MinSubgroupSize:                 uint32(raw.min_subgroup_size),
+		MaxSubgroupSize:                 uint32(raw.max_subgroup_size),
+		SubgroupOperations:              computeOps,
+		MaxStorageBufferRange:           uint32(raw.max_storage_buffer_range),
+		MaxPushConstantsSize:            uint32(raw.max_push_constants_size),
+		MaxComputeSharedMemorySize:      uint32(raw.max_shared_memory),
+		MaxComputeWorkGroupInvocations:  uint32(raw.max_workgroup_invocations),
+		MaxPerStageStorageBuffers:       uint32(raw.max_per_stage_storage_buffers),
+		MinStorageBufferOffsetAlignment: uint64(raw.min_storage_buffer_offset_alignment),
+		MaxMemoryAllocationSize:         uint64(raw.max_memory_allocation_size),
+		MaxBufferSize:                   uint64(raw.max_buffer_size),
+		TimestampPeriod:                 float32(raw.timestamp_period),
+		TimestampValidBits:              uint32(raw.compute_family_timestamp_bits),
+	}
+	for i := 0; i < 3; i++ {
+		d.Limits.MaxComputeWorkGroupSize[i] = uint32(raw.max_workgroup_size[i])
+		d.Limits.MaxComputeWorkGroupCount[i] = uint32(raw.max_workgroup_count[i])
+	}
+	for i := 0; i < int(raw.memory_type_count); i++ {
+		heap := uint32(raw.memory_type_heap[i])
+		d.MemoryTypes = append(d.MemoryTypes, MemoryType{
+			Flags:    uint32(raw.memory_type_flags[i]),
+			Heap:     heap,
+			HeapSize: uint64(raw.memory_heap_size[heap]),
+		})
+	}
+	return d
+}
+
+// Usable says why vkdml cannot use the device, or "" when it can.
+func (d *DeviceInfo) Usable() string {
+	if d.APIVersion < (1<<22 | 1<<12) {
+		return fmt.Sprintf("Vulkan %s is below vkdml's floor of 1.1", d.API)
+	}
+	if d.computeFamily < 0 {
+		return "no queue family supports compute"
+	}
+	return ""
+}

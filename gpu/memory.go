@@ -1,0 +1,411 @@
+package gpu
+
+/*
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+const (
+	// BufferAlignment is the alignment of every sub-allocation: it covers
+	// any minStorageBufferOffsetAlignment (at most 256 by the spec) and
+	// DirectML's 256-byte temporary and persistent resource alignment.
+	BufferAlignment = 256
+	// blockSize is the size of the shared blocks small buffers are carved
+	// from; a request over half of it gets a block of its own.
+	blockSize = 64 << 20
+
+	usageStorage     = 0x20 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+	usageTransferSrc = 0x01
+	usageTransferDst = 0x02
+)
+
+type span struct{ off, size uint64 }
+
+// block is one VkDeviceMemory with one VkBuffer over all of it; buffers are
+// ranges of that VkBuffer, so a sub-allocation needs no Vulkan call at all.
+type block struct {
+	mem       C.VkDeviceMemory
+	buf       C.VkBuffer
+	size      uint64
+	mapped    unsafe.Pointer // nil unless host-visible
+	free      []span         // sorted by offset, coalesced
+	dedicated bool
+}
+
+// pool hands out ranges of blocks of one memory type.
+type pool struct {
+	typeIndex uint32
+	mapped    bool
+	blocks    []*block
+}
+
+// allocator owns the device's memory: one pool for tensors and, when
+// that memory is not host-visible, one for staging.
+type allocator struct {
+	d       *Device
+	mu      sync.Mutex
+	main    *pool
+	staging *pool // nil when main is host-visible
+}
+
+// pickTypes chooses the memory types. When a type is device-local,
+// host-visible and coherent and lives in the largest device-local heap (all
+// of lavapipe's memory; resizable-BAR GPUs), buffers use it directly with no
+// staging copy. Otherwise buffers are device-local and staged through a
+// host-visible coherent type (cached preferred, for readback).
+func pickTypes(types []MemoryType) (main, staging int, direct bool) {
+	main, staging = -1, -1
+	var bigHeap uint64
+	for _, t := range types {
+		if t.Flags&MemoryDeviceLocal != 0 && t.HeapSize > bigHeap {
+			bigHeap = t.HeapSize
+		}
+	}
+	const directFlags = MemoryDeviceLocal | MemoryHostVisible | MemoryHostCoherent
+	for i, t := range types {
+		if t.Flags&directFlags == directFlags && t.HeapSize == bigHeap {
+			return i, -1, true
+		}
+	}
+	for i, t := range types {
+		if t.Flags&MemoryDeviceLocal != 0 && main < 0 {
+			main = i
+		}
+	}
+	const hostFlags = MemoryHostVisible | MemoryHostCoherent
+	for i, t := range types {
+		if t.Flags&hostFlags == hostFlags && (staging < 0 || t.Flags&MemoryHostCached != 0 && types[staging].Flags&MemoryHostCached == 0) {
+			staging = i
+		}
+	}
+	if main < 0 { // no device-local type at all: use host memory directly
+		return staging, -1, true
+	}
+	return main, staging, false
+}
+
+func newAllocator(d *Device, forceStaging bool) *allocator {
+	m, s, direct := pickTypes(d.Info.MemoryTypes)
+	if forceStaging && d.Info.MemoryTypes[m].Flags&MemoryHostVisible != 0 {
+		s, direct = m, false // same memory, but used through staging copies
+	}
+	a := &allocator{d: d, main: &pool{typeIndex: uint32(max(m, 0)), mapped: direct}}
+	if !direct && s >= 0 {
+		a.staging = &pool{typeIndex: uint32(s), mapped: true}
+	}
+	return a
+}
+
+// Direct reports whether tensors live in host-visible memory, so that
+// uploads and readbacks are plain copies with no staging.
+func (d *Device) Direct() bool { return d.mem.main.mapped }
+
+// maxBlock is the largest single allocation the device allows for one
+// buffer.
+func (a *allocator) maxBlock() uint64 {
+	m := a.d.Limits.MaxMemoryAllocationSize
+	if b := a.d.Limits.MaxBufferSize; b != 0 && b < m {
+		m = b
+	}
+	if m == 0 {
+		m = 1 << 30
+	}
+	return m
+}
+
+func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+
+func (a *allocator) newBlock(p *pool, size uint64, dedicated bool) (*block, error) {
+	d := a.d
+	b := &block{size: size, dedicated: dedicated}
+	if err := d.result("vkCreateBuffer", C.vkdml_create_buffer(d.dev, C.uint64_t(size), usageStorage|usageTransferSrc|usageTransferDst, &b.buf)); err != nil {
+		return nil, err
+	}
+	var reqSize, reqAlign C.uint64_t
+	var types C.uint32_t
+	C.vkdml_buffer_requirements(d.dev, b.buf, &reqSize, &reqAlign, &types)
+	if uint32(types)&(1<<p.typeIndex) == 0 {
+		C.vkdml_destroy_buffer(d.dev, b.buf)
+		return nil, fmt.Errorf("gpu: memory type %d is not allowed for storage buffers (allowed mask %#x)", p.typeIndex, uint32(types))
+	}
+	if err := d.result("vkAllocateMemory", C.vkdml_allocate_memory(d.dev, reqSize, C.uint32_t(p.typeIndex), &b.mem)); err != nil {
+		C.vkdml_destroy_buffer(d.dev, b.buf)
+		return nil, err
+	}
+	if err := d.result("vkBindBufferMemory", C.vkdml_bind_buffer_memory(d.dev, b.buf, b.mem)); err != nil {
+		C.vkdml_free_memory(d.dev, b.mem)
+		C.vkdml_destroy_buffer(d.dev, b.buf)
+		return nil, err
+	}
+	if p.mapped {
+		if err := d.result("vkMapMemory", C.vkdml_map_memory(d.dev, b.mem, &b.mapped)); err != nil {
+			C.vkdml_free_memory(d.dev, b.mem)
+			C.vkdml_destroy_buffer(d.dev, b.buf)
+			return nil, err
+		}
+	}
+	b.free = []span{{0, size}}
+	return b, nil
+}
+
+func (a *allocator) freeBlock(b *block) {
+	if b.mapped != nil {
+		C.vkdml_unmap_memory(a.d.dev, b.mem)
+	}
+	C.vkdml_destroy_buffer(a.d.dev, b.buf)
+	C.vkdml_free_memory(a.d.dev, b.mem)
+}
+
+// take carves size bytes out of b, or reports false.
+func (b *block) take(size uint64) (uint64, bool) {
+	for i, s := range b.free {
+		if s.size >= size {
+			off := s.off
+			if s.size == size {
+				b.free = append(b.free[:i], b.free[i+1:]...)
+			} else {
+				b.free[i] = span{s.off + size, s.size - size}
+			}
+			return off, true
+		}
+	}
+	return 0, false
+}
+
+// give returns a range to b, merging it with its neighbours.
+func (b *block) give(off, size uint64) {
+	i := sort.Search(len(b.free), func(i int) bool { return b.free[i].off > off })
+	b.free = append(b.free, span{})
+	copy(b.free[i+1:], b.free[i:])
+	b.free[i] = span{off, size}
+	if i+1 < len(b.free) && b.free[i].off+b.free[i].size == b.free[i+1].off {
+		b.free[i].size += b.free[i+1].size
+		b.free = append(b.free[:i+1], b.free[i+2:]...)
+	}
+	if i > 0 && b.free[i-1].off+b.free[i-1].size == b.free[i].off {
+		b.free[i-1].size += b.free[i].size
+		b.free = append(b.free[:i], b.free[i+1:]...)
+	}
+}
+
+func (b *block) empty() bool { return len(b.free) == 1 && b.free[0].size == b.size }
+
+func (a *allocator) alloc(p *pool, size uint64) (*block, uint64, error) {
+	if size == 0 {
+		size = 4
+	}
+	size = alignUp(size, BufferAlignment)
+	if limit := a.maxBlock(); size > limit {
+		return nil, 0, fmt.Errorf("gpu: a buffer of %d bytes exceeds the device's largest allocation (%d bytes): %w",
+			size, limit, &Error{Call: "vkAllocateMemory", Result: -2})
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if size <= blockSize/2 {
+		for _, b := range p.blocks {
+			if !b.dedicated {
+				if off, ok := b.take(size); ok {
+					return b, off, nil
+				}
+			}
+		}
+	}
+	bs, dedicated := uint64(blockSize), false
+	if size > blockSize/2 {
+		bs, dedicated = size, true
+	}
+	b, err := a.newBlock(p, bs, dedicated)
+	if err != nil {
+		return nil, 0, err
+	}
+	p.blocks = append(p.blocks, b)
+	off, _ := b.take(size)
+	return b, off, nil
+}
+
+func (a *allocator) release(p *pool, b *block, off, size uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b.give(off, alignUp(max(size, 4), BufferAlignment))
+	if b.empty() {
+		for i, x := range p.blocks {
+			if x == b {
+				p.blocks = append(p.blocks[:i], p.blocks[i+1:]...)
+				break
+			}
+		}
+		a.freeBlock(b)
+	}
+}
+
+// Allocated returns the bytes of device memory held in blocks, for tests
+// that check nothing is left behind.
+func (d *Device) Allocated() uint64 {
+	a := d.mem
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var n uint64
+	for _, p := range []*pool{a.main, a.staging} {
+		if p != nil {
+			for _, b := range p.blocks {
+				n += b.size
+			}
+		}
+	}
+	return n
+}
+
+func (a *allocator) destroy() {
+	for _, p := range []*pool{a.main, a.staging} {
+		if p == nil {
+			continue
+		}
+		for _, b := range p.blocks {
+			a.freeBlock(b)
+		}
+		p.blocks = nil
+	}
+}
+
+// Buffer is a range of device memory usable as a storage buffer.
+type Buffer struct {
+	d      *Device
+	pool   *pool
+	blk    *block
+	offset uint64
+	size   uint64
+	once   sync.Once
+}
+
+// NewBuffer allocates size bytes of device memory. The contents are
+// undefined until written.
+func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	b, off, err := d.mem.alloc(d.mem.main, size)
+	if err != nil {
+		return nil, err
+	}
+	return &Buffer{d: d, pool: d.mem.main, blk: b, offset: off, size: size}, nil
+}
+
+// Size is the usable size in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// Device returns the device the buffer belongs to.
+func (b *Buffer) Device() *Device { return b.d }
+
+// Free returns the memory. The GPU must be done with it.
+func (b *Buffer) Free() {
+	b.once.Do(func() { b.d.mem.release(b.pool, b.blk, b.offset, b.size) })
+}
+
+// Mapped returns the buffer's bytes when its memory is host-visible, so
+// that callers can fill or read it in place; nil otherwise.
+func (b *Buffer) Mapped() []byte {
+	if b.blk.mapped == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(b.blk.mapped, b.offset)), b.size)
+}
+
+func (b *Buffer) checkRange(call string, off uint64, n int) error {
+	if off > b.size || uint64(n) > b.size-off {
+		return fmt.Errorf("gpu: %s: range [%d,%d) outside the buffer's %d bytes", call, off, off+uint64(n), b.size)
+	}
+	return nil
+}
+
+// Write copies data into the buffer at off. The GPU must not be using the
+// range.
+func (b *Buffer) Write(off uint64, data []byte) error {
+	if err := b.checkRange("Write", off, len(data)); err != nil {
+		return err
+	}
+	if m := b.Mapped(); m != nil {
+		copy(m[off:], data)
+		return nil
+	}
+	return b.d.stage(b, off, data, true)
+}
+
+// Read copies len(out) bytes at off into out. Work that wrote the range
+// must have completed.
+func (b *Buffer) Read(off uint64, out []byte) error {
+	if err := b.checkRange("Read", off, len(out)); err != nil {
+		return err
+	}
+	if m := b.Mapped(); m != nil {
+		copy(out, m[off:])
+		return nil
+	}
+	return b.d.stage(b, off, out, false)
+}
+
+// Fill writes value into every 32-bit word of [off, off+size); off and size
+// must be multiples of 4.
+func (b *Buffer) Fill(off, size uint64, value uint32) error {
+	if off%4 != 0 || size%4 != 0 {
+		return fmt.Errorf("gpu: Fill: offset %d and size %d must be multiples of 4", off, size)
+	}
+	if err := b.checkRange("Fill", off, int(size)); err != nil {
+		return err
+	}
+	if m := b.Mapped(); m != nil {
+		w := unsafe.Slice((*uint32)(unsafe.Pointer(&m[off])), size/4)
+		for i := range w {
+			w[i] = value
+		}
+		return nil
+	}
+	return b.d.runOnce(func(cmd C.VkCommandBuffer) {
+		C.vkdml_cmd_memory_barrier(cmd, allCommands, memRW, transferStage, transferRW)
+		C.vkdml_cmd_fill_buffer(cmd, b.blk.buf, C.uint64_t(b.offset+off), C.uint64_t(size), C.uint32_t(value))
+		C.vkdml_cmd_memory_barrier(cmd, transferStage, transferRW, allCommands|hostStage, memRW|hostRW)
+	})
+}
+
+// stage copies through a host-visible staging buffer, in chunks.
+func (d *Device) stage(b *Buffer, off uint64, data []byte, upload bool) error {
+	if d.mem.staging == nil {
+		return fmt.Errorf("gpu: the device has no host-visible memory for staging")
+	}
+	const chunk = 32 << 20
+	for done := 0; done < len(data); {
+		n := min(len(data)-done, chunk)
+		sb, soff, err := d.mem.alloc(d.mem.staging, uint64(n))
+		if err != nil {
+			return err
+		}
+		host := unsafe.Slice((*byte)(unsafe.Add(sb.mapped, soff)), n)
+		if upload {
+			copy(host, data[done:done+n])
+		}
+		src, srcOff, dst, dstOff := sb.buf, soff, b.blk.buf, b.offset+off+uint64(done)
+		if !upload {
+			src, srcOff, dst, dstOff = dst, dstOff, src, srcOff
+		}
+		err = d.runOnce(func(cmd C.VkCommandBuffer) {
+			C.vkdml_cmd_memory_barrier(cmd, allCommands|hostStage, memRW|hostRW, transferStage, transferRW)
+			C.vkdml_cmd_copy_buffer(cmd, src, C.uint64_t(srcOff), dst, C.uint64_t(dstOff), C.uint64_t(n))
+			C.vkdml_cmd_memory_barrier(cmd, transferStage, transferRW, allCommands|hostStage, memRW|hostRW)
+		})
+		if err == nil && !upload {
+			copy(data[done:done+n], host)
+		}
+		d.mem.release(d.mem.staging, sb, soff, uint64(n))
+		if err != nil {
+			return err
+		}
+		done += n
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package gpu
+
+/*
+#include <stdlib.h>
+#include "vkshim.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// KernelDesc describes a compute pipeline built from embedded SPIR-V.
+//
+// Every vkdml kernel follows one push-constant convention: the block starts
+// with one uint per storage binding holding that binding's base offset in
+// 32-bit words, which the host layer fills (descriptor offsets must be
+// multiples of minStorageBufferOffsetAlignment, DirectML's are multiples of
+// 16 bytes), followed by ParamBytes of the kernel's own parameters.
+type KernelDesc struct {
+	Name          string   // for errors and profiles
+	SPIRV         []byte   // the module; entry point "main"
+	Bindings      int      // storage buffers at set 0, bindings 0..Bindings-1
+	ParamBytes    uint32   // push-constant bytes after the base offsets
+	Spec          []uint32 // specialization constants with IDs 0..len-1
+	SubgroupSize  uint32   // required subgroup size; 0 = the device's choice
+	FullSubgroups bool     // require full subgroups (needs ComputeFullSubgroups)
+}
+
+// Kernel is a compute pipeline with its layouts. It is immutable and safe
+// for concurrent use.
+type Kernel struct {
+	d         *Device
+	name      string
+	module    C.VkShaderModule
+	setLayout C.VkDescriptorSetLayout
+	layout    C.VkPipelineLayout
+	pipeline  C.VkPipeline
+	bindings  int
+	pushBytes uint32
+}
+
+// MaxBindings is the most storage buffers one kernel may use.
+const MaxBindings = 8
+
+// NewKernel compiles desc through the device's pipeline cache.
+func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	if len(desc.SPIRV) == 0 || len(desc.SPIRV)%4 != 0 {
+		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes is not a whole number of words", desc.Name, len(desc.SPIRV))
+	}
+	if desc.Bindings < 1 || desc.Bindings > MaxBindings {
+		return nil, fmt.Errorf("gpu: kernel %s: %d bindings outside [1,%d]", desc.Name, desc.Bindings, MaxBindings)
+	}
+	push := uint32(4*desc.Bindings) + desc.ParamBytes
+	if push > d.Limits.MaxPushConstantsSize || desc.ParamBytes%4 != 0 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d push-constant bytes (multiple of 4, at most maxPushConstantsSize %d)", desc.Name, push, d.Limits.MaxPushConstantsSize)
+	}
+	if desc.SubgroupSize != 0 && (!d.Features.SubgroupSizeControl || desc.SubgroupSize < d.Limits.MinSubgroupSize || desc.SubgroupSize > d.Limits.MaxSubgroupSize) {
+		return nil, fmt.Errorf("gpu: kernel %s: required subgroup size %d not supported (control %v, range [%d,%d])", desc.Name, desc.SubgroupSize, d.Features.SubgroupSizeControl, d.Limits.MinSubgroupSize, d.Limits.MaxSubgroupSize)
+	}
+	if desc.FullSubgroups && !d.Features.ComputeFullSubgroups {
+		return nil, fmt.Errorf("gpu: kernel %s: full subgroups requested but computeFullSubgroups is not enabled", desc.Name)
+	}
+	// The code is copied into C memory so that its alignment is right for
+	// uint32_t whatever the embedded slice's is.
+	code := C.CBytes(desc.SPIRV)
+	defer C.free(code)
+	k := &Kernel{d: d, name: desc.Name, bindings: desc.Bindings, pushBytes: push}
+	err := d.result("vkCreateShaderModule", C.vkdml_create_shader_module(d.dev, (*C.uint32_t)(code), C.size_t(len(desc.SPIRV)), &k.module))
+	if err == nil {
+		err = d.result("vkCreateDescriptorSetLayout", C.vkdml_create_set_layout(d.dev, C.uint32_t(desc.Bindings), &k.setLayout))
+	}
+	if err == nil {
+		err = d.result("vkCreatePipelineLayout", C.vkdml_create_pipeline_layout(d.dev, k.setLayout, C.uint32_t(push), &k.layout))
+	}
+	if err == nil {
+		var spec *C.uint32_t
+		if len(desc.Spec) > 0 {
+			spec = (*C.uint32_t)(unsafe.Pointer(&desc.Spec[0]))
+		}
+		full := C.uint32_t(0)
+		if desc.FullSubgroups {
+			full = 1
+		}
+		err = d.result("vkCreateComputePipelines", C.vkdml_create_compute_pipeline(d.dev, d.cache.handle(), k.module, k.layout,
+			spec, C.uint32_t(len(desc.Spec)), C.uint32_t(desc.SubgroupSize), full, &k.pipeline))
+	}
+	if err == nil {
+		err = d.TakeValidationError()
+	}
+	if err != nil {
+		k.Destroy()
+		return nil, fmt.Errorf("gpu: kernel %s: %w", desc.Name, err)
+	}
+	return k, nil
+}
+
+// Name is the kernel's name.
+func (k *Kernel) Name() string { return k.name }
+
+// Bindings is the number of storage buffers the kernel binds.
+func (k *Kernel) Bindings() int { return k.bindings }
+
+// Destroy releases the pipeline. The GPU must be done with it.
+func (k *Kernel) Destroy() {
+	d := k.d
+	if k.pipeline != 0 {
+		C.vkdml_destroy_pipeline(d.dev, k.pipeline)
+		k.pipeline = 0
+	}
+	if k.layout != 0 {
+		C.vkdml_destroy_pipeline_layout(d.dev, k.layout)
+		k.layout = 0
+	}
+	if k.setLayout != 0 {
+		C.vkdml_destroy_set_layout(d.dev, k.setLayout)
+		k.setLayout = 0
+	}
+	if k.module != 0 {
+		C.vkdml_destroy_shader_module(d.dev, k.module)
+		k.module = 0
+	}
+}
+
+// pipelineCache is a VkPipelineCache persisted on disk.
+type pipelineCache struct {
+	d    *Device
+	c    C.VkPipelineCache
+	path string // "" = not persisted
+}
+
+// cacheMagic starts vkdml's cache files; the header guards against files
+// that are truncated or corrupt, which are ignored.
+var cacheMagic = []byte("VKDMLPC1")
+
+// CacheDir returns where pipeline caches are kept for the given
+// Options.PipelineCacheDir value ("" when none).
+func CacheDir(opt string) string {
+	switch opt {
+	case "off":
+		return ""
+	case "":
+		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+			return filepath.Join(x, "vkdml")
+		}
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, ".cache", "vkdml")
+		}
+		return ""
+	}
+	return opt
+}
+
+func openPipelineCache(d *Device, dir string) *pipelineCache {
+	pc := &pipelineCache{d: d}
+	if dir = CacheDir(dir); dir != "" {
+		pc.path = filepath.Join(dir, fmt.Sprintf("%s-%08x.bin", d.Info.UUID, d.Info.DriverVersion))
+	}
+	var data []byte
+	if pc.path != "" {
+		if raw, err := os.ReadFile(pc.path); err == nil {
+			data = unwrapCache(raw)
+		}
+	}
+	var ptr unsafe.Pointer
+	if len(data) > 0 {
+		ptr = C.CBytes(data)
+		defer C.free(ptr)
+	}
+	if C.vkdml_create_pipeline_cache(d.dev, ptr, C.size_t(len(data)), &pc.c) != C.VK_SUCCESS {
+		// The driver refused the data: start empty.
+		if C.vkdml_create_pipeline_cache(d.dev, nil, 0, &pc.c) != C.VK_SUCCESS {
+			pc.c = 0
+		}
+	}
+	return pc
+}
+
+// unwrapCache checks vkdml's header (magic, length, SHA-256) and returns the
+// driver's data, or nil when anything is off.
+func unwrapCache(raw []byte) []byte {
+	h := len(cacheMagic) + 8 + sha256.Size
+	if len(raw) < h || !bytes.Equal(raw[:len(cacheMagic)], cacheMagic) {
+		return nil
+	}
+	n := binary.LittleEndian.Uint64(raw[len(cacheMagic):])
+	body := raw[h:]
+	if uint64(len(body)) != n {
+		return nil
+	}
+	sum := sha256.Sum256(body)
+	if !bytes.Equal(sum[:], raw[len(cacheMagic)+8:h]) {
+		return nil
+	}
+	return body
+}
+
+func wrapCache(body []byte) []byte {
+	out := append([]byte(nil), cacheMagic...)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(body)))
+	sum := sha256.Sum256(body)
+	out = append(out, sum[:]...)
+	return append(out, body...)
+}
+
+func (pc *pipelineCache) handle() C.VkPipelineCache { return pc.c }
+
+// save writes the cache; failures are ignored, since the cache only saves
+// compile time.
+func (pc *pipelineCache) save() {
+	if pc.path == "" || pc.c == 0 {
+		return
+	}
+	var n C.size_t
+	if err := check("vkGetPipelineCacheData", C.vkdml_pipeline_cache_data(pc.d.dev, pc.c, &n, nil)); err != nil || n == 0 {
+		return
+	}
+	buf := C.malloc(n)
+	defer C.free(buf)
+	if r := C.vkdml_pipeline_cache_data(pc.d.dev, pc.c, &n, buf); r != C.VK_SUCCESS {
+		return
+	}
+	data := wrapCache(C.GoBytes(buf, C.int(n)))
+	if err := os.MkdirAll(filepath.Dir(pc.path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(pc.path), ".cache-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(data)
+	err = errors.Join(err, tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), pc.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+func (pc *pipelineCache) destroy() {
+	if pc.c != 0 {
+		C.vkdml_destroy_pipeline_cache(pc.d.dev, pc.c)
+		pc.c = 0
+	}
+}
+
+// CachePath is the file the pipeline cache is saved to ("" when none).
+func (d *Device) CachePath() string { return d.cache.path }

@@ -1,0 +1,803 @@
+// vkshim.c: see vkshim.h.
+#include "vkshim.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "_cgo_export.h"
+
+#define VKDML_FUNCS(X)                                                                                                 \
+	X(vkGetInstanceProcAddr)                                                                                           \
+	X(vkEnumerateInstanceLayerProperties)                                                                              \
+	X(vkEnumerateInstanceExtensionProperties)                                                                          \
+	X(vkCreateInstance)                                                                                                \
+	X(vkDestroyInstance)                                                                                               \
+	X(vkEnumeratePhysicalDevices)                                                                                      \
+	X(vkGetPhysicalDeviceProperties2)                                                                                  \
+	X(vkGetPhysicalDeviceFeatures2)                                                                                    \
+	X(vkGetPhysicalDeviceMemoryProperties)                                                                             \
+	X(vkGetPhysicalDeviceQueueFamilyProperties)                                                                        \
+	X(vkEnumerateDeviceExtensionProperties)                                                                            \
+	X(vkCreateDevice)                                                                                                  \
+	X(vkDestroyDevice)                                                                                                 \
+	X(vkGetDeviceQueue)                                                                                                \
+	X(vkDeviceWaitIdle)                                                                                                \
+	X(vkAllocateMemory)                                                                                                \
+	X(vkFreeMemory)                                                                                                    \
+	X(vkMapMemory)                                                                                                     \
+	X(vkUnmapMemory)                                                                                                   \
+	X(vkCreateBuffer)                                                                                                  \
+	X(vkDestroyBuffer)                                                                                                 \
+	X(vkGetBufferMemoryRequirements)                                                                                   \
+	X(vkBindBufferMemory)                                                                                              \
+	X(vkCreatePipelineCache)                                                                                           \
+	X(vkDestroyPipelineCache)                                                                                          \
+	X(vkGetPipelineCacheData)                                                                                          \
+	X(vkCreateShaderModule)                                                                                            \
+	X(vkDestroyShaderModule)                                                                                           \
+	X(vkCreateDescriptorSetLayout)                                                                                     \
+	X(vkDestroyDescriptorSetLayout)                                                                                    \
+	X(vkCreatePipelineLayout)                                                                                          \
+	X(vkDestroyPipelineLayout)                                                                                         \
+	X(vkCreateComputePipelines)                                                                                        \
+	X(vkDestroyPipeline)                                                                                               \
+	X(vkCreateDescriptorPool)                                                                                          \
+	X(vkDestroyDescriptorPool)                                                                                         \
+	X(vkResetDescriptorPool)                                                                                           \
+	X(vkAllocateDescriptorSets)                                                                                        \
+	X(vkUpdateDescriptorSets)                                                                                          \
+	X(vkCreateCommandPool)                                                                                             \
+	X(vkDestroyCommandPool)                                                                                            \
+	X(vkResetCommandPool)                                                                                              \
+	X(vkAllocateCommandBuffers)                                                                                        \
+	X(vkBeginCommandBuffer)                                                                                            \
+	X(vkEndCommandBuffer)                                                                                              \
+	X(vkCmdBindPipeline)                                                                                               \
+	X(vkCmdBindDescriptorSets)                                                                                         \
+	X(vkCmdPushConstants)                                                                                              \
+	X(vkCmdDispatch)                                                                                                   \
+	X(vkCmdPipelineBarrier)                                                                                            \
+	X(vkCmdCopyBuffer)                                                                                                 \
+	X(vkCmdFillBuffer)                                                                                                 \
+	X(vkCmdResetQueryPool)                                                                                             \
+	X(vkCmdWriteTimestamp)                                                                                             \
+	X(vkCreateQueryPool)                                                                                               \
+	X(vkDestroyQueryPool)                                                                                              \
+	X(vkGetQueryPoolResults)                                                                                           \
+	X(vkCreateFence)                                                                                                   \
+	X(vkDestroyFence)                                                                                                  \
+	X(vkResetFences)                                                                                                   \
+	X(vkWaitForFences)                                                                                                 \
+	X(vkGetFenceStatus)                                                                                                \
+	X(vkQueueSubmit)
+
+#define VKDML_DECL(name) static PFN_##name p_##name;
+VKDML_FUNCS(VKDML_DECL)
+
+static void *vkdml_lib;
+
+int vkdml_load(const char *libname, char *err, size_t errlen) {
+	if (vkdml_lib != NULL) {
+		return 0;
+	}
+	void *lib = dlopen(libname, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) {
+		const char *e = dlerror();
+		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		return 1;
+	}
+#define VKDML_LOAD(name)                                                                                               \
+	p_##name = (PFN_##name)dlsym(lib, #name);                                                                          \
+	if (p_##name == NULL) {                                                                                            \
+		snprintf(err, errlen, "%s: symbol %s not found", libname, #name);                                              \
+		dlclose(lib);                                                                                                  \
+		return 1;                                                                                                      \
+	}
+	VKDML_FUNCS(VKDML_LOAD)
+	vkdml_lib = lib;
+	return 0;
+}
+
+uint32_t vkdml_instance_version(void) {
+	PFN_vkEnumerateInstanceVersion f =
+	    (PFN_vkEnumerateInstanceVersion)p_vkGetInstanceProcAddr(NULL, "vkEnumerateInstanceVersion");
+	uint32_t v = VK_API_VERSION_1_0;
+	if (f != NULL && f(&v) != VK_SUCCESS) {
+		v = VK_API_VERSION_1_0;
+	}
+	return v;
+}
+
+int vkdml_has_instance_layer(const char *name) {
+	uint32_t n = 0;
+	if (p_vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0) {
+		return 0;
+	}
+	VkLayerProperties *props = calloc(n, sizeof(*props));
+	if (props == NULL) {
+		return 0;
+	}
+	int found = 0;
+	if (p_vkEnumerateInstanceLayerProperties(&n, props) >= 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (strcmp(props[i].layerName, name) == 0) {
+				found = 1;
+			}
+		}
+	}
+	free(props);
+	return found;
+}
+
+int vkdml_has_instance_extension(const char *name) {
+	uint32_t n = 0;
+	if (p_vkEnumerateInstanceExtensionProperties(NULL, &n, NULL) != VK_SUCCESS || n == 0) {
+		return 0;
+	}
+	VkExtensionProperties *props = calloc(n, sizeof(*props));
+	if (props == NULL) {
+		return 0;
+	}
+	int found = 0;
+	if (p_vkEnumerateInstanceExtensionProperties(NULL, &n, props) >= 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (strcmp(props[i].extensionName, name) == 0) {
+				found = 1;
+			}
+		}
+	}
+	free(props);
+	return found;
+}
+
+VkResult vkdml_create_instance(uint32_t api_version, int validation, int sync_validation, int debug_utils,
+                               VkInstance *out) {
+	VkApplicationInfo app = {
+	    .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+	    .pApplicationName = "vkdml",
+	    .pEngineName = "vkdml",
+	    .apiVersion = api_version,
+	};
+	const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+	const char *exts[2];
+	uint32_t next = 0;
+	if (debug_utils) {
+		exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+	}
+	VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+	VkValidationFeaturesEXT features = {
+	    .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+	    .enabledValidationFeatureCount = 1,
+	    .pEnabledValidationFeatures = enables,
+	};
+	VkInstanceCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+	    .pApplicationInfo = &app,
+	    .enabledLayerCount = validation ? 1 : 0,
+	    .ppEnabledLayerNames = layers,
+	    .enabledExtensionCount = next,
+	    .ppEnabledExtensionNames = exts,
+	};
+	if (validation && sync_validation) {
+		// VK_EXT_validation_features is provided by the validation layer
+		// itself; it is the in-code route to synchronization validation
+		// on layers (such as 1.3.239) that have no validate_sync setting.
+		exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+		ci.enabledExtensionCount = next;
+		ci.pNext = &features;
+	}
+	return p_vkCreateInstance(&ci, NULL, out);
+}
+
+void vkdml_destroy_instance(VkInstance inst) { p_vkDestroyInstance(inst, NULL); }
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL vkdml_debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT types,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+	const char *id = data->pMessageIdName ? data->pMessageIdName : "";
+	const char *msg = data->pMessage ? data->pMessage : "";
+	vkdmlDebugMessage((uintptr_t)user, (int)severity, (int)types, (char *)id, (char *)msg);
+	return VK_FALSE;
+}
+
+VkResult vkdml_create_debug_messenger(VkInstance inst, uintptr_t user, VkDebugUtilsMessengerEXT *out) {
+	PFN_vkCreateDebugUtilsMessengerEXT f =
+	    (PFN_vkCreateDebugUtilsMessengerEXT)p_vkGetInstanceProcAddr(inst, "vkCreateDebugUtilsMessengerEXT");
+	if (f == NULL) {
+		return VK_ERROR_EXTENSION_NOT_PRESENT;
+	}
+	VkDebugUtilsMessengerCreateInfoEXT ci = {
+	    .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+	    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+	    .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+	                   VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+	    .pfnUserCallback = vkdml_debug_cb,
+	    .pUserData = (void *)user,
+	};
+	return f(inst, &ci, NULL, out);
+}
+
+void vkdml_destroy_debug_messenger(VkInstance inst, VkDebugUtilsMessengerEXT m) {
+	PFN_vkDestroyDebugUtilsMessengerEXT f =
+	    (PFN_vkDestroyDebugUtilsMessengerEXT)p_vkGetInstanceProcAddr(inst, "vkDestroyDebugUtilsMessengerEXT");
+	if (f != NULL) {
+		f(inst, m, NULL);
+	}
+}
+
+VkResult vkdml_enumerate_physical_devices(VkInstance inst, uint32_t *count, VkPhysicalDevice *out) {
+	return p_vkEnumeratePhysicalDevices(inst, count, out);
+}
+
+static int has_device_extension(VkExtensionProperties *props, uint32_t n, const char *name) {
+	for (uint32_t i = 0; i < n; i++) {
+		if (strcmp(props[i].extensionName, name) == 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
+	memset(out, 0, sizeof(*out));
+
+	uint32_t next = 0;
+	VkExtensionProperties *exts = NULL;
+	if (p_vkEnumerateDeviceExtensionProperties(pd, NULL, &next, NULL) == VK_SUCCESS && next > 0) {
+		exts = calloc(next, sizeof(*exts));
+		if (exts == NULL || p_vkEnumerateDeviceExtensionProperties(pd, NULL, &next, exts) < 0) {
+			next = 0;
+		}
+	}
+
+	VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+	p_vkGetPhysicalDeviceProperties2(pd, &p2);
+	uint32_t api = p2.properties.apiVersion;
+	int v12 = VK_API_VERSION_MINOR(api) >= 2 || VK_API_VERSION_MAJOR(api) > 1;
+	int v13 = VK_API_VERSION_MINOR(api) >= 3 || VK_API_VERSION_MAJOR(api) > 1;
+	out->ext_8bit_storage = v12 || has_device_extension(exts, next, VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+	out->ext_float16_int8 = v12 || has_device_extension(exts, next, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+	out->ext_driver_properties = v12 || has_device_extension(exts, next, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+	out->ext_subgroup_size_control =
+	    v13 || has_device_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+	out->ext_subgroup_extended_types =
+	    v12 || has_device_extension(exts, next, VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME);
+	free(exts);
+
+	// Properties, with only the structures this device knows in the chain.
+	VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+	VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+	VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+	VkPhysicalDeviceSubgroupSizeControlProperties sgc = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+	p2.pNext = &sg;
+	sg.pNext = &id;
+	void **tail = &id.pNext;
+	if (out->ext_driver_properties) {
+		*tail = &drv;
+		tail = &drv.pNext;
+	}
+	if (out->ext_subgroup_size_control) {
+		*tail = &sgc;
+		tail = &sgc.pNext;
+	}
+	p_vkGetPhysicalDeviceProperties2(pd, &p2);
+
+	VkPhysicalDeviceProperties *p = &p2.properties;
+	memcpy(out->name, p->deviceName, sizeof(out->name));
+	out->name[sizeof(out->name) - 1] = 0;
+	memcpy(out->driver_name, drv.driverName, sizeof(out->driver_name));
+	out->driver_name[sizeof(out->driver_name) - 1] = 0;
+	memcpy(out->driver_info, drv.driverInfo, sizeof(out->driver_info));
+	out->driver_info[sizeof(out->driver_info) - 1] = 0;
+	memcpy(out->device_uuid, id.deviceUUID, VK_UUID_SIZE);
+	memcpy(out->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+	out->api_version = api;
+	out->driver_version = p->driverVersion;
+	out->vendor_id = p->vendorID;
+	out->device_id = p->deviceID;
+	out->device_type = p->deviceType;
+	out->driver_id = drv.driverID;
+
+	out->subgroup_size = sg.subgroupSize;
+	out->subgroup_stages = sg.supportedStages;
+	out->subgroup_ops = sg.supportedOperations;
+	out->subgroup_quad_all_stages = sg.quadOperationsInAllStages;
+	out->min_subgroup_size = out->ext_subgroup_size_control ? sgc.minSubgroupSize : sg.subgroupSize;
+	out->max_subgroup_size = out->ext_subgroup_size_control ? sgc.maxSubgroupSize : sg.subgroupSize;
+	out->required_subgroup_size_stages = out->ext_subgroup_size_control ? sgc.requiredSubgroupSizeStages : 0;
+
+	VkPhysicalDeviceLimits *l = &p->limits;
+	out->max_storage_buffer_range = l->maxStorageBufferRange;
+	out->max_push_constants_size = l->maxPushConstantsSize;
+	out->max_shared_memory = l->maxComputeSharedMemorySize;
+	out->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
+	for (int i = 0; i < 3; i++) {
+		out->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];
+		out->max_workgroup_count[i] = l->maxComputeWorkGroupCount[i];
+	}
+	out->max_bound_descriptor_sets = l->maxBoundDescriptorSets;
+	out->max_per_stage_storage_buffers = l->maxPerStageDescriptorStorageBuffers;
+	out->min_storage_buffer_offset_alignment = l->minStorageBufferOffsetAlignment;
+	out->non_coherent_atom_size = l->nonCoherentAtomSize;
+	out->timestamp_period = l->timestampPeriod;
+	out->timestamp_compute_and_graphics = l->timestampComputeAndGraphics;
+
+	// Maintenance3 (core in 1.1) carries maxMemoryAllocationSize; Vulkan
+	// 1.3's maintenance4 carries maxBufferSize.
+	VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+	VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+	VkPhysicalDeviceProperties2 q2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
+	if (v13) {
+		m3.pNext = &m4;
+	}
+	p_vkGetPhysicalDeviceProperties2(pd, &q2);
+	out->max_memory_allocation_size = m3.maxMemoryAllocationSize;
+	// Without maintenance4 there is no stated limit; the storage range and
+	// allocation size bound what vkdml asks for anyway.
+	out->max_buffer_size = v13 ? m4.maxBufferSize : m3.maxMemoryAllocationSize;
+
+	// Features.
+	VkPhysicalDevice16BitStorageFeatures s16 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+	VkPhysicalDevice8BitStorageFeatures s8 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+	VkPhysicalDeviceShaderFloat16Int8Features f16 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+	VkPhysicalDeviceSubgroupSizeControlFeatures sgcf = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+	VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures ext = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
+	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16};
+	tail = &s16.pNext;
+	if (out->ext_8bit_storage) {
+		*tail = &s8;
+		tail = &s8.pNext;
+	}
+	if (out->ext_float16_int8) {
+		*tail = &f16;
+		tail = &f16.pNext;
+	}
+	if (out->ext_subgroup_size_control) {
+		*tail = &sgcf;
+		tail = &sgcf.pNext;
+	}
+	if (out->ext_subgroup_extended_types) {
+		*tail = &ext;
+		tail = &ext.pNext;
+	}
+	p_vkGetPhysicalDeviceFeatures2(pd, &f2);
+	out->shader_int64 = f2.features.shaderInt64;
+	out->shader_int16 = f2.features.shaderInt16;
+	out->shader_float64 = f2.features.shaderFloat64;
+	out->shader_int8 = f16.shaderInt8;
+	out->shader_float16 = f16.shaderFloat16;
+	out->storage_buffer_16bit = s16.storageBuffer16BitAccess;
+	out->storage_buffer_8bit = s8.storageBuffer8BitAccess;
+	out->subgroup_size_control = sgcf.subgroupSizeControl;
+	out->compute_full_subgroups = sgcf.computeFullSubgroups;
+	out->subgroup_extended_types = ext.shaderSubgroupExtendedTypes;
+
+	VkPhysicalDeviceMemoryProperties mp;
+	p_vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+	out->memory_type_count = mp.memoryTypeCount;
+	out->memory_heap_count = mp.memoryHeapCount;
+	for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
+		out->memory_type_flags[i] = mp.memoryTypes[i].propertyFlags;
+		out->memory_type_heap[i] = mp.memoryTypes[i].heapIndex;
+	}
+	for (uint32_t i = 0; i < mp.memoryHeapCount; i++) {
+		out->memory_heap_size[i] = mp.memoryHeaps[i].size;
+		out->memory_heap_flags[i] = mp.memoryHeaps[i].flags;
+	}
+
+	out->compute_family = -1;
+	uint32_t nq = 0;
+	p_vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+	VkQueueFamilyProperties *qs = calloc(nq ? nq : 1, sizeof(*qs));
+	if (qs != NULL) {
+		p_vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qs);
+		for (uint32_t i = 0; i < nq; i++) {
+			if ((qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qs[i].queueCount > 0) {
+				out->compute_family = (int32_t)i;
+				out->compute_family_timestamp_bits = qs[i].timestampValidBits;
+				break;
+			}
+		}
+		free(qs);
+	}
+}
+
+VkResult vkdml_create_device(VkPhysicalDevice pd, const vkdml_device_info *info, const vkdml_device_features *f,
+                             VkDevice *out) {
+	float prio = 1.0f;
+	VkDeviceQueueCreateInfo q = {
+	    .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+	    .queueFamilyIndex = (uint32_t)info->compute_family,
+	    .queueCount = 1,
+	    .pQueuePriorities = &prio,
+	};
+	int v12 = VK_API_VERSION_MINOR(info->api_version) >= 2;
+	int v13 = VK_API_VERSION_MINOR(info->api_version) >= 3;
+	const char *exts[8];
+	uint32_t next = 0;
+
+	VkPhysicalDevice16BitStorageFeatures s16 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+	    .storageBuffer16BitAccess = f->storage_buffer_16bit,
+	};
+	VkPhysicalDevice8BitStorageFeatures s8 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+	    .storageBuffer8BitAccess = f->storage_buffer_8bit,
+	};
+	VkPhysicalDeviceShaderFloat16Int8Features f16 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+	    .shaderFloat16 = f->shader_float16,
+	    .shaderInt8 = f->shader_int8,
+	};
+	VkPhysicalDeviceSubgroupSizeControlFeatures sgc = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
+	    .subgroupSizeControl = f->subgroup_size_control,
+	    .computeFullSubgroups = f->compute_full_subgroups,
+	};
+	VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures sgx = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES,
+	    .shaderSubgroupExtendedTypes = f->subgroup_extended_types,
+	};
+	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16};
+	f2.features.shaderInt64 = f->shader_int64;
+	f2.features.shaderInt16 = f->shader_int16;
+	void **tail = &s16.pNext;
+	if (f->storage_buffer_8bit) {
+		*tail = &s8;
+		tail = &s8.pNext;
+		if (!v12) {
+			exts[next++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
+		}
+	}
+	if (f->shader_float16 || f->shader_int8) {
+		*tail = &f16;
+		tail = &f16.pNext;
+		if (!v12) {
+			exts[next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+		}
+	}
+	if (f->subgroup_size_control || f->compute_full_subgroups) {
+		*tail = &sgc;
+		tail = &sgc.pNext;
+		if (!v13) {
+			exts[next++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
+		}
+	}
+	if (f->subgroup_extended_types) {
+		*tail = &sgx;
+		tail = &sgx.pNext;
+		if (!v12) {
+			exts[next++] = VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME;
+		}
+	}
+	VkDeviceCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	    .pNext = &f2,
+	    .queueCreateInfoCount = 1,
+	    .pQueueCreateInfos = &q,
+	    .enabledExtensionCount = next,
+	    .ppEnabledExtensionNames = exts,
+	};
+	return p_vkCreateDevice(pd, &ci, NULL, out);
+}
+
+void vkdml_destroy_device(VkDevice d) { p_vkDestroyDevice(d, NULL); }
+
+VkQueue vkdml_get_queue(VkDevice d, uint32_t family) {
+	VkQueue q = NULL;
+	p_vkGetDeviceQueue(d, family, 0, &q);
+	return q;
+}
+
+VkResult vkdml_device_wait_idle(VkDevice d) { return p_vkDeviceWaitIdle(d); }
+
+VkResult vkdml_allocate_memory(VkDevice d, uint64_t size, uint32_t type, VkDeviceMemory *out) {
+	VkMemoryAllocateInfo ai = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	    .allocationSize = size,
+	    .memoryTypeIndex = type,
+	};
+	return p_vkAllocateMemory(d, &ai, NULL, out);
+}
+
+void vkdml_free_memory(VkDevice d, VkDeviceMemory m) { p_vkFreeMemory(d, m, NULL); }
+
+VkResult vkdml_map_memory(VkDevice d, VkDeviceMemory m, void **out) {
+	return p_vkMapMemory(d, m, 0, VK_WHOLE_SIZE, 0, out);
+}
+
+void vkdml_unmap_memory(VkDevice d, VkDeviceMemory m) { p_vkUnmapMemory(d, m); }
+
+VkResult vkdml_create_buffer(VkDevice d, uint64_t size, uint32_t usage, VkBuffer *out) {
+	VkBufferCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+	    .size = size,
+	    .usage = usage,
+	    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	return p_vkCreateBuffer(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_buffer(VkDevice d, VkBuffer b) { p_vkDestroyBuffer(d, b, NULL); }
+
+void vkdml_buffer_requirements(VkDevice d, VkBuffer b, uint64_t *size, uint64_t *align, uint32_t *types) {
+	VkMemoryRequirements r;
+	p_vkGetBufferMemoryRequirements(d, b, &r);
+	*size = r.size;
+	*align = r.alignment;
+	*types = r.memoryTypeBits;
+}
+
+VkResult vkdml_bind_buffer_memory(VkDevice d, VkBuffer b, VkDeviceMemory m) {
+	return p_vkBindBufferMemory(d, b, m, 0);
+}
+
+VkResult vkdml_create_pipeline_cache(VkDevice d, const void *data, size_t size, VkPipelineCache *out) {
+	VkPipelineCacheCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+	    .initialDataSize = size,
+	    .pInitialData = data,
+	};
+	return p_vkCreatePipelineCache(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_pipeline_cache(VkDevice d, VkPipelineCache c) { p_vkDestroyPipelineCache(d, c, NULL); }
+
+VkResult vkdml_pipeline_cache_data(VkDevice d, VkPipelineCache c, size_t *size, void *data) {
+	return p_vkGetPipelineCacheData(d, c, size, data);
+}
+
+VkResult vkdml_create_shader_module(VkDevice d, const uint32_t *code, size_t bytes, VkShaderModule *out) {
+	VkShaderModuleCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+	    .codeSize = bytes,
+	    .pCode = code,
+	};
+	return p_vkCreateShaderModule(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_shader_module(VkDevice d, VkShaderModule m) { p_vkDestroyShaderModule(d, m, NULL); }
+
+VkResult vkdml_create_set_layout(VkDevice d, uint32_t storage_buffers, VkDescriptorSetLayout *out) {
+	VkDescriptorSetLayoutBinding b[16];
+	if (storage_buffers > 16) {
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+	for (uint32_t i = 0; i < storage_buffers; i++) {
+		b[i] = (VkDescriptorSetLayoutBinding){
+		    .binding = i,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .descriptorCount = 1,
+		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
+	}
+	VkDescriptorSetLayoutCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+	    .bindingCount = storage_buffers,
+	    .pBindings = b,
+	};
+	return p_vkCreateDescriptorSetLayout(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_set_layout(VkDevice d, VkDescriptorSetLayout l) { p_vkDestroyDescriptorSetLayout(d, l, NULL); }
+
+VkResult vkdml_create_pipeline_layout(VkDevice d, VkDescriptorSetLayout sl, uint32_t push_bytes,
+                                      VkPipelineLayout *out) {
+	VkPushConstantRange r = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = push_bytes};
+	VkPipelineLayoutCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+	    .setLayoutCount = 1,
+	    .pSetLayouts = &sl,
+	    .pushConstantRangeCount = push_bytes ? 1 : 0,
+	    .pPushConstantRanges = &r,
+	};
+	return p_vkCreatePipelineLayout(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_pipeline_layout(VkDevice d, VkPipelineLayout l) { p_vkDestroyPipelineLayout(d, l, NULL); }
+
+VkResult vkdml_create_compute_pipeline(VkDevice d, VkPipelineCache cache, VkShaderModule m, VkPipelineLayout l,
+                                       const uint32_t *spec, uint32_t spec_count, uint32_t required_subgroup_size,
+                                       uint32_t full_subgroups, VkPipeline *out) {
+	VkSpecializationMapEntry entries[32];
+	if (spec_count > 32) {
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
+	for (uint32_t i = 0; i < spec_count; i++) {
+		entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4, .size = 4};
+	}
+	VkSpecializationInfo si = {
+	    .mapEntryCount = spec_count,
+	    .pMapEntries = entries,
+	    .dataSize = spec_count * 4,
+	    .pData = spec,
+	};
+	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs = {
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+	    .requiredSubgroupSize = required_subgroup_size,
+	};
+	VkPipelineShaderStageCreateInfo st = {
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+	    .pNext = required_subgroup_size ? &rs : NULL,
+	    .flags = full_subgroups ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
+	    .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+	    .module = m,
+	    .pName = "main",
+	    .pSpecializationInfo = spec_count ? &si : NULL,
+	};
+	VkComputePipelineCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+	    .stage = st,
+	    .layout = l,
+	};
+	return p_vkCreateComputePipelines(d, cache, 1, &ci, NULL, out);
+}
+
+void vkdml_destroy_pipeline(VkDevice d, VkPipeline p) { p_vkDestroyPipeline(d, p, NULL); }
+
+VkResult vkdml_create_descriptor_pool(VkDevice d, uint32_t max_sets, uint32_t storage_buffers,
+                                      VkDescriptorPool *out) {
+	VkDescriptorPoolSize sz = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = storage_buffers};
+	VkDescriptorPoolCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+	    .maxSets = max_sets,
+	    .poolSizeCount = 1,
+	    .pPoolSizes = &sz,
+	};
+	return p_vkCreateDescriptorPool(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_descriptor_pool(VkDevice d, VkDescriptorPool p) { p_vkDestroyDescriptorPool(d, p, NULL); }
+
+VkResult vkdml_reset_descriptor_pool(VkDevice d, VkDescriptorPool p) { return p_vkResetDescriptorPool(d, p, 0); }
+
+VkResult vkdml_allocate_set(VkDevice d, VkDescriptorPool p, VkDescriptorSetLayout l, VkDescriptorSet *out) {
+	VkDescriptorSetAllocateInfo ai = {
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+	    .descriptorPool = p,
+	    .descriptorSetCount = 1,
+	    .pSetLayouts = &l,
+	};
+	return p_vkAllocateDescriptorSets(d, &ai, out);
+}
+
+void vkdml_write_set(VkDevice d, VkDescriptorSet s, uint32_t count, const VkBuffer *buffers, const uint64_t *offsets,
+                     const uint64_t *ranges) {
+	VkDescriptorBufferInfo infos[16];
+	VkWriteDescriptorSet writes[16];
+	if (count > 16) {
+		count = 16;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		infos[i] = (VkDescriptorBufferInfo){.buffer = buffers[i], .offset = offsets[i], .range = ranges[i]};
+		writes[i] = (VkWriteDescriptorSet){
+		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		    .dstSet = s,
+		    .dstBinding = i,
+		    .descriptorCount = 1,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .pBufferInfo = &infos[i],
+		};
+	}
+	p_vkUpdateDescriptorSets(d, count, writes, 0, NULL);
+}
+
+VkResult vkdml_create_command_pool(VkDevice d, uint32_t family, VkCommandPool *out) {
+	VkCommandPoolCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	    .queueFamilyIndex = family,
+	};
+	return p_vkCreateCommandPool(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_command_pool(VkDevice d, VkCommandPool p) { p_vkDestroyCommandPool(d, p, NULL); }
+
+VkResult vkdml_reset_command_pool(VkDevice d, VkCommandPool p) { return p_vkResetCommandPool(d, p, 0); }
+
+VkResult vkdml_allocate_command_buffer(VkDevice d, VkCommandPool p, VkCommandBuffer *out) {
+	VkCommandBufferAllocateInfo ai = {
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	    .commandPool = p,
+	    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	    .commandBufferCount = 1,
+	};
+	return p_vkAllocateCommandBuffers(d, &ai, out);
+}
+
+VkResult vkdml_begin(VkCommandBuffer c, int one_time) {
+	VkCommandBufferBeginInfo bi = {
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+	    .flags = one_time ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0,
+	};
+	return p_vkBeginCommandBuffer(c, &bi);
+}
+
+VkResult vkdml_end(VkCommandBuffer c) { return p_vkEndCommandBuffer(c); }
+
+void vkdml_cmd_bind_pipeline(VkCommandBuffer c, VkPipeline p) {
+	p_vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+}
+
+void vkdml_cmd_bind_set(VkCommandBuffer c, VkPipelineLayout l, VkDescriptorSet s) {
+	p_vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, l, 0, 1, &s, 0, NULL);
+}
+
+void vkdml_cmd_push_constants(VkCommandBuffer c, VkPipelineLayout l, uint32_t bytes, const void *data) {
+	p_vkCmdPushConstants(c, l, VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, data);
+}
+
+void vkdml_cmd_dispatch(VkCommandBuffer c, uint32_t x, uint32_t y, uint32_t z) { p_vkCmdDispatch(c, x, y, z); }
+
+void vkdml_cmd_memory_barrier(VkCommandBuffer c, uint32_t src_stage, uint32_t src_access, uint32_t dst_stage,
+                              uint32_t dst_access) {
+	VkMemoryBarrier mb = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	    .srcAccessMask = src_access,
+	    .dstAccessMask = dst_access,
+	};
+	p_vkCmdPipelineBarrier(c, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vkdml_cmd_copy_buffer(VkCommandBuffer c, VkBuffer src, uint64_t src_off, VkBuffer dst, uint64_t dst_off,
+                           uint64_t size) {
+	VkBufferCopy r = {.srcOffset = src_off, .dstOffset = dst_off, .size = size};
+	p_vkCmdCopyBuffer(c, src, dst, 1, &r);
+}
+
+void vkdml_cmd_fill_buffer(VkCommandBuffer c, VkBuffer b, uint64_t off, uint64_t size, uint32_t value) {
+	p_vkCmdFillBuffer(c, b, off, size, value);
+}
+
+void vkdml_cmd_reset_queries(VkCommandBuffer c, VkQueryPool q, uint32_t first, uint32_t count) {
+	p_vkCmdResetQueryPool(c, q, first, count);
+}
+
+void vkdml_cmd_timestamp(VkCommandBuffer c, VkQueryPool q, uint32_t index) {
+	p_vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, q, index);
+}
+
+VkResult vkdml_create_query_pool(VkDevice d, uint32_t count, VkQueryPool *out) {
+	VkQueryPoolCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+	    .queryType = VK_QUERY_TYPE_TIMESTAMP,
+	    .queryCount = count,
+	};
+	return p_vkCreateQueryPool(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_query_pool(VkDevice d, VkQueryPool q) { p_vkDestroyQueryPool(d, q, NULL); }
+
+VkResult vkdml_query_results(VkDevice d, VkQueryPool q, uint32_t count, uint64_t *out) {
+	return p_vkGetQueryPoolResults(d, q, 0, count, (size_t)count * 8, out, 8,
+	                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+}
+
+VkResult vkdml_create_fence(VkDevice d, VkFence *out) {
+	VkFenceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	return p_vkCreateFence(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_fence(VkDevice d, VkFence f) { p_vkDestroyFence(d, f, NULL); }
+
+VkResult vkdml_reset_fence(VkDevice d, VkFence f) { return p_vkResetFences(d, 1, &f); }
+
+VkResult vkdml_wait_fence(VkDevice d, VkFence f, uint64_t timeout_ns) {
+	return p_vkWaitForFences(d, 1, &f, VK_TRUE, timeout_ns);
+}
+
+VkResult vkdml_fence_status(VkDevice d, VkFence f) { return p_vkGetFenceStatus(d, f); }
+
+VkResult vkdml_submit(VkQueue q, VkCommandBuffer c, VkFence f) {
+	VkSubmitInfo si = {
+	    .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	    .commandBufferCount = 1,
+	    .pCommandBuffers = &c,
+	};
+	return p_vkQueueSubmit(q, 1, &si, f);
+}

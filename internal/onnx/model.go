@@ -1,0 +1,264 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+	"os"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// AttributeProto.AttributeType values.
+const (
+	AttrFloat   = 1
+	AttrInt     = 2
+	AttrString  = 3
+	AttrTensor  = 4
+	AttrFloats  = 6
+	AttrInts    = 7
+	AttrStrings = 8
+)
+
+// Attribute is a node attribute: the scalar and list fields ONNX's
+// operators use. Tensor-valued attributes keep their proto (T).
+type Attribute struct {
+	Name    string
+	Type    int32
+	F       float32
+	I       int64
+	S       []byte
+	T       *TensorProto
+	Floats  []float32
+	Ints    []int64
+	Strings [][]byte
+}
+
+// Node is a NodeProto.
+type Node struct {
+	Name       string
+	OpType     string
+	Domain     string
+	Inputs     []string
+	Outputs    []string
+	Attributes []Attribute
+}
+
+// Graph is the part of a model's GraphProto a single-node test needs.
+type Graph struct {
+	Name    string
+	Nodes   []Node
+	Inputs  []string // graph input names, in order
+	Outputs []string // graph output names, in order
+}
+
+// Attr returns the attribute called name.
+func (n *Node) Attr(name string) (*Attribute, bool) {
+	for i := range n.Attributes {
+		if n.Attributes[i].Name == name {
+			return &n.Attributes[i], true
+		}
+	}
+	return nil, false
+}
+
+// Ints returns the ints attribute called name, or def when absent.
+func (n *Node) Ints(name string, def []int64) []int64 {
+	if a, ok := n.Attr(name); ok {
+		return a.Ints
+	}
+	return def
+}
+
+// Int returns the int attribute called name, or def when absent.
+func (n *Node) Int(name string, def int64) int64 {
+	if a, ok := n.Attr(name); ok {
+		return a.I
+	}
+	return def
+}
+
+// String returns the string attribute called name, or def when absent.
+func (n *Node) String(name, def string) string {
+	if a, ok := n.Attr(name); ok {
+		return string(a.S)
+	}
+	return def
+}
+
+// ParseModel decodes a serialized ModelProto's graph (field 7).
+func ParseModel(b []byte) (*Graph, error) {
+	w := wire{b}
+	var g *Graph
+	for len(w.b) > 0 {
+		num, typ, _, data, err := w.next()
+		if err != nil {
+			return nil, err
+		}
+		if num == 7 {
+			if err := expect(num, typ, protowire.BytesType); err != nil {
+				return nil, err
+			}
+			if g, err = parseGraph(data); err != nil {
+				return nil, fmt.Errorf("graph: %w", err)
+			}
+		}
+	}
+	if g == nil {
+		return nil, fmt.Errorf("onnx: the model has no graph")
+	}
+	return g, nil
+}
+
+// ReadModel reads a model.onnx file's graph.
+func ReadModel(path string) (*Graph, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ParseModel(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+func parseGraph(b []byte) (*Graph, error) {
+	g := &Graph{}
+	w := wire{b}
+	for len(w.b) > 0 {
+		num, typ, _, data, err := w.next()
+		if err != nil {
+			return nil, err
+		}
+		switch num {
+		case 1, 2, 11, 12:
+			if err := expect(num, typ, protowire.BytesType); err != nil {
+				return nil, err
+			}
+		}
+		switch num {
+		case 1: // node
+			n, err := parseNode(data)
+			if err != nil {
+				return nil, fmt.Errorf("node %d: %w", len(g.Nodes), err)
+			}
+			g.Nodes = append(g.Nodes, *n)
+		case 2:
+			g.Name = string(data)
+		case 11, 12: // input, output: ValueInfoProto, name is field 1
+			name, err := stringField(data, 1)
+			if err != nil {
+				return nil, err
+			}
+			if num == 11 {
+				g.Inputs = append(g.Inputs, name)
+			} else {
+				g.Outputs = append(g.Outputs, name)
+			}
+		}
+	}
+	return g, nil
+}
+
+// stringField returns the last value of string field num in a message.
+func stringField(b []byte, num protowire.Number) (string, error) {
+	w := wire{b}
+	var s string
+	for len(w.b) > 0 {
+		n, typ, _, data, err := w.next()
+		if err != nil {
+			return "", err
+		}
+		if n == num {
+			if err := expect(n, typ, protowire.BytesType); err != nil {
+				return "", err
+			}
+			s = string(data)
+		}
+	}
+	return s, nil
+}
+
+func parseNode(b []byte) (*Node, error) {
+	n := &Node{}
+	w := wire{b}
+	for len(w.b) > 0 {
+		num, typ, _, data, err := w.next()
+		if err != nil {
+			return nil, err
+		}
+		if num >= 1 && num <= 5 || num == 7 {
+			if err := expect(num, typ, protowire.BytesType); err != nil {
+				return nil, err
+			}
+		}
+		switch num {
+		case 1:
+			n.Inputs = append(n.Inputs, string(data))
+		case 2:
+			n.Outputs = append(n.Outputs, string(data))
+		case 3:
+			n.Name = string(data)
+		case 4:
+			n.OpType = string(data)
+		case 5:
+			a, err := parseAttribute(data)
+			if err != nil {
+				return nil, fmt.Errorf("attribute %d: %w", len(n.Attributes), err)
+			}
+			n.Attributes = append(n.Attributes, *a)
+		case 7:
+			n.Domain = string(data)
+		}
+	}
+	return n, nil
+}
+
+func parseAttribute(b []byte) (*Attribute, error) {
+	a := &Attribute{}
+	w := wire{b}
+	for len(w.b) > 0 {
+		num, typ, v, data, err := w.next()
+		if err != nil {
+			return nil, err
+		}
+		switch num {
+		case 1: // name
+			if err = expect(num, typ, protowire.BytesType); err == nil {
+				a.Name = string(data)
+			}
+		case 2: // f
+			if err = expect(num, typ, protowire.Fixed32Type); err == nil {
+				a.F = math.Float32frombits(uint32(v))
+			}
+		case 3: // i
+			if err = expect(num, typ, protowire.VarintType); err == nil {
+				a.I = int64(v)
+			}
+		case 4: // s
+			if err = expect(num, typ, protowire.BytesType); err == nil {
+				a.S = data
+			}
+		case 5: // t
+			if err = expect(num, typ, protowire.BytesType); err == nil {
+				a.T, err = ParseTensorProto(data)
+			}
+		case 7: // floats
+			err = repeated(num, typ, v, data, protowire.Fixed32Type, func(x uint64) { a.Floats = append(a.Floats, math.Float32frombits(uint32(x))) })
+		case 8: // ints
+			err = repeated(num, typ, v, data, protowire.VarintType, func(x uint64) { a.Ints = append(a.Ints, int64(x)) })
+		case 9: // strings
+			if err = expect(num, typ, protowire.BytesType); err == nil {
+				a.Strings = append(a.Strings, data)
+			}
+		case 20: // type
+			if err = expect(num, typ, protowire.VarintType); err == nil {
+				a.Type = int32(v)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}

@@ -1,0 +1,488 @@
+package ops_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// argDesc builds ARGMAX, ARGMIN or REDUCE (kind "argmax", "argmin",
+// "reduce-argmax", "reduce-argmin").
+func argDesc(kind string, in, out tensor.Desc, axes []uint32, dir ops.AxisDirection) ops.Desc {
+	switch kind {
+	case "argmax":
+		return &ops.ArgMax{Input: in, Output: out, Axes: axes, AxisDirection: dir}
+	case "argmin":
+		return &ops.ArgMin{Input: in, Output: out, Axes: axes, AxisDirection: dir}
+	case "reduce-argmax":
+		return &ops.Reduce{Function: ops.ReduceFunctionArgMax, Input: in, Output: out, Axes: axes}
+	case "reduce-argmin":
+		return &ops.Reduce{Function: ops.ReduceFunctionArgMin, Input: in, Output: out, Axes: axes}
+	}
+	panic(kind)
+}
+
+var argKinds = []string{"argmax", "argmin", "reduce-argmax", "reduce-argmin"}
+
+// argOutSizes keeps the rank and sets reduced axes to 1.
+func argOutSizes(sizes []uint32, axes []uint32) []uint32 {
+	out := slices.Clone(sizes)
+	for _, a := range axes {
+		out[a] = 1
+	}
+	return out
+}
+
+// argRunArg runs desc on the reference and the GPU (CheckOperator) and returns
+// the indices.
+func argRunArg(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor, rng *rand.Rand) []uint64 {
+	t.Helper()
+	res := testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+	return res.Outputs[0].Uint64s()
+}
+
+func argF32Tensor(sizes []uint32, v ...float32) *tensor.Tensor { return tensor.FromFloat32(sizes, v) }
+
+// TestArgSeedExamples: the seed pages' examples, on every strategy.
+func TestArgSeedExamples(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	in := argF32Tensor([]uint32{3, 3}, 1, 2, 3, 3, 0, 4, 2, 5, 2)
+	cases := []struct {
+		kind string
+		axes []uint32
+		want []uint64
+	}{
+		{"argmax", []uint32{0}, []uint64{1, 2, 1}},
+		{"argmax", []uint32{1}, []uint64{2, 2, 1}},
+		{"argmax", []uint32{0, 1}, []uint64{7}},
+		{"argmin", []uint32{0}, []uint64{0, 1, 2}},
+		{"argmin", []uint32{1}, []uint64{0, 1, 0}},
+		{"argmin", []uint32{0, 1}, []uint64{4}},
+		{"reduce-argmax", []uint32{0, 1}, []uint64{7}},
+		{"reduce-argmin", []uint32{1}, []uint64{0, 1, 0}},
+	}
+	for _, c := range cases {
+		for _, strat := range append([]string{""}, ops.ArgStrategies...) {
+			desc := argDesc(c.kind, in.Desc, tensor.NewDesc(tensor.UInt32, argOutSizes(in.Desc.Sizes, c.axes)), c.axes, ops.AxisDirectionIncreasing)
+			got := argRunArgKernel(t, d, desc, in, strat, rng)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s axes %v (%q): got %v, want %v", c.kind, c.axes, strat, got, c.want)
+			}
+		}
+	}
+	// The direction examples.
+	dirs := []struct {
+		kind string
+		v    []float32
+		dir  ops.AxisDirection
+		want uint64
+	}{
+		{"argmax", []float32{3, 2, 1, 2, 3}, ops.AxisDirectionIncreasing, 0},
+		{"argmax", []float32{3, 2, 1, 2, 3}, ops.AxisDirectionDecreasing, 4},
+		{"argmin", []float32{1, 2, 3, 2, 1}, ops.AxisDirectionIncreasing, 0},
+		{"argmin", []float32{1, 2, 3, 2, 1}, ops.AxisDirectionDecreasing, 4},
+	}
+	for _, c := range dirs {
+		in := argF32Tensor([]uint32{5}, c.v...)
+		for _, strat := range append([]string{""}, ops.ArgStrategies...) {
+			desc := argDesc(c.kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{1}), []uint32{0}, c.dir)
+			if got := argRunArgKernel(t, d, desc, in, strat, rng); len(got) != 1 || got[0] != c.want {
+				t.Errorf("%s(%v) %v (%q): got %v, want %d", c.kind, c.v, c.dir, strat, got, c.want)
+			}
+		}
+	}
+}
+
+// argRunArgKernel is argRunArg with a argForced strategy ("" = the planner's).
+func argRunArgKernel(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor, strat string, rng *rand.Rand) []uint64 {
+	t.Helper()
+	if strat == "" {
+		return argRunArg(t, d, desc, in, rng)
+	}
+	op, err := d.CreateOperatorWithKernel(desc, strat)
+	if err != nil {
+		t.Fatalf("CreateOperatorWithKernel(%s): %v", strat, err)
+	}
+	if op.Strategy() != strat {
+		t.Fatalf("forced %q, plan says %q", strat, op.Strategy())
+	}
+	w := &argForced{Desc: desc, kernel: strat}
+	return argRunArg(t, d, w, in, rng)
+}
+
+// argForced wraps a desc so that CheckOperator's CreateOperator plans it with
+// a argForced kernel strategy.
+type argForced struct {
+	ops.Desc
+	kernel string
+}
+
+func (f *argForced) Plan(ctx *ops.Context) (*ops.Plan, error) {
+	c := *ctx
+	c.Kernel = f.kernel
+	return f.Desc.Plan(&c)
+}
+
+// TestArgReferenceRules pins the CPU oracle to semantics.md by hand-worked
+// cases (the GPU is then checked against the oracle).
+func TestArgReferenceRules(t *testing.T) {
+	nan := float32(math.NaN())
+	negz := float32(math.Copysign(0, -1))
+	inf := float32(math.Inf(1))
+	cases := []struct {
+		name string
+		kind string
+		v    []float32
+		dir  ops.AxisDirection
+		want uint64
+	}{
+		{"nan inside is skipped", "argmax", []float32{1, nan, 3}, 0, 2},
+		{"nan inside is skipped (min)", "argmin", []float32{1, nan, 3}, 0, 0},
+		{"nan first wins argmax", "argmax", []float32{nan, 1, 2}, 0, 0},
+		{"nan first wins argmin", "argmin", []float32{nan, 1, 2}, 0, 0},
+		{"nan first wins decreasing", "argmax", []float32{nan, 5, 5}, 1, 0},
+		{"all nan", "argmax", []float32{nan, nan, nan}, 1, 0},
+		{"nan then values", "argmin", []float32{2, nan, nan, 1, nan}, 1, 3},
+		{"-0 ties +0 first", "argmax", []float32{negz, 0, -1}, 0, 0},
+		{"-0 ties +0 last", "argmax", []float32{negz, 0, -1}, 1, 1},
+		{"+0 ties -0 min last", "argmin", []float32{0, negz, 1}, 1, 1},
+		{"inf", "argmax", []float32{inf, nan, inf}, 1, 2},
+		{"-inf min", "argmin", []float32{-inf, -inf, 0}, 0, 0},
+	}
+	for _, c := range cases {
+		in := argF32Tensor([]uint32{uint32(len(c.v))}, c.v...)
+		desc := argDesc(c.kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{1}), []uint32{0}, c.dir)
+		out := tensor.New(tensor.UInt32, 1)
+		if err := desc.Reference([]*tensor.Tensor{in}, []*tensor.Tensor{out}); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Uint64s()[0]; got != c.want {
+			t.Errorf("%s: %s(%v) = %d, want %d", c.name, c.kind, c.v, got, c.want)
+		}
+	}
+
+	// Rule 1 across non-adjacent axes (fdwr's example): input [2,3,4,5],
+	// axes {3,1} (unordered, and a duplicate): the index runs over the
+	// [_,3,_,5] block row-major.
+	sizes := []uint32{2, 3, 4, 5}
+	vals := make([]float64, 120)
+	for i := range vals {
+		vals[i] = -float64(i)
+	}
+	in := tensor.FromFloat64As(tensor.Float32, sizes, vals)
+	// Make element (n=1, a=2, h=3, b=4) the maximum of its block.
+	in.SetFloat64([]uint32{1, 2, 3, 4}, 1000)
+	desc := argDesc("argmax", in.Desc, tensor.NewDesc(tensor.UInt64, []uint32{2, 1, 4, 1}), []uint32{3, 1, 3}, 0)
+	out := tensor.New(tensor.UInt64, 2, 1, 4, 1)
+	if err := desc.Reference([]*tensor.Tensor{in}, []*tensor.Tensor{out}); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Uint64At(1, 0, 3, 0); got != 2*5+4 {
+		t.Errorf("block index: got %d, want 14", got)
+	}
+	if got := out.Uint64At(0, 0, 0, 0); got != 0 {
+		t.Errorf("block index of a decreasing block: got %d, want 0", got)
+	}
+}
+
+// ---- random tensors ----
+
+// argLayout returns strides for sizes: a random memory order (C, Fortran or
+// a permutation), optional padding, and for inputs optional broadcast.
+func argLayout(rng *rand.Rand, sizes []uint32, mode string) []uint32 {
+	r := len(sizes)
+	order := make([]int, r) // order[0] = the fastest dimension
+	for i := range order {
+		order[i] = r - 1 - i
+	}
+	switch mode {
+	case "packed":
+		return nil
+	case "fortran":
+		for i := range order {
+			order[i] = i
+		}
+	case "permuted", "broadcast", "padded":
+		if mode != "padded" || rng.Intn(2) == 0 {
+			rng.Shuffle(r, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+	}
+	strides := make([]uint32, r)
+	next := uint32(1)
+	for _, d := range order {
+		strides[d] = next
+		pad := uint32(0)
+		if mode == "padded" || rng.Intn(3) == 0 && mode != "fortran" {
+			pad = uint32(rng.Intn(3))
+		}
+		next = next*sizes[d] + pad
+	}
+	if mode == "broadcast" {
+		n := 0
+		for d := range sizes {
+			if sizes[d] > 1 && rng.Intn(2) == 0 {
+				strides[d] = 0
+				n++
+			}
+		}
+		if n == 0 {
+			for d := range sizes {
+				if sizes[d] > 1 {
+					strides[d] = 0
+					break
+				}
+			}
+		}
+	}
+	return strides
+}
+
+// argSpecial returns the bits of an adversarial value of dt.
+func argSpecial(rng *rand.Rand, dt tensor.DataType) uint64 {
+	switch dt {
+	case tensor.Float32:
+		v := []uint64{0x7fc00000, 0xffc00000, 0x7f800001, 0x80000000, 0, 0x7f800000, 0xff800000, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, 1}
+		return v[rng.Intn(len(v))]
+	case tensor.Float16:
+		v := []uint64{0x7e00, 0xfe00, 0x7c01, 0x8000, 0, 0x7c00, 0xfc00, 0x7bff, 0xfbff, 0x3c00, 0xbc00, 1}
+		return v[rng.Intn(len(v))]
+	}
+	bits := 8 * dt.Size()
+	mask := uint64(1)<<bits - 1
+	if bits == 64 {
+		mask = ^uint64(0)
+	}
+	var v []uint64
+	if dt.IsSigned() {
+		v = []uint64{1 << (bits - 1), (1<<(bits-1) - 1), 0, mask, 1, mask - 1}
+	} else {
+		v = []uint64{0, mask, 1, mask - 1, 1 << (bits - 1), 1<<(bits-1) - 1}
+	}
+	return v[rng.Intn(len(v))] & mask
+}
+
+// argFill sets every logical element of t from the value mode.
+func argFill(rng *rand.Rand, t *tensor.Tensor, mode string) {
+	dt := t.Desc.DataType
+	rng.Read(t.Data) // garbage between strided elements
+	tensor.ForEachIndex(t.Desc.Sizes, func(c []uint32) {
+		switch mode {
+		case "ties":
+			v := float64(rng.Intn(3))
+			if dt.IsFloat() && v == 0 && rng.Intn(2) == 0 {
+				v = math.Copysign(0, -1)
+			}
+			t.SetFloat64(c, v)
+		case "special":
+			if rng.Intn(4) == 0 {
+				t.SetFloat64(c, float64(rng.Intn(3)))
+			} else {
+				t.SetBits(c, argSpecial(rng, dt))
+			}
+		case "nan":
+			if dt.IsFloat() && rng.Intn(2) == 0 {
+				t.SetBits(c, argNanBits(dt))
+			} else {
+				t.SetFloat64(c, float64(rng.Intn(5)))
+			}
+		default: // random bits
+			t.SetBits(c, rng.Uint64())
+		}
+	})
+}
+
+var argValueModes = []string{"ties", "special", "nan", "random"}
+var argLayoutModes = []string{"packed", "fortran", "padded", "permuted", "broadcast"}
+
+// argRandomCase builds one random operator and input.
+type argCase struct {
+	desc ops.Desc
+	in   *tensor.Tensor
+	what string
+}
+
+func argRandomCase(rng *rand.Rand, maxElems int) argCase {
+	dt := tensor.AllTypes[rng.Intn(len(tensor.AllTypes))]
+	rank := 1 + rng.Intn(8)
+	sizes := make([]uint32, rank)
+	total := 1
+	for i := range sizes {
+		sizes[i] = 1
+	}
+	for tries := 0; tries < 4*rank; tries++ {
+		i := rng.Intn(rank)
+		f := uint32(2 + rng.Intn(6))
+		if total*int(f) <= maxElems {
+			sizes[i] *= f
+			total *= int(f)
+		}
+	}
+	var axes []uint32
+	for n := rng.Intn(rank + 2); n > 0; n-- { // duplicates and any order
+		axes = append(axes, uint32(rng.Intn(rank)))
+	}
+	if len(axes) == 0 && rng.Intn(2) == 0 {
+		axes = []uint32{uint32(rng.Intn(rank))}
+	}
+	kind := argKinds[rng.Intn(len(argKinds))]
+	dir := ops.AxisDirection(rng.Intn(2))
+	lay := argLayoutModes[rng.Intn(len(argLayoutModes))]
+	in := &tensor.Tensor{Desc: tensor.NewStridedDesc(dt, sizes, argLayout(rng, sizes, lay))}
+	if in.Desc.Strides == nil {
+		in.Desc = tensor.NewDesc(dt, sizes)
+	}
+	in.Data = make([]byte, in.Desc.TotalTensorSizeInBytes)
+	vm := argValueModes[rng.Intn(len(argValueModes))]
+	argFill(rng, in, vm)
+	ot := []tensor.DataType{tensor.UInt32, tensor.Int32, tensor.UInt64, tensor.Int64}[rng.Intn(4)]
+	os := argOutSizes(sizes, axes)
+	outLay := []string{"packed", "padded", "permuted"}[rng.Intn(3)]
+	out := tensor.NewStridedDesc(ot, os, argLayout(rng, os, outLay))
+	if out.Strides == nil {
+		out = tensor.NewDesc(ot, os)
+	}
+	what := fmt.Sprintf("%s %v sizes %v strides %v axes %v dir %d values %s -> %v strides %v", kind, dt, sizes, in.Desc.Strides, axes, dir, vm, ot, out.Strides)
+	return argCase{desc: argDesc(kind, in.Desc, out, axes, dir), in: in, what: what}
+}
+
+func argCheckCase(t *testing.T, d *dml.Device, c argCase, strat string, rng *rand.Rand) {
+	t.Helper()
+	desc := c.desc
+	if strat != "" {
+		desc = &argForced{Desc: desc, kernel: strat}
+	}
+	res, err := testutil.RunPoisoned(d, desc, []*tensor.Tensor{c.in}, rng)
+	if err != nil {
+		t.Fatalf("%s [%q]: %v", c.what, strat, err)
+	}
+	if diff := testutil.DiffTensors(res.Expected[0], res.Outputs[0], 8); diff != "" {
+		t.Fatalf("%s [%s]: GPU differs from the reference:\n%s", c.what, res.Strategy, diff)
+	}
+}
+
+// TestArgRandom: random types, ranks 1-8, axis subsets (duplicates,
+// unordered, none), both directions, all index types, every input argLayout
+// and strided outputs, heavy ties and adversarial values; on the chosen
+// strategy and on each argForced one.
+func TestArgRandom(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	n := 100
+	if testing.Short() {
+		n = 30
+	}
+	strats := append([]string{""}, ops.ArgStrategies...)
+	for i := 0; i < n; i++ {
+		maxElems := 512
+		if i%10 == 0 {
+			maxElems = 6000
+		}
+		c := argRandomCase(rng, maxElems)
+		argCheckCase(t, d, c, strats[i%len(strats)], rng)
+	}
+}
+
+// TestArgAdversarialRows: long rows with NaN at position 0, only NaN, NaN
+// everywhere but one, ±0 ties, min/max at every position class, for every
+// strategy (so lanes, subgroups and split-K segments all see them).
+func TestArgAdversarialRows(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	types := tensor.AllTypes
+	n := 700
+	for _, dt := range types {
+		for pattern := 0; pattern < 6; pattern++ {
+			rows := uint32(3)
+			in := tensor.New(dt, rows, uint32(n))
+			argFill(rng, in, "ties")
+			for r := uint32(0); r < rows; r++ {
+				for j := 0; j < n; j++ {
+					c := []uint32{r, uint32(j)}
+					switch pattern {
+					case 0: // NaN first (floats), else the type's min/max first
+						if j == 0 {
+							in.SetBits(c, argSpecial(rng, dt))
+						}
+					case 1: // all NaN / all equal
+						if dt.IsFloat() {
+							in.SetBits(c, argNanBits(dt))
+						} else {
+							in.SetFloat64(c, 1)
+						}
+					case 2: // NaN everywhere but a few positions
+						if dt.IsFloat() && rng.Intn(50) != 0 {
+							in.SetBits(c, argNanBits(dt))
+						}
+					case 3: // ±0 everywhere
+						if dt.IsFloat() {
+							in.SetBits(c, uint64(rng.Intn(2))<<(8*dt.Size()-1))
+						} else {
+							in.SetFloat64(c, 0)
+						}
+					case 4: // specials
+						in.SetBits(c, argSpecial(rng, dt))
+					case 5: // extreme at the last position only
+						in.SetFloat64(c, 1)
+						if j == n-1 {
+							in.SetFloat64(c, 2)
+						}
+					}
+				}
+			}
+			for _, kind := range []string{"argmax", "argmin"} {
+				for dir := ops.AxisDirection(0); dir < 2; dir++ {
+					desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{rows, 1}), []uint32{1}, dir)
+					c := argCase{desc: desc, in: in, what: fmt.Sprintf("%v pattern %d %s dir %d", dt, pattern, kind, dir)}
+					argCheckCase(t, d, c, ops.ArgStrategies[(pattern+int(dir))%3], rng)
+				}
+			}
+		}
+	}
+}
+
+func argNanBits(dt tensor.DataType) uint64 {
+	if dt == tensor.Float16 {
+		return 0x7e00
+	}
+	return 0x7fc00000
+}
+
+// TestArgFallbacks forces each fallback (no 8/16-bit storage, no
+// shaderInt64, no subgroup arithmetic, no 16/8-bit types, no float16) alone
+// and all together, and runs random cases on every strategy.
+func TestArgFallbacks(t *testing.T) {
+	all := gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
+		ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}
+	configs := map[string]gpu.Features{
+		"no8bit":     {StorageBuffer8Bit: true},
+		"no16bit":    {StorageBuffer16Bit: true},
+		"noInt64":    {ShaderInt64: true},
+		"noSubgroup": {SubgroupArithmetic: true},
+		"noFloat16":  {ShaderFloat16: true, ShaderInt16: true, ShaderInt8: true, SubgroupExtendedTypes: true},
+		"all":        all,
+	}
+	names := []string{"no8bit", "no16bit", "noInt64", "noSubgroup", "noFloat16", "all"}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: configs[name]})
+			rng := testutil.Rand(t)
+			n := 14
+			if testing.Short() {
+				n = 6
+			}
+			for i := 0; i < n; i++ {
+				c := argRandomCase(rng, 1500)
+				argCheckCase(t, d, c, ops.ArgStrategies[i%3], rng)
+			}
+		})
+	}
+}

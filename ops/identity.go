@@ -1,0 +1,119 @@
+package ops
+
+import (
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// ElementWiseIdentity is DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC without a
+// ScaleBias: a bit-exact strided copy from Input to Output. It is vkdml's
+// smoke operator and the copy kernel benchmarks measure bandwidth against.
+type ElementWiseIdentity struct {
+	Input  tensor.Desc
+	Output tensor.Desc
+}
+
+func (*ElementWiseIdentity) OperatorType() string { return "ELEMENT_WISE_IDENTITY" }
+
+func (o *ElementWiseIdentity) Inputs() []*tensor.Desc  { return []*tensor.Desc{&o.Input} }
+func (o *ElementWiseIdentity) Outputs() []*tensor.Desc { return []*tensor.Desc{&o.Output} }
+
+// identityMaxRank is the rank limit of element-wise operators from FL 3.0.
+const identityMaxRank = 8
+
+func (o *ElementWiseIdentity) Validate(ctx *Context) error {
+	if err := ValidateTensor("InputTensor", &o.Input, 1, identityMaxRank, false); err != nil {
+		return err
+	}
+	if err := ValidateTensor("OutputTensor", &o.Output, 1, identityMaxRank, true); err != nil {
+		return err
+	}
+	if err := CheckType("InputTensor", o.Input.DataType, tensor.AllTypes); err != nil {
+		return err
+	}
+	if o.Output.DataType != o.Input.DataType {
+		return hresult.InvalidArg("OutputTensor.DataType", "%v must equal InputTensor.DataType %v", o.Output.DataType, o.Input.DataType)
+	}
+	if o.Output.Rank() != o.Input.Rank() {
+		return hresult.InvalidArg("OutputTensor.DimensionCount", "%d must equal InputTensor.DimensionCount %d", o.Output.Rank(), o.Input.Rank())
+	}
+	for i := range o.Input.Sizes {
+		if o.Output.Sizes[i] != o.Input.Sizes[i] {
+			return hresult.InvalidArg("OutputTensor.Sizes", "%v must equal InputTensor.Sizes %v", o.Output.Sizes, o.Input.Sizes)
+		}
+	}
+	return nil
+}
+
+// identityWorkgroup is the copy kernel's workgroup size.
+const identityWorkgroup = 256
+
+// vec4PerInvocation is how many 16-byte vectors one invocation of the
+// packed copy moves per grid step, so that each has enough independent
+// loads in flight.
+const vec4PerInvocation = 4
+
+func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
+	bytes := o.Input.ElementCount() * uint64(o.Input.DataType.Size())
+	vec4OK := o.Input.IsPacked() && o.Output.IsPacked() && bytes%16 == 0
+	switch ctx.Kernel {
+	case "", "strided":
+	case "vec4":
+		if !vec4OK {
+			return nil, hresult.InvalidArg("Kernel", "the vec4 copy needs packed input and output of a multiple of 16 bytes")
+		}
+	default:
+		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of ELEMENT_WISE_IDENTITY (strategies: vec4, strided)", ctx.Kernel)
+	}
+	for i, d := range []*tensor.Desc{&o.Input, &o.Output} {
+		if d.TotalTensorSizeInBytes > uint64(ctx.Limits.MaxStorageBufferRange) {
+			return nil, hresult.Unsupported([]string{"InputTensor", "OutputTensor"}[i]+".TotalTensorSizeInBytes",
+				"%d bytes exceed the device's maxStorageBufferRange %d", d.TotalTensorSizeInBytes, ctx.Limits.MaxStorageBufferRange)
+		}
+	}
+	if vec4OK && ctx.Kernel != "strided" {
+		n := bytes / 16
+		params := Params{}.U32(uint32(n))
+		return &Plan{
+			Strategy: "vec4",
+			Kernels:  []Kernel{{Variant: shaders.CopyVec4Name, Bindings: 2, ParamBytes: uint32(len(params)), Spec: []uint32{identityWorkgroup}}},
+			Steps: []Step{{
+				Bindings: []Slot{In(0), Out(0)},
+				Params:   params,
+				Groups:   GridGroups((n+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup, ctx.Limits),
+			}},
+		}, nil
+	}
+	bits := 8 * o.Input.DataType.Size()
+	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
+	total := o.Input.ElementCount()
+	params := Params{}.U32(uint32(o.Input.Rank()), uint32(total)).
+		Padded(8, o.Input.Sizes).
+		Padded(8, o.Input.EffectiveStrides()).
+		Padded(8, o.Output.EffectiveStrides())
+	return &Plan{
+		Strategy: "strided",
+		Kernels: []Kernel{{
+			Variant:    shaders.CopyName(bits, native),
+			Bindings:   2,
+			ParamBytes: uint32(len(params)),
+			Spec:       []uint32{identityWorkgroup},
+		}},
+		Steps: []Step{{
+			Kernel:   0,
+			Bindings: []Slot{In(0), Out(0)},
+			Params:   params,
+			Groups:   GridGroups(total, identityWorkgroup, ctx.Limits),
+		}},
+	}, nil
+}
+
+// Reference copies every logical element's bits.
+func (o *ElementWiseIdentity) Reference(inputs, outputs []*tensor.Tensor) error {
+	in, out := inputs[0], outputs[0]
+	tensor.ForEachIndex(o.Input.Sizes, func(c []uint32) {
+		out.SetBits(c, in.Bits(c...))
+	})
+	return nil
+}

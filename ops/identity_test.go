@@ -1,0 +1,106 @@
+package ops_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// TestIdentityRandom sweeps every type, ranks 1-8 and every input layout,
+// with packed and padded outputs, on the device's own features and with the
+// 8/16-bit storage fallbacks forced.
+func TestIdentityRandom(t *testing.T) {
+	rng := testutil.Rand(t)
+	for _, mode := range []struct {
+		name    string
+		disable gpu.Features
+		staging bool
+	}{
+		{"native", gpu.Features{}, false},
+		{"words", gpu.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true, ShaderInt8: true, ShaderInt16: true, ShaderInt64: true, ShaderFloat16: true}, false},
+		{"staging", gpu.Features{}, true},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: mode.disable, ForceStaging: mode.staging})
+			if d.GPU().Direct() == mode.staging {
+				t.Fatalf("Direct() = %v with ForceStaging %v", d.GPU().Direct(), mode.staging)
+			}
+			for _, dt := range tensor.AllTypes {
+				for rank := 1; rank <= 8; rank++ {
+					sizes := testutil.RandomSizes(rng, rank, 5, 2000)
+					l := testutil.Layouts[rng.Intn(len(testutil.Layouts))]
+					in := testutil.NewTensor(rng, dt, sizes, l, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
+					out := tensor.NewDesc(dt, sizes)
+					if rng.Intn(2) == 0 {
+						out = tensor.NewStridedDesc(dt, sizes, testutil.Strides(rng, sizes, testutil.Padded))
+					}
+					t.Run(fmt.Sprintf("%v/rank%d/%v", dt, rank, l), func(t *testing.T) {
+						testutil.CheckOperator(t, d, &ops.ElementWiseIdentity{Input: in.Desc, Output: out}, []*tensor.Tensor{in}, rng)
+					})
+				}
+			}
+		})
+	}
+}
+
+func TestIdentityValidation(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	f32 := tensor.NewDesc(tensor.Float32, []uint32{2, 3})
+	cases := []struct {
+		name  string
+		desc  ops.ElementWiseIdentity
+		field string
+	}{
+		{"type mismatch", ops.ElementWiseIdentity{Input: f32, Output: tensor.NewDesc(tensor.Int32, []uint32{2, 3})}, "OutputTensor.DataType"},
+		{"size mismatch", ops.ElementWiseIdentity{Input: f32, Output: tensor.NewDesc(tensor.Float32, []uint32{3, 2})}, "OutputTensor.Sizes"},
+		{"rank mismatch", ops.ElementWiseIdentity{Input: f32, Output: tensor.NewDesc(tensor.Float32, []uint32{6})}, "OutputTensor.DimensionCount"},
+		{"aliasing output", ops.ElementWiseIdentity{Input: f32, Output: tensor.NewStridedDesc(tensor.Float32, []uint32{2, 3}, []uint32{0, 1})}, "OutputTensor"},
+		{"zero size", ops.ElementWiseIdentity{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 0}), Output: f32}, "InputTensor.Sizes"},
+		{"rank 9", ops.ElementWiseIdentity{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 1, 1, 1, 1, 1, 1, 2}), Output: f32}, "InputTensor"},
+		{"FLOAT64", ops.ElementWiseIdentity{Input: tensor.NewDesc(tensor.Float64, []uint32{2}), Output: tensor.NewDesc(tensor.Float64, []uint32{2})}, "InputTensor"},
+		{"owned output", ops.ElementWiseIdentity{Input: f32, Output: func() tensor.Desc { o := f32.Clone(); o.Flags = tensor.FlagOwnedByDML; return o }()}, "OutputTensor.Flags"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			desc := c.desc
+			_, err := d.CreateOperator(&desc)
+			if hresult.Code(err) != hresult.E_INVALIDARG {
+				t.Fatalf("want E_INVALIDARG, got %v", err)
+			}
+			if !contains(err.Error(), c.field) {
+				t.Fatalf("error %q does not name %q", err, c.field)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIdentityVec4 covers the packed 16-byte copy, and checks it is the
+// strategy chosen when it applies.
+func TestIdentityVec4(t *testing.T) {
+	rng := testutil.Rand(t)
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	for _, dt := range tensor.AllTypes {
+		sizes := []uint32{3, uint32(16 * (1 + rng.Intn(40)))}
+		in := testutil.NewTensor(rng, dt, sizes, testutil.Packed, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
+		res := testutil.CheckOperator(t, d, &ops.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(dt, sizes)}, []*tensor.Tensor{in}, rng)
+		if res.Strategy != "vec4" {
+			t.Fatalf("%v %v: strategy %q", dt, sizes, res.Strategy)
+		}
+	}
+}

@@ -1,0 +1,579 @@
+package ops_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+const fltMaxBits = 0xff7fffff // −FLT_MAX
+
+// poolCase is one fixed case seen on real DirectML.
+type poolCase struct {
+	name       string
+	desc       *ops.MaxPooling2
+	input      *tensor.Tensor
+	values     []uint64 // expected output bits, row-major
+	indices    []uint64
+	floatValue []float64 // or expected values as numbers
+}
+
+func iota32(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(i)
+	}
+	return v
+}
+
+func u32Desc(sizes ...uint32) *tensor.Desc {
+	d := tensor.NewDesc(tensor.UInt32, sizes)
+	return &d
+}
+
+// directMLFacts are semantics.md's cases checked against DirectML.dll.
+func directMLFacts() []poolCase {
+	in4x4 := tensor.FromFloat32([]uint32{1, 1, 4, 4}, iota32(16))
+	nhwc := &tensor.Tensor{Desc: tensor.NewStridedDesc(tensor.Float32, []uint32{1, 2, 2, 2}, []uint32{8, 1, 4, 2})}
+	nhwc.Data = make([]byte, nhwc.Desc.TotalTensorSizeInBytes)
+	for i := 0; i < 8; i++ { // memory holds 0..7 in NHWC order
+		c, h, w := uint32(i%2), uint32(i/4), uint32(i/2%2)
+		nhwc.SetFloat64([]uint32{0, c, h, w}, float64(i))
+	}
+	f := func(v ...float64) []float64 { return v }
+	u := func(v ...uint64) []uint64 { return v }
+	return []poolCase{
+		{
+			name: "4x4 window 2 dilation 2",
+			desc: &ops.MaxPooling2{Input: in4x4.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 2, 2}),
+				OutputIndices: u32Desc(1, 1, 2, 2), Strides: []uint32{1, 1}, WindowSize: []uint32{2, 2},
+				StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{2, 2}},
+			input: in4x4, floatValue: f(10, 11, 14, 15), indices: u(10, 11, 14, 15),
+		},
+		{
+			name: "4x4 window 2 dilation 2, 3x3 output",
+			desc: &ops.MaxPooling2{Input: in4x4.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 3, 3}),
+				OutputIndices: u32Desc(1, 1, 3, 3), Strides: []uint32{1, 1}, WindowSize: []uint32{2, 2},
+				StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{2, 2}},
+			input: in4x4, floatValue: f(10, 11, 10, 14, 15, 14, 10, 11, 10), indices: u(10, 11, 10, 14, 15, 14, 10, 11, 10),
+		},
+		{
+			name: "2x2 window 1 start padding 1",
+			desc: &ops.MaxPooling2{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 2, 2}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 3, 3}),
+				OutputIndices: u32Desc(1, 1, 3, 3), Strides: []uint32{1, 1}, WindowSize: []uint32{1, 1},
+				StartPadding: []uint32{1, 1}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}},
+			input:   tensor.FromFloat32([]uint32{1, 1, 2, 2}, []float32{1, 2, 3, 4}),
+			values:  u(fltMaxBits, fltMaxBits, fltMaxBits, fltMaxBits, 0x3f800000, 0x40000000, fltMaxBits, 0x40400000, 0x40800000),
+			indices: u(0, 0, 0, 0, 0, 1, 0, 2, 3),
+		},
+		{
+			name: "NHWC-strided input gives NCHW indices",
+			desc: &ops.MaxPooling2{Input: nhwc.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 1, 1}),
+				OutputIndices: u32Desc(1, 2, 1, 1), Strides: []uint32{1, 1}, WindowSize: []uint32{2, 2},
+				StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}},
+			input: nhwc, floatValue: f(6, 7), indices: u(3, 7),
+		},
+	}
+}
+
+func checkFact(t *testing.T, c poolCase, out, idx *tensor.Tensor) {
+	t.Helper()
+	if c.floatValue != nil {
+		if got := out.Float64s(); !slices.Equal(got, c.floatValue) {
+			t.Errorf("values %v, want %v", got, c.floatValue)
+		}
+	} else {
+		var got []uint64
+		tensor.ForEachIndex(out.Desc.Sizes, func(co []uint32) { got = append(got, out.Bits(co...)) })
+		if !slices.Equal(got, c.values) {
+			t.Errorf("value bits %#x, want %#x", got, c.values)
+		}
+	}
+	if got := idx.Uint64s(); !slices.Equal(got, c.indices) {
+		t.Errorf("indices %v, want %v", got, c.indices)
+	}
+}
+
+// TestMaxPoolReferenceFacts checks the CPU reference itself against what
+// DirectML was seen to do.
+func TestMaxPoolReferenceFacts(t *testing.T) {
+	for _, c := range directMLFacts() {
+		t.Run(c.name, func(t *testing.T) {
+			out := tensor.New(tensor.Float32, c.desc.Output.Sizes...)
+			idx := tensor.New(tensor.UInt32, c.desc.OutputIndices.Sizes...)
+			if err := c.desc.Reference([]*tensor.Tensor{c.input}, []*tensor.Tensor{out, idx}); err != nil {
+				t.Fatal(err)
+			}
+			checkFact(t, c, out, idx)
+		})
+	}
+}
+
+func TestMaxPoolFacts(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	for _, c := range directMLFacts() {
+		t.Run(c.name, func(t *testing.T) {
+			res := testutil.CheckOperator(t, d, c.desc, []*tensor.Tensor{c.input}, rng)
+			checkFact(t, c, res.Outputs[0], res.Outputs[1])
+			// The same through MAX_POOLING1 / MAX_POOLING where dilation is 1,
+			// and with UINT64 indices.
+			if !slices.ContainsFunc(c.desc.Dilations, func(v uint32) bool { return v != 1 }) {
+				d1 := &ops.MaxPooling1{Input: c.desc.Input, Output: c.desc.Output, OutputIndices: c.desc.OutputIndices,
+					Strides: c.desc.Strides, WindowSize: c.desc.WindowSize, StartPadding: c.desc.StartPadding, EndPadding: c.desc.EndPadding}
+				res := testutil.CheckOperator(t, d, d1, []*tensor.Tensor{c.input}, rng)
+				checkFact(t, c, res.Outputs[0], res.Outputs[1])
+				d0 := &ops.MaxPooling{Input: c.desc.Input, Output: c.desc.Output,
+					Strides: c.desc.Strides, WindowSize: c.desc.WindowSize, StartPadding: c.desc.StartPadding, EndPadding: c.desc.EndPadding}
+				testutil.CheckOperator(t, d, d0, []*tensor.Tensor{c.input}, rng)
+			}
+			d64 := *c.desc
+			i64 := tensor.NewDesc(tensor.UInt64, c.desc.OutputIndices.Sizes)
+			d64.OutputIndices = &i64
+			res = testutil.CheckOperator(t, d, &d64, []*tensor.Tensor{c.input}, rng)
+			checkFact(t, c, res.Outputs[0], res.Outputs[1])
+		})
+	}
+}
+
+// TestMaxPoolRule9 pins the scan rule on hand-made windows: ties keep the
+// first tap, NaN and −∞ are never selected, an all-(−∞) window gives
+// −FLT_MAX with its first in-bounds tap's index, an all-padding window
+// −FLT_MAX with index 0, and −0 before +0 keeps −0.
+func TestMaxPoolRule9(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	cases := []struct {
+		name   string
+		in     []float64 // one 1x1x1x4 row, window 1x2 stride 1x2
+		start  uint32
+		outW   uint32
+		values []float64
+		idx    []uint64
+	}{
+		{"ties keep the first", []float64{5, 5, 2, 2}, 0, 2, []float64{5, 2}, []uint64{0, 2}},
+		{"NaN never selected", []float64{nan, 1, 1, nan}, 0, 2, []float64{1, 1}, []uint64{1, 2}},
+		{"all NaN", []float64{nan, nan, 3, nan}, 0, 2, []float64{-math.MaxFloat32, 3}, []uint64{0, 2}},
+		{"−∞ never selected", []float64{-inf, -inf, -inf, 7}, 0, 2, []float64{-math.MaxFloat32, 7}, []uint64{0, 3}},
+		{"+∞ selected", []float64{1, inf, inf, 2}, 0, 2, []float64{inf, inf}, []uint64{1, 2}},
+		{"−FLT_MAX tie keeps first", []float64{-math.MaxFloat32, -math.MaxFloat32, 0, 0}, 0, 2, []float64{-math.MaxFloat32, 0}, []uint64{0, 2}},
+		{"all padding", []float64{1, 2, 3, 4}, 4, 4, []float64{-math.MaxFloat32, -math.MaxFloat32, 2, 4}, []uint64{0, 0, 1, 3}},
+		{"window past the end", []float64{1, 2, 3, 4}, 0, 4, []float64{2, 4, -math.MaxFloat32, -math.MaxFloat32}, []uint64{1, 3, 0, 0}},
+	}
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := tensor.FromFloat64As(tensor.Float32, []uint32{1, 1, 1, 4}, c.in)
+			desc := &ops.MaxPooling2{Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 1, c.outW}),
+				OutputIndices: u32Desc(1, 1, 1, c.outW), Strides: []uint32{1, 2}, WindowSize: []uint32{1, 2},
+				StartPadding: []uint32{0, c.start}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}
+			res := testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+			if got := res.Outputs[0].Float64s(); !slices.Equal(got, c.values) {
+				t.Errorf("values %v, want %v", got, c.values)
+			}
+			if got := res.Outputs[1].Uint64s(); !slices.Equal(got, c.idx) {
+				t.Errorf("indices %v, want %v", got, c.idx)
+			}
+		})
+	}
+	t.Run("−0 then +0 keeps −0", func(t *testing.T) {
+		in := tensor.FromFloat32([]uint32{1, 1, 1, 2}, []float32{float32(math.Copysign(0, -1)), 0})
+		desc := &ops.MaxPooling{Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 1, 1}),
+			Strides: []uint32{1, 1}, WindowSize: []uint32{1, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}
+		res := testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+		if b := res.Outputs[0].Bits(0, 0, 0, 0); b != 0x80000000 {
+			t.Errorf("got bits %#x, want −0", b)
+		}
+	})
+	t.Run("window 1 ignores a huge dilation", func(t *testing.T) {
+		in := tensor.FromFloat32([]uint32{1, 1, 2, 2}, []float32{1, 2, 3, 4})
+		desc := &ops.MaxPooling2{Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 4, 4}),
+			OutputIndices: u32Desc(1, 1, 4, 4), Strides: []uint32{1, 1}, WindowSize: []uint32{1, 1},
+			StartPadding: []uint32{2, 1}, EndPadding: []uint32{0, 0}, Dilations: []uint32{math.MaxUint32, 1 << 31}}
+		res := testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+		if got := res.Outputs[1].Uint64s(); !slices.Equal(got, []uint64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 3, 0}) {
+			t.Errorf("indices %v", got)
+		}
+	})
+	t.Run("FLOAT16 all padding is −65504", func(t *testing.T) {
+		in := tensor.FromFloat64As(tensor.Float16, []uint32{1, 1, 1, 1}, []float64{1})
+		desc := &ops.MaxPooling{Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, []uint32{1, 1, 1, 3}),
+			Strides: []uint32{1, 1}, WindowSize: []uint32{1, 1}, StartPadding: []uint32{0, 1}, EndPadding: []uint32{0, 1}}
+		res := testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+		if got := res.Outputs[0].Float64s(); !slices.Equal(got, []float64{-65504, 1, -65504}) {
+			t.Errorf("got %v", got)
+		}
+	})
+}
+
+// ---- randomized cases ----
+
+// layoutStrides returns strides for sizes: packed, a random dimension
+// order (Fortran order and NHWC among them) and/or gaps, and for inputs
+// broadcast (stride 0) dimensions.
+func layoutStrides(rng *rand.Rand, sizes []uint32, input bool) ([]uint32, string) {
+	switch rng.Intn(5) {
+	case 0:
+		return nil, "packed"
+	case 1: // Fortran order: first dimension fastest
+		st := make([]uint32, len(sizes))
+		acc := uint32(1)
+		for i := range sizes {
+			st[i] = acc
+			acc *= sizes[i]
+		}
+		return st, "fortran"
+	case 2: // NHWC-like: channels fastest
+		order := append([]int{1}, len(sizes)-1)
+		for i := len(sizes) - 2; i >= 2; i-- {
+			order = append(order, i)
+		}
+		order = append(order, 0)
+		return orderStrides(rng, sizes, order, false), "nhwc"
+	case 3:
+		if input && rng.Intn(2) == 0 {
+			st := slices.Clone(tensor.PackedStrides(sizes))
+			for i := range st {
+				if rng.Intn(3) == 0 {
+					st[i] = 0
+				}
+			}
+			return st, "broadcast"
+		}
+		fallthrough
+	default: // a random order with gaps
+		order := rng.Perm(len(sizes))
+		return orderStrides(rng, sizes, order, true), "padded"
+	}
+}
+
+// orderStrides lays dimensions out fastest-first in order, with random
+// gaps when gaps is set.
+func orderStrides(rng *rand.Rand, sizes []uint32, order []int, gaps bool) []uint32 {
+	st := make([]uint32, len(sizes))
+	acc := uint32(1)
+	if gaps {
+		acc = uint32(1 + rng.Intn(2))
+	}
+	for _, d := range order {
+		st[d] = acc
+		acc *= sizes[d]
+		if gaps {
+			acc += uint32(rng.Intn(3))
+		}
+	}
+	return st
+}
+
+// special returns interesting bit patterns of dt: ties (small values),
+// the extremes, and for floats NaN, ±∞, ±0, −FLT_MAX and denormals.
+func special(rng *rand.Rand, dt tensor.DataType) uint64 {
+	small := int64(rng.Intn(5) - 2)
+	if rng.Intn(4) != 0 {
+		switch {
+		case dt.IsFloat():
+			return tensor.FromFloat64As(dt, []uint32{1}, []float64{float64(small)}).Bits(0)
+		default:
+			return tensor.FromInt64As(dt, []uint32{1}, []int64{small}).Bits(0)
+		}
+	}
+	switch dt {
+	case tensor.Float32:
+		return []uint64{0x7fc00000, 0xffc00001, 0x7f800000, 0xff800000, 0x80000000, 0, fltMaxBits, 0x7f7fffff, 1, 0x80000001, 0x7f800001}[rng.Intn(11)]
+	case tensor.Float16:
+		return []uint64{0x7e00, 0xfe01, 0x7c00, 0xfc00, 0x8000, 0, 0xfbff, 0x7bff, 1, 0x8001, 0x7c01}[rng.Intn(11)]
+	}
+	bits := 8 * dt.Size()
+	mask := uint64(math.MaxUint64) >> (64 - bits)
+	ext := []uint64{0, mask, mask >> 1, (mask >> 1) + 1, 1, rng.Uint64() & mask}
+	return ext[rng.Intn(len(ext))]
+}
+
+// randomTensor fills a tensor of desc d with special values (and random
+// bytes in the gaps).
+func randomTensor(rng *rand.Rand, d tensor.Desc) *tensor.Tensor {
+	t := &tensor.Tensor{Desc: d, Data: make([]byte, d.TotalTensorSizeInBytes)}
+	rng.Read(t.Data)
+	tensor.ForEachIndex(d.Sizes, func(c []uint32) { t.SetBits(c, special(rng, d.DataType)) })
+	return t
+}
+
+type poolGen struct {
+	types   []tensor.DataType
+	idx     []tensor.DataType // tensor.Unknown = no indices
+	layouts bool
+}
+
+// randomPool draws one pooling case.
+func (g poolGen) randomPool(rng *rand.Rand) (ops.Desc, *tensor.Tensor, string) {
+	rank := 4 + rng.Intn(2)
+	dims := rank - 2
+	maxIn := 9
+	if dims == 3 {
+		maxIn = 5
+	}
+	dt := g.types[rng.Intn(len(g.types))]
+	inSizes := []uint32{uint32(1 + rng.Intn(3)), uint32(1 + rng.Intn(3))}
+	var win, str, dil, sp, ep []uint32
+	outSizes := slices.Clone(inSizes)
+	dilated := false
+	for i := 0; i < dims; i++ {
+		in := uint32(1 + rng.Intn(maxIn))
+		w, s, dl := uint32(1+rng.Intn(4)), uint32(1+rng.Intn(3)), uint32(1)
+		if rng.Intn(2) == 0 {
+			dl = uint32(1 + rng.Intn(3))
+		}
+		dilated = dilated || dl != 1
+		a, b := uint32(rng.Intn(int(w)+1)), uint32(rng.Intn(int(w)+1))
+		floor := ops.MaxPoolOutputSize(in, w, s, a, b, dl, false)
+		ceil := ops.MaxPoolOutputSize(in, w, s, a, b, dl, true)
+		var o uint64
+		switch rng.Intn(4) {
+		case 0, 1:
+			o = floor
+		case 2:
+			o = ceil
+		default:
+			o = floor + uint64(1+rng.Intn(3)) // larger: windows past the padded input
+		}
+		if o == 0 {
+			o = uint64(1 + rng.Intn(3))
+		}
+		inSizes = append(inSizes, in)
+		outSizes = append(outSizes, uint32(o))
+		win, str, dil, sp, ep = append(win, w), append(str, s), append(dil, dl), append(sp, a), append(ep, b)
+	}
+	layout := "packed"
+	inDesc := tensor.NewDesc(dt, inSizes)
+	outDesc := tensor.NewDesc(dt, outSizes)
+	var idxDesc *tensor.Desc
+	if it := g.idx[rng.Intn(len(g.idx))]; it != tensor.Unknown {
+		d := tensor.NewDesc(it, outSizes)
+		idxDesc = &d
+	}
+	if g.layouts {
+		var st []uint32
+		st, layout = layoutStrides(rng, inSizes, true)
+		inDesc = tensor.NewStridedDesc(dt, inSizes, st)
+		st, l := layoutStrides(rng, outSizes, false)
+		outDesc = tensor.NewStridedDesc(dt, outSizes, st)
+		layout += "/" + l
+		if idxDesc != nil {
+			st, l := layoutStrides(rng, outSizes, false)
+			*idxDesc = tensor.NewStridedDesc(idxDesc.DataType, outSizes, st)
+			layout += "/" + l
+		}
+		if rng.Intn(4) == 0 {
+			inDesc.TotalTensorSizeInBytes += 4 * uint64(rng.Intn(4))
+		}
+	}
+	in := randomTensor(rng, inDesc)
+	name := fmt.Sprintf("%v in%v out%v win%v str%v dil%v pad%v/%v %s", dt, inSizes, outSizes, win, str, dil, sp, ep, layout)
+	if idxDesc != nil {
+		name += " idx " + idxDesc.DataType.String()
+	}
+	var desc ops.Desc
+	switch {
+	case dilated || (idxDesc != nil && rng.Intn(2) == 0) || rng.Intn(3) == 0:
+		desc = &ops.MaxPooling2{Input: inDesc, Output: outDesc, OutputIndices: idxDesc, Strides: str, WindowSize: win, StartPadding: sp, EndPadding: ep, Dilations: dil}
+	case idxDesc != nil || rng.Intn(2) == 0:
+		desc = &ops.MaxPooling1{Input: inDesc, Output: outDesc, OutputIndices: idxDesc, Strides: str, WindowSize: win, StartPadding: sp, EndPadding: ep}
+	default:
+		desc = &ops.MaxPooling{Input: inDesc, Output: outDesc, Strides: str, WindowSize: win, StartPadding: sp, EndPadding: ep}
+	}
+	return desc, in, desc.OperatorType() + " " + name
+}
+
+var allIdx = []tensor.DataType{tensor.Unknown, tensor.UInt32, tensor.UInt64}
+
+func runRandom(t *testing.T, d *dml.Device, g poolGen, n int) {
+	rng := testutil.Rand(t)
+	for i := 0; i < n; i++ {
+		desc, in, name := g.randomPool(rng)
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Log(name)
+			testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+		})
+	}
+}
+
+func TestMaxPoolRandom(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	n := 100
+	if testing.Short() {
+		n = 40
+	}
+	runRandom(t, d, poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}, n)
+}
+
+// TestMaxPoolEveryType runs each type with each index type at least once.
+func TestMaxPoolEveryType(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	for _, dt := range tensor.AllTypes {
+		for _, it := range allIdx {
+			t.Run(fmt.Sprintf("%v/%v", dt, it), func(t *testing.T) {
+				runRandom(t, d, poolGen{types: []tensor.DataType{dt}, idx: []tensor.DataType{it}, layouts: true}, 2)
+			})
+		}
+	}
+}
+
+// TestMaxPoolFallbacks forces each device-feature fallback, alone and all
+// together.
+func TestMaxPoolFallbacks(t *testing.T) {
+	wide := []tensor.DataType{tensor.Int64, tensor.UInt64, tensor.Float32}
+	cases := []struct {
+		name    string
+		disable gpu.Features
+		types   []tensor.DataType
+	}{
+		{"no 8-bit storage", gpu.Features{StorageBuffer8Bit: true, ShaderInt8: true}, []tensor.DataType{tensor.UInt8, tensor.Int8}},
+		{"no 16-bit storage", gpu.Features{StorageBuffer16Bit: true, ShaderInt16: true}, []tensor.DataType{tensor.Float16, tensor.UInt16, tensor.Int16}},
+		{"no shaderFloat16", gpu.Features{ShaderFloat16: true}, []tensor.DataType{tensor.Float16}},
+		{"no shaderInt64", gpu.Features{ShaderInt64: true}, wide},
+		{"none", gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
+			ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}, tensor.AllTypes},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: c.disable})
+			n := 15
+			if testing.Short() {
+				n = 8
+			}
+			runRandom(t, d, poolGen{types: c.types, idx: allIdx, layouts: true}, n)
+		})
+	}
+}
+
+// limited plans with a smaller maxStorageBufferRange, so that the planner
+// splits the tensors over several steps with windowed bindings.
+type limited struct {
+	ops.Desc
+	rangeBytes uint32
+	kernel     string // a forced strategy, when not empty
+}
+
+func (l limited) Plan(ctx *ops.Context) (*ops.Plan, error) {
+	c := *ctx
+	if l.rangeBytes != 0 {
+		c.Limits.MaxStorageBufferRange = l.rangeBytes
+	}
+	if l.kernel != "" {
+		c.Kernel = l.kernel
+	}
+	return l.Desc.Plan(&c)
+}
+
+// TestMaxPoolForcedSplit forces the split strategy (one batch per step)
+// on tensors that fit one binding, and checks the strategy errors.
+func TestMaxPoolForcedSplit(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
+	for i := 0; i < 10; i++ {
+		desc, in, name := g.randomPool(rng)
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Log(name)
+			res := testutil.CheckOperator(t, d, limited{Desc: desc, kernel: "split"}, []*tensor.Tensor{in}, rng)
+			if res.Strategy != "split-n(1)" {
+				t.Errorf("strategy %q", res.Strategy)
+			}
+		})
+	}
+	desc, _, _ := g.randomPool(rng)
+	var he *hresult.Error
+	if _, err := d.CreateOperator(limited{Desc: desc, kernel: "tiles"}); !errors.As(err, &he) || he.Field != "Kernel" {
+		t.Errorf("unknown strategy: %v", err)
+	}
+	if _, err := d.CreateOperator(limited{Desc: desc, kernel: "direct", rangeBytes: 16}); !errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
+		t.Errorf("direct strategy over the range: %v", err)
+	}
+}
+
+func TestMaxPoolSplit(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
+	strategies := map[string]int{}
+	n := 60
+	if testing.Short() {
+		n = 25
+	}
+	for i := 0; i < n; i++ {
+		desc, in, name := g.randomPool(rng)
+		// A range between one (batch, channel) plane and the whole tensors.
+		var plane, batch, total uint64
+		for _, td := range append(desc.Inputs(), desc.Outputs()...) {
+			if td == nil {
+				continue
+			}
+			st, es := td.EffectiveStrides(), uint64(td.DataType.Size())
+			last := uint64(0)
+			for j := 2; j < len(st); j++ {
+				last += uint64(td.Sizes[j]-1) * uint64(st[j])
+			}
+			plane = max(plane, (last+1)*es)
+			batch = max(batch, (last+uint64(td.Sizes[1]-1)*uint64(st[1])+1)*es)
+			total = max(total, td.TotalTensorSizeInBytes)
+		}
+		slack := max(d.GPU().Limits.MinStorageBufferOffsetAlignment, 4) + 8
+		var lim uint32
+		switch i % 4 {
+		case 0: // at least a plane, less than a batch: runs of channels
+			lim = uint32(plane + slack + uint64(rng.Int63n(int64(batch-plane+1))))
+		case 1: // at least a batch: runs of batches
+			lim = uint32(batch + slack + uint64(rng.Int63n(int64(total-batch+1))))
+		case 2: // less than a plane: unsupported
+			lim = uint32(1 + rng.Intn(int(plane+slack)))
+		default:
+			lim = uint32(plane + slack + uint64(rng.Int63n(int64(total+8))))
+		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Logf("%s, range %d", name, lim)
+			res, err := testutil.RunPoisoned(d, limited{Desc: desc, rangeBytes: lim}, []*tensor.Tensor{in}, rng)
+			if err != nil {
+				if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
+					strategies["unsupported"]++
+					return
+				}
+				t.Fatal(err)
+			}
+			strategies[res.Strategy[:min(7, len(res.Strategy))]]++
+			for j := range res.Outputs {
+				if res.Outputs[j] == nil {
+					continue
+				}
+				if diff := testutil.DiffTensors(res.Expected[j], res.Outputs[j], 8); diff != "" {
+					t.Fatalf("%s: output %d differs:\n%s", res.Strategy, j, diff)
+				}
+			}
+		})
+	}
+	t.Logf("strategies: %v", strategies)
+	if !testing.Short() && (strategies["split-n"] == 0 || strategies["split-c"] == 0) {
+		t.Errorf("the random cases did not reach both split strategies: %v", strategies)
+	}
+}
+
+func TestMaxPoolSplitUnsupported(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	in := tensor.NewStridedDesc(tensor.Float32, []uint32{1, 4, 8, 8}, []uint32{256, 1, 32, 4}) // NHWC
+	desc := &ops.MaxPooling{Input: in, Output: tensor.NewDesc(tensor.Float32, []uint32{1, 4, 4, 4}),
+		Strides: []uint32{2, 2}, WindowSize: []uint32{2, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}
+	_, err := d.CreateOperator(limited{Desc: desc, rangeBytes: 512})
+	var he *hresult.Error
+	if !errors.As(err, &he) || he.Code != hresult.DXGI_ERROR_UNSUPPORTED || he.Field != "InputTensor.Strides" {
+		t.Fatalf("got %v, want DXGI_ERROR_UNSUPPORTED on InputTensor.Strides", err)
+	}
+}

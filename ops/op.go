@@ -1,0 +1,230 @@
+// Package ops holds vkdml's operators: for each, its desc (the DirectML
+// struct), its validation, its planner (which kernels, with which
+// parameters, over which byte ranges) and its CPU reference.
+//
+// An operator is one file, NAME.go, with its GLSL in shaders/NAME*.comp and
+// its tests in NAME_test.go. Adding one needs nothing from the host layer:
+// the dml package compiles a Plan into pipelines, binds the tensors and
+// records the steps.
+package ops
+
+import (
+	"fmt"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// FeatureLevel is DML_FEATURE_LEVEL.
+type FeatureLevel uint32
+
+// DirectML's feature levels.
+const (
+	FeatureLevel1_0 FeatureLevel = 0x1000
+	FeatureLevel2_0 FeatureLevel = 0x2000
+	FeatureLevel2_1 FeatureLevel = 0x2100
+	FeatureLevel3_0 FeatureLevel = 0x3000
+	FeatureLevel3_1 FeatureLevel = 0x3100
+	FeatureLevel4_0 FeatureLevel = 0x4000
+	FeatureLevel4_1 FeatureLevel = 0x4100
+	FeatureLevel5_0 FeatureLevel = 0x5000
+	FeatureLevel5_1 FeatureLevel = 0x5100
+	FeatureLevel5_2 FeatureLevel = 0x5200
+	FeatureLevel6_0 FeatureLevel = 0x6000
+	FeatureLevel6_1 FeatureLevel = 0x6100
+	FeatureLevel6_2 FeatureLevel = 0x6200
+	FeatureLevel6_3 FeatureLevel = 0x6300
+	FeatureLevel6_4 FeatureLevel = 0x6400
+)
+
+// FeatureLevels lists every defined level, lowest first.
+var FeatureLevels = []FeatureLevel{
+	FeatureLevel1_0, FeatureLevel2_0, FeatureLevel2_1, FeatureLevel3_0, FeatureLevel3_1,
+	FeatureLevel4_0, FeatureLevel4_1, FeatureLevel5_0, FeatureLevel5_1, FeatureLevel5_2,
+	FeatureLevel6_0, FeatureLevel6_1, FeatureLevel6_2, FeatureLevel6_3, FeatureLevel6_4,
+}
+
+// Valid reports whether l is a defined level.
+func (l FeatureLevel) Valid() bool {
+	for _, x := range FeatureLevels {
+		if l == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (l FeatureLevel) String() string { return fmt.Sprintf("%d_%d", l>>12, (l>>8)&0xf) }
+
+// Context is what validation and planning may depend on: the device's
+// feature level and capabilities.
+type Context struct {
+	FeatureLevel FeatureLevel
+	Features     gpu.Features
+	Limits       gpu.Limits
+	// DeviceType lets planners tune for the device's cost model: on a CPU
+	// device (lavapipe) per-workgroup overhead dominates and long
+	// per-invocation loops are cheap, the reverse of a GPU.
+	DeviceType gpu.DeviceType
+	// Kernel, when not empty, forces a kernel strategy by name (for
+	// benchmarks comparing variants); a planner that does not know the name
+	// returns an error.
+	Kernel string
+}
+
+// Desc is an operator description, DML_*_OPERATOR_DESC.
+type Desc interface {
+	// OperatorType is DirectML's name without the prefix, e.g. "ARGMAX".
+	OperatorType() string
+	// Validate checks every rule DirectML documents and semantics.md pins,
+	// returning an *hresult.Error naming the field and the rule.
+	Validate(ctx *Context) error
+	// Inputs and Outputs list the tensors in binding order; an absent
+	// optional tensor is nil.
+	Inputs() []*tensor.Desc
+	Outputs() []*tensor.Desc
+	// Plan chooses the kernels and steps. It is called after Validate.
+	Plan(ctx *Context) (*Plan, error)
+	// Reference computes the outputs on the CPU, following the rules
+	// literally: the oracle the GPU results are tested against. It writes
+	// only the elements the output descs address.
+	Reference(inputs, outputs []*tensor.Tensor) error
+}
+
+// Linter is implemented by descs that are legal but may not mean what the
+// caller intended; with the debug flag on, the device reports the messages
+// (as DirectML's debug layer would) without failing the call.
+type Linter interface {
+	Lint() []string
+}
+
+// Kernel names a compiled variant and its pipeline parameters.
+type Kernel struct {
+	Variant       string   // a name in shaders.Variants
+	Bindings      int      // storage buffers
+	ParamBytes    uint32   // push-constant bytes after the base offsets
+	Spec          []uint32 // specialization constants; Spec[0] is the workgroup size
+	SubgroupSize  uint32   // required subgroup size, 0 for any
+	FullSubgroups bool
+}
+
+// SlotKind says which bound resource a step's binding refers to.
+type SlotKind int
+
+const (
+	SlotInput SlotKind = iota
+	SlotOutput
+	SlotTemporary
+	SlotPersistent
+)
+
+func (k SlotKind) String() string {
+	return [...]string{"input", "output", "temporary", "persistent"}[k]
+}
+
+// Slot is a byte window of a bound resource: Offset and Size are relative to
+// the start of the binding; Size 0 means to the end of the tensor
+// (TotalTensorSizeInBytes) or resource.
+type Slot struct {
+	Kind   SlotKind
+	Index  int
+	Offset uint64
+	Size   uint64
+}
+
+// In and Out are the whole-tensor slots of input i and output i.
+func In(i int) Slot  { return Slot{Kind: SlotInput, Index: i} }
+func Out(i int) Slot { return Slot{Kind: SlotOutput, Index: i} }
+
+// Step is one dispatch.
+type Step struct {
+	Kernel   int // index into Plan.Kernels
+	Bindings []Slot
+	Params   []byte
+	Groups   [3]uint32
+	// Barrier asks for a barrier before this step, because it reads what an
+	// earlier step of the same plan wrote.
+	Barrier bool
+}
+
+// Plan is how an operator runs on a device.
+type Plan struct {
+	Strategy       string // for bench output: which kernel shape was chosen
+	Kernels        []Kernel
+	Steps          []Step
+	TemporarySize  uint64
+	PersistentSize uint64
+}
+
+// ValidateTensor checks one tensor: DirectML's descriptor rules, its rank
+// against [minRank,maxRank], and for outputs the no-aliasing rule.
+func ValidateTensor(field string, d *tensor.Desc, minRank, maxRank int, output bool) error {
+	if d == nil {
+		return hresult.InvalidArg(field, "tensor is required")
+	}
+	var err error
+	if output {
+		err = d.ValidateOutput()
+	} else {
+		err = d.Validate()
+	}
+	if err != nil {
+		return hresult.WithField(field, err)
+	}
+	if r := d.Rank(); r < minRank || r > maxRank {
+		return hresult.InvalidArg(field+".DimensionCount", "%d is not in [%d,%d]", r, minRank, maxRank)
+	}
+	if output && d.Flags&tensor.FlagOwnedByDML != 0 {
+		return hresult.InvalidArg(field+".Flags", "DML_TENSOR_FLAG_OWNED_BY_DML is allowed on inputs only")
+	}
+	return nil
+}
+
+// CheckType returns an error unless dt is one of allowed.
+func CheckType(field string, dt tensor.DataType, allowed []tensor.DataType) error {
+	for _, a := range allowed {
+		if dt == a {
+			return nil
+		}
+	}
+	return hresult.InvalidArg(field+".DataType", "%v is not supported here (supported: %v)", dt, allowed)
+}
+
+// GridGroups returns a dispatch size for n work items of wg invocations
+// each, for kernels with grid-stride loops: the x count is capped so that
+// the loop, not the dispatch, covers the rest.
+func GridGroups(n uint64, wg uint32, lim gpu.Limits) [3]uint32 {
+	const maxGroups = 65535
+	g := (n + uint64(wg) - 1) / uint64(wg)
+	if g == 0 {
+		g = 1
+	}
+	capX := uint64(min(lim.MaxComputeWorkGroupCount[0], maxGroups))
+	if g <= capX {
+		return [3]uint32{uint32(g), 1, 1}
+	}
+	y := (g + capX - 1) / capX
+	y = min(y, uint64(min(lim.MaxComputeWorkGroupCount[1], maxGroups)))
+	return [3]uint32{uint32(capX), uint32(y), 1}
+}
+
+// Params builds a push-constant parameter block of little-endian words.
+type Params []byte
+
+// U32 appends words.
+func (p Params) U32(v ...uint32) Params {
+	for _, x := range v {
+		p = append(p, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+	}
+	return p
+}
+
+// Padded appends v and zeros up to n words (for fixed-size arrays).
+func (p Params) Padded(n int, v []uint32) Params {
+	p = p.U32(v...)
+	for i := len(v); i < n; i++ {
+		p = p.U32(0)
+	}
+	return p
+}

@@ -1,0 +1,12 @@
+//go:build !windows
+
+package main
+
+import (
+	"errors"
+	"runtime"
+)
+
+func newBackend(dll string, debug bool) (backend, error) {
+	return nil, errors.New("dmlrunner drives DirectML through d3d12.dll and needs Windows (or Wine: see scripts/parity.sh); this is " + runtime.GOOS)
+}

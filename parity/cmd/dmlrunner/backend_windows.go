@@ -1,0 +1,773 @@
+//go:build windows
+
+package main
+
+// DirectML through COM vtables with syscall.SyscallN. Every struct passed
+// to D3D12 or DirectML is a Go struct with the x64 C layout; pointers in
+// them are unsafe.Pointer fields (so the garbage collector keeps what they
+// point to alive and stack moves update them), and COM objects are
+// unsafe.Pointers to memory the DLLs own.
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/parity"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+type guid struct {
+	d1     uint32
+	d2, d3 uint16
+	d4     [8]byte
+}
+
+var (
+	iidD3D12Device              = guid{0x189819f1, 0x1db6, 0x4b57, [8]byte{0xbe, 0x54, 0x18, 0x21, 0x33, 0x9b, 0x85, 0xf7}}
+	iidD3D12CommandQueue        = guid{0x0ec870a6, 0x5d7e, 0x4c22, [8]byte{0x8c, 0xfc, 0x5b, 0xaa, 0xe0, 0x76, 0x16, 0xed}}
+	iidD3D12CommandAllocator    = guid{0x6102dee4, 0xaf59, 0x4b09, [8]byte{0xb9, 0x99, 0xb4, 0x4d, 0x73, 0xf0, 0x9b, 0x24}}
+	iidD3D12GraphicsCommandList = guid{0x5b160d0f, 0xac1b, 0x4185, [8]byte{0x8b, 0xa8, 0xb3, 0xae, 0x42, 0xa5, 0xa4, 0x55}}
+	iidD3D12Fence               = guid{0x0a753dcf, 0xc4d8, 0x4b91, [8]byte{0xad, 0xf6, 0xbe, 0x5a, 0x60, 0xd9, 0x5a, 0x76}}
+	iidD3D12Resource            = guid{0x696442be, 0xa72e, 0x4059, [8]byte{0xbc, 0x79, 0x5b, 0x5c, 0x98, 0x04, 0x0f, 0xad}}
+	iidD3D12DescriptorHeap      = guid{0x8efb471d, 0x616c, 0x4f49, [8]byte{0x90, 0xf7, 0x12, 0x7b, 0xb7, 0x63, 0xfa, 0x51}}
+
+	iidDMLDevice              = guid{0x6dbd6437, 0x96fd, 0x423f, [8]byte{0xa9, 0x8c, 0xae, 0x5e, 0x7c, 0x2a, 0x57, 0x3f}}
+	iidDMLOperator            = guid{0x26caae7a, 0x3081, 0x4633, [8]byte{0x95, 0x81, 0x22, 0x6f, 0xbe, 0x57, 0x69, 0x5d}}
+	iidDMLCompiledOperator    = guid{0x6b15e56a, 0xbf5c, 0x4902, [8]byte{0x92, 0xd8, 0xda, 0x3a, 0x65, 0x0a, 0xfe, 0xa4}}
+	iidDMLOperatorInitializer = guid{0x427c1113, 0x435c, 0x469c, [8]byte{0x86, 0x76, 0x4d, 0x5d, 0xd0, 0x72, 0xf8, 0x13}}
+	iidDMLBindingTable        = guid{0x29c687dc, 0xde74, 0x4e3b, [8]byte{0xab, 0x00, 0x11, 0x68, 0xf2, 0xfc, 0x3c, 0xfc}}
+	iidDMLCommandRecorder     = guid{0xe6857a76, 0x2e3e, 0x4fdd, [8]byte{0xbf, 0xf4, 0x5d, 0x2b, 0xa1, 0x0f, 0xb4, 0x53}}
+)
+
+// Vtable slots (IUnknown 0-2; ID3D12Object and IDMLObject 3-6).
+const (
+	slotRelease = 2
+
+	devCreateCommandQueue         = 8
+	devCreateCommandAllocator     = 9
+	devCreateCommandList          = 12
+	devCreateDescriptorHeap       = 14
+	devGetDescriptorHandleIncSize = 15
+	devCreateCommittedResource    = 27
+	devCreateFence                = 36
+	devGetDeviceRemovedReason     = 37
+
+	heapGetCPUStart = 9
+	heapGetGPUStart = 10
+
+	resMap   = 8
+	resUnmap = 9
+
+	listClose              = 9
+	listCopyBufferRegion   = 15
+	listResourceBarrier    = 26
+	listSetDescriptorHeaps = 28
+
+	queueExecuteCommandLists = 10
+	queueSignal              = 14
+
+	fenceGetCompletedValue = 8
+
+	dmlCheckFeatureSupport       = 7
+	dmlCreateOperator            = 8
+	dmlCompileOperator           = 9
+	dmlCreateOperatorInitializer = 10
+	dmlCreateCommandRecorder     = 11
+	dmlCreateBindingTable        = 12
+	dmlGetDeviceRemovedReason    = 15
+
+	dispatchableGetBindingProperties = 8
+
+	tableBindInputs     = 8
+	tableBindOutputs    = 9
+	tableBindTemporary  = 10
+	tableBindPersistent = 11
+
+	recorderRecordDispatch = 8
+)
+
+// D3D12 and DirectML enum values used here.
+const (
+	d3dFeatureLevel11_0 = 0xb000
+
+	listTypeDirect = 0
+
+	heapTypeDefault  = 1
+	heapTypeUpload   = 2
+	heapTypeReadback = 3
+
+	stateCommon         = 0
+	stateUnorderedAcess = 0x8
+	stateCopyDest       = 0x400
+	stateCopySource     = 0x800
+	stateGenericRead    = 0xac3
+
+	barrierTransition = 0
+	barrierUAV        = 2
+
+	descriptorHeapCBVSRVUAV     = 0
+	descriptorHeapShaderVisible = 1
+
+	resourceDimensionBuffer = 1
+	layoutRowMajor          = 1
+	resourceFlagAllowUAV    = 0x4
+
+	dmlTensorTypeBuffer = 1
+	dmlBindingNone      = 0
+	dmlBindingBuffer    = 1
+
+	dmlFeatureTensorDataTypeSupport = 0
+	dmlFeatureFeatureLevels         = 1
+
+	dmlOpReduce      = 55
+	dmlOpMaxPooling  = 58
+	dmlOpMaxPooling1 = 91
+	dmlOpMaxPooling2 = 110
+	dmlOpArgMin      = 137
+	dmlOpArgMax      = 138
+)
+
+// com is a COM interface pointer.
+type com unsafe.Pointer
+
+// call invokes vtable slot on o with the given arguments after `this`.
+func call(o com, slot int, args ...uintptr) uintptr {
+	vtbl := *(*unsafe.Pointer)(o)
+	fn := *(*uintptr)(unsafe.Add(vtbl, slot*int(unsafe.Sizeof(uintptr(0)))))
+	r, _, _ := syscall.SyscallN(fn, append([]uintptr{uintptr(o)}, args...)...)
+	return r
+}
+
+func release(o com) {
+	if o != nil {
+		call(o, slotRelease)
+	}
+}
+
+func ptr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// hrError is a failed HRESULT from a named call.
+type hrError struct {
+	hr   hresult.HRESULT
+	call string
+}
+
+func (e *hrError) Error() string { return fmt.Sprintf("%s: %v", e.call, e.hr) }
+
+func check(r uintptr, what string) error {
+	if hr := hresult.HRESULT(uint32(r)); hr.Failed() {
+		return &hrError{hr, what}
+	}
+	return nil
+}
+
+// C structs (x64 layout).
+type (
+	bufferTensorDesc struct {
+		dataType, flags, dimensionCount uint32
+		_                               uint32
+		sizes, strides                  unsafe.Pointer
+		total                           uint64
+		alignment                       uint32
+		_                               uint32
+	}
+	tensorDesc struct {
+		typ  uint32
+		_    uint32
+		desc unsafe.Pointer
+	}
+	operatorDesc struct {
+		typ  uint32
+		_    uint32
+		desc unsafe.Pointer
+	}
+	argDesc struct {
+		in, out   unsafe.Pointer
+		axisCount uint32
+		_         uint32
+		axes      unsafe.Pointer
+		direction uint32
+		_         uint32
+	}
+	reduceDesc struct {
+		function  uint32
+		_         uint32
+		in, out   unsafe.Pointer
+		axisCount uint32
+		_         uint32
+		axes      unsafe.Pointer
+	}
+	maxPoolDesc struct {
+		in, out                     unsafe.Pointer
+		dimensionCount              uint32
+		_                           uint32
+		strides, window, start, end unsafe.Pointer
+	}
+	maxPool1Desc struct {
+		in, out, indices            unsafe.Pointer
+		dimensionCount              uint32
+		_                           uint32
+		strides, window, start, end unsafe.Pointer
+	}
+	maxPool2Desc struct {
+		in, out, indices                       unsafe.Pointer
+		dimensionCount                         uint32
+		_                                      uint32
+		strides, window, start, end, dilations unsafe.Pointer
+	}
+	bindingProperties struct {
+		requiredDescriptorCount uint32
+		_                       uint32
+		temporarySize           uint64
+		persistentSize          uint64
+	}
+	bufferBinding struct {
+		buffer       unsafe.Pointer
+		offset, size uint64
+	}
+	bindingDesc struct {
+		typ  uint32
+		_    uint32
+		desc unsafe.Pointer
+	}
+	bindingTableDesc struct {
+		dispatchable unsafe.Pointer
+		cpu, gpu     uint64
+		size         uint32
+		_            uint32
+	}
+	heapProperties struct {
+		typ, cpuPage, memoryPool, creationNodeMask, visibleNodeMask uint32
+	}
+	resourceDesc struct {
+		dimension               uint32
+		_                       uint32
+		alignment, width        uint64
+		height                  uint32
+		depthOrArraySize, mips  uint16
+		format                  uint32
+		sampleCount, sampleQual uint32
+		layout, flags           uint32
+		_                       uint32
+	}
+	resourceBarrier struct {
+		typ, flags              uint32
+		resource                unsafe.Pointer
+		subresource             uint32
+		stateBefore, stateAfter uint32
+		_                       uint32
+	}
+	commandQueueDesc struct {
+		typ, priority, flags, nodeMask uint32
+	}
+	descriptorHeapDesc struct {
+		typ, numDescriptors, flags, nodeMask uint32
+	}
+)
+
+type dmlBackend struct {
+	d3d12, directml *syscall.DLL
+	dllName         string
+	debug           bool
+	dev             com // ID3D12Device
+	queue           com
+	fence           com
+	fenceValue      uint64
+	dml             com // IDMLDevice
+	recorder        com
+}
+
+func newBackend(dll string, debug bool) (backend, error) {
+	runtime.LockOSThread()
+	b := &dmlBackend{dllName: dll, debug: debug}
+	var err error
+	if b.d3d12, err = syscall.LoadDLL("d3d12.dll"); err != nil {
+		return nil, fmt.Errorf("loading d3d12.dll: %w", err)
+	}
+	if b.directml, err = syscall.LoadDLL(dll); err != nil {
+		return nil, fmt.Errorf("loading %s: %w", dll, err)
+	}
+	if err := b.open(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// open creates the D3D12 device, queue, fence, DML device and recorder.
+func (b *dmlBackend) open() error {
+	create, err := b.d3d12.FindProc("D3D12CreateDevice")
+	if err != nil {
+		return err
+	}
+	var dev unsafe.Pointer
+	r, _, _ := create.Call(0, d3dFeatureLevel11_0, ptr(&iidD3D12Device), ptr(&dev))
+	if err := check(r, "D3D12CreateDevice (default adapter)"); err != nil {
+		return err
+	}
+	b.dev = com(dev)
+	qd := commandQueueDesc{typ: listTypeDirect}
+	var q unsafe.Pointer
+	if err := check(call(b.dev, devCreateCommandQueue, ptr(&qd), ptr(&iidD3D12CommandQueue), ptr(&q)), "ID3D12Device::CreateCommandQueue"); err != nil {
+		return err
+	}
+	b.queue = com(q)
+	var f unsafe.Pointer
+	if err := check(call(b.dev, devCreateFence, 0, 0, ptr(&iidD3D12Fence), ptr(&f)), "ID3D12Device::CreateFence"); err != nil {
+		return err
+	}
+	b.fence = com(f)
+	create1, err := b.directml.FindProc("DMLCreateDevice1")
+	if err != nil {
+		return err
+	}
+	flags := uintptr(0)
+	if b.debug {
+		flags = 1
+	}
+	var d unsafe.Pointer
+	r, _, _ = create1.Call(uintptr(b.dev), flags, 0x1000, ptr(&iidDMLDevice), ptr(&d))
+	if err := check(r, "DMLCreateDevice1"); err != nil {
+		return err
+	}
+	b.dml = com(d)
+	var rec unsafe.Pointer
+	if err := check(call(b.dml, dmlCreateCommandRecorder, ptr(&iidDMLCommandRecorder), ptr(&rec)), "IDMLDevice::CreateCommandRecorder"); err != nil {
+		return err
+	}
+	b.recorder = com(rec)
+	return nil
+}
+
+func (b *dmlBackend) closeDevices() {
+	for _, o := range []*com{&b.recorder, &b.dml, &b.fence, &b.queue, &b.dev} {
+		release(*o)
+		*o = nil
+	}
+}
+
+func (b *dmlBackend) Close() { b.closeDevices() }
+
+var typeNames = []tensor.DataType{tensor.Float32, tensor.Float16, tensor.UInt32, tensor.UInt16, tensor.UInt8, tensor.Int32, tensor.Int16, tensor.Int8, tensor.Float64, tensor.UInt64, tensor.Int64}
+
+func (b *dmlBackend) Info(r *parity.Results) {
+	r.Producer = "dmlrunner with " + b.dllName + dllVersion(b.directml)
+	r.Adapter = "default D3D12 adapter"
+	levels := []uint32{0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000, 0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400}
+	for len(levels) > 0 {
+		q := struct {
+			count uint32
+			_     uint32
+			list  unsafe.Pointer
+		}{uint32(len(levels)), 0, unsafe.Pointer(&levels[0])}
+		var max uint32
+		hr := call(b.dml, dmlCheckFeatureSupport, dmlFeatureFeatureLevels, unsafe.Sizeof(q), ptr(&q), 4, ptr(&max))
+		runtime.KeepAlive(levels)
+		if hr == 0 {
+			r.FeatureLevel = fmt.Sprintf("%d_%d", max>>12, (max>>8)&0xf)
+			break
+		}
+		levels = levels[:len(levels)-1] // older DirectML: drop levels it does not know
+	}
+	r.TypeSupport = map[string]bool{}
+	for _, dt := range typeNames {
+		q, supported := uint32(dt), uint32(0)
+		if call(b.dml, dmlCheckFeatureSupport, dmlFeatureTensorDataTypeSupport, 4, ptr(&q), 4, ptr(&supported)) == 0 {
+			r.TypeSupport[dt.String()] = supported != 0
+		}
+	}
+}
+
+// dllVersion reads the file version of the loaded DLL (best effort).
+func dllVersion(d *syscall.DLL) string {
+	ver, err := syscall.LoadDLL("version.dll")
+	if err != nil {
+		return ""
+	}
+	sizeProc, err1 := ver.FindProc("GetFileVersionInfoSizeW")
+	infoProc, err2 := ver.FindProc("GetFileVersionInfoW")
+	queryProc, err3 := ver.FindProc("VerQueryValueW")
+	if err1 != nil || err2 != nil || err3 != nil {
+		return ""
+	}
+	k32 := syscall.NewLazyDLL("kernel32.dll").NewProc("GetModuleFileNameW")
+	path := make([]uint16, 1024)
+	n, _, _ := k32.Call(uintptr(d.Handle), ptr(&path[0]), uintptr(len(path)))
+	if n == 0 {
+		return ""
+	}
+	size, _, _ := sizeProc.Call(ptr(&path[0]), 0)
+	if size == 0 {
+		return ""
+	}
+	buf := make([]byte, size)
+	if r, _, _ := infoProc.Call(ptr(&path[0]), 0, size, ptr(&buf[0])); r == 0 {
+		return ""
+	}
+	root, _ := syscall.UTF16PtrFromString(`\`)
+	var fixed unsafe.Pointer
+	var flen uint32
+	if r, _, _ := queryProc.Call(ptr(&buf[0]), ptr(root), ptr(&fixed), ptr(&flen)); r == 0 || flen < 52 {
+		return ""
+	}
+	ms := *(*uint32)(unsafe.Add(fixed, 8))
+	ls := *(*uint32)(unsafe.Add(fixed, 12))
+	runtime.KeepAlive(buf)
+	return fmt.Sprintf(" %d.%d.%d.%d", ms>>16, ms&0xffff, ls>>16, ls&0xffff)
+}
+
+// descs holds the C structs of one case so they stay alive through the
+// calls.
+type descs struct {
+	keep []any
+}
+
+func (d *descs) u32s(v []uint32) unsafe.Pointer {
+	if v == nil {
+		return nil
+	}
+	if len(v) == 0 { // a non-null pointer with a count of 0
+		z := new(uint32)
+		d.keep = append(d.keep, z)
+		return unsafe.Pointer(z)
+	}
+	c := append([]uint32(nil), v...)
+	d.keep = append(d.keep, c)
+	return unsafe.Pointer(&c[0])
+}
+
+func (d *descs) tensor(t *parity.Tensor) (unsafe.Pointer, error) {
+	if t == nil {
+		return nil, nil
+	}
+	dt, err := tensor.ParseDataType(t.DataType)
+	if err != nil {
+		return nil, err
+	}
+	bt := &bufferTensorDesc{dataType: uint32(dt), dimensionCount: uint32(len(t.Sizes)),
+		sizes: d.u32s(t.Sizes), strides: d.u32s(t.Strides), total: t.TotalTensorSizeInBytes}
+	if len(t.Sizes) == 0 {
+		bt.sizes = nil
+	}
+	td := &tensorDesc{typ: dmlTensorTypeBuffer, desc: unsafe.Pointer(bt)}
+	d.keep = append(d.keep, bt, td)
+	return unsafe.Pointer(td), nil
+}
+
+// padded returns v extended with zeros to n entries, so that DirectML never
+// reads past a Go slice whatever DimensionCount says.
+func padded(v []uint32, n int) []uint32 {
+	out := make([]uint32, max(n, len(v)))
+	copy(out, v)
+	return out
+}
+
+// operatorDesc builds the DML_OPERATOR_DESC of c.
+func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
+	in, err := d.tensor(&c.Input)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.tensor(&c.Output)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := d.tensor(c.OutputIndices)
+	if err != nil {
+		return nil, err
+	}
+	op := &operatorDesc{}
+	d.keep = append(d.keep, op)
+	switch c.Operator {
+	case "ARGMAX", "ARGMIN":
+		dir, err := c.Direction()
+		if err != nil {
+			return nil, err
+		}
+		a := &argDesc{in: in, out: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes), direction: dir}
+		op.typ, op.desc = dmlOpArgMax, unsafe.Pointer(a)
+		if c.Operator == "ARGMIN" {
+			op.typ = dmlOpArgMin
+		}
+		d.keep = append(d.keep, a)
+	case "REDUCE":
+		f, err := c.Function()
+		if err != nil {
+			return nil, err
+		}
+		r := &reduceDesc{function: f, in: in, out: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes)}
+		op.typ, op.desc = dmlOpReduce, unsafe.Pointer(r)
+		d.keep = append(d.keep, r)
+	case "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2":
+		n := len(c.WindowSize)
+		st, win, sp, ep, dil := d.u32s(padded(c.Strides, n)), d.u32s(padded(c.WindowSize, n)), d.u32s(padded(c.StartPadding, n)), d.u32s(padded(c.EndPadding, n)), d.u32s(padded(c.Dilations, n))
+		switch c.Operator {
+		case "MAX_POOLING":
+			p := &maxPoolDesc{in: in, out: out, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep}
+			op.typ, op.desc = dmlOpMaxPooling, unsafe.Pointer(p)
+			d.keep = append(d.keep, p)
+		case "MAX_POOLING1":
+			p := &maxPool1Desc{in: in, out: out, indices: idx, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep}
+			op.typ, op.desc = dmlOpMaxPooling1, unsafe.Pointer(p)
+			d.keep = append(d.keep, p)
+		default:
+			p := &maxPool2Desc{in: in, out: out, indices: idx, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep, dilations: dil}
+			op.typ, op.desc = dmlOpMaxPooling2, unsafe.Pointer(p)
+			d.keep = append(d.keep, p)
+		}
+	default:
+		return nil, fmt.Errorf("unknown operator %q", c.Operator)
+	}
+	return op, nil
+}
+
+// outputSlots is the number of output bindings of the operator (optional
+// outputs included).
+func outputSlots(c *parity.Case) int {
+	if c.Operator == "MAX_POOLING1" || c.Operator == "MAX_POOLING2" {
+		return 2
+	}
+	return 1
+}
+
+func align(n, a uint64) uint64 { return (n + a - 1) / a * a }
+
+// Run runs one case. A failed HRESULT becomes the outcome; only failures of
+// the runner's own D3D12 plumbing are errors.
+func (b *dmlBackend) Run(c *parity.Case, input []byte) (*parity.Outcome, error) {
+	o, err := b.run(c, input)
+	var he *hrError
+	if errors.As(err, &he) {
+		o = &parity.Outcome{HR: he.hr, Stage: he.call, Message: he.Error()}
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A removed device fails every later case: note it and start afresh.
+	if r := hresult.HRESULT(uint32(call(b.dev, devGetDeviceRemovedReason))); r.Failed() {
+		if !o.HR.Failed() {
+			o = &parity.Outcome{HR: r, Stage: "GetDeviceRemovedReason", Message: "the device was removed while running this case"}
+		}
+		b.closeDevices()
+		if err := b.open(); err != nil {
+			return nil, fmt.Errorf("reopening the device after removal: %w", err)
+		}
+	}
+	return o, nil
+}
+
+func (b *dmlBackend) run(c *parity.Case, input []byte) (*parity.Outcome, error) {
+	var d descs
+	defer func() { runtime.KeepAlive(&d) }()
+	opDesc, err := d.operator(c)
+	if err != nil {
+		return nil, err
+	}
+	var op, cop, init unsafe.Pointer
+	r := call(b.dml, dmlCreateOperator, ptr(opDesc), ptr(&iidDMLOperator), ptr(&op))
+	runtime.KeepAlive(&d)
+	if err := check(r, "CreateOperator"); err != nil {
+		return nil, err
+	}
+	defer release(com(op))
+	if err := check(call(b.dml, dmlCompileOperator, uintptr(op), 0, ptr(&iidDMLCompiledOperator), ptr(&cop)), "CompileOperator"); err != nil {
+		return nil, err
+	}
+	defer release(com(cop))
+	if err := check(call(b.dml, dmlCreateOperatorInitializer, 1, ptr(&cop), ptr(&iidDMLOperatorInitializer), ptr(&init)), "CreateOperatorInitializer"); err != nil {
+		return nil, err
+	}
+	defer release(com(init))
+	var execProps, initProps bindingProperties
+	call(com(cop), dispatchableGetBindingProperties, ptr(&execProps))
+	call(com(init), dispatchableGetBindingProperties, ptr(&initProps))
+
+	// One buffer holds everything: input, outputs, temporary, persistent,
+	// each at a 256-byte aligned offset.
+	outs := c.OutputTensors()
+	var offset uint64
+	place := func(size uint64) uint64 {
+		at := offset
+		offset = align(offset+max(size, 4), 256)
+		return at
+	}
+	inOff := place(uint64(len(input)))
+	outOffs := make([]uint64, len(outs))
+	for i, t := range outs {
+		outOffs[i] = place(t.TotalTensorSizeInBytes)
+	}
+	tempSize := max(execProps.temporarySize, initProps.temporarySize)
+	tempOff := place(tempSize)
+	persOff := place(execProps.persistentSize)
+	total := offset
+
+	arena, err := b.buffer(heapTypeDefault, total, stateCopyDest, resourceFlagAllowUAV)
+	if err != nil {
+		return nil, err
+	}
+	defer release(arena)
+	upload, err := b.buffer(heapTypeUpload, total, stateGenericRead, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer release(upload)
+	readback, err := b.buffer(heapTypeReadback, total, stateCopyDest, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer release(readback)
+
+	// Upload the input and the outputs' fill.
+	up, err := mapBuffer(upload, total)
+	if err != nil {
+		return nil, err
+	}
+	copy(up[inOff:], input)
+	for i, t := range outs {
+		copy(up[outOffs[i]:], parity.FilledOutput(t))
+	}
+	call(upload, resUnmap, 0, 0)
+
+	// Descriptors: the initializer's first, then the operator's.
+	nInit, nExec := max(initProps.requiredDescriptorCount, 1), max(execProps.requiredDescriptorCount, 1)
+	hd := descriptorHeapDesc{typ: descriptorHeapCBVSRVUAV, numDescriptors: nInit + nExec, flags: descriptorHeapShaderVisible}
+	var heap unsafe.Pointer
+	if err := check(call(b.dev, devCreateDescriptorHeap, ptr(&hd), ptr(&iidD3D12DescriptorHeap), ptr(&heap)), "ID3D12Device::CreateDescriptorHeap"); err != nil {
+		return nil, err
+	}
+	defer release(com(heap))
+	var cpu, gpu uint64
+	call(com(heap), heapGetCPUStart, ptr(&cpu))
+	call(com(heap), heapGetGPUStart, ptr(&gpu))
+	inc := uint64(uint32(call(b.dev, devGetDescriptorHandleIncSize, descriptorHeapCBVSRVUAV)))
+
+	bind := func(off, size uint64) *bindingDesc {
+		bb := &bufferBinding{buffer: unsafe.Pointer(arena), offset: off, size: size}
+		bd := &bindingDesc{typ: dmlBindingBuffer, desc: unsafe.Pointer(bb)}
+		d.keep = append(d.keep, bb, bd)
+		return bd
+	}
+	var initTable, execTable unsafe.Pointer
+	itd := bindingTableDesc{dispatchable: init, cpu: cpu, gpu: gpu, size: nInit}
+	if err := check(call(b.dml, dmlCreateBindingTable, ptr(&itd), ptr(&iidDMLBindingTable), ptr(&initTable)), "CreateBindingTable (initializer)"); err != nil {
+		return nil, err
+	}
+	defer release(com(initTable))
+	if initProps.temporarySize > 0 {
+		call(com(initTable), tableBindTemporary, ptr(bind(tempOff, initProps.temporarySize)))
+	}
+	if execProps.persistentSize > 0 {
+		call(com(initTable), tableBindOutputs, 1, ptr(bind(persOff, execProps.persistentSize)))
+	}
+	etd := bindingTableDesc{dispatchable: cop, cpu: cpu + uint64(nInit)*inc, gpu: gpu + uint64(nInit)*inc, size: nExec}
+	if err := check(call(b.dml, dmlCreateBindingTable, ptr(&etd), ptr(&iidDMLBindingTable), ptr(&execTable)), "CreateBindingTable (operator)"); err != nil {
+		return nil, err
+	}
+	defer release(com(execTable))
+	inBind := []bindingDesc{*bind(inOff, c.Input.TotalTensorSizeInBytes)}
+	call(com(execTable), tableBindInputs, 1, ptr(&inBind[0]))
+	outBind := make([]bindingDesc, outputSlots(c))
+	for i, t := range outs {
+		outBind[i] = *bind(outOffs[i], t.TotalTensorSizeInBytes)
+	}
+	call(com(execTable), tableBindOutputs, uintptr(len(outBind)), ptr(&outBind[0]))
+	if execProps.temporarySize > 0 {
+		call(com(execTable), tableBindTemporary, ptr(bind(tempOff, execProps.temporarySize)))
+	}
+	if execProps.persistentSize > 0 {
+		call(com(execTable), tableBindPersistent, ptr(bind(persOff, execProps.persistentSize)))
+	}
+
+	// Record: upload, initialize, execute, read back.
+	var alloc, list unsafe.Pointer
+	if err := check(call(b.dev, devCreateCommandAllocator, listTypeDirect, ptr(&iidD3D12CommandAllocator), ptr(&alloc)), "ID3D12Device::CreateCommandAllocator"); err != nil {
+		return nil, err
+	}
+	defer release(com(alloc))
+	if err := check(call(b.dev, devCreateCommandList, 0, listTypeDirect, uintptr(alloc), 0, ptr(&iidD3D12GraphicsCommandList), ptr(&list)), "ID3D12Device::CreateCommandList"); err != nil {
+		return nil, err
+	}
+	defer release(com(list))
+	l := com(list)
+	transition := func(before, after uint32) {
+		br := resourceBarrier{typ: barrierTransition, resource: unsafe.Pointer(arena), subresource: 0xffffffff, stateBefore: before, stateAfter: after}
+		call(l, listResourceBarrier, 1, ptr(&br))
+	}
+	uavBarrier := func() {
+		br := resourceBarrier{typ: barrierUAV, resource: unsafe.Pointer(arena)}
+		call(l, listResourceBarrier, 1, ptr(&br))
+	}
+	call(l, listCopyBufferRegion, uintptr(arena), 0, uintptr(upload), 0, uintptr(total))
+	transition(stateCopyDest, stateUnorderedAcess)
+	heaps := []unsafe.Pointer{heap}
+	call(l, listSetDescriptorHeaps, 1, ptr(&heaps[0]))
+	call(b.recorder, recorderRecordDispatch, uintptr(list), uintptr(init), uintptr(initTable))
+	uavBarrier()
+	call(b.recorder, recorderRecordDispatch, uintptr(list), uintptr(cop), uintptr(execTable))
+	uavBarrier()
+	transition(stateUnorderedAcess, stateCopySource)
+	call(l, listCopyBufferRegion, uintptr(readback), 0, uintptr(arena), 0, uintptr(total))
+	if err := check(call(l, listClose), "ID3D12GraphicsCommandList::Close"); err != nil {
+		return nil, err
+	}
+	lists := []unsafe.Pointer{list}
+	call(b.queue, queueExecuteCommandLists, 1, ptr(&lists[0]))
+	b.fenceValue++
+	if err := check(call(b.queue, queueSignal, uintptr(b.fence), uintptr(b.fenceValue)), "ID3D12CommandQueue::Signal"); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for uint64(call(b.fence, fenceGetCompletedValue)) < b.fenceValue {
+		if r := hresult.HRESULT(uint32(call(b.dev, devGetDeviceRemovedReason))); r.Failed() {
+			return nil, &hrError{r, "waiting for the GPU"}
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("the GPU did not finish within 60 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := check(call(b.dml, dmlGetDeviceRemovedReason), "IDMLDevice::GetDeviceRemovedReason"); err != nil {
+		return nil, err
+	}
+	runtime.KeepAlive(inBind)
+	runtime.KeepAlive(outBind)
+
+	back, err := mapBuffer(readback, total)
+	if err != nil {
+		return nil, err
+	}
+	o := &parity.Outcome{HR: hresult.S_OK}
+	for i, t := range outs {
+		o.Outputs = append(o.Outputs, append([]byte(nil), back[outOffs[i]:outOffs[i]+t.TotalTensorSizeInBytes]...))
+	}
+	call(readback, resUnmap, 0, 0)
+	return o, nil
+}
+
+// buffer creates a committed buffer resource.
+func (b *dmlBackend) buffer(heapType uint32, size uint64, state uint32, flags uint32) (com, error) {
+	hp := heapProperties{typ: heapType, creationNodeMask: 1, visibleNodeMask: 1}
+	rd := resourceDesc{dimension: resourceDimensionBuffer, width: size, height: 1, depthOrArraySize: 1, mips: 1,
+		sampleCount: 1, layout: layoutRowMajor, flags: flags}
+	var res unsafe.Pointer
+	r := call(b.dev, devCreateCommittedResource, ptr(&hp), 0, ptr(&rd), uintptr(state), 0, ptr(&iidD3D12Resource), ptr(&res))
+	if err := check(r, "ID3D12Device::CreateCommittedResource"); err != nil {
+		return nil, err
+	}
+	return com(res), nil
+}
+
+// mapBuffer maps subresource 0 of an upload or readback buffer.
+func mapBuffer(res com, size uint64) ([]byte, error) {
+	var p unsafe.Pointer
+	if err := check(call(res, resMap, 0, 0, ptr(&p)), "ID3D12Resource::Map"); err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(p), size), nil
+}

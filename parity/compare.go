@@ -1,0 +1,344 @@
+package parity
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// Verdicts.
+const (
+	Equal          = "equal"
+	Differ         = "DIFFER"
+	RejectedByBoth = "rejected by both"
+	Known          = "known difference"
+	NoGolden       = "NO GOLDEN"
+	Skipped        = "skipped"
+)
+
+// KnownDifference is an entry of known-differences.json: a case whose
+// difference from DirectML is documented and accepted.
+type KnownDifference struct {
+	Case   string `json:"case"`
+	Reason string `json:"reason"` // the semantics.md rule or document that explains it
+}
+
+// KnownDifferences is the file known-differences.json.
+type KnownDifferences struct {
+	Comment     string            `json:"comment,omitempty"`
+	Differences []KnownDifference `json:"differences"`
+}
+
+// LoadKnown reads dir/known-differences.json into a map from case name to
+// reason; a missing file is an empty list.
+func LoadKnown(dir string) (map[string]string, error) {
+	var k KnownDifferences
+	if err := readJSON(filepath.Join(dir, KnownFile), &k); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return map[string]string{}, nil
+		}
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, d := range k.Differences {
+		if d.Case == "" || d.Reason == "" {
+			return nil, fmt.Errorf("parity: %s: every entry needs a case and a reason", KnownFile)
+		}
+		m[d.Case] = d.Reason
+	}
+	return m, nil
+}
+
+// Row is one line of the comparison table.
+type Row struct {
+	Case, DirectML, VKDML, Verdict string
+	Detail                         string // what differs, or the known reason
+}
+
+// Report is a whole comparison.
+type Report struct {
+	// TypeSupport is the DirectML device's DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT
+	// (Results.TypeSupport): a case that DirectML rejected and that uses a
+	// type the device does not support says nothing about the semantics,
+	// and is skipped.
+	TypeSupport map[string]bool
+
+	Rows                                                []Row
+	Equal, Differ, RejectedByBoth, Known, None, Skipped int
+}
+
+// unsupportedType returns the first data type of c that the DirectML
+// device reported as unsupported, or "".
+func (r *Report) unsupportedType(c *Case) string {
+	ts := []*Tensor{&c.Input, &c.Output, c.OutputIndices}
+	for _, t := range ts {
+		if t != nil {
+			if ok, known := r.TypeSupport[t.DataType]; known && !ok {
+				return t.DataType
+			}
+		}
+	}
+	return ""
+}
+
+// Failed reports whether anything differs that is not a known difference,
+// or a case has no golden.
+func (r *Report) Failed() bool { return r.Differ > 0 || r.None > 0 }
+
+// Add compares one case and appends its row. golden nil means DirectML's
+// result is missing.
+func (r *Report) Add(c *Case, golden, vk *Outcome, known map[string]string) *Row {
+	row := Row{Case: c.Name, VKDML: Describe(c, vk)}
+	if golden == nil {
+		row.DirectML, row.Verdict, row.Detail = "-", NoGolden, "no DirectML result for this case"
+		r.None++
+		r.Rows = append(r.Rows, row)
+		return &r.Rows[len(r.Rows)-1]
+	}
+	row.DirectML = Describe(c, golden)
+	diff := Diff(c, golden, vk)
+	switch {
+	case diff == "" && golden.HR.Failed():
+		row.Verdict = RejectedByBoth
+		r.RejectedByBoth++
+	case diff == "":
+		row.Verdict = Equal
+		r.Equal++
+	case golden.HR.Failed() && r.unsupportedType(c) != "":
+		row.Verdict = Skipped
+		row.Detail = fmt.Sprintf("the DirectML device does not support %s (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT), so its %v says nothing about the semantics", r.unsupportedType(c), golden.HR)
+		r.Skipped++
+	case known[c.Name] != "":
+		row.Verdict, row.Detail = Known, diff+"; known: "+known[c.Name]
+		r.Known++
+	default:
+		row.Verdict, row.Detail = Differ, diff
+		r.Differ++
+	}
+	r.Rows = append(r.Rows, row)
+	return &r.Rows[len(r.Rows)-1]
+}
+
+// Summary is the line `parity: N equal, M differ, K rejected by both`.
+func (r *Report) Summary() string {
+	return fmt.Sprintf("parity: %d equal, %d differ, %d rejected by both", r.Equal, r.Differ, r.RejectedByBoth)
+}
+
+// Print writes the table, then PrintDetails.
+func (r *Report) Print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "case\tDirectML\tvkdml\tverdict")
+	for _, row := range r.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Case, clip(row.DirectML), clip(row.VKDML), row.Verdict)
+	}
+	tw.Flush()
+	r.PrintDetails(w)
+}
+
+// PrintDetails writes what differs, what was skipped and the summary line.
+func (r *Report) PrintDetails(w io.Writer) {
+	skipped := map[string][]string{}
+	for _, row := range r.Rows {
+		switch {
+		case row.Verdict == Skipped:
+			t := r.unsupportedTypeOfRow(row)
+			skipped[t] = append(skipped[t], row.Case)
+		case row.Detail != "":
+			fmt.Fprintf(w, "%s: %s: %s\n", row.Verdict, row.Case, row.Detail)
+		}
+	}
+	if r.Skipped > 0 {
+		fmt.Fprintf(w, "skipped: %d cases that DirectML rejected because its device does not support a data type they use:", r.Skipped)
+		for _, t := range sortedKeys(skipped) {
+			fmt.Fprintf(w, " %s (%d)", t, len(skipped[t]))
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Known > 0 || r.None > 0 {
+		fmt.Fprintf(w, "(%d known differences, listed in %s with their reasons; %d cases without a golden)\n", r.Known, KnownFile, r.None)
+	}
+	fmt.Fprintln(w, r.Summary())
+}
+
+func clip(s string) string {
+	if len(s) > 48 {
+		return s[:45] + "..."
+	}
+	return s
+}
+
+// Diff says how vk differs from golden, or "" when they agree: the same
+// failure code, or success with every output buffer equal byte for byte
+// (addressed elements and the bytes between them).
+func Diff(c *Case, golden, vk *Outcome) string {
+	if golden.HR.Failed() || vk.HR.Failed() {
+		if golden.HR == vk.HR {
+			return ""
+		}
+		return fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+	}
+	outs := c.OutputTensors()
+	var msgs []string
+	for i, t := range outs {
+		if i >= len(golden.Outputs) || i >= len(vk.Outputs) {
+			msgs = append(msgs, fmt.Sprintf("output %d missing", i))
+			continue
+		}
+		if m := diffBuffer(t, golden.Outputs[i], vk.Outputs[i]); m != "" {
+			msgs = append(msgs, fmt.Sprintf("output %d: %s", i, m))
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func stage(o *Outcome) string {
+	if o.Stage == "" {
+		return ""
+	}
+	return " at " + o.Stage
+}
+
+// diffBuffer compares two physical buffers of t element by element.
+func diffBuffer(t *Tensor, a, b []byte) string {
+	dt, err := tensor.ParseDataType(t.DataType)
+	if err != nil {
+		return err.Error()
+	}
+	if len(a) != len(b) {
+		return fmt.Sprintf("buffer sizes differ: %d vs %d bytes", len(a), len(b))
+	}
+	es := dt.Size()
+	n, first := 0, -1
+	for i := 0; i+es <= len(a); i += es {
+		if string(a[i:i+es]) != string(b[i:i+es]) {
+			if first < 0 {
+				first = i / es
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	at := func(buf []byte) string { return formatElem(dt, buf[first*es:(first+1)*es]) }
+	return fmt.Sprintf("%d of %d buffer elements differ; first at buffer element %d%s: DirectML %s, vkdml %s",
+		n, len(a)/es, first, coordsOf(t, uint64(first)), at(a), at(b))
+}
+
+// coordsOf names the logical coordinates at buffer element e, if e is
+// addressed, else says it lies between addressed elements.
+func coordsOf(t *Tensor, e uint64) string {
+	d, err := t.Desc()
+	if err != nil {
+		return ""
+	}
+	found := ""
+	tensor.ForEachIndex(d.Sizes, func(c []uint32) {
+		if found == "" && d.Offset(c) == e {
+			found = fmt.Sprint(c)
+		}
+	})
+	if found == "" {
+		return " (not addressed by the strides)"
+	}
+	return " (coordinates " + found + ")"
+}
+
+// formatElem formats one element's bytes (little-endian) as its type.
+func formatElem(dt tensor.DataType, b []byte) string {
+	var u uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	switch dt {
+	case tensor.Float32:
+		f := math.Float32frombits(uint32(u))
+		return strconv.FormatFloat(float64(f), 'g', -1, 32) + fmt.Sprintf("(%#08x)", u)
+	case tensor.Float16:
+		t := &tensor.Tensor{Desc: tensor.NewDesc(dt, []uint32{1}), Data: b}
+		return strconv.FormatFloat(t.Float64At(0), 'g', -1, 32) + fmt.Sprintf("(%#04x)", u)
+	}
+	t := &tensor.Tensor{Desc: tensor.NewDesc(dt, []uint32{1}), Data: b}
+	if dt.IsSigned() {
+		return strconv.FormatInt(t.Int64At(0), 10)
+	}
+	return strconv.FormatUint(t.Uint64At(0), 10)
+}
+
+// Describe is an outcome's short form for the table: the failure code, or
+// the first logical elements of each output.
+func Describe(c *Case, o *Outcome) string {
+	if o == nil {
+		return "-"
+	}
+	if o.HR.Failed() {
+		return o.HR.Name()
+	}
+	var parts []string
+	for i, t := range c.OutputTensors() {
+		if i >= len(o.Outputs) {
+			break
+		}
+		d, err := t.Desc()
+		if err != nil || uint64(len(o.Outputs[i])) < d.TotalTensorSizeInBytes {
+			parts = append(parts, "?")
+			continue
+		}
+		es := d.DataType.Size()
+		var vals []string
+		more := false
+		tensor.ForEachIndex(d.Sizes, func(cs []uint32) {
+			if len(vals) == 6 {
+				more = true
+				return
+			}
+			off := d.Offset(cs) * uint64(es)
+			vals = append(vals, formatShort(d.DataType, o.Outputs[i][off:off+uint64(es)]))
+		})
+		s := "[" + strings.Join(vals, " ")
+		if more {
+			s += " ..."
+		}
+		parts = append(parts, s+"]")
+	}
+	return strings.Join(parts, " ")
+}
+
+func formatShort(dt tensor.DataType, b []byte) string {
+	s := formatElem(dt, b)
+	if i := strings.IndexByte(s, '('); i > 0 {
+		s = s[:i]
+	}
+	if s == "-3.4028235e+38" {
+		return "-FLT_MAX"
+	}
+	return s
+}
+
+func (r *Report) unsupportedTypeOfRow(row Row) string {
+	if i := strings.Index(row.Detail, "does not support "); i >= 0 {
+		rest := row.Detail[i+len("does not support "):]
+		if j := strings.IndexByte(rest, ' '); j > 0 {
+			return rest[:j]
+		}
+	}
+	return "?"
+}
+
+func sortedKeys(m map[string][]string) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}

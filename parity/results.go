@@ -1,0 +1,127 @@
+package parity
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// Results is what one implementation returned for a corpus: the goldens when
+// it is DirectML (golden/results.json), written by parity/cmd/dmlrunner.
+type Results struct {
+	Producer string `json:"producer"` // e.g. "DirectML.dll 1.15.4 via dmlrunner"
+	Adapter  string `json:"adapter,omitempty"`
+	// FeatureLevel is the highest DML feature level the device reported.
+	FeatureLevel string `json:"featureLevel,omitempty"`
+	// TypeSupport is DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT per data type.
+	TypeSupport map[string]bool `json:"typeSupport,omitempty"`
+	Cases       []Result        `json:"cases"`
+}
+
+// Result is one case's outcome.
+type Result struct {
+	Name string `json:"name"`
+	// HRESULT is the first failure's code name, or S_OK.
+	HRESULT string `json:"hresult"`
+	// Stage is the call that failed (CreateOperator, CompileOperator, ...);
+	// empty on success.
+	Stage   string   `json:"stage,omitempty"`
+	Message string   `json:"message,omitempty"`
+	Outputs []string `json:"outputs,omitempty"` // .npy files, in binding order
+}
+
+// Outcome is one implementation's result for one case, in memory.
+type Outcome struct {
+	HR      hresult.HRESULT
+	Stage   string
+	Message string
+	Outputs [][]byte // whole output buffers, binding order; nil on failure
+}
+
+// LoadResults reads dir/results.json.
+func LoadResults(dir string) (*Results, error) {
+	var r Results
+	if err := readJSON(filepath.Join(dir, ResultsFile), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Save writes r to dir/results.json.
+func (r *Results) Save(dir string) error { return writeJSON(filepath.Join(dir, ResultsFile), r) }
+
+// WriteOutcome writes case c's outcome o into results directory dir (the
+// output .npy files) and returns its Result.
+func WriteOutcome(dir string, c *Case, o *Outcome) (Result, error) {
+	r := Result{Name: c.Name, HRESULT: o.HR.Name(), Stage: o.Stage, Message: o.Message}
+	if o.HR.Failed() {
+		return r, nil
+	}
+	for i, t := range c.OutputTensors() {
+		dt, err := tensor.ParseDataType(t.DataType)
+		if err != nil {
+			return r, err
+		}
+		if i >= len(o.Outputs) || uint64(len(o.Outputs[i])) != t.TotalTensorSizeInBytes {
+			return r, fmt.Errorf("parity: case %s: output %d missing or of the wrong size", c.Name, i)
+		}
+		name := OutputFile(c.Name, i)
+		if err := tensor.WriteNpyFile(filepath.Join(dir, name), BufferNpy(dt, o.Outputs[i])); err != nil {
+			return r, err
+		}
+		r.Outputs = append(r.Outputs, name)
+	}
+	return r, nil
+}
+
+// Outcome reads the outcome of result r back from results directory dir.
+func (r *Result) Outcome(dir string) (*Outcome, error) {
+	h, err := ParseHRESULT(r.HRESULT)
+	if err != nil {
+		return nil, err
+	}
+	o := &Outcome{HR: h, Stage: r.Stage, Message: r.Message}
+	for _, f := range r.Outputs {
+		t, err := tensor.ReadNpyFile(filepath.Join(dir, f))
+		if err != nil {
+			return nil, err
+		}
+		o.Outputs = append(o.Outputs, t.Data)
+	}
+	return o, nil
+}
+
+// ByName indexes the results by case name.
+func (r *Results) ByName() map[string]*Result {
+	m := make(map[string]*Result, len(r.Cases))
+	for i := range r.Cases {
+		m[r.Cases[i].Name] = &r.Cases[i]
+	}
+	return m
+}
+
+// RemoveStaleOutputs deletes the *.npy files in dir that r does not name
+// (left over from cases that were renamed or dropped).
+func RemoveStaleOutputs(dir string, r *Results) error {
+	keep := map[string]bool{}
+	for _, c := range r.Cases {
+		for _, f := range c.Outputs {
+			keep[f] = true
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.npy"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if !keep[filepath.Base(f)] {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+#version 450
+// argmax.comp: ARGMAX / ARGMIN / REDUCE(ARGMAX|ARGMIN), first pass.
+//
+// The host (ops/argmax_plan.go) coalesces the tensor into K kept and R
+// reduced dimensions, passed as specialization constants, innermost first.
+// Output element o (row-major over the kept dimensions) reduces block
+// positions j (row-major over the reduced dimensions); the index written is
+// j (semantics.md rule 1).
+//
+// THE COMBINE (semantics.md rule 5). Rule 5 is a sequential scan: start at
+// j = 0, move to a later element only when it compares greater (ARGMAX) /
+// less (ARGMIN), or greater-or-equal / less-or-equal under DECREASING, where
+// every comparison with NaN is false. Such a scan is not a reduction one may
+// split, but its result is: if x[0] is NaN nothing ever compares greater
+// than it, so the answer is 0; otherwise the scan only ever holds non-NaN
+// elements, skips every NaN, and returns the first (INCREASING) or last
+// (DECREASING) extreme among the non-NaN elements, with -0 == +0. So we give
+// every element a 32- or 64-bit unsigned SCORE:
+//   - non-NaN: the value mapped to an order-preserving unsigned key (floats:
+//     sign-magnitude flip with -0 folded onto +0; signed integers: sign bit
+//     flipped), bit-inverted for ARGMIN so that higher always wins;
+//   - NaN at j = 0: 0xFFFFFFFF, above every non-NaN float score;
+//   - NaN at j > 0: 0, below every non-NaN float score.
+// (Float keys of non-NaN values lie strictly inside (0, 0xFFFFFFFF): -inf
+// maps to 0x007FFFFF and +inf to 0xFF800000, and the 16-bit keys of FLOAT16
+// lie in [0x03FF, 0xFC00]; their inversions likewise. Integer types have no
+// NaN and use the whole range.)
+// Elements are then ordered by (score, then lower j for INCREASING / higher j
+// for DECREASING). That is a strict total order on the block's elements (j
+// is unique), and its maximum is exactly rule 5's answer: with x[0] NaN it
+// is j = 0 alone; otherwise the maximum score is a non-NaN value's (x[0]
+// itself has one) and the tie-break picks the first or last such extreme.
+// The maximum of a total order is associative and commutative, so lanes,
+// subgroups, workgroups, split-K segments and windowed steps may combine
+// partial results in any grouping and still agree with the scan. Within one
+// invocation elements are visited in increasing j, where "replace when
+// score > best, or score >= best under DECREASING" is the same order.
+//
+// Defines:
+//   ELEM_BITS  8, 16, 32 or 64: the input element width
+//   NATIVE     1: 8/16-bit storage buffers; 0: 32-bit words with the element
+//              extracted by shifts (devices without 8/16-bit storage)
+//   GROUP      0: one invocation per (output, segment), scanning its
+//              elements in order (the kept axis is the fast one, so adjacent
+//              invocations read adjacent memory); 1: one workgroup per
+//              (output, segment), lanes strided along the reduced axis
+//   SUBGROUP   with GROUP: 1 uses subgroup arithmetic and shared memory for
+//              the subgroups' results; 0 shared memory only
+// 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
+// patterns, so no variant needs shaderInt64, shaderFloat16 or subgroup
+// extended types; 64-bit outputs are written as two 32-bit words.
+
+#if NATIVE && ELEM_BITS == 8
+#extension GL_EXT_shader_8bit_storage : require
+#elif NATIVE && ELEM_BITS == 16
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+#if GROUP && SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+#include "common.glsl"
+#include "argmax_common.glsl"
+
+layout(push_constant) uniform Push {
+	uint base_src;   // words
+	uint base_dst;   // words
+	uint o_begin;    // first output of this step
+	uint o_count;    // outputs in this step
+	uint j_begin;    // first block position of this step's range
+	uint j_count;    // block positions in the range
+	uint seg_len;    // block positions per segment
+	uint nloc;       // segments in the range: ceil(j_count / seg_len)
+	uint seg_base;   // global number of the range's first segment
+	uint nseg;       // segments per output in all (partials layout)
+	uint in_win;     // element offset of the input window (mod 2^32)
+	uint dst_win;    // output element offset / partial entry of the window
+} pc;
+
+#if NATIVE && ELEM_BITS == 8
+layout(std430, binding = 0) readonly buffer Src { uint8_t x[]; } src;
+#elif NATIVE && ELEM_BITS == 16
+layout(std430, binding = 0) readonly buffer Src { uint16_t x[]; } src;
+#else
+layout(std430, binding = 0) readonly buffer Src { uint x[]; } src;
+#endif
+layout(std430, binding = 1) writeonly buffer Dst { uint x[]; } dst;
+
+// load returns the raw bits of the element at element offset off inside the
+// window: low word in x, high word (64-bit types only) in y.
+uvec2 load(uint off) {
+	uint rel = off - pc.in_win; // exact: the element lies in the window
+#if ELEM_BITS == 64
+	uint w = pc.base_src + 2u * rel;
+	return uvec2(src.x[w], src.x[w + 1u]);
+#elif ELEM_BITS == 32
+	return uvec2(src.x[pc.base_src + rel], 0u);
+#elif NATIVE
+	return uvec2(uint(src.x[pc.base_src * (32u / ELEM_BITS) + rel]), 0u);
+#else
+	const uint per = 32u / ELEM_BITS;
+	uint e = pc.base_src * per + rel;
+	return uvec2(bitfieldExtract(src.x[e / per], int((e % per) * ELEM_BITS), ELEM_BITS), 0u);
+#endif
+}
+
+void write_result(uint o, uint seg, uint kept_out, uvec2 s, uint idx) {
+	if (OUT_MODE == 2u) {
+		uint w = pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win);
+		dst.x[w] = s.x;
+		dst.x[w + 1u] = s.y;
+		dst.x[w + 2u] = idx;
+		dst.x[w + 3u] = 0u;
+	} else if (OUT_MODE == 1u) {
+		uint w = pc.base_dst + 2u * (kept_out - pc.dst_win);
+		dst.x[w] = idx;
+		dst.x[w + 1u] = 0u;
+	} else {
+		dst.x[pc.base_dst + (kept_out - pc.dst_win)] = idx;
+	}
+}
+
+#if !GROUP
+
+void main() {
+	uint items = pc.o_count * pc.nloc;
+	uint step = grid_size();
+	for (uint it = grid_index(); it < items; it += step) {
+		uint ol = it / pc.nloc, sl = it % pc.nloc;
+		uint o = pc.o_begin + ol;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j = pc.j_begin + jb;
+		uint c[8];
+		uint roff = red_coords(j, c);
+		uvec2 best = score(load(kin + roff), j);
+		uint bi = j;
+		for (uint k = 1u; k < n; k++) {
+			red_next(c, roff);
+			j++;
+			uvec2 s = score(load(kin + roff), j);
+			if (later_wins(s, best)) {
+				best = s;
+				bi = j;
+			}
+		}
+		write_result(o, pc.seg_base + sl, kout, best, bi);
+	}
+}
+
+#else
+
+#define WG_MAX 256
+#if SUBGROUP
+// One entry per subgroup (at least 1 lane each).
+shared uint sh_lo[WG_MAX], sh_hi[WG_MAX], sh_idx[WG_MAX];
+
+// sg_reduce leaves the subgroup's best (score, index) in every lane.
+void sg_reduce(inout uvec2 s, inout uint idx) {
+#if ELEM_BITS == 64
+	uint mh = subgroupMax(s.y);
+	uint ml = subgroupMax(s.y == mh ? s.x : 0u);
+#else
+	uint mh = 0u;
+	uint ml = subgroupMax(s.x);
+#endif
+	bool top = s.x == ml && s.y == mh;
+	if (LAST != 0u) {
+		idx = subgroupMax(top ? idx : 0u);
+	} else {
+		idx = subgroupMin(top ? idx : 0xFFFFFFFFu);
+	}
+	s = uvec2(ml, mh);
+}
+#else
+shared uint sh_lo[WG_MAX], sh_hi[WG_MAX], sh_idx[WG_MAX];
+#endif
+
+void main() {
+	uint items = pc.o_count * pc.nloc;
+	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	for (uint it = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; it < items; it += ngroups) {
+		uint ol = it / pc.nloc, sl = it % pc.nloc;
+		uint o = pc.o_begin + ol;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j0 = pc.j_begin + jb;
+		// Lane t scans j0+t, j0+t+WG, ... in increasing order. A lane with
+		// no element holds the identity, which loses to every element.
+		uvec2 best = uvec2(0u);
+		uint bi = LAST != 0u ? 0u : 0xFFFFFFFFu;
+		if (t < n) {
+			uint j = j0 + t;
+			best = score(load(kin + red_offset(j)), j);
+			bi = j;
+			// (counted, so that k + WG never wraps on 2^32-element blocks)
+			for (uint m = (n - 1u - t) / WG, k = t; m > 0u; m--) {
+				k += WG;
+				j = j0 + k;
+				uvec2 s = score(load(kin + red_offset(j)), j);
+				if (later_wins(s, best)) {
+					best = s;
+					bi = j;
+				}
+			}
+		}
+#if SUBGROUP
+		sg_reduce(best, bi);
+		if (subgroupElect()) {
+			sh_lo[gl_SubgroupID] = best.x;
+			sh_hi[gl_SubgroupID] = best.y;
+			sh_idx[gl_SubgroupID] = bi;
+		}
+		barrier();
+		if (gl_SubgroupID == 0u) {
+			best = uvec2(0u);
+			bi = LAST != 0u ? 0u : 0xFFFFFFFFu;
+			for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
+				uvec2 s = uvec2(sh_lo[k], sh_hi[k]);
+				if (better(s, sh_idx[k], best, bi)) {
+					best = s;
+					bi = sh_idx[k];
+				}
+			}
+			sg_reduce(best, bi);
+			if (subgroupElect()) {
+				write_result(o, pc.seg_base + sl, kout, best, bi);
+			}
+		}
+		barrier();
+#else
+		sh_lo[t] = best.x;
+		sh_hi[t] = best.y;
+		sh_idx[t] = bi;
+		barrier();
+		for (uint h = WG / 2u; h > 0u; h >>= 1) {
+			if (t < h) {
+				uvec2 a = uvec2(sh_lo[t], sh_hi[t]);
+				uvec2 b = uvec2(sh_lo[t + h], sh_hi[t + h]);
+				if (better(b, sh_idx[t + h], a, sh_idx[t])) {
+					sh_lo[t] = b.x;
+					sh_hi[t] = b.y;
+					sh_idx[t] = sh_idx[t + h];
+				}
+			}
+			barrier();
+		}
+		if (t == 0u) {
+			write_result(o, pc.seg_base + sl, kout, uvec2(sh_lo[0], sh_hi[0]), sh_idx[0]);
+		}
+		barrier();
+#endif
+	}
+}
+
+#endif

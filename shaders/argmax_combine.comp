@@ -1,0 +1,52 @@
+#version 450
+// argmax_combine.comp: the second pass of ARGMAX / ARGMIN when a block was
+// split into segments (split-K, or input windows over maxStorageBufferRange).
+// Each invocation owns one output, reads its segments' (score, index)
+// partials and keeps the maximum of the total order described in
+// argmax.comp, which is the sequential scan's answer whatever the split.
+// The specialization constants are argmax_common.glsl's; OUT_MODE is 0 or 1.
+
+#define ARGMAX_COMBINE 1
+#include "common.glsl"
+#include "argmax_common.glsl"
+
+layout(push_constant) uniform Push {
+	uint base_tmp;  // words
+	uint base_out;  // words
+	uint o_begin;
+	uint o_count;
+	uint nseg;      // partials per output
+	uint tmp_win;   // partial entry at the start of the temporary window
+	uint out_win;   // output element offset of the output window (mod 2^32)
+} pc;
+
+layout(std430, binding = 0) readonly buffer Tmp { uint x[]; } tmp;
+layout(std430, binding = 1) writeonly buffer Out { uint x[]; } dst;
+
+void main() {
+	uint step = grid_size();
+	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
+		uint o = pc.o_begin + ol;
+		uint w = pc.base_tmp + 4u * (o * pc.nseg - pc.tmp_win);
+		uvec2 best = uvec2(tmp.x[w], tmp.x[w + 1u]);
+		uint bi = tmp.x[w + 2u];
+		for (uint s = 1u; s < pc.nseg; s++) {
+			w += 4u;
+			uvec2 v = uvec2(tmp.x[w], tmp.x[w + 1u]);
+			uint vi = tmp.x[w + 2u];
+			if (better(v, vi, best, bi)) {
+				best = v;
+				bi = vi;
+			}
+		}
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint rel = kout - pc.out_win;
+		if (OUT_MODE == 1u) {
+			dst.x[pc.base_out + 2u * rel] = bi;
+			dst.x[pc.base_out + 2u * rel + 1u] = 0u;
+		} else {
+			dst.x[pc.base_out + rel] = bi;
+		}
+	}
+}

@@ -1,0 +1,173 @@
+// argmax_common.glsl: the shape, scores and order shared by argmax.comp and
+// argmax_combine.comp. See argmax.comp for why the order is correct.
+//
+// Specialization constants (0 is the workgroup size, in common.glsl; the
+// host passes at most 32):
+//   1     FLAGS: KIND (bits 0-1: 0 unsigned, 1 signed, 2 float), IS_MIN
+//         (bit 2, ARGMIN), LAST (bit 3, DML_AXIS_DIRECTION_DECREASING: the
+//         last extreme wins), OUT_MODE (bits 4-5: 0 32-bit indices to the
+//         output, 1 64-bit indices as two words with the high word 0, 2
+//         (score, index) partials to the temporary resource), NK (bits
+//         8-11) and NR (bits 12-15): kept / reduced dimensions after
+//         coalescing, NK + NR <= 8
+//   2+s   DS[s]  size of dimension slot s
+//   10+s  DI[s]  its input stride (elements)
+//   18+s  DO[s]  its output stride (kept dimensions only)
+// Kept dimension i (innermost first) is slot i; reduced dimension i
+// (innermost first) is slot 7-i.
+// Offsets are computed modulo 2^32 and made window-relative by one
+// subtraction, which is exact because every element a step touches lies
+// inside its window (the host guarantees it).
+
+layout(constant_id = 1) const uint FLAGS = 0u;
+const uint KIND = FLAGS & 3u;
+const uint IS_MIN = (FLAGS >> 2) & 1u;
+const uint LAST = (FLAGS >> 3) & 1u;
+const uint OUT_MODE = (FLAGS >> 4) & 3u;
+const uint NK = (FLAGS >> 8) & 15u;
+const uint NR = (FLAGS >> 12) & 15u;
+
+layout(constant_id = 2) const uint DS0 = 1u;
+layout(constant_id = 3) const uint DS1 = 1u;
+layout(constant_id = 4) const uint DS2 = 1u;
+layout(constant_id = 5) const uint DS3 = 1u;
+layout(constant_id = 6) const uint DS4 = 1u;
+layout(constant_id = 7) const uint DS5 = 1u;
+layout(constant_id = 8) const uint DS6 = 1u;
+layout(constant_id = 9) const uint DS7 = 1u;
+layout(constant_id = 10) const uint DI0 = 0u;
+layout(constant_id = 11) const uint DI1 = 0u;
+layout(constant_id = 12) const uint DI2 = 0u;
+layout(constant_id = 13) const uint DI3 = 0u;
+layout(constant_id = 14) const uint DI4 = 0u;
+layout(constant_id = 15) const uint DI5 = 0u;
+layout(constant_id = 16) const uint DI6 = 0u;
+layout(constant_id = 17) const uint DI7 = 0u;
+layout(constant_id = 18) const uint DO0 = 0u;
+layout(constant_id = 19) const uint DO1 = 0u;
+layout(constant_id = 20) const uint DO2 = 0u;
+layout(constant_id = 21) const uint DO3 = 0u;
+layout(constant_id = 22) const uint DO4 = 0u;
+layout(constant_id = 23) const uint DO5 = 0u;
+layout(constant_id = 24) const uint DO6 = 0u;
+layout(constant_id = 25) const uint DO7 = 0u;
+
+// kept_offsets splits output number o into kept coordinates and returns its
+// input and output element offsets (mod 2^32).
+void kept_offsets(uint o, out uint kin, out uint kout) {
+	kin = 0u;
+	kout = 0u;
+#define KSTEP(i)                         \
+	if (NK > uint(i)) {              \
+		uint c = o % DS##i;              \
+		o /= DS##i;                      \
+		kin += c * DI##i;                \
+		kout += c * DO##i;               \
+	}
+	KSTEP(0) KSTEP(1) KSTEP(2) KSTEP(3) KSTEP(4) KSTEP(5) KSTEP(6) KSTEP(7)
+#undef KSTEP
+}
+
+#ifndef ARGMAX_COMBINE
+
+// red_offset is the input element offset of block position j (the
+// outermost reduced coordinate needs no modulo: j is inside the block).
+uint red_offset(uint j) {
+	uint off = 0u;
+#define RSTEP(i, s)                      \
+	if (NR == uint(i) + 1u) {        \
+		off += j * DI##s;                \
+	} else if (NR > uint(i)) {       \
+		off += (j % DS##s) * DI##s;      \
+		j /= DS##s;                      \
+	}
+	RSTEP(0, 7) RSTEP(1, 6) RSTEP(2, 5) RSTEP(3, 4) RSTEP(4, 3) RSTEP(5, 2) RSTEP(6, 1) RSTEP(7, 0)
+#undef RSTEP
+	return off;
+}
+
+// red_coords is red_offset that also returns the coordinates, for red_next.
+uint red_coords(uint j, out uint c[8]) {
+	uint off = 0u;
+	for (int i = 0; i < 8; i++) {
+		c[i] = 0u;
+	}
+#define RSTEP(i, s)                      \
+	if (NR > uint(i)) {              \
+		c[i] = j % DS##s;                \
+		off += c[i] * DI##s;             \
+		j /= DS##s;                      \
+	}
+	RSTEP(0, 7) RSTEP(1, 6) RSTEP(2, 5) RSTEP(3, 4) RSTEP(4, 3) RSTEP(5, 2) RSTEP(6, 1) RSTEP(7, 0)
+#undef RSTEP
+	return off;
+}
+
+// red_next advances coordinates c and offset off to the next block
+// position (an odometer; the caller never steps past the block's end).
+void red_next(inout uint c[8], inout uint off) {
+#define RINC(i, s)                       \
+	if (NR <= uint(i)) {             \
+		return;                          \
+	}                                    \
+	off += DI##s;                        \
+	if (++c[i] < DS##s) {                \
+		return;                          \
+	}                                    \
+	c[i] = 0u;                           \
+	off -= DS##s * DI##s;
+	RINC(0, 7) RINC(1, 6) RINC(2, 5) RINC(3, 4) RINC(4, 3) RINC(5, 2) RINC(6, 1) RINC(7, 0)
+#undef RINC
+}
+
+// score maps an element's raw bits (x low word, y high word) at block
+// position j to its unsigned score, higher winning; (y, x) compare
+// lexicographically.
+uvec2 score(uvec2 raw, uint j) {
+#if ELEM_BITS == 64
+	uvec2 k = raw;
+	if (KIND == 1u) {
+		k.y ^= 0x80000000u;
+	}
+	if (IS_MIN != 0u) {
+		k = ~k;
+	}
+	return k;
+#else
+	uint v = raw.x;
+	if (KIND == 2u) {
+#if ELEM_BITS == 16
+		uint mag = v & 0x7FFFu;
+		if (mag > 0x7C00u) {
+			return uvec2(j == 0u ? 0xFFFFFFFFu : 0u, 0u); // NaN
+		}
+		v = mag == 0u ? 0x8000u : ((v & 0x8000u) != 0u ? (~v & 0xFFFFu) : (v | 0x8000u));
+#else
+		uint mag = v & 0x7FFFFFFFu;
+		if (mag > 0x7F800000u) {
+			return uvec2(j == 0u ? 0xFFFFFFFFu : 0u, 0u); // NaN
+		}
+		v = mag == 0u ? 0x80000000u : ((v & 0x80000000u) != 0u ? ~v : (v | 0x80000000u));
+#endif
+	} else if (KIND == 1u) {
+		v ^= 1u << (ELEM_BITS - 1);
+	}
+	if (IS_MIN != 0u) {
+		v = ~v;
+	}
+	return uvec2(v, 0u);
+#endif
+}
+
+#endif // ARGMAX_COMBINE
+
+bool score_gt(uvec2 a, uvec2 b) { return a.y > b.y || (a.y == b.y && a.x > b.x); }
+
+// later_wins: does an element at a higher block position with score s
+// replace the best so far (the sequential form of the order)?
+bool later_wins(uvec2 s, uvec2 best) { return score_gt(s, best) || (LAST != 0u && s == best); }
+
+// better: does (s, si) come after (b, bi) in the total order?
+bool better(uvec2 s, uint si, uvec2 b, uint bi) {
+	return score_gt(s, b) || (s == b && (LAST != 0u ? si > bi : si < bi));
+}

@@ -1,0 +1,43 @@
+package shaders
+
+// Vectorised ARGMAX/ARGMIN first passes for 32-bit elements (argmax_vec.comp).
+const (
+	// ArgMaxVecRow: lanes split a contiguous block, 16-byte loads; shared
+	// memory combine.
+	ArgMaxVecRow = "argmax_vec_row"
+	// ArgMaxVecRowSG: ArgMaxVecRow with subgroup arithmetic.
+	ArgMaxVecRowSG = "argmax_vec_rowsg"
+	// ArgMaxVecRow64, ArgMaxVecRow64SG: the same with 32-byte (u64vec4)
+	// loads; they need shaderInt64.
+	ArgMaxVecRow64   = "argmax_vec_row64"
+	ArgMaxVecRow64SG = "argmax_vec_row64sg"
+	// ArgMaxVecRowSG1, ArgMaxVecRow64SG1: ArgMaxVecRowSG and
+	// ArgMaxVecRow64SG for a workgroup that is exactly one full subgroup
+	// (required subgroup size and full subgroups): no shared memory, no
+	// barrier.
+	ArgMaxVecRowSG1   = "argmax_vec_rowsg1"
+	ArgMaxVecRow64SG1 = "argmax_vec_row64sg1"
+	// ArgMaxVecCol: each invocation scans 4 adjacent outputs' blocks with
+	// 16-byte loads.
+	ArgMaxVecCol = "argmax_vec_col"
+	// ArgMaxVecCol8: 8 adjacent outputs per invocation, two 16-byte loads
+	// per block position.
+	ArgMaxVecCol8 = "argmax_vec_col8"
+	// ArgMaxVecCol8W64: ArgMaxVecCol8 with one 32-byte (u64vec4) load per
+	// block position when strides and the binding allow; needs shaderInt64.
+	ArgMaxVecCol8W64 = "argmax_vec_col8w64"
+)
+
+func argmaxVecVariants() []Variant {
+	return []Variant{
+		{Name: ArgMaxVecRow, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=0", "WIDE=0"}},
+		{Name: ArgMaxVecRowSG, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=0"}},
+		{Name: ArgMaxVecRow64, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=0", "WIDE=1"}},
+		{Name: ArgMaxVecRow64SG, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=1"}},
+		{Name: ArgMaxVecRowSG1, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=0", "ONESG=1"}},
+		{Name: ArgMaxVecRow64SG1, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=1", "ONESG=1"}},
+		{Name: ArgMaxVecCol, Source: "argmax_vec.comp", Defines: []string{"COL=1", "SUBGROUP=0", "WIDE=0"}},
+		{Name: ArgMaxVecCol8, Source: "argmax_vec.comp", Defines: []string{"COL=1", "SUBGROUP=0", "WIDE=1"}},
+		{Name: ArgMaxVecCol8W64, Source: "argmax_vec.comp", Defines: []string{"COL=1", "SUBGROUP=0", "WIDE=1", "W64=1"}},
+	}
+}

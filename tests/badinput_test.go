@@ -1,0 +1,635 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// Bad input, everywhere: every case below is a distinct kind of mistake a
+// user can make through the API or the CLI. Each must be refused with an
+// error that carries DirectML's HRESULT and names the field at fault and
+// the rule; none may panic, hang, lose the device or write a byte outside
+// its output. API cases that bind or record point every binding into an
+// "arena" buffer pre-filled with a pattern; after the rejected call, the
+// command list is closed and executed anyway, a GOOD operator runs on the
+// same device (with CheckOperator's own guard bands), and then every byte
+// of the arena must still hold the pattern.
+
+const (
+	arenaSize    = 64 << 10
+	arenaPattern = 0xA5C3E1F7
+)
+
+// badEnv is one API case's world: a device, an arena, an open list.
+type badEnv struct {
+	t     *testing.T
+	d     *dml.Device
+	arena *dml.Resource
+	list  *dml.CommandList
+	rec   *dml.CommandRecorder
+	owned []func()
+}
+
+func (e *badEnv) cleanup(f func()) { e.owned = append(e.owned, f) }
+
+// at binds size bytes of the arena at off.
+func (e *badEnv) at(off, size uint64) *dml.BufferBinding {
+	return &dml.BufferBinding{Buffer: e.arena, Offset: off, SizeInBytes: size}
+}
+
+// compile creates, compiles and initializes desc (with an optional forced
+// kernel strategy); a failure here is a test bug, not the case's error.
+func (e *badEnv) compile(desc ops.Desc, kernel string) *dml.CompiledOperator {
+	e.t.Helper()
+	op, err := e.d.CreateOperatorWithKernel(desc, kernel)
+	if err != nil {
+		e.t.Fatalf("a good desc was refused: %v", err)
+	}
+	cop, err := e.d.CompileOperator(op, dml.ExecutionFlagNone)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.cleanup(cop.Release)
+	e.initialize(cop)
+	return cop
+}
+
+func (e *badEnv) initialize(cops ...*dml.CompiledOperator) {
+	e.t.Helper()
+	init, err := e.d.CreateOperatorInitializer(cops...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	l, err := e.d.CreateCommandList()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer l.Release()
+	it, _ := e.d.CreateBindingTable(init)
+	if err := errors.Join(e.rec.RecordDispatch(l, init, it), l.Close(), l.Execute(), l.Wait()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *badEnv) table(disp dml.Dispatchable) *dml.BindingTable {
+	e.t.Helper()
+	tb, err := e.d.CreateBindingTable(disp)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return tb
+}
+
+// The small operators the cases use.
+func argDescSmall() *dml.ArgMax { // FLOAT32 [4,8] -> UINT32 [4,1]: 128 and 16 bytes
+	return &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{4, 8}), Output: tensor.NewDesc(tensor.UInt32, []uint32{4, 1}), Axes: []uint32{1}}
+}
+
+func argDescTemp() *dml.ArgMax { // split-K over 256 elements needs a temporary resource
+	return &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 256}), Output: tensor.NewDesc(tensor.UInt32, []uint32{2, 1}), Axes: []uint32{1}}
+}
+
+func poolDesc() *dml.MaxPooling2 { // FLOAT32 [1,1,4,4] -> [1,1,2,2] + UINT32 indices
+	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 1, 2, 2})
+	return &dml.MaxPooling2{
+		Input: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 4, 4}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 1, 2, 2}),
+		OutputIndices: &idx, Strides: []uint32{2, 2}, WindowSize: []uint32{2, 2},
+		StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1},
+	}
+}
+
+type apiCase struct {
+	name  string
+	code  hresult.HRESULT
+	field string // must occur in the error's Field
+	rule  string // must occur in the error's Rule
+	run   func(e *badEnv) error
+}
+
+// createOp is a case that only creates the operator.
+func createOp(desc func() ops.Desc) func(e *badEnv) error {
+	return func(e *badEnv) error {
+		_, err := e.d.CreateOperator(desc())
+		return err
+	}
+}
+
+func withArg(f func(a *dml.ArgMax)) func() ops.Desc {
+	return func() ops.Desc { a := argDescSmall(); f(a); return a }
+}
+
+func withPool(f func(p *dml.MaxPooling2)) func() ops.Desc {
+	return func() ops.Desc { p := poolDesc(); f(p); return p }
+}
+
+var invalid = hresult.E_INVALIDARG
+
+var apiCases = []apiCase{
+	// Descriptor fields, each operator.
+	{"argmax axis out of range", invalid, "Axes[1]", "not in [0", createOp(withArg(func(a *dml.ArgMax) { a.Axes = []uint32{1, 2} }))},
+	{"argmax axis direction", invalid, "AxisDirection", "DML_AXIS_DIRECTION", createOp(withArg(func(a *dml.ArgMax) { a.AxisDirection = 2 }))},
+	{"argmax reduced output size", invalid, "OutputTensor.Sizes[1]", "must be 1", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.UInt32, []uint32{4, 8}) }))},
+	{"argmax kept output size", invalid, "OutputTensor.Sizes[0]", "must equal", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.UInt32, []uint32{3, 1}) }))},
+	{"argmax float index type", invalid, "OutputTensor.DataType", "not supported", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.Float32, []uint32{4, 1}) }))},
+	{"argmax output rank", invalid, "OutputTensor.DimensionCount", "must equal", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.UInt32, []uint32{4}) }))},
+	{"argmax INT32 index of a block over 2^31", invalid, "OutputTensor.DataType", "INT32 cannot hold", createOp(func() ops.Desc {
+		in := tensor.NewStridedDesc(tensor.Float32, []uint32{65536, 32769}, []uint32{0, 1}) // broadcast: 2^31+2^16 elements in 128 KiB
+		return &dml.ArgMax{Input: in, Output: tensor.NewDesc(tensor.Int32, []uint32{1, 1}), Axes: []uint32{0, 1}}
+	})},
+	{"argmin input type", invalid, "InputTensor.DataType", "not supported", createOp(func() ops.Desc {
+		a := argDescSmall()
+		return &dml.ArgMin{Input: tensor.NewDesc(tensor.Float64, a.Input.Sizes), Output: a.Output, Axes: a.Axes}
+	})},
+	{"reduce unimplemented function", hresult.DXGI_ERROR_UNSUPPORTED, "Function", "not implemented", createOp(func() ops.Desc {
+		a := argDescSmall()
+		return &dml.Reduce{Function: dml.ReduceFunctionSum, Input: a.Input, Output: a.Output, Axes: a.Axes}
+	})},
+	{"reduce unknown function", invalid, "Function", "not a DML_REDUCE_FUNCTION", createOp(func() ops.Desc {
+		a := argDescSmall()
+		return &dml.Reduce{Function: 99, Input: a.Input, Output: a.Output, Axes: a.Axes}
+	})},
+	{"maxpool zero stride", invalid, "Strides[1]", "at least 1", createOp(withPool(func(p *dml.MaxPooling2) { p.Strides = []uint32{2, 0} }))},
+	{"maxpool zero window", invalid, "WindowSize[0]", "at least 1", createOp(withPool(func(p *dml.MaxPooling2) { p.WindowSize = []uint32{0, 2} }))},
+	{"maxpool zero dilation", invalid, "Dilations[0]", "at least 1", createOp(withPool(func(p *dml.MaxPooling2) { p.Dilations = []uint32{0, 1} }))},
+	{"maxpool missing dilations", invalid, "Dilations", "DimensionCount", createOp(withPool(func(p *dml.MaxPooling2) { p.Dilations = nil }))},
+	{"maxpool padding array length", invalid, "StartPadding", "DimensionCount", createOp(withPool(func(p *dml.MaxPooling2) { p.StartPadding = []uint32{0, 0, 0} }))},
+	{"maxpool window array length", invalid, "DimensionCount", "spatial axes", createOp(withPool(func(p *dml.MaxPooling2) { p.WindowSize = []uint32{2} }))},
+	{"maxpool 3D input", invalid, "InputTensor.DimensionCount", "not in [4,5]", createOp(func() ops.Desc {
+		return &dml.MaxPooling{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 4, 4}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 2}),
+			Strides: []uint32{2}, WindowSize: []uint32{2}, StartPadding: []uint32{0}, EndPadding: []uint32{0}}
+	})},
+	{"maxpool output type", invalid, "OutputTensor.DataType", "must equal", createOp(withPool(func(p *dml.MaxPooling2) { p.Output = tensor.NewDesc(tensor.Float16, p.Output.Sizes) }))},
+	{"maxpool batch size", invalid, "OutputTensor.Sizes[0]", "batch", createOp(withPool(func(p *dml.MaxPooling2) { p.Output = tensor.NewDesc(tensor.Float32, []uint32{2, 1, 2, 2}) }))},
+	{"maxpool index type", invalid, "OutputIndicesTensor.DataType", "not supported", createOp(func() ops.Desc {
+		p := poolDesc()
+		idx := tensor.NewDesc(tensor.Int32, p.Output.Sizes)
+		return &dml.MaxPooling1{Input: p.Input, Output: p.Output, OutputIndices: &idx, Strides: p.Strides, WindowSize: p.WindowSize, StartPadding: p.StartPadding, EndPadding: p.EndPadding}
+	})},
+	{"maxpool index shape", invalid, "OutputIndicesTensor.Sizes[3]", "must equal", createOp(withPool(func(p *dml.MaxPooling2) {
+		idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 1, 2, 3})
+		p.OutputIndices = &idx
+	}))},
+	{"maxpool padding beyond the kernel's coordinates", hresult.DXGI_ERROR_UNSUPPORTED, "StartPadding[0]", "below 2^30", createOp(withPool(func(p *dml.MaxPooling2) { p.StartPadding = []uint32{math.MaxUint32, 0} }))},
+	{"nil desc", invalid, "desc", "nil", func(e *badEnv) error { _, err := e.d.CreateOperator(nil); return err }},
+
+	// Tensor descriptors: shapes, strides, sizes.
+	{"zero size", invalid, "InputTensor.Sizes[1]", "zero", createOp(withArg(func(a *dml.ArgMax) {
+		a.Input = tensor.Desc{DataType: tensor.Float32, Sizes: []uint32{4, 0}, TotalTensorSizeInBytes: 16}
+	}))},
+	{"rank 9", invalid, "InputTensor.DimensionCount", "between 1 and 8", createOp(func() ops.Desc {
+		s := []uint32{1, 1, 1, 1, 1, 1, 1, 1, 2}
+		o := []uint32{1, 1, 1, 1, 1, 1, 1, 1, 1}
+		return &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, s), Output: tensor.NewDesc(tensor.UInt32, o), Axes: []uint32{8}}
+	})},
+	{"too many elements", invalid, "InputTensor.Sizes", "2^32-1", createOp(withArg(func(a *dml.ArgMax) {
+		a.Input = tensor.NewStridedDesc(tensor.Float32, []uint32{65536, 65536}, []uint32{0, 0})
+		a.Output = tensor.NewDesc(tensor.UInt32, []uint32{65536, 1})
+	}))},
+	{"strides length", invalid, "InputTensor.Strides", "DimensionCount", createOp(withArg(func(a *dml.ArgMax) { a.Input.Strides = []uint32{8} }))},
+	{"strides overrun TotalTensorSizeInBytes", invalid, "InputTensor.TotalTensorSizeInBytes", "at least", createOp(withArg(func(a *dml.ArgMax) { a.Input.Strides = []uint32{16, 1} }))},
+	{"TotalTensorSizeInBytes not DWORD-aligned", invalid, "OutputTensor.TotalTensorSizeInBytes", "multiple of 4", createOp(withPool(func(p *dml.MaxPooling2) { p.Output.TotalTensorSizeInBytes = 18 }))},
+	{"output broadcast strides alias", invalid, "OutputTensor.Strides", "share memory", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewStridedDesc(tensor.UInt32, []uint32{4, 1}, []uint32{0, 1}) }))},
+	{"output interleaved strides alias", invalid, "OutputIndicesTensor.Strides", "share memory", createOp(withPool(func(p *dml.MaxPooling2) {
+		idx := tensor.NewStridedDesc(tensor.UInt32, []uint32{1, 1, 2, 2}, []uint32{4, 4, 1, 1})
+		p.OutputIndices = &idx
+	}))},
+	{"unknown data type", invalid, "InputTensor.DataType", "UNKNOWN", createOp(withPool(func(p *dml.MaxPooling2) { p.Input.DataType = tensor.Unknown }))},
+	{"unknown tensor flags", invalid, "InputTensor.Flags", "DML_TENSOR_FLAG", createOp(withArg(func(a *dml.ArgMax) { a.Input.Flags = 2 }))},
+	{"OWNED_BY_DML output", invalid, "OutputTensor.Flags", "inputs only", createOp(withArg(func(a *dml.ArgMax) { a.Output.Flags = tensor.FlagOwnedByDML }))},
+	{"base offset alignment", invalid, "InputTensor.GuaranteedBaseOffsetAlignment", "power of two", createOp(withArg(func(a *dml.ArgMax) { a.Input.GuaranteedBaseOffsetAlignment = 3 }))},
+
+	// Device and compile calls.
+	{"zero-byte buffer", invalid, "size", "greater than 0", func(e *badEnv) error { _, err := e.d.CreateBuffer(0); return err }},
+	{"unknown execution flags", invalid, "flags", "unknown DML_EXECUTION_FLAGS", func(e *badEnv) error {
+		op, err := e.d.CreateOperator(argDescSmall())
+		if err != nil {
+			return err
+		}
+		_, err = e.d.CompileOperator(op, 0x100)
+		return err
+	}},
+
+	// Bindings: counts, sizes, offsets, overlaps.
+	{"too many input bindings", invalid, "count", "must match exactly", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(e.at(0, 128), e.at(256, 128))
+	}},
+	{"too few output bindings", invalid, "count", "must match exactly", func(e *badEnv) error {
+		return e.table(e.compile(poolDesc(), "")).BindOutputs(e.at(0, 16))
+	}},
+	{"misaligned binding offset", invalid, "bindings[0].Offset", "multiple of 16", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(e.at(8, 128))
+	}},
+	{"binding offset below GuaranteedBaseOffsetAlignment", invalid, "bindings[0].Offset", "GuaranteedBaseOffsetAlignment", func(e *badEnv) error {
+		a := argDescSmall()
+		a.Input.GuaranteedBaseOffsetAlignment = 256
+		return e.table(e.compile(a, "")).BindInputs(e.at(16, 128))
+	}},
+	{"binding smaller than the tensor", invalid, "bindings[0].SizeInBytes", "less than TotalTensorSizeInBytes", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindOutputs(e.at(0, 12))
+	}},
+	{"binding past the buffer's end", invalid, "bindings[0]", "outside", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindOutputs(e.at(arenaSize-16, 32))
+	}},
+	{"binding offset past the buffer's end", invalid, "bindings[0]", "outside", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(e.at(math.MaxUint64-15, 128))
+	}},
+	{"binding without a buffer", invalid, "bindings[0].Buffer", "nil", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(&dml.BufferBinding{SizeInBytes: 128})
+	}},
+	{"buffer-array binding for an operator input", invalid, "bindings[0]", "DML_BINDING_TYPE_BUFFER", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(dml.BufferArrayBinding{*e.at(0, 128)})
+	}},
+	{"outputs overlap each other", invalid, "bindings[1]", "overlaps", func(e *badEnv) error {
+		return e.table(e.compile(poolDesc(), "")).BindOutputs(e.at(0, 16), e.at(0, 16))
+	}},
+	{"temporary too small", invalid, "binding.SizeInBytes", "required resource size", func(e *badEnv) error {
+		return e.table(e.compile(argDescTemp(), ops.ArgStrategySplitK)).BindTemporaryResource(e.at(0, 4))
+	}},
+	{"temporary misaligned", invalid, "binding.Offset", "multiple of 256", func(e *badEnv) error {
+		return e.table(e.compile(argDescTemp(), ops.ArgStrategySplitK)).BindTemporaryResource(e.at(16, 4096))
+	}},
+	{"persistent resource on an initializer", invalid, "", "no persistent resource", func(e *badEnv) error {
+		init, _ := e.d.CreateOperatorInitializer()
+		return e.table(init).BindPersistentResource(e.at(0, 256))
+	}},
+
+	// Recording: hazards and missing bindings.
+	{"input overlaps output", invalid, "inputs[0]", "does not run in place", func(e *badEnv) error {
+		cop := e.compile(argDescSmall(), "")
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(64, 16))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"temporary overlaps an input", invalid, "temporary", "overlap", func(e *badEnv) error {
+		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(1024, 256))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"temporary overlaps the output", invalid, "temporary", "overlap", func(e *badEnv) error {
+		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(4096, 256))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"temporary not bound", invalid, "temporary", "needs a temporary resource", func(e *badEnv) error {
+		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"output left unbound", invalid, "outputs[0]", "not bound", func(e *badEnv) error {
+		cop := e.compile(poolDesc(), "")
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 64)), tb.BindOutputs(nil, e.at(256, 16))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"outputs never bound", invalid, "outputs", "not bound", func(e *badEnv) error {
+		cop := e.compile(argDescSmall(), "")
+		tb := e.table(cop)
+		if err := tb.BindInputs(e.at(0, 128)); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"operator not initialized", invalid, "dispatchable", "not been initialized", func(e *badEnv) error {
+		op, err := e.d.CreateOperator(argDescSmall())
+		if err != nil {
+			return err
+		}
+		cop, err := e.d.CompileOperator(op, 0)
+		if err != nil {
+			return err
+		}
+		e.cleanup(cop.Release)
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(256, 16))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}},
+	{"table for another dispatchable", invalid, "bindingTable", "another dispatchable", func(e *badEnv) error {
+		a, b := e.compile(argDescSmall(), ""), e.compile(argDescSmall(), "")
+		tb := e.table(a)
+		if err := errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(256, 16))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, b, tb)
+	}},
+	{"nil recording arguments", invalid, "", "must not be nil", func(e *badEnv) error {
+		return e.rec.RecordDispatch(e.list, nil, nil)
+	}},
+	{"operator initialized twice", invalid, "operators[0]", "exactly once", func(e *badEnv) error {
+		cop := e.compile(argDescSmall(), "")
+		init, err := e.d.CreateOperatorInitializer(cop)
+		if err != nil {
+			return err
+		}
+		return e.rec.RecordDispatch(e.list, init, e.table(init))
+	}},
+	{"record into a closed list", hresult.E_FAIL, "", "closed", func(e *badEnv) error {
+		cop := e.compile(argDescSmall(), "")
+		tb := e.table(cop)
+		if err := errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(256, 16))); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		l, err := e.d.CreateCommandList()
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+		if err := l.Close(); err != nil {
+			return err
+		}
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"execute an open list", invalid, "", "still open", func(e *badEnv) error {
+		l, err := e.d.CreateCommandList()
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+		return l.Execute()
+	}},
+	{"host tensor does not match the desc", invalid, "inputs[0]", "does not match", func(e *badEnv) error {
+		in := tensor.FromFloat32([]uint32{8, 4}, make([]float32, 32))
+		return e.d.Run(argDescSmall(), []*tensor.Tensor{in}, []*tensor.Tensor{tensor.New(tensor.UInt32, 4, 1)})
+	}},
+	{"host tensor too short", invalid, "inputs[0].Data", "fewer than TotalTensorSizeInBytes", func(e *badEnv) error {
+		in := &tensor.Tensor{Desc: tensor.NewDesc(tensor.Float32, []uint32{4, 8}), Data: make([]byte, 100)}
+		return e.d.Run(argDescSmall(), []*tensor.Tensor{in}, []*tensor.Tensor{tensor.New(tensor.UInt32, 4, 1)})
+	}},
+}
+
+// TestBadInputAPI runs every API case on one device.
+func TestBadInputAPI(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	good := &dml.ArgMax{Input: tensor.NewDesc(tensor.Int16, []uint32{3, 50}), Output: tensor.NewDesc(tensor.UInt32, []uint32{1, 50}), Axes: []uint32{0}}
+	goodIn := &tensor.Tensor{Desc: good.Input, Data: make([]byte, good.Input.TotalTensorSizeInBytes)}
+	rng.Read(goodIn.Data)
+	rec, _ := d.CreateCommandRecorder()
+	for _, c := range apiCases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			arena, err := d.CreateBuffer(arenaSize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer arena.Release()
+			if err := arena.Fill(0, arenaSize, arenaPattern); err != nil {
+				t.Fatal(err)
+			}
+			list, err := d.CreateCommandList()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer list.Release()
+			e := &badEnv{t: t, d: d, arena: arena, list: list, rec: rec}
+			defer func() {
+				for i := len(e.owned) - 1; i >= 0; i-- {
+					e.owned[i]()
+				}
+			}()
+			err = runGuarded(t, func() error { return c.run(e) })
+			checkHRESULT(t, err, c.code, c.field, c.rule)
+
+			// What a careless caller does next: submit the list anyway.
+			if err := errors.Join(list.Close(), list.Execute(), list.Wait()); err != nil {
+				t.Fatalf("after the rejected call, the (empty) list failed: %v", err)
+			}
+			if err := d.GetDeviceRemovedReason(); err != nil {
+				t.Fatalf("device lost: %v", err)
+			}
+			// A good operator on the same device, with its own guard bands.
+			testutil.CheckOperator(t, d, good, []*tensor.Tensor{goodIn}, rng)
+			got := make([]byte, arenaSize)
+			if err := arena.Read(0, got); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < arenaSize; i += 4 {
+				if w := uint32(got[i]) | uint32(got[i+1])<<8 | uint32(got[i+2])<<16 | uint32(got[i+3])<<24; w != arenaPattern {
+					t.Fatalf("arena byte %d changed to %#08x: a rejected call wrote memory", i, w)
+				}
+			}
+		})
+	}
+	if n := len(apiCases); n < 30 {
+		t.Errorf("only %d API cases", n)
+	}
+}
+
+// runGuarded runs f, turning a panic into a failure and a hang (30 s) into
+// a fatal error.
+func runGuarded(t *testing.T, f func() error) error {
+	t.Helper()
+	type result struct {
+		err   error
+		panic any
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- result{panic: p}
+			}
+		}()
+		ch <- result{err: f()}
+	}()
+	select {
+	case r := <-ch:
+		if r.panic != nil {
+			t.Fatalf("panic: %v", r.panic)
+		}
+		return r.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("hung for 30 s")
+		return nil
+	}
+}
+
+func checkHRESULT(t *testing.T, err error, code hresult.HRESULT, field, rule string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted; want %v", code)
+	}
+	var he *hresult.Error
+	if !errors.As(err, &he) {
+		t.Fatalf("not an *hresult.Error: %T %v", err, err)
+	}
+	if !errors.Is(err, code) {
+		t.Fatalf("code %v, want %v: %v", he.Code, code, err)
+	}
+	if !strings.Contains(he.Field, field) {
+		t.Fatalf("field %q does not name %q: %v", he.Field, field, err)
+	}
+	if !strings.Contains(he.Rule, rule) {
+		t.Fatalf("rule %q does not say %q: %v", he.Rule, rule, err)
+	}
+	if strings.TrimSpace(he.Rule) == "" {
+		t.Fatalf("no rule in words: %v", err)
+	}
+	t.Logf("%v", err)
+}
+
+// npyHeader builds a version 1.0 .npy header for the dict text.
+func npyHeader(dict string) []byte {
+	h := dict
+	for (10+len(h)+1)%64 != 0 {
+		h += " "
+	}
+	h += "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = append(b, byte(len(h)), byte(len(h)>>8))
+	return append(b, h...)
+}
+
+// TestBadInputCLI runs `vkdml run` with bad files and bad flags: each must
+// exit non-zero with a message naming the problem, without a Go panic, and
+// leave no output file (nor a temporary one) behind.
+func TestBadInputCLI(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{}) // skips, or fails under CI, without a device
+	bin := filepath.Join(t.TempDir(), "vkdml")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/vkdml/vkdml/cmd/vkdml").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(src, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good4 := filepath.Join(src, "good4.npy")
+	if err := tensor.WriteNpyFile(good4, tensor.FromFloat32([]uint32{1, 1, 4, 4}, make([]float32, 16))); err != nil {
+		t.Fatal(err)
+	}
+	goodBytes, _ := os.ReadFile(good4)
+	good2 := filepath.Join(src, "good2.npy")
+	if err := tensor.WriteNpyFile(good2, tensor.FromFloat32([]uint32{3, 3}, make([]float32, 9))); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"truncated":    write("truncated.npy", goodBytes[:len(goodBytes)-10]),
+		"lying":        write("lying.npy", append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 64, 64), }"), make([]byte, 64)...)),
+		"huge":         write("huge.npy", append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }"), make([]byte, 64)...)),
+		"f8":           write("f8.npy", append(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 32)...)),
+		"complex":      write("complex.npy", append(npyHeader("{'descr': '<c8', 'fortran_order': False, 'shape': (2, 2), }"), make([]byte, 32)...)),
+		"magic":        write("magic.npy", append([]byte("PK\x03\x04"), goodBytes[4:]...)),
+		"header-short": write("headershort.npy", goodBytes[:20]),
+		"zero-dim":     write("zerodim.npy", npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 0), }")),
+		"rank3":        write("rank3.npy", append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 4), }"), make([]byte, 64)...)),
+	}
+	cases := []struct {
+		name string
+		args []string // IN and OUT are replaced by the input file and the output path
+		in   string   // a key of files, or a path
+		want string   // must occur in stderr
+	}{
+		{"npy truncated data", []string{"run", "argmax", "--axes", "1", "IN", "OUT"}, "truncated", "truncated"},
+		{"npy header lies about the shape", []string{"run", "maxpool", "--window", "2", "IN", "OUT"}, "lying", "truncated: shape"},
+		{"npy huge shape", []string{"run", "argmax", "--axes", "0", "IN", "OUT"}, "huge", "more than DirectML's limit"},
+		{"npy FLOAT64", []string{"run", "identity", "IN", "OUT"}, "f8", "FLOAT64"},
+		{"npy complex dtype", []string{"run", "argmin", "--axes", "0", "IN", "OUT"}, "complex", "unsupported dtype"},
+		{"npy bad magic", []string{"run", "identity", "IN", "OUT"}, "magic", "magic"},
+		{"npy truncated header", []string{"run", "identity", "IN", "OUT"}, "header-short", "truncated"},
+		{"npy zero dimension", []string{"run", "identity", "IN", "OUT"}, "zero-dim", "size of 0"},
+		{"missing input file", []string{"run", "identity", "IN", "OUT"}, filepath.Join(src, "nope.npy"), "no such file"},
+		{"maxpool rank-3 input", []string{"run", "maxpool", "--window", "2", "IN", "OUT"}, "rank3", "4D"},
+		{"flag axes not a number", []string{"run", "argmax", "--axes", "x", "IN", "OUT"}, good2, "not a non-negative integer"},
+		{"flag axes out of range", []string{"run", "argmax", "--axes", "2", "IN", "OUT"}, good2, "out of range"},
+		{"flag direction", []string{"run", "argmax", "--axes", "0", "--direction", "sideways", "IN", "OUT"}, good2, "--direction"},
+		{"flag index type", []string{"run", "argmin", "--axes", "0", "--index-type", "float32", "IN", "OUT"}, good2, "--index-type"},
+		{"flag unknown", []string{"run", "argmax", "--axes", "0", "--bogus", "IN", "OUT"}, good2, "bogus"},
+		{"flag window zero (validation)", []string{"run", "maxpool", "--window", "0,2", "--output-size", "2,2", "IN", "OUT"}, good4, "WindowSize[0]"},
+		{"flag dilations zero", []string{"run", "maxpool", "--window", "2", "--dilations", "0", "IN", "OUT"}, good4, "Dilations[0]: must be at least 1"},
+		{"flag list length", []string{"run", "maxpool", "--window", "2", "--strides", "1,2,3", "IN", "OUT"}, good4, "--strides has 3 values"},
+		{"flag list malformed", []string{"run", "maxpool", "--window", "2,x", "IN", "OUT"}, good4, "not a list of unsigned integers"},
+		{"flag window larger than the input", []string{"run", "maxpool", "--window", "9", "IN", "OUT"}, good4, "output would be empty"},
+		{"too many positional arguments", []string{"run", "identity", "IN", "OUT", "EXTRA"}, good2, "want IN.npy OUT.npy"},
+		{"unknown operator", []string{"run", "conv", "IN", "OUT"}, good2, "unknown operator"},
+		{"output and indices the same file", []string{"run", "maxpool", "--window", "2", "--indices", "OUT", "IN", "OUT"}, good4, "named twice"},
+		{"indices directory missing", []string{"run", "maxpool", "--window", "2", "--indices", "MISSING", "IN", "OUT"}, good4, "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.npy")
+			in := c.in
+			if p, ok := files[in]; ok {
+				in = p
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				switch a {
+				case "IN":
+					a = in
+				case "OUT":
+					a = out
+				case "EXTRA":
+					a = filepath.Join(dir, "extra.npy")
+				case "MISSING": // fails after the device ran and out.npy was staged: it must not appear
+					a = filepath.Join(dir, "missing", "out.npy")
+				}
+				args[i] = a
+			}
+			cmd := exec.Command(bin, append(args, "--debug")...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			done := make(chan error, 1)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("vkdml %s hung", strings.Join(args, " "))
+			}
+			msg := stderr.String()
+			if err == nil {
+				t.Fatalf("vkdml %s succeeded; want an error", strings.Join(args, " "))
+			}
+			if strings.Contains(msg, "internal error") || strings.Contains(msg, "goroutine ") {
+				t.Fatalf("a panic reached the user:\n%s", msg)
+			}
+			if !strings.Contains(msg, c.want) {
+				t.Fatalf("stderr does not say %q:\n%s", c.want, msg)
+			}
+			left, _ := os.ReadDir(dir)
+			for _, f := range left {
+				t.Errorf("left behind on error: %s", f.Name())
+			}
+			t.Logf("exit %v: %s", err, strings.TrimSpace(msg))
+		})
+	}
+	if len(apiCases)+len(cases) < 30 {
+		t.Errorf("only %d kinds of bad input", len(apiCases)+len(cases))
+	}
+}

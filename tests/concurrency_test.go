@@ -1,0 +1,272 @@
+package tests
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// TestSharedCompiledOperator runs one compiled operator from many
+// goroutines, each with its own buffers, binding table and command list,
+// as DirectML's thread-safety rules allow. Run it under -race.
+func TestSharedCompiledOperator(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	const n = 256
+	desc := &dml.ElementWiseIdentity{Input: tensor.NewDesc(tensor.UInt32, []uint32{n}), Output: tensor.NewDesc(tensor.UInt32, []uint32{n})}
+	op, err := d.CreateOperator(desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cop, err := d.CompileOperator(op, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cop.Release()
+	rec, _ := d.CreateCommandRecorder()
+	{ // initialize once
+		init, _ := d.CreateOperatorInitializer(cop)
+		it, _ := d.CreateBindingTable(init)
+		list, _ := d.CreateCommandList()
+		if err := rec.RecordDispatch(list, init, it); err != nil {
+			t.Fatal(err)
+		}
+		list.Close()
+		list.Execute()
+		if err := list.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		list.Release()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- worker(d, cop, rec, g)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func worker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandRecorder, g int) error {
+	const n = 256
+	buf, err := d.CreateBuffer(2 * 4 * n)
+	if err != nil {
+		return err
+	}
+	defer buf.Release()
+	table, err := d.CreateBindingTable(cop)
+	if err != nil {
+		return err
+	}
+	list, err := d.CreateCommandList()
+	if err != nil {
+		return err
+	}
+	defer list.Release()
+	table.BindInputs(&dml.BufferBinding{Buffer: buf, SizeInBytes: 4 * n})
+	table.BindOutputs(&dml.BufferBinding{Buffer: buf, Offset: 4 * n, SizeInBytes: 4 * n})
+	if err := rec.RecordDispatch(list, cop, table); err != nil {
+		return err
+	}
+	if err := list.Close(); err != nil {
+		return err
+	}
+	src := make([]byte, 4*n)
+	got := make([]byte, 4*n)
+	for round := range 10 {
+		for i := range src {
+			src[i] = byte(g*31 + round*7 + i)
+		}
+		if err := buf.Write(0, src); err != nil {
+			return err
+		}
+		if err := list.Execute(); err != nil {
+			return err
+		}
+		if err := list.Wait(); err != nil {
+			return err
+		}
+		if err := buf.Read(4*n, got); err != nil {
+			return err
+		}
+		if string(got) != string(src) {
+			return fmt.Errorf("goroutine %d round %d: wrong output", g, round)
+		}
+	}
+	return nil
+}
+
+// TestSharedCompiledArgMaxMaxPool shares compiled ARGMAX (split-K, with a
+// temporary resource), ARGMIN and MAX_POOLING2 (with indices) operators
+// between goroutines. Each goroutine has its own buffers (a temporary
+// resource included), binding table and command list, runs several rounds
+// of its own random inputs through the shared operator, and compares every
+// output with the CPU reference exactly. Run it under -race.
+func TestSharedCompiledArgMaxMaxPool(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	seed := testutil.Rand(t).Int63()
+	idx := tensor.NewDesc(tensor.UInt64, []uint32{2, 3, 8, 8})
+	descs := []struct {
+		kernel string
+		desc   ops.Desc
+	}{
+		{ops.ArgStrategySplitK, &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{3, 700}), Output: tensor.NewDesc(tensor.UInt32, []uint32{3, 1}), Axes: []uint32{1}, AxisDirection: dml.AxisDirectionDecreasing}},
+		{"", &dml.ArgMin{Input: tensor.NewStridedDesc(tensor.Int8, []uint32{16, 9}, []uint32{1, 16}), Output: tensor.NewDesc(tensor.Int64, []uint32{1, 9}), Axes: []uint32{0}}},
+		{"", &dml.MaxPooling2{Input: tensor.NewDesc(tensor.Float16, []uint32{2, 3, 17, 16}), Output: tensor.NewDesc(tensor.Float16, []uint32{2, 3, 8, 8}), OutputIndices: &idx,
+			Strides: []uint32{2, 2}, WindowSize: []uint32{3, 2}, StartPadding: []uint32{1, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}},
+	}
+	for _, c := range descs {
+		t.Run(c.desc.OperatorType(), func(t *testing.T) {
+			op, err := d.CreateOperatorWithKernel(c.desc, c.kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cop.Release()
+			if c.kernel == ops.ArgStrategySplitK && cop.BindingProperties().TemporaryResourceSize == 0 {
+				t.Fatalf("split-K plan without a temporary resource: the goroutines would not each bind one")
+			}
+			rec, _ := d.CreateCommandRecorder()
+			init, _ := d.CreateOperatorInitializer(cop)
+			it, _ := d.CreateBindingTable(init)
+			list, _ := d.CreateCommandList()
+			if err := errors.Join(rec.RecordDispatch(list, init, it), list.Close(), list.Execute(), list.Wait()); err != nil {
+				t.Fatal(err)
+			}
+			list.Release()
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for g := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs <- sharedWorker(d, cop, rec, c.desc, rand.New(rand.NewSource(seed+int64(g))), g)
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// sharedWorker runs rounds of random inputs through a shared compiled
+// operator with its own resources and checks them against the reference.
+func sharedWorker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandRecorder, desc ops.Desc, rng *rand.Rand, g int) error {
+	var res []*dml.Resource
+	defer func() {
+		for _, r := range res {
+			r.Release()
+		}
+	}()
+	alloc := func(size uint64) (*dml.BufferBinding, error) {
+		r, err := d.CreateBuffer(size)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, r)
+		return &dml.BufferBinding{Buffer: r, SizeInBytes: size}, nil
+	}
+	inD := desc.Inputs()[0]
+	in, err := alloc(inD.TotalTensorSizeInBytes)
+	if err != nil {
+		return err
+	}
+	var outs []dml.Binding
+	var outB []*dml.BufferBinding
+	for _, od := range desc.Outputs() {
+		if od == nil {
+			outs = append(outs, nil)
+			outB = append(outB, nil)
+			continue
+		}
+		b, err := alloc(od.TotalTensorSizeInBytes)
+		if err != nil {
+			return err
+		}
+		outs, outB = append(outs, b), append(outB, b)
+	}
+	var temp *dml.BufferBinding
+	if n := cop.BindingProperties().TemporaryResourceSize; n > 0 {
+		if temp, err = alloc(n); err != nil {
+			return err
+		}
+	}
+	table, err := d.CreateBindingTable(cop)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(table.BindInputs(in), table.BindOutputs(outs...), table.BindTemporaryResource(temp)); err != nil {
+		return err
+	}
+	list, err := d.CreateCommandList()
+	if err != nil {
+		return err
+	}
+	defer list.Release()
+	if err := errors.Join(rec.RecordDispatch(list, cop, table), list.Close()); err != nil {
+		return err
+	}
+	host := &tensor.Tensor{Desc: inD.Clone(), Data: make([]byte, inD.TotalTensorSizeInBytes)}
+	for round := range 20 {
+		tensor.ForEachIndex(inD.Sizes, func(c []uint32) { host.SetBits(c, testutil.RandomBits(rng, inD.DataType)) })
+		if err := in.Buffer.Write(0, host.Data); err != nil {
+			return err
+		}
+		for _, b := range outB { // poison: an element the kernel misses shows
+			if b != nil {
+				if err := b.Buffer.Fill(0, b.SizeInBytes, 0x7FBADBAD^uint32(round)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := errors.Join(list.Execute(), list.Wait()); err != nil {
+			return err
+		}
+		want := make([]*tensor.Tensor, len(outB))
+		got := make([]*tensor.Tensor, len(outB))
+		for i, od := range desc.Outputs() {
+			if od == nil {
+				continue
+			}
+			got[i] = &tensor.Tensor{Desc: od.Clone(), Data: make([]byte, od.TotalTensorSizeInBytes)}
+			if err := outB[i].Buffer.Read(0, got[i].Data); err != nil {
+				return err
+			}
+			want[i] = &tensor.Tensor{Desc: od.Clone(), Data: append([]byte(nil), got[i].Data...)}
+		}
+		if err := desc.Reference([]*tensor.Tensor{host}, want); err != nil {
+			return err
+		}
+		for i := range want {
+			if want[i] != nil {
+				if diff := testutil.DiffTensors(want[i], got[i], 4); diff != "" {
+					return fmt.Errorf("%s goroutine %d round %d output %d:\n%s", desc.OperatorType(), g, round, i, diff)
+				}
+			}
+		}
+	}
+	return nil
+}

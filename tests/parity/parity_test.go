@@ -1,0 +1,112 @@
+// Package parity_test compares vkdml with the real DirectML on the parity
+// corpus, without Windows or Wine: the goldens in golden/ were written by
+// parity/cmd/dmlrunner running DirectML.dll (`make parity` refreshes them
+// under Wine and checks again against the live library).
+package parity_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/parity"
+	"github.com/vkdml/vkdml/parity/vk"
+)
+
+// TestGoldens runs every case through vkdml (validation layer on) and
+// compares it with DirectML's result, element by element.
+func TestGoldens(t *testing.T) {
+	dev := testutil.OpenDML(t, dml.DeviceOptions{})
+	rep, err := vk.Compare(dev, ".", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if rep.Failed() {
+		rep.PrintDetails(&out)
+		t.Errorf("vkdml differs from DirectML (or a case has no golden); `go run ./cmd/vkdml parity` prints the whole table:\n%s", out.String())
+	} else {
+		rep.Print(&out)
+		t.Log("\n" + out.String())
+	}
+	if rep.Equal == 0 || rep.RejectedByBoth == 0 {
+		t.Errorf("%s: the corpus must have both cases that run and cases that are rejected", rep.Summary())
+	}
+}
+
+// TestEveryRuleCovered checks that each numbered rule of semantics.md has a
+// case, and that the seed pages' examples are in the corpus.
+func TestEveryRuleCovered(t *testing.T) {
+	c, err := parity.LoadCorpus(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, cs := range c.Cases {
+		for _, what := range cs.Covers {
+			covered[what] = true
+		}
+	}
+	rules := 14
+	if b, err := os.ReadFile("../../../shared/docs/semantics.md"); err == nil {
+		rules = 0
+		for _, m := range regexp.MustCompile(`(?m)^(\d+)\. `).FindAllStringSubmatch(string(b), -1) {
+			n, _ := strconv.Atoi(m[1])
+			rules = max(rules, n)
+		}
+	}
+	for n := 1; n <= rules; n++ {
+		if !covered[fmt.Sprintf("rule %d", n)] {
+			t.Errorf("semantics.md rule %d has no parity case", n)
+		}
+	}
+	for _, op := range []string{"ARGMAX", "ARGMIN"} {
+		for ex := 1; ex <= 3; ex++ {
+			if want := fmt.Sprintf("seed:DML_%s_OPERATOR_DESC example %d", op, ex); !covered[want] {
+				t.Errorf("no case covers %q", want)
+			}
+		}
+	}
+	if !covered["fact:maxpool window entirely in padding"] || !covered["fact:maxpool NHWC strides give NCHW indices"] {
+		t.Error("the max-pooling facts of dml-under-wine.md are not all covered")
+	}
+}
+
+// TestCorpusIsGenerated checks that corpus.json and inputs/ are exactly what
+// the committed generator writes, so the corpus can always be regenerated.
+func TestCorpusIsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(goBin, "run", "../../parity/cmd/gencorpus", "-dir", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gencorpus: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, parity.InputsDir, "*.npy"))
+	files = append(files, filepath.Join(dir, parity.ManifestFile))
+	committed, _ := filepath.Glob(filepath.Join(parity.InputsDir, "*.npy"))
+	if len(committed)+1 != len(files) {
+		t.Errorf("the generator writes %d input files, %d are committed", len(files)-1, len(committed))
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		want, _ := os.ReadFile(f)
+		got, err := os.ReadFile(rel)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the generator's output: run `go run ./parity/cmd/gencorpus` (then `make parity` for new goldens)", rel)
+		}
+	}
+}
