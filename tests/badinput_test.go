@@ -465,8 +465,8 @@ func runGuarded(t *testing.T, f func() error) error {
 			t.Fatalf("panic: %v", r.panic)
 		}
 		return r.err
-	case <-time.After(30 * time.Second):
-		t.Fatal("hung for 30 s")
+	case <-time.After(120 * time.Second):
+		t.Fatal("hung for 120 s")
 		return nil
 	}
 }
