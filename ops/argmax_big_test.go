@@ -14,8 +14,10 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
+// argContext is the context d's operators validate and plan against, as
+// dml.Device builds it, so that a test's Plan is the one that runs.
 func argContext(d *dml.Device) *ops.Context {
-	return &ops.Context{FeatureLevel: d.FeatureLevel(), Features: d.GPU().Features, Limits: d.GPU().Limits}
+	return &ops.Context{FeatureLevel: d.FeatureLevel(), Features: d.GPU().Features, Limits: d.GPU().Limits, DeviceType: d.GPU().Info.Type}
 }
 
 // TestArgWindowed caps the bytes one step may bind to a few hundred, so
@@ -31,12 +33,9 @@ func TestArgWindowed(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	var multi, partial, refused, drawn int
-	// At least n cases, then more (up to 4n) until both windowed paths ran
-	// enough times, so the coverage check does not depend on the seed.
+	var multi, partial, refused int
 	covered := func() bool { return multi >= n/3 && partial >= n/10 }
-	for i := 0; i < 4*n && (i < n || !covered()); i++ {
-		drawn++
+	drawn := drawCases(n, covered, func(i int) {
 		win := []uint64{256, 1024, 4096, 16384}[rng.Intn(4)]
 		ops.SetArgWindowForTest(win)
 		c := argRandomCase(rng, 2000)
@@ -54,7 +53,7 @@ func TestArgWindowed(t *testing.T) {
 				t.Fatalf("%s window %d: %v", c.what, win, err)
 			}
 			refused++
-			continue
+			return
 		}
 		if len(p.Steps) > 1 {
 			multi++
@@ -64,7 +63,7 @@ func TestArgWindowed(t *testing.T) {
 		}
 		c.what += fmt.Sprintf(" window %d (%d steps, temp %d)", win, len(p.Steps), p.TemporarySize)
 		argCheckCase(t, d, c, strat, rng)
-	}
+	})
 	t.Logf("%d cases: %d with several steps, %d with partials, %d refused", drawn, multi, partial, refused)
 	if !covered() {
 		t.Errorf("the windowed paths were not exercised enough: %d multi-step, %d partial of %d", multi, partial, drawn)

@@ -115,21 +115,19 @@ func TestArgVec(t *testing.T) {
 		n = 30
 	}
 	used, variants := map[string]int{}, map[string]int{}
-	// Draw at least n cases, then keep drawing (up to 4n) until both
-	// vectorised kernels ran enough times: how many random cases are
-	// eligible varies with the seed, the required coverage does not.
 	covered := func() bool { return used["vec-row"] >= n/5 && used["vec-col"] >= n/8 }
-	for i := 0; i < 4*n && (i < n || !covered()); i++ {
+	drawCases(n, covered, func(i int) {
 		layout := []string{"row", "col"}[i%2]
 		c := argVecCase(rng, layout, 3000)
 		strat := []string{"", ops.ArgStrategyVec}[(i/2)%2]
 		used[argVecPlan(t, d, c.desc, strat)]++
-		ctx := &ops.Context{FeatureLevel: d.FeatureLevel(), Features: d.GPU().Features, Limits: d.GPU().Limits, DeviceType: d.GPU().Info.Type, Kernel: strat}
+		ctx := argContext(d)
+		ctx.Kernel = strat
 		if p, err := c.desc.Plan(ctx); err == nil {
 			variants[p.Kernels[0].Variant]++
 		}
 		argCheckCase(t, d, c, strat, rng)
-	}
+	})
 	t.Logf("strategies: %v", used)
 	t.Logf("variants: %v", variants)
 	if !covered() {

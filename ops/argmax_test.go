@@ -354,6 +354,19 @@ func argRandomCase(rng *rand.Rand, maxElems int) argCase {
 	return argCase{desc: argDesc(kind, in.Desc, out, axes, dir), in: in, what: what}
 }
 
+// drawCases calls draw(i) for i = 0, 1, ... at least n times, then keeps
+// going, up to 4n, until covered reports that every path the test is about
+// ran its required number of times. How many random cases reach a path
+// varies with the seed; the required coverage must not. It returns how many
+// cases were drawn.
+func drawCases(n int, covered func() bool, draw func(i int)) int {
+	i := 0
+	for ; i < 4*n && (i < n || !covered()); i++ {
+		draw(i)
+	}
+	return i
+}
+
 func argCheckCase(t *testing.T, d *dml.Device, c argCase, strat string, rng *rand.Rand) {
 	t.Helper()
 	desc := c.desc
