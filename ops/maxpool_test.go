@@ -510,7 +510,8 @@ func TestMaxPoolSplit(t *testing.T) {
 	if testing.Short() {
 		n = 25
 	}
-	for i := 0; i < n; i++ {
+	covered := func() bool { return testing.Short() || strategies["split-n"] > 0 && strategies["split-c"] > 0 }
+	drawCases(n, covered, func(i int) {
 		desc, in, name := g.randomPool(rng)
 		// A range between one (batch, channel) plane and the whole tensors.
 		var plane, batch, total uint64
@@ -559,9 +560,9 @@ func TestMaxPoolSplit(t *testing.T) {
 				}
 			}
 		})
-	}
+	})
 	t.Logf("strategies: %v", strategies)
-	if !testing.Short() && (strategies["split-n"] == 0 || strategies["split-c"] == 0) {
+	if !covered() {
 		t.Errorf("the random cases did not reach both split strategies: %v", strategies)
 	}
 }
