@@ -153,16 +153,3 @@ func TestNoLoader(t *testing.T) {
 		t.Fatalf("exit %v, output %q", err, out)
 	}
 }
-
-func TestWriteOutputsAllOrNothing(t *testing.T) {
-	dir := t.TempDir()
-	good := tensor.New(tensor.Float32, 2)
-	bad := &tensor.Tensor{Desc: tensor.NewDesc(tensor.Float32, []uint32{4}), Data: make([]byte, 3)} // too short
-	err := writeOutputs([]string{filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npy")}, []*tensor.Tensor{good, bad})
-	if err == nil {
-		t.Fatal("a bad tensor was written")
-	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Fatalf("files left behind: %v", left)
-	}
-}

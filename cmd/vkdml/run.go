@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -109,8 +106,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 }
 
 // compute runs desc on the device and writes its first len(paths) outputs
-// (an absent optional output is never among them), all or none.
-func (ctx *runContext) compute(desc ops.Desc, in *tensor.Tensor, paths []string) error {
+// (an absent optional output is never among them), all or none. The
+// outputs are checked before the device opens; inPath is the input's file,
+// which no output may be.
+func (ctx *runContext) compute(desc ops.Desc, in *tensor.Tensor, inPath string, paths []string) error {
+	if _, err := checkOutputs([]string{inPath}, paths); err != nil {
+		return err
+	}
 	d, err := ctx.open()
 	if err != nil {
 		return err
@@ -120,7 +122,7 @@ func (ctx *runContext) compute(desc ops.Desc, in *tensor.Tensor, paths []string)
 	if err != nil {
 		return err
 	}
-	return writeOutputs(paths, outs[:len(paths)])
+	return writeOutputs([]string{inPath}, paths, outs[:len(paths)])
 }
 
 // readInput reads an .npy input, naming the file in errors.
@@ -130,51 +132,4 @@ func readInput(path string) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return t, nil
-}
-
-// writeOutputs writes every tensor to its path, all or none: each goes to
-// a temporary file beside its destination first, and only when all are
-// written are they renamed into place.
-func writeOutputs(paths []string, ts []*tensor.Tensor) error {
-	if len(paths) != len(ts) {
-		return fmt.Errorf("internal: %d paths for %d tensors", len(paths), len(ts))
-	}
-	seen := map[string]bool{}
-	for _, p := range paths {
-		abs, _ := filepath.Abs(p)
-		if seen[abs] {
-			return fmt.Errorf("%w: output file %s named twice", errUsage, p)
-		}
-		seen[abs] = true
-	}
-	var temps []string
-	cleanup := func() {
-		for _, t := range temps {
-			os.Remove(t)
-		}
-	}
-	for i, p := range paths {
-		f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*.tmp")
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("writing %s: %w", p, err)
-		}
-		temps = append(temps, f.Name())
-		err = tensor.WriteNpy(f, ts[i])
-		if err == nil {
-			err = f.Sync()
-		}
-		err = errors.Join(err, f.Close())
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("writing %s: %w", p, err)
-		}
-	}
-	for i, p := range paths {
-		if err := os.Rename(temps[i], p); err != nil {
-			cleanup()
-			return fmt.Errorf("writing %s: %w", p, err)
-		}
-	}
-	return nil
 }

@@ -106,5 +106,5 @@ func runArg(ctx *runContext, name string, pos []string, axesS, dirS, typeS strin
 	if err != nil {
 		return err
 	}
-	return ctx.compute(desc, in, pos[1:])
+	return ctx.compute(desc, in, pos[0], pos[1:])
 }

@@ -23,7 +23,7 @@ func init() {
 					return err
 				}
 				desc := &dml.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(in.Desc.DataType, in.Desc.Sizes)}
-				return ctx.compute(desc, in, pos[1:])
+				return ctx.compute(desc, in, pos[0], pos[1:])
 			}
 		},
 	})

@@ -174,7 +174,7 @@ func init() {
 				if *indices != "" {
 					paths = append(paths, *indices)
 				}
-				return ctx.compute(desc, in, paths)
+				return ctx.compute(desc, in, pos[0], paths)
 			}
 		},
 	})
