@@ -17,7 +17,10 @@
 # Other options: --rev REV (commit to clone; default HEAD), --repo DIR,
 # --shared DIR (default REPO/../shared), --cache DIR (default
 # $VKDML_FRESH_CACHE or /var/tmp/vkdml-fresh-root), --mirror URL,
-# --refresh (rebuild the cached debootstrap tarball), --nice N (default 10).
+# --refresh (rebuild the cached debootstrap tarball), --nice N (default 10),
+# --no-host-ca (do not copy this machine's /usr/local/share/ca-certificates
+# into the root; they are copied by default so that a network that
+# intercepts TLS lets `go` download modules).
 #
 # The pristine debootstrap root is cached as CACHE/bookworm-base.tar, so a
 # second run skips debootstrap; every run without --reuse starts from a fresh
@@ -33,7 +36,7 @@ shared=""
 rev=HEAD
 cache=${VKDML_FRESH_CACHE:-/var/tmp/vkdml-fresh-root}
 mirror=http://deb.debian.org/debian
-keep=0 reuse=0 refresh=0 niceness=10
+keep=0 reuse=0 refresh=0 niceness=10 host_ca=1
 steps="run test"
 
 die() { echo "fresh-root: $*" >&2; exit 2; }
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1 ;;
 	--reuse) reuse=1 keep=1 ;;
 	--refresh) refresh=1 ;;
+	--no-host-ca) host_ca=0 ;;
 	--only) shift; [ "${1:-}" = run ] || [ "${1:-}" = test ] || die "--only takes run or test"; steps=$1 ;;
 	--rev) shift; rev=${1:?--rev needs a commit} ;;
 	--repo) shift; repo=$(cd "${1:?--repo needs a directory}" && pwd) ;;
@@ -133,6 +137,14 @@ t0=$SECONDS
 say "apt-get install gcc make git ca-certificates (the machine's Go and C compiler)"
 cmd='export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq gcc make git ca-certificates >/dev/null'
 in_root >"$logs/toolchain.log" 2>&1 || { tail -20 "$logs/toolchain.log"; die "installing the toolchain failed"; }
+# A network that intercepts TLS needs its CA in any machine on it, fresh or
+# not: the root trusts the same local CAs as this machine (none on most).
+if [ "$host_ca" = 1 ] && ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+	cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+	cmd='update-ca-certificates >/dev/null'
+	in_root
+	say "added this machine's local CAs: $(cd /usr/local/share/ca-certificates && echo *.crt)"
+fi
 toolchain_s=$((SECONDS - t0))
 
 # 3. The repository's committed tree, with ../shared beside it.
