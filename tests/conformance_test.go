@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/conformance"
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/conformance"
 	"github.com/vkdml/vkdml/internal/testutil"
 )
 

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/vkdml/vkdml/conformance"
+	"github.com/vkdml/vkdml/internal/conformance"
 )
 
 // conformanceReport is `vkdml conformance --json`.

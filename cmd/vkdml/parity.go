@@ -6,8 +6,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/vkdml/vkdml/parity"
-	"github.com/vkdml/vkdml/parity/vk"
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/vk"
 )
 
 // errParity says that the comparison found differences (the table says

@@ -5,7 +5,7 @@
 //
 // It is pure Go with no dependency on Vulkan or Windows, so that both the
 // Windows runner (parity/cmd/dmlrunner, which runs the corpus through the
-// real DirectML.dll) and vkdml's side (parity/vk, the Go test in
+// real DirectML.dll) and vkdml's side (internal/parity/vk, the Go test in
 // tests/parity, `vkdml parity`) use the same definitions.
 //
 // # Layout of a corpus directory

@@ -16,9 +16,9 @@ import (
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/vk"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/parity"
-	"github.com/vkdml/vkdml/parity/vk"
 )
 
 // TestGoldens runs every case through vkdml (validation layer on) and

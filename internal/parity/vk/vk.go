@@ -9,8 +9,8 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/ops"
-	"github.com/vkdml/vkdml/parity"
 	"github.com/vkdml/vkdml/tensor"
 )
 

@@ -8,5 +8,5 @@ import (
 )
 
 func newBackend(dll string, debug bool) (backend, error) {
-	return nil, errors.New("dmlrunner drives DirectML through d3d12.dll and needs Windows (or Wine: see scripts/parity.sh); this is " + runtime.GOOS)
+	return nil, errors.New("dmlrunner drives DirectML through d3d12.dll and needs Windows (or Wine: see .ci/parity (make parity)); this is " + runtime.GOOS)
 }

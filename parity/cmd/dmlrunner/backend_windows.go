@@ -17,7 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/vkdml/vkdml/hresult"
-	"github.com/vkdml/vkdml/parity"
+	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
 )
 

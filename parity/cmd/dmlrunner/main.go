@@ -12,7 +12,7 @@
 //
 // and run it next to DirectML.dll (any DirectML ≥ 1.13 redistributable;
 // the goldens in tests/parity come from DirectML 1.15.4 under Wine, see
-// scripts/parity.sh):
+// .ci/parity (make parity)):
 //
 //	dmlrunner.exe -corpus tests\parity -out tests\parity\golden
 //
@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkdml/vkdml/parity"
+	"github.com/vkdml/vkdml/internal/parity"
 )
 
 // backend is DirectML on Windows; elsewhere newBackend fails.

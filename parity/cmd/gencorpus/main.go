@@ -19,7 +19,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/vkdml/vkdml/parity"
+	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -38,7 +38,7 @@ func main() {
 	flag.Parse()
 	g := &gen{rng: rand.New(rand.NewSource(*seed)), dir: *dir, inputs: map[string]*tensor.Tensor{}}
 	g.corpus.Seed = *seed
-	g.corpus.Comment = "vkdml parity corpus, written by `go run ./parity/cmd/gencorpus`; do not edit by hand. See parity/corpus.go for the format."
+	g.corpus.Comment = "vkdml parity corpus, written by `go run ./parity/cmd/gencorpus`; do not edit by hand. See internal/parity/corpus.go for the format."
 	g.rules()
 	g.seeds()
 	g.rejects()
