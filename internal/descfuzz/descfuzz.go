@@ -1,0 +1,222 @@
+// Package descfuzz decodes arbitrary bytes into an operator desc and the
+// device context it is validated and planned against. The fuzz target in
+// tests/ and the golden-plan corpus in ops/ share it; it needs neither cgo
+// nor a device.
+package descfuzz
+
+import (
+	"encoding/binary"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// Reader hands out the fuzzer's bytes as small fields; past the end it
+// returns zeros.
+type Reader struct{ b []byte }
+
+// NewReader reads b.
+func NewReader(b []byte) *Reader { return &Reader{b: b} }
+
+// Rest returns the bytes not read yet.
+func (r *Reader) Rest() []byte { return r.b }
+
+func (r *Reader) byte() byte {
+	if len(r.b) == 0 {
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *Reader) u32() uint32 {
+	if len(r.b) < 4 {
+		r.b = nil
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+// small is mostly a small value, sometimes a raw 32-bit one, to reach both
+// valid descs and the edges.
+func (r *Reader) small(n uint32) uint32 {
+	b := r.byte()
+	if b == 0xFF {
+		return r.u32()
+	}
+	return uint32(b) % n
+}
+
+// tensorDesc draws a desc of the given sizes: packed, or with small
+// (possibly broadcast, padded, permuted or aliasing) strides, and sometimes
+// a wrong TotalTensorSizeInBytes.
+func (r *Reader) tensorDesc(dt tensor.DataType, sizes []uint32) tensor.Desc {
+	mode := r.byte()
+	var d tensor.Desc
+	if mode&1 != 0 {
+		st := make([]uint32, len(sizes))
+		for i := range st {
+			st[i] = r.small(70)
+		}
+		d = tensor.NewStridedDesc(dt, sizes, st)
+	} else {
+		d = tensor.NewDesc(dt, sizes)
+	}
+	switch mode >> 5 {
+	case 1:
+		d.TotalTensorSizeInBytes += 4 * uint64(r.byte())
+	case 2:
+		d.TotalTensorSizeInBytes -= uint64(r.byte() % 8)
+	case 3:
+		d.GuaranteedBaseOffsetAlignment = uint32(r.byte())
+	case 4:
+		d.Flags = tensor.Flags(r.byte() % 3)
+	}
+	return d
+}
+
+var types = []tensor.DataType{tensor.Float32, tensor.Float16, tensor.UInt32, tensor.UInt16, tensor.UInt8, tensor.Int32,
+	tensor.Int16, tensor.Int8, tensor.UInt64, tensor.Int64, tensor.Float64, tensor.Unknown}
+
+// Desc decodes one of the six descs (ARGMAX, ARGMIN, REDUCE,
+// MAX_POOLING{,1,2}).
+func (r *Reader) Desc() ops.Desc {
+	kind := r.byte() % 6
+	if kind < 3 { // ARGMAX, ARGMIN, REDUCE
+		rank := int(r.byte() % 9) // 0 is invalid on purpose
+		sizes := make([]uint32, rank)
+		for i := range sizes {
+			sizes[i] = r.small(9)
+		}
+		var axes []uint32
+		for n := r.byte() % 4; n > 0; n-- {
+			axes = append(axes, uint32(r.byte()%9))
+		}
+		out := append([]uint32(nil), sizes...)
+		for _, a := range axes {
+			if int(a) < len(out) {
+				out[a] = 1
+			}
+		}
+		if m := r.byte(); m < 16 && len(out) > 0 {
+			out[int(m)%len(out)] = r.small(9)
+		}
+		in := r.tensorDesc(types[r.byte()%byte(len(types))], sizes)
+		od := r.tensorDesc(types[r.byte()%byte(len(types))], out)
+		dir := ops.AxisDirection(r.byte() % 3)
+		switch kind {
+		case 0:
+			return &ops.ArgMax{Input: in, Output: od, Axes: axes, AxisDirection: dir}
+		case 1:
+			return &ops.ArgMin{Input: in, Output: od, Axes: axes, AxisDirection: dir}
+		}
+		return &ops.Reduce{Function: ops.ReduceFunction(r.byte() % 13), Input: in, Output: od, Axes: axes}
+	}
+	rank := 3 + int(r.byte()%4) // 3..6: 4 and 5 are valid
+	dims := max(rank-2, 0)
+	if r.byte() < 16 {
+		dims = int(r.byte() % 4)
+	}
+	sizes := make([]uint32, rank)
+	for i := range sizes {
+		sizes[i] = r.small(7)
+	}
+	arr := func(n uint32) []uint32 {
+		v := make([]uint32, dims)
+		for i := range v {
+			v[i] = r.small(n)
+		}
+		return v
+	}
+	w, s, a, b, dl := arr(5), arr(4), arr(3), arr(3), arr(4)
+	out := append([]uint32(nil), sizes...)
+	for i := 0; i < dims && 2+i < rank; i++ {
+		o := ops.MaxPoolOutputSize(sizes[2+i], w[i], s[i], a[i], b[i], dl[i], r.byte()&1 != 0)
+		out[2+i] = uint32(min(max(o, 1), 1<<32-1))
+	}
+	if m := r.byte(); m < 16 {
+		out[int(m)%len(out)] = r.small(9)
+	}
+	dt := types[r.byte()%byte(len(types))]
+	in := r.tensorDesc(dt, sizes)
+	od := r.tensorDesc(dt, out)
+	var idx *tensor.Desc
+	if r.byte()&1 != 0 {
+		d := r.tensorDesc([]tensor.DataType{tensor.UInt32, tensor.UInt64, tensor.Int32}[r.byte()%3], out)
+		idx = &d
+	}
+	switch kind {
+	case 3:
+		return &ops.MaxPooling{Input: in, Output: od, Strides: s, WindowSize: w, StartPadding: a, EndPadding: b}
+	case 4:
+		return &ops.MaxPooling1{Input: in, Output: od, OutputIndices: idx, Strides: s, WindowSize: w, StartPadding: a, EndPadding: b}
+	}
+	if r.byte() < 16 {
+		dl = nil
+	}
+	return &ops.MaxPooling2{Input: in, Output: od, OutputIndices: idx, Strides: s, WindowSize: w, StartPadding: a, EndPadding: b, Dilations: dl}
+}
+
+// Context decodes a lavapipe-like device, with features and limits the
+// fuzzer may reduce (fallback variants, small storage ranges that force
+// windowed plans, other subgroup sizes).
+func (r *Reader) Context() *ops.Context {
+	fb := r.byte()
+	ctx := Lavapipe()
+	f := &ctx.Features
+	f.ShaderInt64, f.ShaderInt16, f.ShaderInt8, f.ShaderFloat16 = fb&1 == 0, fb&2 == 0, fb&2 == 0, fb&2 == 0
+	f.StorageBuffer8Bit, f.StorageBuffer16Bit, f.SubgroupArithmetic = fb&4 == 0, fb&4 == 0, fb&8 == 0
+	f.SubgroupSizeControl, f.ComputeFullSubgroups, f.SubgroupExtendedTypes = fb&16 == 0, fb&16 == 0, fb&32 == 0
+	if fb&64 != 0 {
+		ctx.Limits.SubgroupSize = []uint32{4, 8, 16, 32}[r.byte()%4]
+	}
+	if fb&128 != 0 {
+		ctx.FeatureLevel = ops.FeatureLevels[int(r.byte())%len(ops.FeatureLevels)]
+	}
+	return ctx
+}
+
+// Decode reads a context and then a desc from b, and returns the bytes
+// left (the fuzz target fills inputs with them).
+func Decode(b []byte) (*ops.Context, ops.Desc, []byte) {
+	r := NewReader(b)
+	ctx := r.Context()
+	desc := r.Desc()
+	return ctx, desc, r.Rest()
+}
+
+// Lavapipe returns a context like lavapipe's at subgroup size 8, with every
+// optional feature and the highest feature level: the context the fuzzer
+// starts from before turning things down.
+func Lavapipe() *ops.Context {
+	ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], DeviceType: gpu.DeviceTypeCPU}
+	f := &ctx.Features
+	f.ShaderInt64, f.ShaderInt16, f.ShaderInt8, f.ShaderFloat16 = true, true, true, true
+	f.StorageBuffer8Bit, f.StorageBuffer16Bit, f.SubgroupArithmetic = true, true, true
+	f.SubgroupSizeControl, f.ComputeFullSubgroups, f.SubgroupExtendedTypes = true, true, true
+	l := &ctx.Limits
+	l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize = 8, 4, 16
+	l.MaxStorageBufferRange, l.MaxPushConstantsSize, l.MaxComputeSharedMemorySize = 1<<27, 128, 32768
+	l.MaxComputeWorkGroupInvocations = 1024
+	l.MaxComputeWorkGroupSize = [3]uint32{1024, 1024, 1024}
+	l.MaxComputeWorkGroupCount = [3]uint32{65535, 65535, 65535}
+	l.MaxPerStageStorageBuffers, l.MinStorageBufferOffsetAlignment = 8, 16
+	l.MaxMemoryAllocationSize, l.MaxBufferSize = 1<<31, 1<<31
+	return ctx
+}
+
+// Seeds are the fuzz target's built-in seeds: one desc of each kind on
+// contexts with features turned down, and all zeros.
+var Seeds = [][]byte{
+	[]byte{0, 2, 4, 5, 1, 1, 0, 0x20, 0, 0, 0xFF, 0, 0, 0, 0, 0},
+	[]byte{1, 3, 3, 4, 5, 2, 0, 1, 0xFF, 0, 0, 1, 0, 1, 2, 3, 4, 5},
+	[]byte{2, 2, 2, 3, 1, 0, 0x40, 0, 0, 0},
+	[]byte{3, 1, 4, 4, 5, 6, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0},
+	[]byte{5, 1, 200, 1, 2, 5, 5, 3, 3, 1, 2, 1, 2, 0, 1, 1, 0, 1, 1, 1, 0xFF, 0, 0, 0, 0},
+	[]byte{4, 2, 100, 1, 1, 6, 6, 6, 6, 6, 3, 3, 3, 2, 2, 2, 1, 1, 1, 0, 0, 0, 2, 2, 2, 1, 0, 0, 0, 1, 1},
+	make([]byte, 64),
+}

@@ -1,0 +1,444 @@
+package ops_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/descfuzz"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// The golden plans guard the planners' refactoring: a fixed corpus of descs
+// (the parity corpus, the fuzz seeds and a few large shapes), each planned
+// on a few device contexts, dumped as text (variants, specialization
+// constants, steps, byte windows) and compared with the committed dump. A
+// changed plan must be intended; regenerate with
+//
+//	go test ./ops -run TestGoldenPlans -update
+//
+// and say in the commit why the plans changed. -golden.corpus rebuilds the
+// frozen corpus itself from its sources (it then no longer follows changes
+// to the fuzz decoder or the parity corpus unless rebuilt).
+var (
+	updateGolden = flag.Bool("update", false, "rewrite testdata/golden/plans.txt")
+	rebuildCases = flag.Bool("golden.corpus", false, "rebuild testdata/golden/cases.json from the parity corpus, the fuzz seeds and the large shapes")
+)
+
+const (
+	goldenCases = "testdata/golden/cases.json"
+	goldenPlans = "testdata/golden/plans.txt"
+)
+
+// goldenCase is one desc and the contexts it is planned on: named ones
+// (goldenContexts) or its own (a fuzz seed's).
+type goldenCase struct {
+	Name     string          `json:"name"`
+	Op       string          `json:"op"`
+	Desc     json.RawMessage `json:"desc"`
+	Contexts []string        `json:"contexts,omitempty"`
+	Kernels  []string        `json:"kernels,omitempty"` // forced on "lvp8"
+	Context  *ops.Context    `json:"context,omitempty"`
+}
+
+// goldenContexts are the named devices: lavapipe at subgroup size 8, a
+// device with no optional feature at subgroup size 4, a discrete GPU with
+// subgroups of 32 and 4 GiB bindings, and lavapipe with 4 KiB bindings
+// (windowed plans on small tensors).
+func goldenContexts() map[string]*ops.Context {
+	lvp := descfuzz.Lavapipe()
+	min4 := descfuzz.Lavapipe()
+	min4.Features = gpu.Features{}
+	min4.Limits.SubgroupSize, min4.Limits.MinSubgroupSize, min4.Limits.MaxSubgroupSize = 4, 4, 4
+	dgpu := descfuzz.Lavapipe()
+	dgpu.DeviceType = gpu.DeviceTypeDiscreteGPU
+	dgpu.Limits.SubgroupSize, dgpu.Limits.MinSubgroupSize, dgpu.Limits.MaxSubgroupSize = 32, 32, 64
+	dgpu.Limits.MaxStorageBufferRange = 1<<32 - 1
+	dgpu.Limits.MinStorageBufferOffsetAlignment = 64
+	dgpu.Limits.MaxComputeWorkGroupCount = [3]uint32{1<<31 - 1, 65535, 65535}
+	win := descfuzz.Lavapipe()
+	win.Limits.MaxStorageBufferRange = 4096
+	return map[string]*ops.Context{"lvp8": lvp, "min4": min4, "gpu32": dgpu, "win4k": win}
+}
+
+func newDesc(op string) (ops.Desc, error) {
+	switch op {
+	case "ARGMAX":
+		return &ops.ArgMax{}, nil
+	case "ARGMIN":
+		return &ops.ArgMin{}, nil
+	case "REDUCE":
+		return &ops.Reduce{}, nil
+	case "MAX_POOLING":
+		return &ops.MaxPooling{}, nil
+	case "MAX_POOLING1":
+		return &ops.MaxPooling1{}, nil
+	case "MAX_POOLING2":
+		return &ops.MaxPooling2{}, nil
+	}
+	return nil, fmt.Errorf("unknown operator %q", op)
+}
+
+func TestGoldenPlans(t *testing.T) {
+	if *rebuildCases {
+		cases, err := buildGoldenCases()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One case a line, so that a diff of the corpus reads by case.
+		b := []byte("[\n")
+		for i, c := range cases {
+			line, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, line...)
+			if i < len(cases)-1 {
+				b = append(b, ',')
+			}
+			b = append(b, '\n')
+		}
+		if err := os.WriteFile(goldenCases, append(b, "]\n"...), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(goldenCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []goldenCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	named := goldenContexts()
+	for _, c := range cases {
+		desc, err := newDesc(c.Op)
+		if err == nil {
+			err = json.Unmarshal(c.Desc, desc)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if c.Context != nil {
+			dumpPlan(&out, c.Name, c.Context, desc)
+		}
+		for _, n := range c.Contexts {
+			dumpPlan(&out, c.Name+"@"+n, named[n], desc)
+		}
+		for _, k := range c.Kernels {
+			ctx := *named["lvp8"]
+			ctx.Kernel = k
+			dumpPlan(&out, c.Name+"@lvp8/"+k, &ctx, desc)
+		}
+	}
+	if *updateGolden {
+		if err := os.WriteFile(goldenPlans, out.Bytes(), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(goldenPlans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, out.Bytes()) {
+		t.Errorf("plans differ from %s (%d cases); first differences:\n%s\nIf the change is intended, run go test ./ops -run TestGoldenPlans -update and explain it in the commit.",
+			goldenPlans, len(cases), firstDiffs(string(want), out.String(), 10))
+	}
+}
+
+// firstDiffs lists up to n differing plans, by case.
+func firstDiffs(want, got string, n int) string {
+	split := func(s string) map[string]string {
+		m := map[string]string{}
+		for _, blk := range strings.Split(s, "\n== ") {
+			name, _, _ := strings.Cut(blk, "\n")
+			m[strings.TrimPrefix(name, "== ")] = blk
+		}
+		return m
+	}
+	w, g := split(want), split(got)
+	var b strings.Builder
+	for _, blk := range strings.Split(got, "\n== ") {
+		name, _, _ := strings.Cut(blk, "\n")
+		name = strings.TrimPrefix(name, "== ")
+		if w[name] != g[name] && n > 0 {
+			n--
+			fmt.Fprintf(&b, "--- want\n%s\n+++ got\n%s\n", w[name], g[name])
+		}
+	}
+	for name := range w {
+		if _, ok := g[name]; !ok && n > 0 {
+			n--
+			fmt.Fprintf(&b, "--- missing case %s\n", name)
+		}
+	}
+	return b.String()
+}
+
+// goldenStepsShown is how many steps a dump lists; the rest are hashed.
+const goldenStepsShown = 12
+
+func dumpPlan(w *bytes.Buffer, name string, ctx *ops.Context, desc ops.Desc) {
+	fmt.Fprintf(w, "== %s %s\n", name, desc.OperatorType())
+	if err := desc.Validate(ctx); err != nil {
+		fmt.Fprintf(w, "invalid: %v\n", err)
+		return
+	}
+	p, err := desc.Plan(ctx)
+	if err != nil {
+		fmt.Fprintf(w, "error: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "plan %s temp=%d persistent=%d steps=%d\n", p.Strategy, p.TemporarySize, p.PersistentSize, len(p.Steps))
+	for i, k := range p.Kernels {
+		fmt.Fprintf(w, "  k%d %s bind=%d params=%d spec=%v sg=%d full=%v\n", i, k.Variant, k.Bindings, k.ParamBytes, k.Spec, k.SubgroupSize, k.FullSubgroups)
+	}
+	h := sha256.New()
+	for i, s := range p.Steps {
+		var b strings.Builder
+		fmt.Fprintf(&b, "  s%d k%d g=%v bar=%v", i, s.Kernel, s.Groups, s.Barrier)
+		for _, sl := range s.Bindings {
+			fmt.Fprintf(&b, " %s%d[%d,+%d]", sl.Kind, sl.Index, sl.Offset, sl.Size)
+		}
+		b.WriteString(" p=")
+		for j := 0; j+4 <= len(s.Params); j += 4 {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			v := uint32(s.Params[j]) | uint32(s.Params[j+1])<<8 | uint32(s.Params[j+2])<<16 | uint32(s.Params[j+3])<<24
+			b.WriteString(strconv.FormatUint(uint64(v), 10))
+		}
+		if len(s.Params)%4 != 0 {
+			fmt.Fprintf(&b, "+%x", s.Params[len(s.Params)&^3:])
+		}
+		if i < goldenStepsShown {
+			w.WriteString(b.String() + "\n")
+		} else {
+			h.Write([]byte(b.String() + "\n"))
+		}
+	}
+	if len(p.Steps) > goldenStepsShown {
+		fmt.Fprintf(w, "  ... %d more steps, sha256 %x\n", len(p.Steps)-goldenStepsShown, h.Sum(nil)[:12])
+	}
+}
+
+// buildGoldenCases assembles the corpus: every parity case on the four
+// named contexts (and each forced strategy on lavapipe), every fuzz seed on
+// its own context, and the large shapes.
+func buildGoldenCases() ([]goldenCase, error) {
+	var cases []goldenCase
+	pc, err := parityCases("../tests/parity/corpus.json")
+	if err != nil {
+		return nil, err
+	}
+	cases = append(cases, pc...)
+	seeds := append([][]byte(nil), descfuzz.Seeds...)
+	dir := "../tests/testdata/fuzz/FuzzOperatorDesc"
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := readFuzzFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			return nil, err
+		}
+		seeds = append(seeds, b)
+	}
+	for i, b := range seeds {
+		ctx, desc, _ := descfuzz.Decode(b)
+		raw, err := json.Marshal(desc)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, goldenCase{Name: fmt.Sprintf("fuzz/%d", i), Op: desc.OperatorType(), Desc: raw, Context: ctx})
+	}
+	for _, l := range largeCases() {
+		raw, err := json.Marshal(l.desc)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, goldenCase{Name: "large/" + l.name, Op: l.desc.OperatorType(), Desc: raw,
+			Contexts: []string{"lvp8", "min4", "gpu32"}, Kernels: strategiesOf(l.desc)})
+	}
+	return cases, nil
+}
+
+func strategiesOf(d ops.Desc) []string {
+	switch d.(type) {
+	case *ops.MaxPooling, *ops.MaxPooling1, *ops.MaxPooling2:
+		return []string{"direct", "split", ops.MaxPoolStrategyVec2x2}
+	}
+	return append(append([]string(nil), ops.ArgStrategies...), ops.ArgStrategyVec)
+}
+
+// readFuzzFile reads a "go test fuzz v1" file holding one []byte.
+func readFuzzFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if s, ok := strings.CutPrefix(line, "[]byte("); ok {
+			v, err := strconv.Unquote(strings.TrimSuffix(s, ")"))
+			return []byte(v), err
+		}
+	}
+	return nil, fmt.Errorf("%s: no []byte value", path)
+}
+
+// parityTensor and parityCase are the parts of parity's corpus format
+// (parity/corpus.go) the golden corpus reads.
+type parityTensor struct {
+	DataType               string   `json:"dataType"`
+	Sizes                  []uint32 `json:"sizes"`
+	Strides                []uint32 `json:"strides"`
+	TotalTensorSizeInBytes uint64   `json:"totalTensorSizeInBytes"`
+}
+
+type parityCase struct {
+	Name           string        `json:"name"`
+	Operator       string        `json:"operator"`
+	Input          parityTensor  `json:"input"`
+	Output         parityTensor  `json:"output"`
+	OutputIndices  *parityTensor `json:"outputIndices"`
+	Axes           []uint32      `json:"axes"`
+	AxisDirection  string        `json:"axisDirection"`
+	ReduceFunction string        `json:"reduceFunction"`
+	Strides        []uint32      `json:"strides"`
+	WindowSize     []uint32      `json:"windowSize"`
+	StartPadding   []uint32      `json:"startPadding"`
+	EndPadding     []uint32      `json:"endPadding"`
+	Dilations      []uint32      `json:"dilations"`
+}
+
+func (t *parityTensor) desc() (tensor.Desc, error) {
+	dt, err := tensor.ParseDataType(t.DataType)
+	return tensor.Desc{DataType: dt, Sizes: t.Sizes, Strides: t.Strides, TotalTensorSizeInBytes: t.TotalTensorSizeInBytes}, err
+}
+
+func parityCases(path string) ([]goldenCase, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var corpus struct{ Cases []parityCase }
+	if err := json.Unmarshal(raw, &corpus); err != nil {
+		return nil, err
+	}
+	var out []goldenCase
+	for _, c := range corpus.Cases {
+		desc, err := c.desc()
+		if err != nil {
+			return nil, fmt.Errorf("parity case %s: %v", c.Name, err)
+		}
+		raw, err := json.Marshal(desc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, goldenCase{Name: "parity/" + c.Name, Op: c.Operator, Desc: raw,
+			Contexts: []string{"lvp8", "min4", "gpu32", "win4k"}, Kernels: strategiesOf(desc)})
+	}
+	return out, nil
+}
+
+func (c *parityCase) desc() (ops.Desc, error) {
+	in, err := c.Input.desc()
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Output.desc()
+	if err != nil {
+		return nil, err
+	}
+	var idx *tensor.Desc
+	if c.OutputIndices != nil {
+		d, err := c.OutputIndices.desc()
+		if err != nil {
+			return nil, err
+		}
+		idx = &d
+	}
+	dir := ops.AxisDirectionIncreasing
+	switch c.AxisDirection {
+	case "", "INCREASING":
+	case "DECREASING":
+		dir = ops.AxisDirectionDecreasing
+	default:
+		v, err := strconv.ParseUint(c.AxisDirection, 0, 32)
+		if err != nil {
+			return nil, err
+		}
+		dir = ops.AxisDirection(v)
+	}
+	switch c.Operator {
+	case "ARGMAX":
+		return &ops.ArgMax{Input: in, Output: out, Axes: c.Axes, AxisDirection: dir}, nil
+	case "ARGMIN":
+		return &ops.ArgMin{Input: in, Output: out, Axes: c.Axes, AxisDirection: dir}, nil
+	case "REDUCE":
+		f := ops.ReduceFunctionArgMax
+		if c.ReduceFunction == "ARGMIN" {
+			f = ops.ReduceFunctionArgMin
+		}
+		return &ops.Reduce{Function: f, Input: in, Output: out, Axes: c.Axes}, nil
+	case "MAX_POOLING":
+		return &ops.MaxPooling{Input: in, Output: out, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding}, nil
+	case "MAX_POOLING1":
+		return &ops.MaxPooling1{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding}, nil
+	case "MAX_POOLING2":
+		return &ops.MaxPooling2{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding, Dilations: c.Dilations}, nil
+	}
+	return nil, fmt.Errorf("unknown operator %q", c.Operator)
+}
+
+type largeCase struct {
+	name string
+	desc ops.Desc
+}
+
+// largeCases are shapes the parity corpus is too small for: windowed
+// bindings, split-K, long blocks, big batches, 64-bit types.
+func largeCases() []largeCase {
+	nd := tensor.NewDesc
+	sd := tensor.NewStridedDesc
+	f32, u32, i64, u64 := tensor.Float32, tensor.UInt32, tensor.Int64, tensor.UInt64
+	arg := func(in, out tensor.Desc, axes ...uint32) *ops.ArgMax {
+		return &ops.ArgMax{Input: in, Output: out, Axes: axes}
+	}
+	idx := func(dt tensor.DataType, s ...uint32) *tensor.Desc { d := nd(dt, s); return &d }
+	return []largeCase{
+		{"argmax_4096x16384_axis0", arg(nd(f32, []uint32{4096, 16384}), nd(u32, []uint32{1, 16384}), 0)},
+		{"argmax_4096x16384_axis1", arg(nd(f32, []uint32{4096, 16384}), nd(i64, []uint32{4096, 1}), 1)},
+		{"argmax_64M", arg(nd(f32, []uint32{1 << 26}), nd(u32, []uint32{1}), 0)},
+		{"argmin_int64_3x1M_axis1", &ops.ArgMin{Input: nd(i64, []uint32{3, 1 << 20, 5}), Output: nd(u64, []uint32{3, 1, 5}), Axes: []uint32{1}, AxisDirection: ops.AxisDirectionDecreasing}},
+		{"argmax_u8_2G_reduce_all", arg(nd(tensor.UInt8, []uint32{1 << 15, 1 << 16}), nd(u32, []uint32{1, 1}), 0, 1)},
+		{"argmax_strided_transposed", arg(sd(f32, []uint32{2048, 8192}, []uint32{1, 2048}), nd(u32, []uint32{2048, 1}), 1)},
+		{"argmax_broadcast_rows", arg(sd(tensor.Float16, []uint32{1 << 20, 64}, []uint32{0, 1}), nd(u32, []uint32{1 << 20, 1}), 1)},
+		{"reduce_f32_2x3x4096x4096", &ops.Reduce{Function: ops.ReduceFunctionArgMin, Input: nd(f32, []uint32{2, 3, 4096, 4096}), Output: nd(u32, []uint32{2, 1, 4096, 1}), Axes: []uint32{1, 3}}},
+		{"pool_1x1x4096x4096_2x2", &ops.MaxPooling{Input: nd(f32, []uint32{1, 1, 4096, 4096}), Output: nd(f32, []uint32{1, 1, 2048, 2048}),
+			Strides: []uint32{2, 2}, WindowSize: []uint32{2, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}},
+		{"pool1_64x64x256x256_3x3s2_idx", &ops.MaxPooling1{Input: nd(f32, []uint32{64, 64, 256, 256}), Output: nd(f32, []uint32{64, 64, 127, 127}), OutputIndices: idx(u64, 64, 64, 127, 127),
+			Strides: []uint32{2, 2}, WindowSize: []uint32{3, 3}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}},
+		{"pool2_batch1M_8x8", &ops.MaxPooling2{Input: nd(tensor.Int8, []uint32{1 << 20, 2, 8, 8}), Output: nd(tensor.Int8, []uint32{1 << 20, 2, 4, 4}), OutputIndices: idx(u32, 1<<20, 2, 4, 4),
+			Strides: []uint32{2, 2}, WindowSize: []uint32{2, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}},
+		{"pool2_5d_big_channels", &ops.MaxPooling2{Input: nd(tensor.Float16, []uint32{2, 4096, 16, 32, 32}), Output: nd(tensor.Float16, []uint32{2, 4096, 8, 16, 16}),
+			Strides: []uint32{2, 2, 2}, WindowSize: []uint32{3, 3, 3}, StartPadding: []uint32{1, 1, 1}, EndPadding: []uint32{0, 0, 0}, Dilations: []uint32{1, 2, 1}}},
+	}
+}
