@@ -26,8 +26,12 @@ type BufferArrayBinding []BufferBinding
 func (*BufferBinding) isBinding()     {}
 func (BufferArrayBinding) isBinding() {}
 
-// WholeBuffer binds all of r.
+// WholeBuffer binds all of r. WholeBuffer(nil) is a binding with no
+// buffer, which every Bind method refuses.
 func WholeBuffer(r *Resource) *BufferBinding {
+	if r == nil {
+		return &BufferBinding{}
+	}
 	return &BufferBinding{Buffer: r, SizeInBytes: r.Size()}
 }
 
@@ -44,9 +48,11 @@ type BindingTable struct {
 // CreateBindingTable returns an empty table for disp.
 func (d *Device) CreateBindingTable(disp Dispatchable) (*BindingTable, error) {
 	const call = "CreateBindingTable"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	t := &BindingTable{d: d}
 	if err := t.reset(call, disp); err != nil {
 		return nil, err
@@ -57,33 +63,66 @@ func (d *Device) CreateBindingTable(disp Dispatchable) (*BindingTable, error) {
 // Reset clears every binding and retargets the table at disp. It does not
 // affect dispatches already recorded.
 func (t *BindingTable) Reset(disp Dispatchable) error {
-	return t.reset("IDMLBindingTable::Reset", disp)
+	const call = "IDMLBindingTable::Reset"
+	if t == nil || t.d == nil {
+		return lifeErr(call, "bindingTable", "is nil or a zero value; use CreateBindingTable", ErrNotCreated)
+	}
+	leave, err := t.d.enter(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return t.reset(call, disp)
 }
 
 func (t *BindingTable) reset(call string, disp Dispatchable) error {
-	if disp == nil {
-		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "Dispatchable", Rule: "must not be nil"}
-	}
-	switch x := disp.(type) {
-	case *CompiledOperator:
-		if x.op.d != t.d {
-			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "Dispatchable", Rule: "was created by another device"}
-		}
-	case *OperatorInitializer:
-		if x.d != t.d {
-			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "Dispatchable", Rule: "was created by another device"}
-		}
+	if err := checkDispatchable(t.d, call, "Dispatchable", disp); err != nil {
+		return err
 	}
 	*t = BindingTable{d: t.d, disp: disp}
+	return nil
+}
+
+// use guards a Bind call: the table must come from CreateBindingTable, its
+// device be open and its dispatchable unreleased.
+func (t *BindingTable) use(call string) (func(), error) {
+	if t == nil || t.d == nil || t.disp == nil {
+		return nop, lifeErr(call, "bindingTable", "is nil or a zero value; use CreateBindingTable", ErrNotCreated)
+	}
+	leave, err := t.d.enter(call)
+	if err != nil {
+		return nop, err
+	}
+	if err := checkDispatchable(t.d, call, "bindingTable.Dispatchable", t.disp); err != nil {
+		leave()
+		return nop, err
+	}
+	return leave, nil
+}
+
+// checkResource refuses a bound resource that is a zero value, released or
+// of another device than d.
+func checkResource(d *Device, field string, r *Resource) error {
+	switch {
+	case r.d == nil || r.buf == nil:
+		return lifeErr("", field, "is a zero value; use CreateBuffer", ErrNotCreated)
+	case r.d != d:
+		return lifeErr("", field, "belongs to another device than the binding table", ErrForeignDevice)
+	case r.released.Load():
+		return lifeErr("", field, "was released", ErrReleased)
+	}
 	return nil
 }
 
 // checkBuffer applies DML_BUFFER_BINDING's rules to b for tensor td (nil
 // for temporary and persistent resources, which need need bytes at an
 // alignment of align).
-func checkBuffer(field string, b *BufferBinding, td *tensor.Desc, need, align uint64) error {
+func checkBuffer(d *Device, field string, b *BufferBinding, td *tensor.Desc, need, align uint64) error {
 	if b.Buffer == nil {
 		return hresult.InvalidArg(field+".Buffer", "is nil; bind nil (DML_BINDING_TYPE_NONE) to bind nothing")
+	}
+	if err := checkResource(d, field+".Buffer", b.Buffer); err != nil {
+		return err
 	}
 	if td != nil {
 		need = td.TotalTensorSizeInBytes
@@ -113,6 +152,11 @@ func checkBuffer(field string, b *BufferBinding, td *tensor.Desc, need, align ui
 // device, vkdml returns E_INVALIDARG).
 func (t *BindingTable) BindInputs(bindings ...Binding) error {
 	const call = "IDMLBindingTable::BindInputs"
+	leave, err := t.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if len(bindings) == 0 {
 		t.inputs = nil // (0, nullptr) unbinds all
 		return nil
@@ -162,7 +206,7 @@ func (t *BindingTable) checkOperatorInput(field string, c *CompiledOperator, i i
 	if td.Flags&tensor.FlagOwnedByDML != 0 {
 		return hresult.InvalidArg(field, "the tensor has DML_TENSOR_FLAG_OWNED_BY_DML: bind it at initialization, not at execution")
 	}
-	return checkBuffer(field, bb, td, 0, 0)
+	return checkBuffer(t.d, field, bb, td, 0, 0)
 }
 
 func (t *BindingTable) checkInitializerInput(field string, c *CompiledOperator, b Binding) error {
@@ -190,7 +234,7 @@ func (t *BindingTable) checkInitializerInput(field string, c *CompiledOperator, 
 		case arr[j].Buffer != nil && !owned:
 			return hresult.InvalidArg(f, "input %d is not DML_TENSOR_FLAG_OWNED_BY_DML: bind it at execution, not initialization", j)
 		case owned:
-			if err := checkBuffer(f, &arr[j], c.op.inputs[j], 0, 0); err != nil {
+			if err := checkBuffer(t.d, f, &arr[j], c.op.inputs[j], 0, 0); err != nil {
 				return err
 			}
 		}
@@ -203,6 +247,11 @@ func (t *BindingTable) checkInitializerInput(field string, c *CompiledOperator, 
 // not overlap.
 func (t *BindingTable) BindOutputs(bindings ...Binding) error {
 	const call = "IDMLBindingTable::BindOutputs"
+	leave, err := t.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if len(bindings) == 0 {
 		t.outputs = nil
 		return nil
@@ -229,10 +278,10 @@ func (t *BindingTable) BindOutputs(bindings ...Binding) error {
 			if td == nil {
 				err = hresult.InvalidArg(field, "the optional output is absent from the operator desc; bind nil")
 			} else {
-				err = checkBuffer(field, bb, td, 0, 0)
+				err = checkBuffer(t.d, field, bb, td, 0, 0)
 			}
 		case *OperatorInitializer:
-			err = checkBuffer(field, bb, nil, x.targets()[i].props.PersistentResourceSize, PersistentBufferAlignment)
+			err = checkBuffer(t.d, field, bb, nil, x.targets()[i].props.PersistentResourceSize, PersistentBufferAlignment)
 		}
 		if err != nil {
 			return hresult.WithOp(call, err)
@@ -254,9 +303,14 @@ func (t *BindingTable) BindOutputs(bindings ...Binding) error {
 // BindTemporaryResource binds the scratch buffer (nil when none is needed).
 func (t *BindingTable) BindTemporaryResource(b *BufferBinding) error {
 	const call = "IDMLBindingTable::BindTemporaryResource"
+	leave, err := t.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if b != nil {
 		need := t.disp.BindingProperties().TemporaryResourceSize
-		if err := checkBuffer("binding", b, nil, need, TemporaryBufferAlignment); err != nil {
+		if err := checkBuffer(t.d, "binding", b, nil, need, TemporaryBufferAlignment); err != nil {
 			return hresult.WithOp(call, err)
 		}
 	}
@@ -268,12 +322,17 @@ func (t *BindingTable) BindTemporaryResource(b *BufferBinding) error {
 // none is needed).
 func (t *BindingTable) BindPersistentResource(b *BufferBinding) error {
 	const call = "IDMLBindingTable::BindPersistentResource"
+	leave, err := t.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if b != nil {
 		if _, ok := t.disp.(*OperatorInitializer); ok {
 			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "an initializer has no persistent resource; bind the operators' persistent resources as its outputs"}
 		}
 		need := t.disp.BindingProperties().PersistentResourceSize
-		if err := checkBuffer("binding", b, nil, need, PersistentBufferAlignment); err != nil {
+		if err := checkBuffer(t.d, "binding", b, nil, need, PersistentBufferAlignment); err != nil {
 			return hresult.WithOp(call, err)
 		}
 	}

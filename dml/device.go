@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
@@ -75,12 +76,23 @@ type DeviceOptions struct {
 	// ForceStaging as in gpu.Options: upload and read back through staging
 	// copies even where device memory is host-visible.
 	ForceStaging bool
+	// ComputeCacheSize bounds how many compiled operators Run and Compute
+	// keep, keyed by their desc, so that repeating a desc does not compile
+	// it again: 0 means DefaultComputeCacheSize, a negative value turns the
+	// cache off.
+	ComputeCacheSize int
 }
 
 // Device is IDMLDevice. It is safe for concurrent use.
 type Device struct {
 	gpu   *gpu.Device
 	level FeatureLevel
+
+	// life is held shared by every call and exclusively by Close, so that
+	// Close never frees what a running call uses; closed is set under it.
+	life   sync.RWMutex
+	closed bool
+	cache  *computeCache
 
 	debugMu  sync.Mutex
 	debugLog []string
@@ -116,7 +128,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		}
 		return nil, &hresult.Error{Code: code, Op: op, Rule: "no usable Vulkan device", Err: err}
 	}
-	return &Device{gpu: g, level: MaxFeatureLevel}, nil
+	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize)}, nil
 }
 
 // DebugMessages returns and clears the messages the debug layer reported
@@ -124,6 +136,9 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 // CreateDeviceFlagDebug only; DirectML's debug layer prints the same kind of
 // message to the debugger).
 func (d *Device) DebugMessages() []string {
+	if d == nil {
+		return nil
+	}
 	d.debugMu.Lock()
 	defer d.debugMu.Unlock()
 	m := d.debugLog
@@ -141,14 +156,31 @@ func (d *Device) debugf(format string, args ...any) {
 }
 
 // GPU returns the Vulkan device underneath, for its features and limits.
-func (d *Device) GPU() *gpu.Device { return d.gpu }
+// It is nil for a nil Device.
+func (d *Device) GPU() *gpu.Device {
+	if d == nil {
+		return nil
+	}
+	return d.gpu
+}
 
-// FeatureLevel is the level the device validates operators at.
-func (d *Device) FeatureLevel() FeatureLevel { return d.level }
+// FeatureLevel is the level the device validates operators at (0 for a
+// nil Device).
+func (d *Device) FeatureLevel() FeatureLevel {
+	if d == nil {
+		return 0
+	}
+	return d.level
+}
 
 // GetDeviceRemovedReason is nil while the device works, and
 // DXGI_ERROR_DEVICE_REMOVED after a Vulkan device loss.
 func (d *Device) GetDeviceRemovedReason() error {
+	leave, err := d.enterAny("GetDeviceRemovedReason")
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if d.gpu.Lost() {
 		return &hresult.Error{Code: hresult.DXGI_ERROR_DEVICE_REMOVED, Op: "GetDeviceRemovedReason", Rule: "the Vulkan device was lost", Err: gpu.ErrDeviceLost}
 	}
@@ -174,6 +206,8 @@ func (d *Device) wrap(call string, err error) error {
 	}
 	code := hresult.E_FAIL
 	switch {
+	case isLifecycleErr(err):
+		code = hresult.E_INVALIDARG
 	case errors.Is(err, gpu.ErrDeviceLost):
 		code = hresult.DXGI_ERROR_DEVICE_REMOVED
 	case errors.Is(err, gpu.ErrOutOfMemory):
@@ -184,17 +218,34 @@ func (d *Device) wrap(call string, err error) error {
 	return &hresult.Error{Code: code, Op: call, Err: err}
 }
 
-// Close releases the device. Every object created from it must be released
-// first; in debug mode anything left behind is reported.
-func (d *Device) Close() error { return d.wrap("Close", d.gpu.Close()) }
+// Close releases the device, after the compiled operators Run and Compute
+// cached. Every object created from it should be released first; in debug
+// mode anything left behind is reported. Close is idempotent; afterwards
+// every method of the device and of its objects returns an error wrapping
+// ErrDeviceClosed, and Release methods do nothing.
+func (d *Device) Close() error {
+	if d == nil || d.gpu == nil {
+		return lifeErr("Close", "device", "is nil or a zero value; use CreateDevice", ErrNotCreated)
+	}
+	d.life.Lock()
+	defer d.life.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.cache.releaseAll()
+	d.closed = true
+	return d.wrap("Close", d.gpu.Close())
+}
 
 // FeatureLevels answers CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS): the
 // highest of the requested levels the device supports.
 func (d *Device) FeatureLevels(requested []FeatureLevel) (FeatureLevel, error) {
 	const call = "CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS)"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return 0, err
 	}
+	defer leave()
 	if len(requested) == 0 {
 		return 0, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "RequestedFeatureLevelCount", Rule: "must be at least 1"}
 	}
@@ -220,9 +271,11 @@ func (d *Device) FeatureLevels(requested []FeatureLevel) (FeatureLevel, error) {
 // shaderInt64 as two words.
 func (d *Device) TensorDataTypeSupport(dt tensor.DataType) (bool, error) {
 	const call = "CheckFeatureSupport(DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT)"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return false, err
 	}
+	defer leave()
 	if dt == tensor.Unknown || dt > tensor.Int64 {
 		return false, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "DataType", Rule: fmt.Sprintf("%d is not a DML_TENSOR_DATA_TYPE", uint32(dt))}
 	}
@@ -236,18 +289,24 @@ func (d *Device) context() *ops.Context {
 
 // Resource is a GPU buffer, the counterpart of a D3D12 buffer resource in
 // the default heap. Write and Read move bytes between it and the host
-// (through a staging copy where the memory is not host-visible).
+// (through a staging copy where the memory is not host-visible). Its
+// methods may be called from several goroutines, but not concurrently with
+// its Release.
 type Resource struct {
-	d   *Device
-	buf *gpu.Buffer
+	d        *Device
+	buf      *gpu.Buffer
+	size     uint64
+	released atomic.Bool
 }
 
 // CreateBuffer allocates a buffer of size bytes.
 func (d *Device) CreateBuffer(size uint64) (*Resource, error) {
 	const call = "CreateBuffer"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	if size == 0 {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "size", Rule: "must be greater than 0"}
 	}
@@ -255,27 +314,115 @@ func (d *Device) CreateBuffer(size uint64) (*Resource, error) {
 	if err != nil {
 		return nil, d.wrap(call, err)
 	}
-	return &Resource{d: d, buf: b}, nil
+	return &Resource{d: d, buf: b, size: size}, nil
 }
 
-// Size is the buffer's size in bytes.
-func (r *Resource) Size() uint64 { return r.buf.Size() }
+// Size is the buffer's size in bytes (0 for a nil Resource); it stays
+// readable after Release.
+func (r *Resource) Size() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.size
+}
+
+// use guards a call on r: the resource must come from CreateBuffer, be
+// unreleased, and its device open.
+func (r *Resource) use(call string) (func(), error) {
+	if r == nil || r.d == nil || r.buf == nil {
+		return nop, lifeErr(call, "resource", "is nil or a zero value; use CreateBuffer", ErrNotCreated)
+	}
+	leave, err := r.d.enterAny(call)
+	if err != nil {
+		return nop, err
+	}
+	if r.released.Load() {
+		leave()
+		return nop, lifeErr(call, "resource", "was released", ErrReleased)
+	}
+	return leave, nil
+}
+
+// checkRange refuses [offset, offset+n) unless it lies inside the buffer,
+// with overflow-safe arithmetic.
+func (r *Resource) checkRange(call string, offset, n uint64, what string) error {
+	if offset > r.size || n > r.size-offset {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: what,
+			Rule: fmt.Sprintf("offset %d plus %d bytes lies outside the %d-byte buffer", offset, n, r.size)}
+	}
+	return nil
+}
 
 // Write copies data into the buffer at offset.
 func (r *Resource) Write(offset uint64, data []byte) error {
-	return r.d.wrap("Resource.Write", r.buf.Write(offset, data))
+	const call = "Resource.Write"
+	leave, err := r.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	if err := r.checkRange(call, offset, uint64(len(data)), "data"); err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return r.d.wrap(call, r.buf.Write(offset, data))
 }
 
 // Read copies len(out) bytes from offset into out.
 func (r *Resource) Read(offset uint64, out []byte) error {
-	return r.d.wrap("Resource.Read", r.buf.Read(offset, out))
+	const call = "Resource.Read"
+	leave, err := r.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	if err := r.checkRange(call, offset, uint64(len(out)), "out"); err != nil {
+		return err
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return r.d.wrap(call, r.buf.Read(offset, out))
 }
 
 // Fill sets every 32-bit word of [offset, offset+size) to value, e.g. to
-// poison outputs in tests.
+// poison outputs in tests. offset and size must be multiples of 4; a size
+// of 0 fills nothing.
 func (r *Resource) Fill(offset, size uint64, value uint32) error {
-	return r.d.wrap("Resource.Fill", r.buf.Fill(offset, size, value))
+	const call = "Resource.Fill"
+	leave, err := r.use(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	if offset%4 != 0 {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "offset", Rule: fmt.Sprintf("%d is not a multiple of 4 (Fill writes 32-bit words)", offset)}
+	}
+	if size%4 != 0 {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "size", Rule: fmt.Sprintf("%d is not a multiple of 4 (Fill writes 32-bit words)", size)}
+	}
+	if err := r.checkRange(call, offset, size, "size"); err != nil {
+		return err
+	}
+	if size == 0 {
+		return nil
+	}
+	return r.d.wrap(call, r.buf.Fill(offset, size, value))
 }
 
-// Release frees the buffer; the GPU must be done with it.
-func (r *Resource) Release() { r.buf.Free() }
+// Release frees the buffer; the GPU must be done with it. Release is
+// idempotent, and does nothing after the device was closed (Close freed all
+// memory). Later calls on r return an error wrapping ErrReleased.
+func (r *Resource) Release() {
+	if r == nil || r.d == nil || r.buf == nil || r.released.Swap(true) {
+		return
+	}
+	leave, err := r.d.enterAny("Resource.Release")
+	if err != nil {
+		return
+	}
+	defer leave()
+	r.buf.Free()
+}

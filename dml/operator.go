@@ -78,9 +78,16 @@ func (d *Device) CreateOperatorWithKernel(desc ops.Desc, kernel string) (*Operat
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
 	}
 	call += "(" + desc.OperatorType() + ")"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
+	return d.createOperator(call, desc, kernel)
+}
+
+// createOperator is CreateOperatorWithKernel inside the device guard.
+func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Operator, error) {
 	ctx := d.context()
 	ctx.Kernel = kernel
 	if err := desc.Validate(ctx); err != nil {
@@ -143,14 +150,30 @@ func checkPlan(p *ops.Plan, desc ops.Desc) error {
 	return nil
 }
 
-// Type is the operator's DirectML type name, e.g. "ARGMAX".
-func (o *Operator) Type() string { return o.kind }
+// Type is the operator's DirectML type name, e.g. "ARGMAX" ("" for a nil
+// or zero Operator).
+func (o *Operator) Type() string {
+	if o == nil {
+		return ""
+	}
+	return o.kind
+}
 
 // Desc returns the operator's desc.
-func (o *Operator) Desc() ops.Desc { return o.desc }
+func (o *Operator) Desc() ops.Desc {
+	if o == nil {
+		return nil
+	}
+	return o.desc
+}
 
 // Strategy names the kernel shape the planner chose.
-func (o *Operator) Strategy() string { return o.plan.Strategy }
+func (o *Operator) Strategy() string {
+	if o == nil || o.plan == nil {
+		return ""
+	}
+	return o.plan.Strategy
+}
 
 // CompiledOperator is IDMLCompiledOperator. It is safe for concurrent use.
 type CompiledOperator struct {
@@ -161,6 +184,7 @@ type CompiledOperator struct {
 	// DML_TENSOR_FLAG_OWNED_BY_DML (copied there at initialization), or -1.
 	owned       []int64
 	initialized atomic.Bool
+	released    atomic.Bool
 	releaseOnce sync.Once
 }
 
@@ -170,13 +194,23 @@ func (d *Device) CompileOperator(op *Operator, flags ExecutionFlags) (*CompiledO
 	if op == nil {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "op", Rule: "must not be nil"}
 	}
+	if op.d == nil || op.plan == nil {
+		return nil, lifeErr(call, "op", "is a zero value; use CreateOperator", ErrNotCreated)
+	}
 	call += "(" + op.kind + ")"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	if op.d != d {
-		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "op", Rule: "was created by another device"}
+		return nil, lifeErr(call, "op", "was created by another device", ErrForeignDevice)
 	}
+	return d.compileOperator(call, op, flags)
+}
+
+// compileOperator is CompileOperator inside the device guard.
+func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags) (*CompiledOperator, error) {
 	known := ExecutionFlagAllowHalfPrecisionComputation | ExecutionFlagDisableMetaCommands | ExecutionFlagDescriptorsVolatile
 	if flags&^known != 0 {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "flags", Rule: fmt.Sprintf("unknown DML_EXECUTION_FLAGS %#x", uint32(flags&^known))}
@@ -198,7 +232,7 @@ func (d *Device) CompileOperator(op *Operator, flags ExecutionFlags) (*CompiledO
 			})
 		}
 		if err != nil {
-			c.Release()
+			c.release()
 			return nil, d.wrap(call, fmt.Errorf("kernel %d: %w", i, err))
 		}
 		c.kernels = append(c.kernels, kern)
@@ -262,22 +296,83 @@ func (d *Device) checkCapabilities(name string, code []byte) error {
 
 func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
 
-// BindingProperties returns what the operator needs bound.
-func (c *CompiledOperator) BindingProperties() BindingProperties { return c.props }
-func (c *CompiledOperator) inputCount() int                      { return len(c.op.inputs) }
-func (c *CompiledOperator) outputCount() int                     { return len(c.op.outputs) }
+// BindingProperties returns what the operator needs bound (zero for a nil
+// CompiledOperator).
+func (c *CompiledOperator) BindingProperties() BindingProperties {
+	if c == nil {
+		return BindingProperties{}
+	}
+	return c.props
+}
+func (c *CompiledOperator) inputCount() int  { return len(c.op.inputs) }
+func (c *CompiledOperator) outputCount() int { return len(c.op.outputs) }
 
 // Operator returns the operator that was compiled.
-func (c *CompiledOperator) Operator() *Operator { return c.op }
+func (c *CompiledOperator) Operator() *Operator {
+	if c == nil {
+		return nil
+	}
+	return c.op
+}
 
-// Release destroys the pipelines; the GPU must be done with them.
+// Release destroys the pipelines; the GPU must be done with them. Release
+// is idempotent and does nothing after the device was closed; later uses
+// of c return an error wrapping ErrReleased.
 func (c *CompiledOperator) Release() {
+	if c == nil || c.op == nil || c.op.d == nil {
+		return
+	}
+	leave, err := c.op.d.enterAny("CompiledOperator.Release")
+	if err != nil {
+		c.released.Store(true)
+		return
+	}
+	defer leave()
+	c.release()
+}
+
+// release is Release inside the device guard.
+func (c *CompiledOperator) release() {
 	c.releaseOnce.Do(func() {
+		c.released.Store(true)
 		for _, k := range c.kernels {
 			k.Destroy()
 		}
 		c.kernels = nil
 	})
+}
+
+// checkDispatchable refuses a dispatchable that is nil, a zero value,
+// released, of another device, or (for an initializer) targets a released
+// operator; field names the argument.
+func checkDispatchable(d *Device, call, field string, disp Dispatchable) error {
+	switch x := disp.(type) {
+	case nil:
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: field, Rule: "must not be nil"}
+	case *CompiledOperator:
+		if x == nil || x.op == nil || x.op.d == nil {
+			return lifeErr(call, field, "is nil or a zero value; use CompileOperator", ErrNotCreated)
+		}
+		if x.op.d != d {
+			return lifeErr(call, field, "was created by another device", ErrForeignDevice)
+		}
+		if x.released.Load() {
+			return lifeErr(call, field, "the compiled operator was released", ErrReleased)
+		}
+	case *OperatorInitializer:
+		if x == nil || x.d == nil {
+			return lifeErr(call, field, "is nil or a zero value; use CreateOperatorInitializer", ErrNotCreated)
+		}
+		if x.d != d {
+			return lifeErr(call, field, "was created by another device", ErrForeignDevice)
+		}
+		for i, c := range x.targets() {
+			if c.released.Load() {
+				return lifeErr(call, fmt.Sprintf("%s.operators[%d]", field, i), "the compiled operator was released", ErrReleased)
+			}
+		}
+	}
+	return nil
 }
 
 // OperatorInitializer is IDMLOperatorInitializer: it initializes compiled
@@ -293,9 +388,11 @@ type OperatorInitializer struct {
 // in which case executing it does nothing).
 func (d *Device) CreateOperatorInitializer(ops ...*CompiledOperator) (*OperatorInitializer, error) {
 	const call = "CreateOperatorInitializer"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	in := &OperatorInitializer{d: d}
 	if err := in.set(call, ops); err != nil {
 		return nil, err
@@ -308,8 +405,8 @@ func (in *OperatorInitializer) set(call string, ops []*CompiledOperator) error {
 		if c == nil {
 			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: fmt.Sprintf("operators[%d]", i), Rule: "must not be nil"}
 		}
-		if c.op.d != in.d {
-			return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: fmt.Sprintf("operators[%d]", i), Rule: "was created by another device"}
+		if err := checkDispatchable(in.d, call, fmt.Sprintf("operators[%d]", i), c); err != nil {
+			return err
 		}
 		for j := 0; j < i; j++ {
 			if ops[j] == c {
@@ -325,10 +422,22 @@ func (in *OperatorInitializer) set(call string, ops []*CompiledOperator) error {
 
 // Reset retargets the initializer. Like DirectML's, it is not thread-safe.
 func (in *OperatorInitializer) Reset(ops ...*CompiledOperator) error {
-	return in.set("IDMLOperatorInitializer::Reset", ops)
+	const call = "IDMLOperatorInitializer::Reset"
+	if in == nil || in.d == nil {
+		return lifeErr(call, "initializer", "is nil or a zero value; use CreateOperatorInitializer", ErrNotCreated)
+	}
+	leave, err := in.d.enter(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return in.set(call, ops)
 }
 
 func (in *OperatorInitializer) targets() []*CompiledOperator {
+	if in == nil {
+		return nil
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.ops

@@ -3,6 +3,8 @@ package dml
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/vkdml/vkdml/gpu"
@@ -13,53 +15,105 @@ import (
 // CommandList is the counterpart of a D3D12 compute command list: it is
 // created open, records dispatches and barriers, is closed, executed, and
 // can be executed again without re-recording once the previous execution
-// has been waited for. It is not safe for concurrent use.
+// has been waited for. It is not safe for concurrent use, but a misuse from
+// two goroutines is refused rather than sent to the GPU: a second Execute
+// of a pending list returns an error wrapping ErrPending.
 type CommandList struct {
-	d       *Device
-	l       *gpu.CommandList
-	open    bool
-	profile bool
-	marks   [][2]int // timestamp indices around each recorded dispatchable
+	d *Device
+	l *gpu.CommandList
+
+	mu       sync.Mutex // serializes the list's state changes
+	open     bool
+	pending  bool
+	released bool
+	profile  bool
+	marks    [][2]int // timestamp indices around each recorded dispatchable
+	// What the recorded commands use, checked again at Execute: a resource
+	// or operator released since recording must never reach the GPU.
+	resources []*Resource
+	operators []*CompiledOperator
 }
 
 // CreateCommandList returns an open, empty list.
 func (d *Device) CreateCommandList() (*CommandList, error) {
 	const call = "CreateCommandList"
-	if err := d.removed(call); err != nil {
+	leave, err := d.enter(call)
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	l, err := d.gpu.NewCommandList()
 	if err != nil {
 		return nil, d.wrap(call, err)
 	}
 	cl := &CommandList{d: d, l: l}
-	if err := cl.Reset(); err != nil {
+	if err := cl.reset(call); err != nil {
 		l.Destroy()
 		return nil, err
 	}
 	return cl, nil
 }
 
-// SetProfiling makes later RecordDispatch calls record GPU timestamps around
-// each dispatchable; DispatchTimes reads them after execution.
-func (l *CommandList) SetProfiling(on bool) { l.profile = on }
+// use guards a call on l and locks it: l must come from CreateCommandList,
+// be unreleased, and its device open (and not lost unless anyLost). The
+// returned function unlocks.
+func (l *CommandList) use(call string, anyLost bool) (func(), error) {
+	if l == nil || l.d == nil || l.l == nil {
+		return nop, lifeErr(call, "commandList", "is nil or a zero value; use CreateCommandList", ErrNotCreated)
+	}
+	enter := l.d.enter
+	if anyLost {
+		enter = l.d.enterAny
+	}
+	leave, err := enter(call)
+	if err != nil {
+		return nop, err
+	}
+	l.mu.Lock()
+	if l.released {
+		l.mu.Unlock()
+		leave()
+		return nop, lifeErr(call, "commandList", "was released", ErrReleased)
+	}
+	return func() { l.mu.Unlock(); leave() }, nil
+}
 
-// Reset discards what was recorded and opens the list again.
+// SetProfiling makes later RecordDispatch calls record GPU timestamps around
+// each dispatchable; DispatchTimes reads them after execution. It does
+// nothing on a released list.
+func (l *CommandList) SetProfiling(on bool) {
+	leave, err := l.use("CommandList.SetProfiling", true)
+	if err != nil {
+		return
+	}
+	defer leave()
+	l.profile = on
+}
+
+// Reset discards what was recorded and opens the list again. A pending
+// list must be waited for first.
 func (l *CommandList) Reset() error {
-	if err := l.d.removed("CommandList.Reset"); err != nil {
+	const call = "CommandList.Reset"
+	leave, err := l.use(call, false)
+	if err != nil {
 		return err
 	}
-	if err := l.l.Begin(); err != nil {
-		return l.d.wrap("CommandList.Reset", err)
+	defer leave()
+	return l.reset(call)
+}
+
+func (l *CommandList) reset(call string) error {
+	if l.pending {
+		return lifeErr(call, "commandList", "is still executing; Wait for it first", ErrPending)
 	}
-	l.open, l.marks = true, nil
+	if err := l.l.Begin(); err != nil {
+		return l.d.wrap(call, err)
+	}
+	l.open, l.marks, l.resources, l.operators = true, nil, nil, nil
 	return nil
 }
 
 func (l *CommandList) mustBeOpen(call string) error {
-	if err := l.d.removed(call); err != nil {
-		return err
-	}
 	if !l.open {
 		return &hresult.Error{Code: hresult.E_FAIL, Op: call, Rule: "the command list is closed; Reset it to record again"}
 	}
@@ -72,6 +126,11 @@ func (l *CommandList) mustBeOpen(call string) error {
 // wrote.
 func (l *CommandList) ResourceBarrierUAV() error {
 	const call = "CommandList.ResourceBarrierUAV"
+	leave, err := l.use(call, false)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if err := l.mustBeOpen(call); err != nil {
 		return err
 	}
@@ -81,6 +140,11 @@ func (l *CommandList) ResourceBarrierUAV() error {
 // Close ends recording.
 func (l *CommandList) Close() error {
 	const call = "CommandList.Close"
+	leave, err := l.use(call, false)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if err := l.mustBeOpen(call); err != nil {
 		return err
 	}
@@ -91,42 +155,103 @@ func (l *CommandList) Close() error {
 	return nil
 }
 
-// Execute submits the closed list to the device's queue.
+// Execute submits the closed list to the device's queue. It is refused
+// while an earlier execution has not been waited for, and when a resource
+// or compiled operator the list recorded has been released since.
 func (l *CommandList) Execute() error {
 	const call = "ExecuteCommandLists"
-	if err := l.d.removed(call); err != nil {
+	leave, err := l.use(call, false)
+	if err != nil {
 		return err
 	}
+	defer leave()
 	if l.open {
 		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "the command list is still open; Close it first"}
 	}
-	return l.d.wrap(call, l.l.Submit())
+	if l.pending {
+		return lifeErr(call, "commandList", "is still executing: Wait for it before executing it again", ErrPending)
+	}
+	for _, r := range l.resources {
+		if r.released.Load() {
+			return lifeErr(call, "commandList", "a resource it recorded was released since; record the list again", ErrReleased)
+		}
+	}
+	for _, c := range l.operators {
+		if c.released.Load() {
+			return lifeErr(call, "commandList", fmt.Sprintf("a %s compiled operator it recorded was released since; record the list again", c.op.kind), ErrReleased)
+		}
+	}
+	if err := l.l.Submit(); err != nil {
+		return l.d.wrap(call, err)
+	}
+	l.pending = true
+	return nil
 }
 
-// Wait blocks until the last execution has completed.
+// Wait blocks until the last execution has completed (it returns at once
+// when none is pending).
 func (l *CommandList) Wait() error {
-	return l.d.wrap("CommandList.Wait", l.l.Wait())
+	const call = "CommandList.Wait"
+	leave, err := l.use(call, true)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	err = l.l.Wait()
+	// The host layer keeps a list that timed out pending, and refuses to
+	// submit it again; only a completed wait clears dml's own flag.
+	if err == nil || !errors.Is(err, gpu.ErrDeviceLost) && !isTimeout(err) {
+		l.pending = false
+	}
+	return l.d.wrap(call, err)
 }
 
 // DispatchTimes returns the GPU time of each dispatchable recorded while
 // profiling was on, from the last completed execution.
 func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
+	const call = "CommandList.DispatchTimes"
+	leave, err := l.use(call, true)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	ts, err := l.l.Timestamps()
 	if err != nil {
-		return nil, l.d.wrap("CommandList.DispatchTimes", err)
+		return nil, l.d.wrap(call, err)
 	}
 	var out []time.Duration
 	for _, m := range l.marks {
 		if m[0] < 0 || m[1] >= len(ts) {
-			return nil, errors.New("dml: DispatchTimes: the device has no timestamps on its compute queue")
+			return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: call, Rule: "the device has no timestamps on its compute queue"}
 		}
 		out = append(out, time.Duration(ts[m[1]]-ts[m[0]]))
 	}
 	return out, nil
 }
 
-// Release frees the list; it must not be executing.
-func (l *CommandList) Release() { l.l.Destroy() }
+// Release frees the list, waiting for a pending execution first. Release
+// is idempotent and does nothing after the device was closed; later calls
+// on l return an error wrapping ErrReleased.
+func (l *CommandList) Release() {
+	if l == nil || l.d == nil || l.l == nil {
+		return
+	}
+	leave, err := l.d.enterAny("CommandList.Release")
+	if err != nil {
+		l.mu.Lock()
+		l.released = true
+		l.mu.Unlock()
+		return
+	}
+	defer leave()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released {
+		return
+	}
+	l.released = true
+	l.l.Destroy()
+}
 
 // CommandRecorder is IDMLCommandRecorder. It is stateless and safe for
 // concurrent use.
@@ -134,9 +259,11 @@ type CommandRecorder struct{ d *Device }
 
 // CreateCommandRecorder returns a recorder.
 func (d *Device) CreateCommandRecorder() (*CommandRecorder, error) {
-	if err := d.removed("CreateCommandRecorder"); err != nil {
+	leave, err := d.enter("CreateCommandRecorder")
+	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	return &CommandRecorder{d: d}, nil
 }
 
@@ -149,14 +276,31 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 	if list == nil || disp == nil || table == nil {
 		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "command list, dispatchable and binding table must not be nil"}
 	}
+	if r == nil || r.d == nil {
+		return lifeErr(call, "recorder", "is nil or a zero value; use CreateCommandRecorder", ErrNotCreated)
+	}
+	if table.d == nil {
+		return lifeErr(call, "bindingTable", "is a zero value; use CreateBindingTable", ErrNotCreated)
+	}
+	if list.d != nil && list.d != r.d || table.d != r.d {
+		return lifeErr(call, "", "command list, binding table and recorder must belong to one device", ErrForeignDevice)
+	}
+	leave, err := list.use(call, false)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	if err := list.mustBeOpen(call); err != nil {
 		return err
 	}
-	if list.d != r.d || table.d != r.d {
-		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Rule: "command list, binding table and recorder must belong to one device"}
+	if err := checkDispatchable(r.d, call, "dispatchable", disp); err != nil {
+		return err
 	}
 	if table.disp != disp {
 		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "bindingTable", Rule: "was created or reset for another dispatchable"}
+	}
+	if err := checkBound(table); err != nil {
+		return hresult.WithOp(call, err)
 	}
 	start := -1
 	if list.profile {
@@ -166,7 +310,6 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 		}
 		start = i
 	}
-	var err error
 	switch x := disp.(type) {
 	case *CompiledOperator:
 		err = r.recordOperator(list, x, table)
@@ -178,6 +321,7 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 	if err != nil {
 		return hresult.WithOp(call, r.d.wrap(call, err))
 	}
+	list.remember(disp, table)
 	if list.profile {
 		end, err := list.l.Timestamp()
 		if err != nil {
@@ -199,10 +343,24 @@ func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorIniti
 	if needsBinding && (t.inputs == nil || t.outputs == nil) {
 		return hresult.InvalidArg("bindings", "the initializer's inputs and outputs must be bound (its targets have persistent resources)")
 	}
+	// Claim every target before recording anything, atomically per
+	// target, so that two goroutines initializing one operator cannot both
+	// pass; a failure below gives the claims back.
+	claimed := 0
+	defer func() {
+		if claimed >= 0 {
+			for _, c := range targets[:claimed] {
+				c.initialized.Store(false)
+			}
+		}
+	}()
 	for i, c := range targets {
-		if c.initialized.Load() {
+		if !c.initialized.CompareAndSwap(false, true) {
 			return hresult.InvalidArg(fmt.Sprintf("operators[%d]", i), "is already initialized: an operator must be initialized exactly once")
 		}
+		claimed = i + 1
+	}
+	for i, c := range targets {
 		if c.props.PersistentResourceSize == 0 {
 			continue
 		}
@@ -229,9 +387,7 @@ func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorIniti
 			}
 		}
 	}
-	for _, c := range targets {
-		c.initialized.Store(true)
-	}
+	claimed = -1 // keep the claims: the initialization is recorded
 	return nil
 }
 
@@ -361,4 +517,60 @@ func checkHazards(c *CompiledOperator, ins, outs []*BufferBinding, t *BindingTab
 		}
 	}
 	return nil
+}
+
+// checkBound refuses a recording whose table binds a resource released
+// since it was bound.
+func checkBound(t *BindingTable) error {
+	var err error
+	t.eachResource(func(field string, r *Resource) {
+		if err == nil && r.released.Load() {
+			err = lifeErr("", field, "was released after it was bound", ErrReleased)
+		}
+	})
+	return err
+}
+
+// eachResource calls f for every resource t binds, with its binding name.
+func (t *BindingTable) eachResource(f func(field string, r *Resource)) {
+	visit := func(kind string, list []Binding) {
+		for i, b := range list {
+			switch x := b.(type) {
+			case *BufferBinding:
+				if x != nil && x.Buffer != nil {
+					f(fmt.Sprintf("%s[%d].Buffer", kind, i), x.Buffer)
+				}
+			case BufferArrayBinding:
+				for j := range x {
+					if x[j].Buffer != nil {
+						f(fmt.Sprintf("%s[%d][%d].Buffer", kind, i, j), x[j].Buffer)
+					}
+				}
+			}
+		}
+	}
+	visit("inputs", t.inputs)
+	visit("outputs", t.outputs)
+	if t.temporary != nil && t.temporary.Buffer != nil {
+		f("temporary.Buffer", t.temporary.Buffer)
+	}
+	if t.persistent != nil && t.persistent.Buffer != nil {
+		f("persistent.Buffer", t.persistent.Buffer)
+	}
+}
+
+// remember notes what a recorded dispatch uses, for Execute's checks.
+func (l *CommandList) remember(disp Dispatchable, t *BindingTable) {
+	t.eachResource(func(_ string, r *Resource) { l.resources = append(l.resources, r) })
+	switch x := disp.(type) {
+	case *CompiledOperator:
+		l.operators = append(l.operators, x)
+	case *OperatorInitializer:
+		l.operators = append(l.operators, x.targets()...)
+	}
+}
+
+// isTimeout reports whether err is the host layer's wait timeout.
+func isTimeout(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "VK_TIMEOUT")
 }

@@ -1,7 +1,11 @@
 package dml
 
 import (
+	"errors"
 	"fmt"
+	"math"
+
+	"github.com/vkdml/vkdml/gpu"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/ops"
@@ -14,23 +18,154 @@ import (
 // values), records, executes, waits, and reads the outputs back into
 // outputs[i].Data. inputs and outputs follow desc.Inputs() and
 // desc.Outputs(); nil stands for an absent optional tensor.
+//
+// The compiled operator is cached by its desc (see
+// DeviceOptions.ComputeCacheSize), so that running one desc again skips
+// validation and pipeline creation.
 func (d *Device) Run(desc ops.Desc, inputs, outputs []*tensor.Tensor) error {
-	op, err := d.CreateOperator(desc)
+	p, err := d.prepare(desc)
 	if err != nil {
 		return err
 	}
-	return d.RunOperator(op, inputs, outputs)
+	defer p.done()
+	return d.runCompiled(p.cop, p.initialize, inputs, outputs)
 }
 
-// Compute is Run with fresh zeroed outputs shaped as desc says.
+// Compute is Run with fresh zeroed outputs shaped as desc says. The desc is
+// validated, and the outputs' sizes compared with what the host and the
+// device can hold (E_OUTOFMEMORY), before anything is allocated.
 func (d *Device) Compute(desc ops.Desc, inputs ...*tensor.Tensor) ([]*tensor.Tensor, error) {
-	outs := make([]*tensor.Tensor, len(desc.Outputs()))
-	for i, td := range desc.Outputs() {
+	p, err := d.prepare(desc)
+	if err != nil {
+		return nil, err
+	}
+	defer p.done()
+	call := "Compute(" + p.cop.op.kind + ")"
+	if err := checkHost("inputs", p.cop.op.inputs, inputs); err != nil {
+		return nil, hresult.WithOp(call, err)
+	}
+	if err := d.checkFits(call, p.cop, true); err != nil {
+		return nil, err
+	}
+	outs := make([]*tensor.Tensor, len(p.cop.op.outputs))
+	for i, td := range p.cop.op.outputs {
 		if td != nil {
 			outs[i] = &tensor.Tensor{Desc: td.Clone(), Data: make([]byte, td.TotalTensorSizeInBytes)}
 		}
 	}
-	return outs, d.Run(desc, inputs, outs)
+	return outs, d.runCompiled(p.cop, p.initialize, inputs, outs)
+}
+
+// prepared is a compiled operator ready for one Run: from the cache, or
+// compiled for this call (and then initialized by it).
+type prepared struct {
+	cop        *CompiledOperator
+	initialize bool
+	done       func()
+}
+
+// prepare validates and compiles desc, or takes it from the cache.
+func (d *Device) prepare(desc ops.Desc) (*prepared, error) {
+	if desc == nil {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: "Run", Field: "desc", Rule: "must not be nil"}
+	}
+	key, cacheable := cacheKey(desc)
+	if cacheable {
+		if e := d.cache.acquire(key); e != nil {
+			return &prepared{cop: e.cop, done: func() { d.cache.done(e) }}, nil
+		}
+	}
+	op, err := d.CreateOperator(desc)
+	if err != nil {
+		return nil, err
+	}
+	cop, err := d.CompileOperator(op, ExecutionFlagNone)
+	if err != nil {
+		return nil, err
+	}
+	if cacheable && d.cache.limit > 0 && cop.props.PersistentResourceSize == 0 {
+		// Initializing such an operator records no command (nothing to
+		// copy), so it is initialized here, once, for every later user.
+		cop.initialized.Store(true)
+		e := d.cache.put(key, cop)
+		return &prepared{cop: e.cop, done: func() { d.cache.done(e) }}, nil
+	}
+	return &prepared{cop: cop, initialize: true, done: cop.Release}, nil
+}
+
+// checkFits refuses, with E_OUTOFMEMORY, tensors larger than the host
+// (when host outputs are to be allocated) or the device can hold, before
+// anything is allocated.
+func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) error {
+	op := c.op
+	var hostBytes, deviceBytes uint64
+	add := func(sum *uint64, n uint64) {
+		if *sum+n < *sum {
+			*sum = math.MaxUint64
+		} else {
+			*sum += n
+		}
+	}
+	limit := d.gpu.Limits.MaxMemoryAllocationSize
+	if b := d.gpu.Limits.MaxBufferSize; b != 0 && (limit == 0 || b < limit) {
+		limit = b
+	}
+	check := func(field string, n uint64) error {
+		if limit != 0 && n > limit {
+			return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: field,
+				Rule: fmt.Sprintf("%d bytes exceed the largest buffer the device can allocate (%d bytes)", n, limit)}
+		}
+		add(&deviceBytes, n)
+		return nil
+	}
+	for i, td := range op.inputs {
+		if td != nil {
+			if err := check(fmt.Sprintf("inputs[%d].TotalTensorSizeInBytes", i), td.TotalTensorSizeInBytes); err != nil {
+				return err
+			}
+		}
+	}
+	for i, td := range op.outputs {
+		if td != nil {
+			if err := check(fmt.Sprintf("outputs[%d].TotalTensorSizeInBytes", i), td.TotalTensorSizeInBytes); err != nil {
+				return err
+			}
+			add(&hostBytes, td.TotalTensorSizeInBytes)
+		}
+	}
+	add(&deviceBytes, c.props.TemporaryResourceSize)
+	add(&deviceBytes, c.props.PersistentResourceSize)
+	if heap := d.deviceMemory(); heap != 0 && deviceBytes > heap {
+		return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: "desc",
+			Rule: fmt.Sprintf("the operator's tensors and resources need %d bytes of device memory; the device has %d", deviceBytes, heap)}
+	}
+	if !hostOutputs {
+		return nil
+	}
+	if hostBytes > math.MaxInt/2 {
+		return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: "outputs",
+			Rule: fmt.Sprintf("the outputs need %d bytes of host memory, more than a Go slice can hold", hostBytes)}
+	}
+	if ram := hostMemory(); ram != 0 && hostBytes > ram {
+		return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: "outputs",
+			Rule: fmt.Sprintf("the outputs need %d bytes of host memory; the machine has %d", hostBytes, ram)}
+	}
+	return nil
+}
+
+// deviceMemory is the size of the largest device-local heap, or 0 when
+// the device reports none.
+func (d *Device) deviceMemory() uint64 {
+	var best uint64
+	if d.gpu.Info == nil {
+		return 0
+	}
+	for _, t := range d.gpu.Info.MemoryTypes {
+		if t.Flags&gpu.MemoryDeviceLocal != 0 && t.HeapSize > best {
+			best = t.HeapSize
+		}
+	}
+	return best
 }
 
 // checkHost checks that host tensors match the operator's descs.
@@ -71,60 +206,76 @@ func equalU32(a, b []uint32) bool {
 	return true
 }
 
-// RunOperator is Run for an operator already created.
-func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) (err error) {
-	call := "Run(" + op.kind + ")"
-	if err := checkHost("inputs", op.inputs, inputs); err != nil {
-		return hresult.WithOp(call, err)
-	}
-	if err := checkHost("outputs", op.outputs, outputs); err != nil {
-		return hresult.WithOp(call, err)
-	}
+// RunOperator is Run for an operator already created: it compiles the
+// operator for this call alone (no cache).
+func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) error {
 	cop, err := d.CompileOperator(op, ExecutionFlagNone)
 	if err != nil {
 		return err
 	}
 	defer cop.Release()
-	init, err := d.CreateOperatorInitializer(cop)
-	if err != nil {
-		return err
-	}
-	var resources []*Resource
-	defer func() {
-		for _, r := range resources {
-			r.Release()
-		}
-	}()
-	upload := func(t *tensor.Tensor) (*BufferBinding, error) {
-		size := t.Desc.TotalTensorSizeInBytes
-		r, err := d.CreateBuffer(size)
-		if err != nil {
-			return nil, err
-		}
-		resources = append(resources, r)
-		if err := r.Write(0, t.Data[:size]); err != nil {
-			return nil, err
-		}
-		return &BufferBinding{Buffer: r, SizeInBytes: size}, nil
-	}
-	scratch := func(size uint64) (*BufferBinding, error) {
-		if size == 0 {
-			return nil, nil
-		}
-		r, err := d.CreateBuffer(size)
-		if err != nil {
-			return nil, err
-		}
-		resources = append(resources, r)
-		return &BufferBinding{Buffer: r, SizeInBytes: size}, nil
-	}
+	return d.runCompiled(cop, true, inputs, outputs)
+}
 
+// runScratch is the buffers one run allocates; release frees them.
+type runScratch struct {
+	d         *Device
+	resources []*Resource
+}
+
+func (s *runScratch) release() {
+	for _, r := range s.resources {
+		r.Release()
+	}
+}
+
+// upload copies a host tensor into a new buffer.
+func (s *runScratch) upload(t *tensor.Tensor) (*BufferBinding, error) {
+	size := t.Desc.TotalTensorSizeInBytes
+	b, err := s.alloc(size)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Buffer.Write(0, t.Data[:size]); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// alloc returns a new buffer of size bytes, or nil for 0.
+func (s *runScratch) alloc(size uint64) (*BufferBinding, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	r, err := s.d.CreateBuffer(size)
+	if err != nil {
+		return nil, err
+	}
+	s.resources = append(s.resources, r)
+	return &BufferBinding{Buffer: r, SizeInBytes: size}, nil
+}
+
+// runCompiled runs cop once on host tensors, initializing it first when
+// initialize is set.
+func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, outputs []*tensor.Tensor) error {
+	call := "Run(" + cop.op.kind + ")"
+	if err := checkHost("inputs", cop.op.inputs, inputs); err != nil {
+		return hresult.WithOp(call, err)
+	}
+	if err := checkHost("outputs", cop.op.outputs, outputs); err != nil {
+		return hresult.WithOp(call, err)
+	}
+	if err := d.checkFits(call, cop, false); err != nil {
+		return err
+	}
+	s := &runScratch{d: d}
+	defer s.release()
 	props := cop.BindingProperties()
-	persistent, err := scratch(props.PersistentResourceSize)
+	persistent, err := s.alloc(props.PersistentResourceSize)
 	if err != nil {
 		return err
 	}
-	temporary, err := scratch(props.TemporaryResourceSize)
+	temporary, err := s.alloc(props.TemporaryResourceSize)
 	if err != nil {
 		return err
 	}
@@ -135,7 +286,7 @@ func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) (er
 		if t == nil {
 			continue
 		}
-		b, err := upload(t)
+		b, err := s.upload(t)
 		if err != nil {
 			return err
 		}
@@ -151,13 +302,12 @@ func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) (er
 		if t == nil {
 			continue
 		}
-		b, err := upload(t)
+		b, err := s.upload(t)
 		if err != nil {
 			return err
 		}
 		execOut[i], outBind[i] = b, b
 	}
-
 	list, err := d.CreateCommandList()
 	if err != nil {
 		return err
@@ -167,41 +317,18 @@ func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) (er
 	if err != nil {
 		return err
 	}
-
-	initTable, err := d.CreateBindingTable(init)
-	if err != nil {
-		return err
-	}
-	if owned {
-		if err := initTable.BindInputs(initIn); err != nil {
+	if initialize {
+		if err := recordInit(d, rec, list, cop, owned, initIn, persistent); err != nil {
 			return err
 		}
-	}
-	if persistent != nil {
-		if err := initTable.BindOutputs(persistent); err != nil {
-			return err
-		}
-	}
-	if err := rec.RecordDispatch(list, init, initTable); err != nil {
-		return err
-	}
-	if err := list.ResourceBarrierUAV(); err != nil {
-		return err
 	}
 	table, err := d.CreateBindingTable(cop)
 	if err != nil {
 		return err
 	}
-	if err := table.BindInputs(execIn...); err != nil {
-		return err
-	}
-	if err := table.BindOutputs(execOut...); err != nil {
-		return err
-	}
-	if err := table.BindTemporaryResource(temporary); err != nil {
-		return err
-	}
-	if err := table.BindPersistentResource(persistent); err != nil {
+	err = errors.Join(table.BindInputs(execIn...), table.BindOutputs(execOut...),
+		table.BindTemporaryResource(temporary), table.BindPersistentResource(persistent))
+	if err != nil {
 		return err
 	}
 	if err := rec.RecordDispatch(list, cop, table); err != nil {
@@ -224,4 +351,30 @@ func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) (er
 		}
 	}
 	return nil
+}
+
+// recordInit records cop's initialization and a barrier after it.
+func recordInit(d *Device, rec *CommandRecorder, list *CommandList, cop *CompiledOperator, owned bool, initIn BufferArrayBinding, persistent *BufferBinding) error {
+	init, err := d.CreateOperatorInitializer(cop)
+	if err != nil {
+		return err
+	}
+	initTable, err := d.CreateBindingTable(init)
+	if err != nil {
+		return err
+	}
+	if owned {
+		if err := initTable.BindInputs(initIn); err != nil {
+			return err
+		}
+	}
+	if persistent != nil {
+		if err := initTable.BindOutputs(persistent); err != nil {
+			return err
+		}
+	}
+	if err := rec.RecordDispatch(list, init, initTable); err != nil {
+		return err
+	}
+	return list.ResourceBarrierUAV()
 }

@@ -1,0 +1,82 @@
+package dml
+
+import (
+	"errors"
+
+	"github.com/vkdml/vkdml/hresult"
+)
+
+// Sentinel errors for objects used after their end of life. Every error a
+// method returns for such a use wraps one of them and carries E_INVALIDARG,
+// so both errors.Is(err, dml.ErrReleased) and
+// errors.Is(err, hresult.E_INVALIDARG) hold.
+var (
+	// ErrReleased: the object (or a resource or operator it refers to) was
+	// released.
+	ErrReleased = errors.New("dml: object released")
+	// ErrDeviceClosed: the device the object belongs to was closed.
+	ErrDeviceClosed = errors.New("dml: device closed")
+	// ErrNotCreated: the object is nil or a zero value, not one that a
+	// Create function returned.
+	ErrNotCreated = errors.New("dml: object not created by its Create function")
+	// ErrForeignDevice: the object belongs to another device.
+	ErrForeignDevice = errors.New("dml: object of another device")
+	// ErrPending: the command list is still executing.
+	ErrPending = errors.New("dml: command list pending")
+)
+
+// lifeErr is the error for call when obj cannot be used because of cause.
+func lifeErr(call, field, rule string, cause error) error {
+	return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: field, Rule: rule, Err: cause}
+}
+
+func nop() {}
+
+// enter guards one call on the device or an object of it: it fails after
+// Close (and, for an ordinary call, after a device loss) and otherwise holds
+// the device open until the returned function is called, so that Close
+// never frees what a running call is using. Calls never nest enter: a
+// reader waiting behind a pending Close would deadlock.
+func (d *Device) enter(call string) (func(), error) {
+	if d == nil || d.gpu == nil {
+		return nop, lifeErr(call, "device", "is nil or a zero value; use CreateDevice", ErrNotCreated)
+	}
+	d.life.RLock()
+	if d.closed {
+		d.life.RUnlock()
+		return nop, lifeErr(call, "device", "the device was closed", ErrDeviceClosed)
+	}
+	if err := d.removed(call); err != nil {
+		d.life.RUnlock()
+		return nop, err
+	}
+	return d.life.RUnlock, nil
+}
+
+// enterAny is enter for calls that must work on a lost device too (reading
+// back, waiting, releasing): only a closed device stops them.
+func (d *Device) enterAny(call string) (func(), error) {
+	if d == nil || d.gpu == nil {
+		return nop, lifeErr(call, "device", "is nil or a zero value; use CreateDevice", ErrNotCreated)
+	}
+	d.life.RLock()
+	if d.closed {
+		d.life.RUnlock()
+		return nop, lifeErr(call, "device", "the device was closed", ErrDeviceClosed)
+	}
+	return d.life.RUnlock, nil
+}
+
+// isLifecycleErr reports whether err is a use of a released, closed or
+// foreign object, which vkdml reports as E_INVALIDARG.
+func isLifecycleErr(err error) bool {
+	for _, target := range lifecycleSentinels {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// lifecycleSentinels are dml's own and the host layer's lifecycle errors.
+var lifecycleSentinels = []error{ErrReleased, ErrDeviceClosed, ErrNotCreated, ErrForeignDevice, ErrPending}
