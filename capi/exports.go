@@ -1,0 +1,242 @@
+package main
+
+/*
+#define VKDML_NO_PROTOTYPES
+#include "vkdml.h"
+#include <string.h>
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// The exports below are called only by the wrappers in vkdml.c, which
+// carry vkdml.h's names and const-qualified prototypes. Each clears or
+// sets the calling thread's message through finish.
+
+//export vkdmlgo_device_create
+func vkdmlgo_device_create(opts *C.vkdml_device_options, out *C.vkdml_device) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_device_create"
+	var err error
+	defer finish(call, &hr, &err)
+	if out == nil {
+		err = invalidArg(call, "device", "must not be NULL")
+		return
+	}
+	*out = 0
+	var o dml.DeviceOptions
+	if opts != nil {
+		o.Flags = dml.CreateDeviceFlags(opts.flags)
+		o.MinimumFeatureLevel = dml.FeatureLevel(opts.minimum_feature_level)
+		if opts.device != nil {
+			o.Device = C.GoString(opts.device)
+		}
+	}
+	d, err := dml.CreateDevice(o)
+	if err != nil {
+		return
+	}
+	*out = C.vkdml_device(handles.add(&device{dev: d}))
+	return
+}
+
+//export vkdmlgo_device_destroy
+func vkdmlgo_device_destroy(h C.vkdml_device) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_device_destroy"
+	var err error
+	defer finish(call, &hr, &err)
+	d, err := lookup[*device](call, "device", uint64(h), "device")
+	if err != nil {
+		return
+	}
+	if err = d.close(call); err == nil {
+		handles.remove(uint64(h))
+	}
+	return
+}
+
+//export vkdmlgo_device_name
+func vkdmlgo_device_name(h C.vkdml_device, name *C.char, capacity C.size_t, length *C.size_t) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_device_name"
+	var err error
+	defer finish(call, &hr, &err)
+	d, err := lookup[*device](call, "device", uint64(h), "device")
+	if err != nil {
+		return
+	}
+	if name == nil && capacity != 0 {
+		err = invalidArg(call, "name", "is NULL but capacity is %d", uint64(capacity))
+		return
+	}
+	s := d.dev.GPU().Info.Name
+	if length != nil {
+		*length = C.size_t(len(s))
+	}
+	if capacity > 0 {
+		dst := unsafe.Slice((*byte)(unsafe.Pointer(name)), int(capacity))
+		n := copy(dst[:len(dst)-1], s)
+		dst[n] = 0
+	}
+	return
+}
+
+//export vkdmlgo_device_feature_levels
+func vkdmlgo_device_feature_levels(h C.vkdml_device, requested *C.uint32_t, count C.uint32_t, best *C.uint32_t) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_device_feature_levels"
+	var err error
+	defer finish(call, &hr, &err)
+	d, err := lookup[*device](call, "device", uint64(h), "device")
+	if err != nil {
+		return
+	}
+	if best == nil {
+		err = invalidArg(call, "max_supported", "must not be NULL")
+		return
+	}
+	levels, err := u32s(call, "requested", requested, count)
+	if err != nil {
+		return
+	}
+	b, err := d.featureLevels(levels)
+	if err == nil {
+		*best = C.uint32_t(b)
+	}
+	return
+}
+
+//export vkdmlgo_calc_buffer_tensor_size
+func vkdmlgo_calc_buffer_tensor_size(desc *C.vkdml_tensor_desc, size *C.uint64_t) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_calc_buffer_tensor_size"
+	var err error
+	defer finish(call, &hr, &err)
+	if size == nil {
+		err = invalidArg(call, "size_in_bytes", "must not be NULL")
+		return
+	}
+	td, err := tensorDesc(call, "desc", desc, false)
+	if err != nil {
+		return
+	}
+	if !td.DataType.Valid() {
+		err = invalidArg(call, "desc.data_type", "%d is not a data type vkdml supports", uint32(td.DataType))
+		return
+	}
+	*size = C.uint64_t(tensor.CalcBufferTensorSize(td.DataType, td.Sizes, td.Strides))
+	return
+}
+
+//export vkdmlgo_operator_create
+func vkdmlgo_operator_create(h C.vkdml_device, desc *C.vkdml_operator_desc, out *C.vkdml_operator) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_operator_create"
+	var err error
+	defer finish(call, &hr, &err)
+	if out == nil {
+		err = invalidArg(call, "op", "must not be NULL")
+		return
+	}
+	*out = 0
+	p, err := create(call, h, desc)
+	if err == nil {
+		*out = C.vkdml_operator(handles.add(p))
+	}
+	return
+}
+
+// create is vkdml_operator_create without the handle.
+func create(call string, h C.vkdml_device, desc *C.vkdml_operator_desc) (*preparedOp, error) {
+	d, err := lookup[*device](call, "device", uint64(h), "device")
+	if err != nil {
+		return nil, err
+	}
+	od, err := operatorDesc(call, desc)
+	if err != nil {
+		return nil, err
+	}
+	return prepare(d, od)
+}
+
+//export vkdmlgo_operator_run
+func vkdmlgo_operator_run(h C.vkdml_operator, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_operator_run"
+	var err error
+	defer finish(call, &hr, &err)
+	p, err := lookup[*preparedOp](call, "op", uint64(h), "operator")
+	if err != nil {
+		return
+	}
+	err = runHost(call, p, inputs, nin, outputs, nout)
+	return
+}
+
+// runHost converts the vkdml_buffer arrays and runs p.
+func runHost(call string, p *preparedOp, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) error {
+	ins, err := hostBuffers(call, "inputs", inputs, nin)
+	if err != nil {
+		return err
+	}
+	outs, err := hostBuffers(call, "outputs", outputs, nout)
+	if err != nil {
+		return err
+	}
+	return p.run(ins, outs)
+}
+
+// hostBuffers views n vkdml_buffers as Go slices over their C memory.
+func hostBuffers(call, field string, p *C.vkdml_buffer, n C.uint32_t) ([]hostBuffer, error) {
+	if n > maxArrayCount {
+		return nil, invalidArg(call, field+"_count", "%d is implausibly large", uint32(n))
+	}
+	if n > 0 && p == nil {
+		return nil, invalidArg(call, field, "is NULL but its count is %d", uint32(n))
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]hostBuffer, n)
+	for i, b := range unsafe.Slice(p, int(n)) {
+		if b.data != nil && b.size_in_bytes > 0 {
+			out[i] = unsafe.Slice((*byte)(b.data), int(b.size_in_bytes))
+		} else if b.data != nil {
+			out[i] = hostBuffer{} // non-nil, empty: reported as too small
+		}
+	}
+	return out, nil
+}
+
+//export vkdmlgo_operator_destroy
+func vkdmlgo_operator_destroy(h C.vkdml_operator) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_operator_destroy"
+	var err error
+	defer finish(call, &hr, &err)
+	p, err := lookup[*preparedOp](call, "op", uint64(h), "operator")
+	if err != nil {
+		return
+	}
+	handles.remove(uint64(h))
+	p.mu.Lock()
+	p.release()
+	p.mu.Unlock()
+	return
+}
+
+//export vkdmlgo_run
+func vkdmlgo_run(h C.vkdml_device, desc *C.vkdml_operator_desc, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_run"
+	var err error
+	defer finish(call, &hr, &err)
+	p, err := create(call, h, desc)
+	if err != nil {
+		return
+	}
+	defer func() {
+		p.mu.Lock()
+		p.release()
+		p.mu.Unlock()
+	}()
+	err = runHost(call, p, inputs, nin, outputs, nout)
+	return
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// device is what a vkdml_device handle refers to.
+type device struct {
+	dev *dml.Device
+	mu  sync.Mutex
+	// live counts the operators created on the device and not yet
+	// destroyed (one-shot vkdml_run operators included), so that the
+	// device cannot be closed under them.
+	live int
+}
+
+// acquire registers one more operator on d.
+func (d *device) acquire() {
+	d.mu.Lock()
+	d.live++
+	d.mu.Unlock()
+}
+
+func (d *device) releaseOne() {
+	d.mu.Lock()
+	d.live--
+	d.mu.Unlock()
+}
+
+// preparedOp is what a vkdml_operator handle refers to: a compiled,
+// initialized operator with one device buffer per tensor, its bindings and
+// a closed command list that runs it, recorded once.
+type preparedOp struct {
+	dev     *device
+	kind    string
+	inputs  []*tensor.Desc
+	outputs []*tensor.Desc
+
+	// mu serializes runs: they share the buffers and the command list.
+	mu       sync.Mutex
+	released bool
+	cop      *dml.CompiledOperator
+	inBufs   []*dml.Resource
+	outBufs  []*dml.Resource
+	owned    []*dml.Resource // every resource, for release
+	list     *dml.CommandList
+}
+
+// prepare validates, compiles and initializes desc on d.
+func prepare(d *device, desc ops.Desc) (p *preparedOp, err error) {
+	op, err := d.dev.CreateOperator(desc)
+	if err != nil {
+		return nil, err
+	}
+	d.acquire()
+	p = &preparedOp{dev: d, kind: op.Type(), inputs: cloneDescs(desc.Inputs()), outputs: cloneDescs(desc.Outputs())}
+	defer func() {
+		if err != nil {
+			p.release()
+		}
+	}()
+	if p.cop, err = d.dev.CompileOperator(op, dml.ExecutionFlagNone); err != nil {
+		return nil, err
+	}
+	props := p.cop.BindingProperties()
+	persistent, err := p.buffer(props.PersistentResourceSize)
+	if err != nil {
+		return nil, err
+	}
+	temporary, err := p.buffer(props.TemporaryResourceSize)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.initialize(persistent); err != nil {
+		return nil, err
+	}
+	execIn, err := p.tensorBuffers(p.inputs, &p.inBufs)
+	if err != nil {
+		return nil, err
+	}
+	execOut, err := p.tensorBuffers(p.outputs, &p.outBufs)
+	if err != nil {
+		return nil, err
+	}
+	table, err := d.dev.CreateBindingTable(p.cop)
+	if err != nil {
+		return nil, err
+	}
+	if err := table.BindInputs(execIn...); err != nil {
+		return nil, err
+	}
+	if err := table.BindOutputs(execOut...); err != nil {
+		return nil, err
+	}
+	if err := table.BindTemporaryResource(temporary); err != nil {
+		return nil, err
+	}
+	if err := table.BindPersistentResource(persistent); err != nil {
+		return nil, err
+	}
+	if p.list, err = d.dev.CreateCommandList(); err != nil {
+		return nil, err
+	}
+	rec, err := d.dev.CreateCommandRecorder()
+	if err != nil {
+		return nil, err
+	}
+	if err := rec.RecordDispatch(p.list, p.cop, table); err != nil {
+		return nil, err
+	}
+	return p, p.list.Close()
+}
+
+func cloneDescs(list []*tensor.Desc) []*tensor.Desc {
+	out := make([]*tensor.Desc, len(list))
+	for i, t := range list {
+		if t != nil {
+			c := t.Clone()
+			out[i] = &c
+		}
+	}
+	return out
+}
+
+// buffer allocates a device buffer of size bytes, or returns nil for 0.
+func (p *preparedOp) buffer(size uint64) (*dml.BufferBinding, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	r, err := p.dev.dev.CreateBuffer(size)
+	if err != nil {
+		return nil, err
+	}
+	p.owned = append(p.owned, r)
+	return dml.WholeBuffer(r), nil
+}
+
+// tensorBuffers allocates one buffer per present tensor, recording them in
+// *bufs, and returns the bindings (nil for an absent tensor).
+func (p *preparedOp) tensorBuffers(descs []*tensor.Desc, bufs *[]*dml.Resource) ([]dml.Binding, error) {
+	bindings := make([]dml.Binding, len(descs))
+	*bufs = make([]*dml.Resource, len(descs))
+	for i, td := range descs {
+		if td == nil {
+			continue
+		}
+		b, err := p.buffer(td.TotalTensorSizeInBytes)
+		if err != nil {
+			return nil, err
+		}
+		bindings[i], (*bufs)[i] = b, b.Buffer
+	}
+	return bindings, nil
+}
+
+// initialize runs the operator's initializer once (DirectML requires it
+// before the first execution); libvkdml has no owned inputs, so it binds
+// only the persistent resource.
+func (p *preparedOp) initialize(persistent *dml.BufferBinding) error {
+	d := p.dev.dev
+	init, err := d.CreateOperatorInitializer(p.cop)
+	if err != nil {
+		return err
+	}
+	table, err := d.CreateBindingTable(init)
+	if err != nil {
+		return err
+	}
+	if persistent != nil {
+		if err := table.BindOutputs(persistent); err != nil {
+			return err
+		}
+	}
+	list, err := d.CreateCommandList()
+	if err != nil {
+		return err
+	}
+	defer list.Release()
+	rec, err := d.CreateCommandRecorder()
+	if err != nil {
+		return err
+	}
+	if err := rec.RecordDispatch(list, init, table); err != nil {
+		return err
+	}
+	if err := list.Close(); err != nil {
+		return err
+	}
+	if err := list.Execute(); err != nil {
+		return err
+	}
+	return list.Wait()
+}
+
+// release frees everything; the operator must not be running (mu held or
+// never shared).
+func (p *preparedOp) release() {
+	if p.released {
+		return
+	}
+	p.released = true
+	if p.list != nil {
+		p.list.Release()
+	}
+	if p.cop != nil {
+		p.cop.Release()
+	}
+	for _, r := range p.owned {
+		r.Release()
+	}
+	p.dev.releaseOne()
+}
+
+// hostBuffer is one vkdml_buffer, as a Go slice over C memory (nil for an
+// absent tensor). It is used only during the call that received it.
+type hostBuffer []byte
+
+// checkHost checks the host buffers against the operator's tensors.
+func checkHost(call, what string, descs []*tensor.Desc, bufs []hostBuffer) error {
+	if len(bufs) != len(descs) {
+		return invalidArg(call, what+"_count", "is %d; %s has %d %s", len(bufs), "the operator", len(descs), what)
+	}
+	for i, td := range descs {
+		field := fmt.Sprintf("%s[%d]", what, i)
+		switch {
+		case td == nil && bufs[i] != nil:
+			return invalidArg(call, field+".data", "must be NULL: the desc has no tensor here")
+		case td != nil && bufs[i] == nil:
+			return invalidArg(call, field+".data", "is NULL, but the desc has a tensor %s here", describe(td))
+		case td == nil:
+			continue
+		}
+		if need := minimumBytes(td); uint64(len(bufs[i])) < need {
+			return invalidArg(call, field+".size_in_bytes", "is %d, fewer than the %d bytes tensor %s addresses", len(bufs[i]), need, describe(td))
+		}
+	}
+	return nil
+}
+
+// run uploads the inputs, executes and reads the outputs back.
+func (p *preparedOp) run(ins, outs []hostBuffer) error {
+	call := "vkdml_operator_run(" + p.kind + ")"
+	if err := checkHost(call, "inputs", p.inputs, ins); err != nil {
+		return err
+	}
+	if err := checkHost(call, "outputs", p.outputs, outs); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.released {
+		return invalidArg(call, "op", "was destroyed")
+	}
+	for i, b := range ins {
+		if b != nil {
+			if err := p.inBufs[i].Write(0, b[:min(uint64(len(b)), p.inputs[i].TotalTensorSizeInBytes)]); err != nil {
+				return err
+			}
+		}
+	}
+	for i, b := range outs {
+		// A strided output may skip bytes; they must come back unchanged.
+		if b != nil && !p.outputs[i].IsPacked() {
+			if err := p.outBufs[i].Write(0, b[:min(uint64(len(b)), p.outputs[i].TotalTensorSizeInBytes)]); err != nil {
+				return err
+			}
+		}
+	}
+	if err := p.list.Execute(); err != nil {
+		return err
+	}
+	if err := p.list.Wait(); err != nil {
+		return err
+	}
+	for i, b := range outs {
+		if b != nil {
+			if err := p.outBufs[i].Read(0, b[:min(uint64(len(b)), p.outputs[i].TotalTensorSizeInBytes)]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// featureLevels answers vkdml_device_feature_levels.
+func (d *device) featureLevels(requested []uint32) (uint32, error) {
+	levels := make([]dml.FeatureLevel, len(requested))
+	for i, l := range requested {
+		levels[i] = dml.FeatureLevel(l)
+	}
+	best, err := d.dev.FeatureLevels(levels)
+	return uint32(best), err
+}
+
+// close closes the device unless operators remain.
+func (d *device) close(call string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.live > 0 {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "device",
+			Rule: fmt.Sprintf("%d operators created on it still exist; destroy them first", d.live)}
+	}
+	return d.dev.Close()
+}

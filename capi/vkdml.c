@@ -1,0 +1,85 @@
+// The C side of libvkdml: the functions vkdml.h declares, each a thin
+// wrapper over a Go export (vkdmlgo_*), and the thread-local last-error
+// message. Keeping the public symbols in C lets the compiler check them
+// against vkdml.h, which cgo's own export prototypes would not.
+
+#include <stdio.h>
+#include <string.h>
+
+#include "vkdml.h"
+#include "_cgo_export.h"
+
+// The message is copied into a fixed thread-local buffer so that it needs
+// no freeing when a thread exits; messages are far shorter than this.
+enum { VKDML_ERROR_CAPACITY = 4096 };
+static _Thread_local char vkdml_error_message[VKDML_ERROR_CAPACITY];
+
+void vkdmlc_set_error(const char *msg, size_t n) {
+	if (n >= VKDML_ERROR_CAPACITY) {
+		n = VKDML_ERROR_CAPACITY - 1;
+	}
+	memcpy(vkdml_error_message, msg, n);
+	vkdml_error_message[n] = 0;
+}
+
+void vkdmlc_clear_error(void) { vkdml_error_message[0] = 0; }
+
+const char *vkdml_last_error(void) { return vkdml_error_message; }
+
+uint32_t vkdml_abi_version(void) { return VKDML_ABI_VERSION; }
+
+const char *vkdml_hresult_name(VKDML_HRESULT hr) {
+	switch (hr) {
+	case VKDML_S_OK: return "S_OK";
+	case VKDML_E_FAIL: return "E_FAIL";
+	case VKDML_E_INVALIDARG: return "E_INVALIDARG";
+	case VKDML_E_OUTOFMEMORY: return "E_OUTOFMEMORY";
+	case VKDML_E_NOTIMPL: return "E_NOTIMPL";
+	case VKDML_DXGI_ERROR_UNSUPPORTED: return "DXGI_ERROR_UNSUPPORTED";
+	case VKDML_DXGI_ERROR_DEVICE_REMOVED: return "DXGI_ERROR_DEVICE_REMOVED";
+	case (VKDML_HRESULT)0x887A0006: return "DXGI_ERROR_DEVICE_HUNG";
+	case (VKDML_HRESULT)0x887A0020: return "DXGI_ERROR_DRIVER_INTERNAL";
+	case (VKDML_HRESULT)0x887A002D: return "DXGI_ERROR_SDK_COMPONENT_MISSING";
+	}
+	return "unknown HRESULT";
+}
+
+VKDML_HRESULT vkdml_device_create(const vkdml_device_options *options, vkdml_device *device) {
+	return vkdmlgo_device_create((vkdml_device_options *)options, device);
+}
+
+VKDML_HRESULT vkdml_device_destroy(vkdml_device device) {
+	return vkdmlgo_device_destroy(device);
+}
+
+VKDML_HRESULT vkdml_device_name(vkdml_device device, char *name, size_t capacity, size_t *length) {
+	return vkdmlgo_device_name(device, name, capacity, length);
+}
+
+VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device, const uint32_t *requested, uint32_t count, uint32_t *max_supported) {
+	return vkdmlgo_device_feature_levels(device, (uint32_t *)requested, count, max_supported);
+}
+
+VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc, uint64_t *size_in_bytes) {
+	return vkdmlgo_calc_buffer_tensor_size((vkdml_tensor_desc *)desc, size_in_bytes);
+}
+
+VKDML_HRESULT vkdml_operator_create(vkdml_device device, const vkdml_operator_desc *desc, vkdml_operator *op) {
+	return vkdmlgo_operator_create(device, (vkdml_operator_desc *)desc, op);
+}
+
+VKDML_HRESULT vkdml_operator_run(vkdml_operator op, const vkdml_buffer *inputs, uint32_t input_count,
+                                 const vkdml_buffer *outputs, uint32_t output_count) {
+	return vkdmlgo_operator_run(op, (vkdml_buffer *)inputs, input_count, (vkdml_buffer *)outputs, output_count);
+}
+
+VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op) {
+	return vkdmlgo_operator_destroy(op);
+}
+
+VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
+                        const vkdml_buffer *inputs, uint32_t input_count,
+                        const vkdml_buffer *outputs, uint32_t output_count) {
+	return vkdmlgo_run(device, (vkdml_operator_desc *)desc, (vkdml_buffer *)inputs, input_count,
+	                   (vkdml_buffer *)outputs, output_count);
+}
