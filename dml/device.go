@@ -30,6 +30,11 @@
 // Thread safety follows DirectML: Device, CommandRecorder and
 // CompiledOperator are safe for concurrent use; a BindingTable and a
 // CommandList are not.
+//
+// The operators' exact semantics (index order, ties, NaN, padding, sizes,
+// errors), where each rule comes from and where vkdml deliberately differs
+// from DirectML, NumPy and PyTorch are in the repository's docs/semantics.md;
+// docs/dml-semantics.md summarizes DirectML's own documentation.
 package dml
 
 import (
@@ -81,12 +86,17 @@ type DeviceOptions struct {
 	// it again: 0 means DefaultComputeCacheSize, a negative value turns the
 	// cache off.
 	ComputeCacheSize int
+	// BindingWindowCap, when not 0, caps the bytes one dispatch binds of a
+	// tensor below maxStorageBufferRange, so that small tensors take the
+	// windowed paths big ones take (for tests; ops.Context.BindingWindowCap).
+	BindingWindowCap uint64
 }
 
 // Device is IDMLDevice. It is safe for concurrent use.
 type Device struct {
-	gpu   *gpu.Device
-	level FeatureLevel
+	gpu       *gpu.Device
+	level     FeatureLevel
+	windowCap uint64 // DeviceOptions.BindingWindowCap
 
 	// life is held shared by every call and exclusively by Close, so that
 	// Close never frees what a running call uses; closed is set under it.
@@ -128,7 +138,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		}
 		return nil, &hresult.Error{Code: code, Op: op, Rule: "no usable Vulkan device", Err: err}
 	}
-	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize)}, nil
+	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap}, nil
 }
 
 // DebugMessages returns and clears the messages the debug layer reported
@@ -284,7 +294,7 @@ func (d *Device) TensorDataTypeSupport(dt tensor.DataType) (bool, error) {
 
 // context is what operators validate and plan against.
 func (d *Device) context() *ops.Context {
-	return &ops.Context{FeatureLevel: d.level, Features: d.gpu.Features, Limits: d.gpu.Limits, DeviceType: d.gpu.Info.Type}
+	return &ops.Context{FeatureLevel: d.level, Features: d.gpu.Features, Limits: d.gpu.Limits, DeviceType: d.gpu.Info.Type, BindingWindowCap: d.windowCap}
 }
 
 // Resource is a GPU buffer, the counterpart of a D3D12 buffer resource in
