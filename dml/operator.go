@@ -2,6 +2,7 @@ package dml
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -241,14 +242,22 @@ func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags
 	for _, s := range op.plan.Steps {
 		descriptors += uint32(len(s.Bindings))
 	}
-	persistent := alignUp(op.plan.PersistentSize, PersistentBufferAlignment)
+	persistent, ok := alignUp(op.plan.PersistentSize, PersistentBufferAlignment)
 	c.owned = make([]int64, len(op.inputs))
 	for i, t := range op.inputs {
 		c.owned[i] = -1
-		if t != nil && t.Flags&tensor.FlagOwnedByDML != 0 {
+		if ok && t != nil && t.Flags&tensor.FlagOwnedByDML != 0 {
 			c.owned[i] = int64(persistent)
-			persistent += alignUp(t.TotalTensorSizeInBytes, PersistentBufferAlignment)
+			var size uint64
+			size, ok = alignUp(t.TotalTensorSizeInBytes, PersistentBufferAlignment)
+			ok = ok && persistent+size >= persistent && persistent+size <= math.MaxInt64
+			persistent += size
 		}
+	}
+	if !ok {
+		c.release()
+		return nil, &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: "PersistentResourceSize",
+			Rule: "the persistent resource (DML_TENSOR_FLAG_OWNED_BY_DML inputs' TotalTensorSizeInBytes, each rounded up to 256) exceeds 2^63 bytes"}
 	}
 	c.props = BindingProperties{
 		RequiredDescriptorCount: max(descriptors, 1),
@@ -294,7 +303,13 @@ func (d *Device) checkCapabilities(name string, code []byte) error {
 	return nil
 }
 
-func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+// alignUp rounds v up to a multiple of a; false when that overflows.
+func alignUp(v, a uint64) (uint64, bool) {
+	if v > math.MaxUint64-(a-1) {
+		return 0, false
+	}
+	return (v + a - 1) / a * a, true
+}
 
 // BindingProperties returns what the operator needs bound (zero for a nil
 // CompiledOperator).

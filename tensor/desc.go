@@ -176,11 +176,10 @@ var validTypeNames = func() string {
 //   - no size is 0;
 //   - Strides, when present, has DimensionCount entries;
 //   - the element count (product of Sizes) is at most 2^32-1;
-//   - TotalTensorSizeInBytes is at least CalcBufferTensorSize and a multiple
-//     of 4. DirectML documents only the first half; the second is vkdml's
-//     reading of DMLCalcBufferTensorSize's "all bound buffers must have a
-//     total size that is DWORD-aligned", and the minimum itself is always a
-//     multiple of 4;
+//   - TotalTensorSizeInBytes is at least CalcBufferTensorSize (always a
+//     multiple of 4); a larger value need not be one (semantics.md rule 12:
+//     real DirectML accepts e.g. 9 bytes for five UINT8 elements). Kernels
+//     never touch bytes past CalcBufferTensorSize;
 //   - GuaranteedBaseOffsetAlignment is 0 or a power of two at least the
 //     element size.
 func (d *Desc) Validate() error {
@@ -218,9 +217,6 @@ func (d *Desc) Validate() error {
 	}
 	if d.TotalTensorSizeInBytes < implied {
 		return hresult.InvalidArg("TotalTensorSizeInBytes", "must be at least the minimum implied size of %d bytes (DMLCalcBufferTensorSize); got %d", implied, d.TotalTensorSizeInBytes)
-	}
-	if d.TotalTensorSizeInBytes%4 != 0 {
-		return hresult.InvalidArg("TotalTensorSizeInBytes", "must be a multiple of 4 (bound buffer sizes are DWORD-aligned); got %d", d.TotalTensorSizeInBytes)
 	}
 	if a := d.GuaranteedBaseOffsetAlignment; a != 0 && (a&(a-1) != 0 || a < uint32(d.DataType.Size())) {
 		return hresult.InvalidArg("GuaranteedBaseOffsetAlignment", "must be 0 or a power of two at least the element size (%d bytes for %v); got %d", d.DataType.Size(), d.DataType, a)

@@ -87,8 +87,8 @@ func FuzzBufferTensorSize(f *testing.F) {
 		if n.Sign() == 0 || n.Cmp(big.NewInt(MaxElementCount)) > 0 || d.ElementCount() != n.Uint64() {
 			t.Fatalf("accepted %v with %v elements", d, n)
 		}
-		if d.TotalTensorSizeInBytes < got || d.TotalTensorSizeInBytes%4 != 0 {
-			t.Fatalf("accepted %v: total below the implied %d or not DWORD-aligned", d, got)
+		if d.TotalTensorSizeInBytes < got || got%4 != 0 {
+			t.Fatalf("accepted %v: total below the implied %d, or the implied size not DWORD-aligned", d, got)
 		}
 		if len(d.Sizes) < 1 || len(d.Sizes) > MaxDimensionCount {
 			t.Fatalf("accepted rank %d", len(d.Sizes))
