@@ -55,13 +55,24 @@ func TestEveryRuleCovered(t *testing.T) {
 			covered[what] = true
 		}
 	}
-	rules := 14
-	if b, err := os.ReadFile("../../../shared/docs/semantics.md"); err == nil {
-		rules = 0
-		for _, m := range regexp.MustCompile(`(?m)^(\d+)\. `).FindAllStringSubmatch(string(b), -1) {
-			n, _ := strconv.Atoi(m[1])
-			rules = max(rules, n)
-		}
+	// The rules vkdml implements are numbered in docs/semantics.md; those
+	// after its "parity rig" heading describe the Wine rig itself (rules 15
+	// and 16), which no corpus case can exercise on vkdml.
+	b, err := os.ReadFile("../../docs/semantics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if i := strings.Index(text, "## The parity rig"); i >= 0 {
+		text = text[:i]
+	}
+	rules := 0
+	for _, m := range regexp.MustCompile(`(?m)^(\d+)\. `).FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		rules = max(rules, n)
+	}
+	if rules < 14 {
+		t.Fatalf("docs/semantics.md numbers only %d rules before the rig's section; want 14", rules)
 	}
 	for n := 1; n <= rules; n++ {
 		if !covered[fmt.Sprintf("rule %d", n)] {
