@@ -20,9 +20,11 @@ GOTESTFLAGS ?=
 # layer, the arm64 cross compiler.
 RUN_PKGS := libvulkan1 mesa-vulkan-drivers libvulkan-dev
 DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools \
-            gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata
+            gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata \
+            python3-numpy python3-pytest python3-torch python3-setuptools
 
-.PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean
+.PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean \
+        libvkdml capi-test python python-test
 
 all: build
 
@@ -57,6 +59,7 @@ test: deps check-shaders vet cross-arm64
 	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	LP_NATIVE_VECTOR_WIDTH=512 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	$(GO) test -race -count=1 -run 'Shared|Concurren' ./tests/ ./dml/
+	$(MAKE) capi-test python-test
 
 # fuzz runs every Fuzz* target of the tree for FUZZTIME each, one worker.
 # FUZZTIME is a count of executions, not a duration: with a duration, Go
@@ -77,6 +80,30 @@ fuzz: deps
 # tests/parity/golden and compares vkdml with it (.ci/parity).
 parity: deps-run
 	bash .ci/parity
+
+# libvkdml, the C shared library (header capi/vkdml.h; capi/exports.map
+# keeps every other symbol local), for C programs and the Python package.
+PYTHON ?= /usr/bin/python3
+LIBVKDML_BUILD = CGO_ENABLED=1 $(GO) build -buildmode=c-shared \
+	-ldflags "-extldflags=-Wl,--version-script=$(CURDIR)/capi/exports.map" -o $(1) ./capi && rm -f $(basename $(1)).h
+
+libvkdml: deps-run
+	$(call LIBVKDML_BUILD,bin/libvkdml.so)
+
+# capi-test builds and runs the C example against bin/libvkdml.so.
+capi-test: deps libvkdml
+	$(CC) -std=c11 -Wall -Wextra -Werror -Icapi -o bin/vkdml-c-example examples/c/argmax_maxpool.c \
+		-Lbin -lvkdml -Wl,-rpath,'$$ORIGIN'
+	./bin/vkdml-c-example
+
+# python builds libvkdml.so into python/vkdml, so that PYTHONPATH=python
+# finds a working package; python-test runs its pytest suite.
+python:
+	@PKGS="$(RUN_PKGS) python3-numpy" sh .ci/apt-install
+	$(call LIBVKDML_BUILD,python/vkdml/libvkdml.so)
+
+python-test: deps python
+	PYTHONPATH=python $(PYTHON) -m pytest -q python/tests
 
 run: deps-run build
 	./$(BIN) demo

@@ -3,28 +3,52 @@
 // message. Keeping the public symbols in C lets the compiler check them
 // against vkdml.h, which cgo's own export prototypes would not.
 
-#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vkdml.h"
 #include "_cgo_export.h"
 
-// The message is copied into a fixed thread-local buffer so that it needs
-// no freeing when a thread exits; messages are far shorter than this.
-enum { VKDML_ERROR_CAPACITY = 4096 };
-static _Thread_local char vkdml_error_message[VKDML_ERROR_CAPACITY];
+// The message lives in a per-thread heap buffer reached through a pthread
+// key, freed when the thread exits. A _Thread_local buffer would not do:
+// the Go runtime makes the library use the static TLS model, and glibc
+// refuses to dlopen a library (as Python's ctypes does) whose static TLS
+// exceeds its small reserve.
+static pthread_key_t vkdml_error_key;
+static pthread_once_t vkdml_error_once = PTHREAD_ONCE_INIT;
+
+static void vkdml_error_init(void) { pthread_key_create(&vkdml_error_key, free); }
 
 void vkdmlc_set_error(const char *msg, size_t n) {
-	if (n >= VKDML_ERROR_CAPACITY) {
-		n = VKDML_ERROR_CAPACITY - 1;
+	pthread_once(&vkdml_error_once, vkdml_error_init);
+	char *old = pthread_getspecific(vkdml_error_key);
+	char *buf = malloc(n + 1);
+	if (buf == NULL) {
+		return; // keep the old message rather than fail to report
 	}
-	memcpy(vkdml_error_message, msg, n);
-	vkdml_error_message[n] = 0;
+	memcpy(buf, msg, n);
+	buf[n] = 0;
+	if (pthread_setspecific(vkdml_error_key, buf) != 0) {
+		free(buf);
+		return;
+	}
+	free(old);
 }
 
-void vkdmlc_clear_error(void) { vkdml_error_message[0] = 0; }
+void vkdmlc_clear_error(void) {
+	pthread_once(&vkdml_error_once, vkdml_error_init);
+	char *old = pthread_getspecific(vkdml_error_key);
+	if (old != NULL) {
+		old[0] = 0;
+	}
+}
 
-const char *vkdml_last_error(void) { return vkdml_error_message; }
+const char *vkdml_last_error(void) {
+	pthread_once(&vkdml_error_once, vkdml_error_init);
+	const char *msg = pthread_getspecific(vkdml_error_key);
+	return msg != NULL ? msg : "";
+}
 
 uint32_t vkdml_abi_version(void) { return VKDML_ABI_VERSION; }
 

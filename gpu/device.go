@@ -198,7 +198,7 @@ func choose(infos []*DeviceInfo, selector string) (int, error) {
 		return -1, fmt.Errorf("%w: %d device(s) found, none usable (%s)", ErrNoDevice, len(infos), infos[0].Usable())
 	}
 	sort.SliceStable(order, func(a, b int) bool {
-		return infos[order[a]].Type.preference() < infos[order[b]].Type.preference()
+		return infos[order[a]].Type.Preference() < infos[order[b]].Type.Preference()
 	})
 	return order[0], nil
 }
@@ -251,7 +251,7 @@ func openOn(in *instance, opts Options) (*Device, error) {
 		return nil, err
 	}
 	info := infos[pick]
-	feat := info.Features.without(opts.Disable)
+	feat := info.Features.Without(opts.Disable)
 	on := C.vkdml_device_features{}
 	b := func(v bool) C.uint32_t {
 		if v {

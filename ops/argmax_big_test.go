@@ -1,3 +1,5 @@
+//go:build cgo
+
 package ops_test
 
 import (
@@ -15,9 +17,25 @@ import (
 )
 
 // argContext is the context d's operators validate and plan against, as
-// dml.Device builds it, so that a test's Plan is the one that runs.
+// dml.Device builds it, so that a test's Plan is the one that runs (set
+// BindingWindowCap as the device was opened with).
 func argContext(d *dml.Device) *ops.Context {
 	return &ops.Context{FeatureLevel: d.FeatureLevel(), Features: d.GPU().Features, Limits: d.GPU().Limits, DeviceType: d.GPU().Info.Type}
+}
+
+// windowDevices opens one device per binding-window cap on first use
+// (dml.DeviceOptions.BindingWindowCap, the planners' one test seam), closed
+// when the test ends.
+func windowDevices(t *testing.T) func(bytes uint64) *dml.Device {
+	devs := map[uint64]*dml.Device{}
+	return func(bytes uint64) *dml.Device {
+		if d, ok := devs[bytes]; ok {
+			return d
+		}
+		d := testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: bytes})
+		devs[bytes] = d
+		return d
+	}
 }
 
 // TestArgWindowed caps the bytes one step may bind to a few hundred, so
@@ -26,9 +44,8 @@ func argContext(d *dml.Device) *ops.Context {
 // blocks with partials in the temporary resource and the combine pass,
 // kept-side cuts, partial windows.
 func TestArgWindowed(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	devices := windowDevices(t)
 	rng := testutil.Rand(t)
-	defer ops.SetArgWindowForTest(0)
 	n := 60
 	if testing.Short() {
 		n = 20
@@ -37,11 +54,11 @@ func TestArgWindowed(t *testing.T) {
 	covered := func() bool { return multi >= n/3 && partial >= n/10 }
 	drawn := drawCases(n, covered, func(i int) {
 		win := []uint64{256, 1024, 4096, 16384}[rng.Intn(4)]
-		ops.SetArgWindowForTest(win)
+		d := devices(win)
 		c := argRandomCase(rng, 2000)
 		strat := append([]string{""}, ops.ArgStrategies...)[i%4]
 		ctx := argContext(d)
-		ctx.Kernel = strat
+		ctx.Kernel, ctx.BindingWindowCap = strat, win
 		if err := c.desc.Validate(ctx); err != nil {
 			t.Fatalf("%s: %v", c.what, err)
 		}

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package ops_test
 
 import (
@@ -138,11 +140,11 @@ func TestArgVec(t *testing.T) {
 // TestArgVecSplit: long blocks cut into segments (split-K partials and the
 // combine pass) and small binding windows, on both layouts.
 func TestArgVecSplit(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	devices := windowDevices(t)
 	rng := testutil.Rand(t)
-	defer ops.SetArgWindowForTest(0)
 	used := map[string]int{}
 	for i := 0; i < 16; i++ {
+		d := devices(0)
 		var c argCase
 		switch i % 4 {
 		case 0: // one long row: split-K segments
@@ -156,7 +158,7 @@ func TestArgVecSplit(t *testing.T) {
 			desc := argDesc(argKinds[rng.Intn(4)], in.Desc, tensor.NewDesc(tensor.UInt64, []uint32{1, 8}), []uint32{0}, ops.AxisDirection(rng.Intn(2)))
 			c = argCase{desc: desc, in: in, what: fmt.Sprintf("tall %v", in.Desc.Sizes)}
 		default: // small windows
-			ops.SetArgWindowForTest([]uint64{256, 1024, 4096}[rng.Intn(3)])
+			d = devices([]uint64{256, 1024, 4096}[rng.Intn(3)])
 			c = argVecCase(rng, []string{"row", "col"}[i%2], 2000)
 		}
 		strat := []string{"", ops.ArgStrategyVec}[(i/4)%2]
@@ -164,7 +166,6 @@ func TestArgVecSplit(t *testing.T) {
 		if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
 			// Tiny windows can exceed the step or partial limits: a clean refusal.
 			used["refused"]++
-			ops.SetArgWindowForTest(0)
 			continue
 		}
 		if err != nil {
@@ -172,7 +173,6 @@ func TestArgVecSplit(t *testing.T) {
 		}
 		used[op.Strategy()]++
 		argCheckCase(t, d, c, strat, rng)
-		ops.SetArgWindowForTest(0)
 	}
 	t.Logf("strategies: %v", used)
 }

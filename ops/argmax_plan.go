@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
 )
@@ -46,11 +46,6 @@ var ArgStrategies = []string{ArgStrategyThread, ArgStrategyGroup, ArgStrategySpl
 // groups not aligned to the steps, or a CPU-sized workgroup cutting blocks
 // into more segments than the combine takes); the planner tries the next.
 var errArgReplan = errors.New("ops: replan")
-
-// argWindowOverride, when non-zero, caps the byte window one step may bind
-// (normally maxStorageBufferRange), so tests can exercise the windowed
-// paths on small tensors. Set through SetArgWindowForTest (argmax_export_test.go).
-var argWindowOverride uint64
 
 const (
 	argThreadWG = 64
@@ -309,7 +304,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		vec   string
 		cpuWG bool
 	}
-	cpu := ctx.DeviceType == gpu.DeviceTypeCPU
+	cpu := ctx.DeviceType == caps.DeviceTypeCPU
 	var cands []cand
 	for _, v := range []string{vec, ""} {
 		if cpu {
@@ -469,8 +464,8 @@ func (a *argOp) planWith(ctx *Context, kept, red []argDim, strategy, vec string,
 	if win > 1024 {
 		win -= 512
 	}
-	if argWindowOverride > 0 {
-		win = min(win, argWindowOverride)
+	if ctx.BindingWindowCap > 0 {
+		win = min(win, ctx.BindingWindowCap)
 	}
 	win &^= 15
 	kPeel, kChunk, rPeel, rChunk, err := argSplit(kept, red, es, os, win)

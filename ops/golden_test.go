@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/internal/descfuzz"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -58,10 +58,10 @@ type goldenCase struct {
 func goldenContexts() map[string]*ops.Context {
 	lvp := descfuzz.Lavapipe()
 	min4 := descfuzz.Lavapipe()
-	min4.Features = gpu.Features{}
+	min4.Features = caps.Features{}
 	min4.Limits.SubgroupSize, min4.Limits.MinSubgroupSize, min4.Limits.MaxSubgroupSize = 4, 4, 4
 	dgpu := descfuzz.Lavapipe()
-	dgpu.DeviceType = gpu.DeviceTypeDiscreteGPU
+	dgpu.DeviceType = caps.DeviceTypeDiscreteGPU
 	dgpu.Limits.SubgroupSize, dgpu.Limits.MinSubgroupSize, dgpu.Limits.MaxSubgroupSize = 32, 32, 64
 	dgpu.Limits.MaxStorageBufferRange = 1<<32 - 1
 	dgpu.Limits.MinStorageBufferOffsetAlignment = 64

@@ -3,7 +3,7 @@ package ops
 import (
 	"fmt"
 
-	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
@@ -64,8 +64,8 @@ func window(d *tensor.Desc, kind SlotKind, index int, lo, hi uint64) (Slot, uint
 }
 
 func (m *maxPool) plan(ctx *Context) (*Plan, error) {
-	if ctx.Kernel != "" && ctx.Kernel != "direct" && ctx.Kernel != "split" && ctx.Kernel != MaxPoolStrategyVec2x2 {
-		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: direct, split, %s)", ctx.Kernel, m.op, MaxPoolStrategyVec2x2)
+	if ctx.Kernel != "" && ctx.Kernel != "direct" && ctx.Kernel != MaxPoolStrategyVec2x2 {
+		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: direct, %s; the split strategies are chosen when a tensor does not fit one binding)", ctx.Kernel, m.op, MaxPoolStrategyVec2x2)
 	}
 	dims := m.in.Rank() - 2
 	inS := spatial3(func(i int) uint32 { return m.in.Sizes[2+i] }, dims, 1)
@@ -131,6 +131,9 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	// planes (n, c) are split over several steps, each binding windows of
 	// the tensors: whole batches when one batch fits, else runs of channels.
 	limit := uint64(ctx.Limits.MaxStorageBufferRange)
+	if ctx.BindingWindowCap > 0 {
+		limit = min(limit, ctx.BindingWindowCap)
+	}
 	slack := max(ctx.Limits.MinStorageBufferOffsetAlignment, 4) + 8
 	if limit > slack {
 		limit -= slack
@@ -167,7 +170,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	var cstep uint32
 	strategy := "direct"
 	switch {
-	case fitsWhole && ctx.Kernel != "split":
+	case fitsWhole:
 		chunks = []chunk{{0, N, 0, C}}
 		cstep = C
 	case ctx.Kernel == "direct":
@@ -175,9 +178,6 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	default:
 		kn := perStep(N, func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, C) },
 			func(d *tensor.Desc) uint64 { return uint64(d.EffectiveStrides()[0]) })
-		if ctx.Kernel == "split" {
-			kn = min(kn, 1) // the smallest chunks, for tests
-		}
 		if kn > 0 {
 			strategy = fmt.Sprintf("split-n(%d)", kn)
 			cstep = C
@@ -312,7 +312,7 @@ func (m *maxPool) vec2x2OK() bool {
 
 func (m *maxPool) planVec2x2(ctx *Context, elem string, idxBits, bindings int) *Plan {
 	wg, groups := uint32(64), uint64(1<<16)
-	if ctx.DeviceType == gpu.DeviceTypeCPU {
+	if ctx.DeviceType == caps.DeviceTypeCPU {
 		// lavapipe: per-workgroup overhead dominates and long loops are
 		// cheap; a few hundred workgroups of a few lanes each, every one
 		// streaming through its own part of the tensors.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package ops_test
 
 import (
@@ -475,26 +477,49 @@ func (l limited) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	return l.Desc.Plan(&c)
 }
 
-// TestMaxPoolForcedSplit forces the split strategy (one batch per step)
-// on tensors that fit one binding, and checks the strategy errors.
-func TestMaxPoolForcedSplit(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
+// TestMaxPoolWindowCap runs random pools on devices whose bindings are
+// capped (dml.DeviceOptions.BindingWindowCap) to a few hundred or thousand
+// bytes, so that tensors that would fit one binding take the split
+// strategies, and checks the strategy errors.
+func TestMaxPoolWindowCap(t *testing.T) {
+	devices := windowDevices(t)
 	rng := testutil.Rand(t)
 	g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
-	for i := 0; i < 10; i++ {
+	strategies := map[string]int{}
+	for i := 0; i < 12; i++ {
 		desc, in, name := g.randomPool(rng)
+		win := []uint64{256, 1024, 4096}[i%3]
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			t.Log(name)
-			res := testutil.CheckOperator(t, d, limited{Desc: desc, kernel: "split"}, []*tensor.Tensor{in}, rng)
-			if res.Strategy != "split-n(1)" {
-				t.Errorf("strategy %q", res.Strategy)
+			t.Logf("%s, window cap %d", name, win)
+			res, err := testutil.RunPoisoned(devices(win), desc, []*tensor.Tensor{in}, rng)
+			if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
+				strategies["unsupported"]++
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			strategies[res.Strategy[:min(7, len(res.Strategy))]]++
+			for j := range res.Outputs {
+				if res.Outputs[j] != nil {
+					if diff := testutil.DiffTensors(res.Expected[j], res.Outputs[j], 8); diff != "" {
+						t.Fatalf("%s: output %d differs:\n%s", res.Strategy, j, diff)
+					}
+				}
 			}
 		})
 	}
+	t.Logf("strategies: %v", strategies)
+	if strategies["split-n"]+strategies["split-c"] == 0 {
+		t.Errorf("no case took a split strategy under the window cap: %v", strategies)
+	}
+	d := devices(0)
 	desc, _, _ := g.randomPool(rng)
 	var he *hresult.Error
-	if _, err := d.CreateOperator(limited{Desc: desc, kernel: "tiles"}); !errors.As(err, &he) || he.Field != "Kernel" {
-		t.Errorf("unknown strategy: %v", err)
+	for _, k := range []string{"tiles", "split"} {
+		if _, err := d.CreateOperator(limited{Desc: desc, kernel: k}); !errors.As(err, &he) || he.Field != "Kernel" {
+			t.Errorf("unknown strategy %q: %v", k, err)
+		}
 	}
 	if _, err := d.CreateOperator(limited{Desc: desc, kernel: "direct", rangeBytes: 16}); !errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
 		t.Errorf("direct strategy over the range: %v", err)

@@ -6,12 +6,17 @@
 // its tests in NAME_test.go. Adding one needs nothing from the host layer:
 // the dml package compiles a Plan into pipelines, binds the tensors and
 // records the steps.
+//
+// The rules the operators implement are numbered in the repository's
+// docs/semantics.md ("semantics.md rule N" in comments);
+// docs/dml-semantics.md summarizes DirectML's own documentation
+// ("dml-semantics.md §N").
 package ops
 
 import (
 	"fmt"
 
-	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -58,19 +63,25 @@ func (l FeatureLevel) Valid() bool {
 func (l FeatureLevel) String() string { return fmt.Sprintf("%d_%d", l>>12, (l>>8)&0xf) }
 
 // Context is what validation and planning may depend on: the device's
-// feature level and capabilities.
+// feature level and capabilities (package caps, filled by gpu), and the
+// caller's strategy and binding-window choices.
 type Context struct {
 	FeatureLevel FeatureLevel
-	Features     gpu.Features
-	Limits       gpu.Limits
+	Features     caps.Features
+	Limits       caps.Limits
 	// DeviceType lets planners tune for the device's cost model: on a CPU
 	// device (lavapipe) per-workgroup overhead dominates and long
 	// per-invocation loops are cheap, the reverse of a GPU.
-	DeviceType gpu.DeviceType
+	DeviceType caps.DeviceType
 	// Kernel, when not empty, forces a kernel strategy by name (for
 	// benchmarks comparing variants); a planner that does not know the name
 	// returns an error.
 	Kernel string
+	// BindingWindowCap, when not 0, caps the bytes one binding of a step
+	// may cover below the device's maxStorageBufferRange, so that planners
+	// cut small tensors into windowed steps as they cut big ones (set
+	// through dml.DeviceOptions.BindingWindowCap, for tests).
+	BindingWindowCap uint64
 }
 
 // Desc is an operator description, DML_*_OPERATOR_DESC.
@@ -194,7 +205,7 @@ func CheckType(field string, dt tensor.DataType, allowed []tensor.DataType) erro
 // GridGroups returns a dispatch size for n work items of wg invocations
 // each, for kernels with grid-stride loops: the x count is capped so that
 // the loop, not the dispatch, covers the rest.
-func GridGroups(n uint64, wg uint32, lim gpu.Limits) [3]uint32 {
+func GridGroups(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
 	const maxGroups = 65535
 	g := (n + uint64(wg) - 1) / uint64(wg)
 	if g == 0 {

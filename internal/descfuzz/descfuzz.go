@@ -7,7 +7,7 @@ package descfuzz
 import (
 	"encoding/binary"
 
-	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -193,7 +193,7 @@ func Decode(b []byte) (*ops.Context, ops.Desc, []byte) {
 // optional feature and the highest feature level: the context the fuzzer
 // starts from before turning things down.
 func Lavapipe() *ops.Context {
-	ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], DeviceType: gpu.DeviceTypeCPU}
+	ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], DeviceType: caps.DeviceTypeCPU}
 	f := &ctx.Features
 	f.ShaderInt64, f.ShaderInt16, f.ShaderInt8, f.ShaderFloat16 = true, true, true, true
 	f.StorageBuffer8Bit, f.StorageBuffer16Bit, f.SubgroupArithmetic = true, true, true

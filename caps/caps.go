@@ -1,0 +1,117 @@
+// Package caps describes what a Vulkan device offers vkdml's kernels: its
+// optional features, its limits, its type and its subgroup support, as
+// plain data.
+//
+// The gpu package fills these values from the driver; the ops package plans
+// kernels against them. Keeping them here, free of cgo, lets operators be
+// validated, planned and fuzzed on a machine with no Vulkan at all
+// (CGO_ENABLED=0 go test ./ops).
+package caps
+
+// DeviceType is VkPhysicalDeviceType.
+type DeviceType uint32
+
+// Vulkan's device types, with VkPhysicalDeviceType's values.
+const (
+	DeviceTypeOther         DeviceType = 0
+	DeviceTypeIntegratedGPU DeviceType = 1
+	DeviceTypeDiscreteGPU   DeviceType = 2
+	DeviceTypeVirtualGPU    DeviceType = 3
+	DeviceTypeCPU           DeviceType = 4
+)
+
+// String is the type's short name, as `vkdml devices` prints it.
+func (t DeviceType) String() string {
+	switch t {
+	case DeviceTypeIntegratedGPU:
+		return "integrated-gpu"
+	case DeviceTypeDiscreteGPU:
+		return "discrete-gpu"
+	case DeviceTypeVirtualGPU:
+		return "virtual-gpu"
+	case DeviceTypeCPU:
+		return "cpu"
+	}
+	return "other"
+}
+
+// Preference ranks device types for the default choice, lowest first:
+// discrete, then integrated, then virtual, then CPU, then anything else.
+func (t DeviceType) Preference() int {
+	switch t {
+	case DeviceTypeDiscreteGPU:
+		return 0
+	case DeviceTypeIntegratedGPU:
+		return 1
+	case DeviceTypeVirtualGPU:
+		return 2
+	case DeviceTypeCPU:
+		return 3
+	}
+	return 4
+}
+
+// Subgroup operation bits (VkSubgroupFeatureFlagBits), as in
+// Limits.SubgroupOperations.
+const (
+	SubgroupBasic           uint32 = 0x001
+	SubgroupVote            uint32 = 0x002
+	SubgroupArithmetic      uint32 = 0x004
+	SubgroupBallot          uint32 = 0x008
+	SubgroupShuffle         uint32 = 0x010
+	SubgroupShuffleRelative uint32 = 0x020
+	SubgroupClustered       uint32 = 0x040
+	SubgroupQuad            uint32 = 0x080
+)
+
+// Features are the optional device capabilities vkdml's kernels can use.
+// Each has a fallback path, so a device without one still runs every
+// operator; a device option can turn them off to force those paths on a
+// device that has them.
+type Features struct {
+	ShaderInt64           bool `json:"shaderInt64"`
+	ShaderInt16           bool `json:"shaderInt16"`
+	ShaderInt8            bool `json:"shaderInt8"`
+	ShaderFloat16         bool `json:"shaderFloat16"`
+	StorageBuffer8Bit     bool `json:"storageBuffer8BitAccess"`
+	StorageBuffer16Bit    bool `json:"storageBuffer16BitAccess"`
+	SubgroupArithmetic    bool `json:"subgroupArithmetic"` // arithmetic ops in compute shaders
+	SubgroupSizeControl   bool `json:"subgroupSizeControl"`
+	ComputeFullSubgroups  bool `json:"computeFullSubgroups"`
+	SubgroupExtendedTypes bool `json:"shaderSubgroupExtendedTypes"`
+}
+
+// Without returns f with every feature set in off cleared.
+func (f Features) Without(off Features) Features {
+	f.ShaderInt64 = f.ShaderInt64 && !off.ShaderInt64
+	f.ShaderInt16 = f.ShaderInt16 && !off.ShaderInt16
+	f.ShaderInt8 = f.ShaderInt8 && !off.ShaderInt8
+	f.ShaderFloat16 = f.ShaderFloat16 && !off.ShaderFloat16
+	f.StorageBuffer8Bit = f.StorageBuffer8Bit && !off.StorageBuffer8Bit
+	f.StorageBuffer16Bit = f.StorageBuffer16Bit && !off.StorageBuffer16Bit
+	f.SubgroupArithmetic = f.SubgroupArithmetic && !off.SubgroupArithmetic
+	f.SubgroupSizeControl = f.SubgroupSizeControl && !off.SubgroupSizeControl
+	f.ComputeFullSubgroups = f.ComputeFullSubgroups && !off.ComputeFullSubgroups
+	f.SubgroupExtendedTypes = f.SubgroupExtendedTypes && !off.SubgroupExtendedTypes
+	return f
+}
+
+// Limits are the device limits vkdml plans kernels with.
+type Limits struct {
+	SubgroupSize                    uint32    `json:"subgroupSize"`
+	MinSubgroupSize                 uint32    `json:"minSubgroupSize"`
+	MaxSubgroupSize                 uint32    `json:"maxSubgroupSize"`
+	SubgroupOperations              uint32    `json:"subgroupOperations"` // Subgroup* bits supported in compute
+	MaxStorageBufferRange           uint32    `json:"maxStorageBufferRange"`
+	MaxPushConstantsSize            uint32    `json:"maxPushConstantsSize"`
+	MaxComputeSharedMemorySize      uint32    `json:"maxComputeSharedMemorySize"`
+	MaxComputeWorkGroupInvocations  uint32    `json:"maxComputeWorkGroupInvocations"`
+	MaxComputeWorkGroupSize         [3]uint32 `json:"maxComputeWorkGroupSize"`
+	MaxComputeWorkGroupCount        [3]uint32 `json:"maxComputeWorkGroupCount"`
+	MaxPerStageStorageBuffers       uint32    `json:"maxPerStageDescriptorStorageBuffers"`
+	MinStorageBufferOffsetAlignment uint64    `json:"minStorageBufferOffsetAlignment"`
+	MaxMemoryAllocationSize         uint64    `json:"maxMemoryAllocationSize"`
+	MaxBufferSize                   uint64    `json:"maxBufferSize"`
+	TimestampPeriod                 float32   `json:"timestampPeriod"` // nanoseconds per tick
+	TimestampValidBits              uint32    `json:"timestampValidBits"`
+}
