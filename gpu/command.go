@@ -9,7 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"time"
+	"sync"
 	"unsafe"
 )
 
@@ -26,34 +26,6 @@ const (
 	transferRW = 0x00000800 | 0x00001000 // TRANSFER_READ | TRANSFER_WRITE
 	hostRW     = 0x00002000 | 0x00004000 // HOST_READ | HOST_WRITE
 )
-
-// SubmitTimeout bounds every wait on the GPU, so that a runaway kernel
-// becomes an error rather than a hang.
-var SubmitTimeout = 5 * time.Minute
-
-// runOnce records fn into a transient command buffer, submits it and waits.
-func (d *Device) runOnce(fn func(cmd C.VkCommandBuffer)) error {
-	if err := d.alive(); err != nil {
-		return err
-	}
-	l, err := d.NewCommandList()
-	if err != nil {
-		return err
-	}
-	defer l.Destroy()
-	if err := l.begin(true); err != nil {
-		return err
-	}
-	fn(l.cmd)
-	if err := d.result("vkEndCommandBuffer", C.vkdml_end(l.cmd)); err != nil {
-		return err
-	}
-	l.state = stateExecutable
-	if err := l.Submit(); err != nil {
-		return err
-	}
-	return l.Wait()
-}
 
 type listState int
 
@@ -73,10 +45,17 @@ type Range struct {
 
 // CommandList is a command buffer with its own pools: it records many
 // dispatches, is submitted, and can be submitted again without re-recording
-// once the previous submission has completed. It is not safe for concurrent
-// use; distinct lists may be recorded on distinct goroutines.
+// once the previous submission has completed.
+//
+// It is meant for one goroutine at a time (distinct lists may be recorded
+// on distinct goroutines), but misuse is refused rather than crashing: its
+// methods lock the list, a second Submit of a pending list fails with
+// ErrPending, and after Destroy or Device.Close every method returns an
+// error (ErrReleased, ErrDeviceClosed).
 type CommandList struct {
-	d         *Device
+	d  *Device
+	mu sync.Mutex // guards everything below
+
 	pool      C.VkCommandPool
 	cmd       C.VkCommandBuffer
 	fence     C.VkFence
@@ -87,16 +66,35 @@ type CommandList struct {
 	queryN    uint32
 	state     listState
 	dispatchN int
+
+	// What the recording uses; a submission holds a use of each (held)
+	// until it is seen to complete, so nothing it uses is freed early.
+	bufs    map[*Buffer]struct{}
+	kernels map[*Kernel]struct{}
+	held    bool
+
+	destroyed bool // Destroy was called
+	freed     bool // the Vulkan objects are gone
 }
 
 const setsPerPool = 64
 
 // NewCommandList creates an empty list.
 func (d *Device) NewCommandList() (*CommandList, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter("NewCommandList"); err != nil {
 		return nil, err
 	}
-	l := &CommandList{d: d}
+	defer d.life.RUnlock()
+	if err := d.usable("NewCommandList"); err != nil {
+		return nil, err
+	}
+	d.reap()
+	return d.newList()
+}
+
+// newList creates and registers a list; the caller holds the life lock.
+func (d *Device) newList() (*CommandList, error) {
+	l := &CommandList{d: d, bufs: map[*Buffer]struct{}{}, kernels: map[*Kernel]struct{}{}}
 	err := d.result("vkCreateCommandPool", C.vkdml_create_command_pool(d.dev, C.uint32_t(d.family), &l.pool))
 	if err == nil {
 		err = d.result("vkAllocateCommandBuffers", C.vkdml_allocate_command_buffer(d.dev, l.pool, &l.cmd))
@@ -105,18 +103,70 @@ func (d *Device) NewCommandList() (*CommandList, error) {
 		err = d.result("vkCreateFence", C.vkdml_create_fence(d.dev, &l.fence))
 	}
 	if err != nil {
-		l.Destroy()
+		l.free()
 		return nil, err
 	}
+	d.trackList(l)
 	return l, nil
 }
 
-// Destroy frees the list. It must not be pending.
-func (l *CommandList) Destroy() {
-	d := l.d
-	if l.state == statePending {
-		l.Wait()
+// lock enters the device and locks the list for a public call; unlock
+// undoes it.
+func (l *CommandList) lock(call string) error {
+	if l == nil || l.d == nil {
+		return fmt.Errorf("gpu: CommandList.%s: nil command list: %w", call, ErrReleased)
 	}
+	if err := l.d.enter("CommandList." + call); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	if l.destroyed {
+		l.unlock()
+		return fmt.Errorf("gpu: CommandList.%s: %w", call, ErrReleased)
+	}
+	return nil
+}
+
+func (l *CommandList) unlock() {
+	l.mu.Unlock()
+	l.d.life.RUnlock()
+}
+
+// Destroy frees the list. It is idempotent, and nil after the device is
+// closed. A list whose submission has not been seen to complete (a Wait
+// that timed out, or none) is kept, with everything it uses, until it has;
+// its Vulkan objects are freed then.
+func (l *CommandList) Destroy() error {
+	err := l.lock("Destroy")
+	if errors.Is(err, ErrReleased) || errors.Is(err, ErrDeviceClosed) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	l.destroyLocked()
+	return nil
+}
+
+// destroyLocked marks the list destroyed and frees it, or leaves it to
+// reap when it is still pending.
+func (l *CommandList) destroyLocked() {
+	l.destroyed = true
+	if l.state == statePending && !l.poll() {
+		return // still pending: reap frees it once it completes
+	}
+	l.free()
+	l.d.untrackList(l)
+}
+
+// free destroys the Vulkan objects; the list is not pending.
+func (l *CommandList) free() {
+	d := l.d
+	if l.freed {
+		return
+	}
+	l.freed = true
 	for _, p := range l.descPools {
 		C.vkdml_destroy_descriptor_pool(d.dev, p)
 	}
@@ -137,7 +187,7 @@ func (l *CommandList) Destroy() {
 
 func (l *CommandList) begin(oneTime bool) error {
 	if l.state == statePending {
-		return errors.New("gpu: command list is pending; Wait first")
+		return fmt.Errorf("gpu: CommandList.Begin: %w; Wait first", ErrPending)
 	}
 	d := l.d
 	if err := d.result("vkResetCommandPool", C.vkdml_reset_command_pool(d.dev, l.pool)); err != nil {
@@ -155,6 +205,9 @@ func (l *CommandList) begin(oneTime bool) error {
 		}
 		l.descPools = l.descPools[:1]
 	}
+	clear(l.bufs)
+	clear(l.kernels)
+	l.state = stateInitial
 	one := C.int(0)
 	if oneTime {
 		one = 1
@@ -172,7 +225,11 @@ func (l *CommandList) begin(oneTime bool) error {
 
 // Begin starts recording, discarding what the list held.
 func (l *CommandList) Begin() error {
-	if err := l.d.alive(); err != nil {
+	if err := l.lock("Begin"); err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := l.d.usable("CommandList.Begin"); err != nil {
 		return err
 	}
 	if err := l.begin(false); err != nil {
@@ -184,9 +241,12 @@ func (l *CommandList) Begin() error {
 	return nil
 }
 
-func (l *CommandList) recording() error {
+func (l *CommandList) recording(call string) error {
 	if l.state != stateRecording {
-		return errors.New("gpu: command list is not recording; call Begin")
+		if l.state == statePending {
+			return fmt.Errorf("gpu: CommandList.%s: %w; Wait, then Begin", call, ErrPending)
+		}
+		return fmt.Errorf("gpu: CommandList.%s: the list is not recording; call Begin", call)
 	}
 	return nil
 }
@@ -209,10 +269,51 @@ func (l *CommandList) allocSet(layout C.VkDescriptorSetLayout) (C.VkDescriptorSe
 	return s, nil
 }
 
+// descriptorRange is where binding r of a kernel points: the range of the
+// block's VkBuffer from base, aligned down to minStorageBufferOffsetAlignment,
+// of size bytes, and the word offset delta the shader adds.
+func (l *CommandList) descriptorRange(name string, i int, r Range) (base, size, delta uint64, err error) {
+	if err := r.Buffer.usableBy(l.d, "Dispatch "+name, fmt.Sprintf("binding %d", i)); err != nil {
+		return 0, 0, 0, err
+	}
+	if r.Offset%4 != 0 {
+		return 0, 0, 0, fmt.Errorf("gpu: Dispatch %s: binding %d offset %d is not a multiple of 4: %w", name, i, r.Offset, ErrOutOfRange)
+	}
+	if err := r.Buffer.checkRange("Dispatch "+name, r.Offset, r.Size); err != nil {
+		return 0, 0, 0, fmt.Errorf("binding %d: %w", i, err)
+	}
+	lim := l.d.Limits
+	align := max(lim.MinStorageBufferOffsetAlignment, 4)
+	// The buffer lies inside its block, so these sums cannot overflow:
+	// abs+r.Size <= offset+Size <= blk.size, and alignment adds < 4 bytes
+	// within the 256-aligned range alloc handed out.
+	abs := r.Buffer.offset + r.Offset
+	base = abs / align * align
+	delta = abs - base
+	size, _ = alignUp(max(r.Size, 4)+delta, 4)
+	if size > uint64(lim.MaxStorageBufferRange) {
+		return 0, 0, 0, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d: %w", name, i, size, lim.MaxStorageBufferRange, ErrOutOfRange)
+	}
+	if end, ok := addRange(base, size); !ok || end > r.Buffer.blk.size {
+		// A bug in vkdml, not in the caller's ranges: report it rather than
+		// bind a range the shader could overrun.
+		return 0, 0, 0, fmt.Errorf("gpu: Dispatch %s: binding %d: descriptor range [%d,+%d) outside its block of %d bytes (internal error): %w",
+			name, i, base, size, r.Buffer.blk.size, ErrOutOfRange)
+	}
+	return base, size, delta, nil
+}
+
 // Dispatch records k over groups workgroups with the given bindings and
 // parameters (len(params) must equal the kernel's ParamBytes).
 func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, groups [3]uint32) error {
-	if err := l.recording(); err != nil {
+	if err := l.lock("Dispatch"); err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := l.recording("Dispatch"); err != nil {
+		return err
+	}
+	if err := k.usableBy(l.d, "Dispatch"); err != nil {
 		return err
 	}
 	if len(bindings) != k.bindings {
@@ -230,23 +331,10 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 	var bufs [MaxBindings]C.VkBuffer
 	var offs, ranges [MaxBindings]C.uint64_t
 	push := make([]byte, k.pushBytes)
-	align := max(lim.MinStorageBufferOffsetAlignment, 4)
 	for i, r := range bindings {
-		if r.Buffer == nil {
-			return fmt.Errorf("gpu: Dispatch %s: binding %d has no buffer", k.name, i)
-		}
-		if r.Offset%4 != 0 || r.Offset > r.Buffer.size || r.Size > r.Buffer.size-r.Offset {
-			return fmt.Errorf("gpu: Dispatch %s: binding %d range [%d,+%d) is not word-aligned inside the buffer's %d bytes", k.name, i, r.Offset, r.Size, r.Buffer.size)
-		}
-		abs := r.Buffer.offset + r.Offset
-		base := abs / align * align
-		delta := abs - base
-		size := alignUp(max(r.Size, 4)+delta, 4)
-		if size > uint64(lim.MaxStorageBufferRange) {
-			return fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d", k.name, i, size, lim.MaxStorageBufferRange)
-		}
-		if base+size > r.Buffer.blk.size {
-			size = r.Buffer.blk.size - base
+		base, size, delta, err := l.descriptorRange(k.name, i, r)
+		if err != nil {
+			return err
 		}
 		bufs[i], offs[i], ranges[i] = r.Buffer.blk.buf, C.uint64_t(base), C.uint64_t(size)
 		binary.LittleEndian.PutUint32(push[4*i:], uint32(delta/4))
@@ -256,6 +344,10 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 	if err != nil {
 		return err
 	}
+	for _, r := range bindings {
+		l.bufs[r.Buffer] = struct{}{}
+	}
+	l.kernels[k] = struct{}{}
 	C.vkdml_write_set(l.d.dev, set, C.uint32_t(k.bindings), &bufs[0], &offs[0], &ranges[0])
 	C.vkdml_cmd_bind_pipeline(l.cmd, k.pipeline)
 	C.vkdml_cmd_bind_set(l.cmd, k.layout, set)
@@ -268,152 +360,75 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 // Barrier makes every earlier shader and transfer write visible to every
 // later command (DirectML's UAV barrier, for all resources).
 func (l *CommandList) Barrier() error {
-	if err := l.recording(); err != nil {
+	if err := l.lock("Barrier"); err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := l.recording("Barrier"); err != nil {
 		return err
 	}
 	C.vkdml_cmd_memory_barrier(l.cmd, computeStage|transferStage, shaderRW|transferRW, computeStage|transferStage, shaderRW|transferRW)
 	return nil
 }
 
-// Copy records a buffer-to-buffer copy.
+// Copy records a buffer-to-buffer copy of src.Size bytes. The ranges must
+// have the same size, lie inside their buffers and not overlap; an empty
+// copy records nothing.
 func (l *CommandList) Copy(dst, src Range) error {
-	if err := l.recording(); err != nil {
+	if err := l.lock("Copy"); err != nil {
 		return err
 	}
-	if src.Size != dst.Size || src.Offset+src.Size > src.Buffer.size || dst.Offset+dst.Size > dst.Buffer.size {
-		return fmt.Errorf("gpu: Copy: ranges [%d,+%d) and [%d,+%d) do not fit their buffers", src.Offset, src.Size, dst.Offset, dst.Size)
-	}
-	C.vkdml_cmd_copy_buffer(l.cmd, src.Buffer.blk.buf, C.uint64_t(src.Buffer.offset+src.Offset), dst.Buffer.blk.buf, C.uint64_t(dst.Buffer.offset+dst.Offset), C.uint64_t(src.Size))
-	return nil
-}
-
-// Fill records a fill of r (offset and size multiples of 4) with value.
-func (l *CommandList) Fill(r Range, value uint32) error {
-	if err := l.recording(); err != nil {
+	defer l.unlock()
+	if err := l.recording("Copy"); err != nil {
 		return err
 	}
-	if r.Offset%4 != 0 || r.Size%4 != 0 || r.Offset+r.Size > r.Buffer.size {
-		return fmt.Errorf("gpu: Fill: range [%d,+%d) is not word-aligned inside the buffer", r.Offset, r.Size)
-	}
-	C.vkdml_cmd_fill_buffer(l.cmd, r.Buffer.blk.buf, C.uint64_t(r.Buffer.offset+r.Offset), C.uint64_t(r.Size), C.uint32_t(value))
-	return nil
-}
-
-// Timestamp records the GPU time after all earlier commands and returns its
-// index, for Timestamps. It returns -1 when the queue has no timestamps.
-func (l *CommandList) Timestamp() (int, error) {
-	if err := l.recording(); err != nil {
-		return -1, err
-	}
-	if l.d.Limits.TimestampValidBits == 0 {
-		return -1, nil
-	}
-	if l.queries == 0 {
-		l.queryCap = 256
-		if err := l.d.result("vkCreateQueryPool", C.vkdml_create_query_pool(l.d.dev, C.uint32_t(l.queryCap), &l.queries)); err != nil {
-			return -1, err
-		}
-		// This list began without a reset of the new pool.
-		C.vkdml_cmd_reset_queries(l.cmd, l.queries, 0, C.uint32_t(l.queryCap))
-	}
-	if l.queryN == l.queryCap {
-		return -1, fmt.Errorf("gpu: Timestamp: more than %d timestamps in one list", l.queryCap)
-	}
-	C.vkdml_cmd_timestamp(l.cmd, l.queries, C.uint32_t(l.queryN))
-	l.queryN++
-	return int(l.queryN - 1), nil
-}
-
-// Timestamps returns the recorded timestamps of the last completed
-// submission, in nanoseconds from an arbitrary origin.
-func (l *CommandList) Timestamps() ([]float64, error) {
-	if l.queryN == 0 {
-		return nil, nil
-	}
-	if l.state == statePending {
-		return nil, errors.New("gpu: Timestamps: command list is pending")
-	}
-	raw := make([]uint64, l.queryN)
-	if err := l.d.result("vkGetQueryPoolResults", C.vkdml_query_results(l.d.dev, l.queries, C.uint32_t(l.queryN), (*C.uint64_t)(unsafe.Pointer(&raw[0])))); err != nil {
-		return nil, err
-	}
-	bits := l.d.Limits.TimestampValidBits
-	out := make([]float64, len(raw))
-	for i, t := range raw {
-		if bits < 64 {
-			t &= 1<<bits - 1
-		}
-		out[i] = float64(t) * float64(l.d.Limits.TimestampPeriod)
-	}
-	return out, nil
-}
-
-// End finishes recording. A final barrier makes the list's writes visible
-// to the host and to later transfers.
-func (l *CommandList) End() error {
-	if err := l.recording(); err != nil {
+	if err := src.Buffer.usableBy(l.d, "Copy", "source"); err != nil {
 		return err
 	}
-	C.vkdml_cmd_memory_barrier(l.cmd, allCommands, memRW, allCommands|hostStage, memRW|hostRW)
-	if err := l.d.result("vkEndCommandBuffer", C.vkdml_end(l.cmd)); err != nil {
+	if err := dst.Buffer.usableBy(l.d, "Copy", "destination"); err != nil {
 		return err
 	}
-	l.state = stateExecutable
-	return nil
-}
-
-// Dispatches is the number of dispatches recorded.
-func (l *CommandList) Dispatches() int { return l.dispatchN }
-
-// Submit queues the list for execution. It must have ended, and any
-// earlier submission of it must have been waited for.
-func (l *CommandList) Submit() error {
-	d := l.d
-	if err := d.alive(); err != nil {
+	if src.Size != dst.Size {
+		return fmt.Errorf("gpu: Copy: source of %d bytes, destination of %d: %w", src.Size, dst.Size, ErrOutOfRange)
+	}
+	if err := src.Buffer.checkRange("Copy source", src.Offset, src.Size); err != nil {
 		return err
 	}
-	switch l.state {
-	case stateExecutable:
-	case statePending:
-		return errors.New("gpu: Submit: the list's previous submission has not been waited for")
-	default:
-		return errors.New("gpu: Submit: the list is not closed; call End")
-	}
-	if err := d.result("vkResetFences", C.vkdml_reset_fence(d.dev, l.fence)); err != nil {
+	if err := dst.Buffer.checkRange("Copy destination", dst.Offset, dst.Size); err != nil {
 		return err
 	}
-	d.queueMu.Lock()
-	r := C.vkdml_submit(d.queue, l.cmd, l.fence)
-	d.queueMu.Unlock()
-	if err := d.result("vkQueueSubmit", r); err != nil {
-		return err
-	}
-	l.state = statePending
-	return nil
-}
-
-// Wait blocks until the last submission completes (at most SubmitTimeout),
-// then reports any validation message it caused.
-func (l *CommandList) Wait() error {
-	if l.state != statePending {
+	if src.Size == 0 {
 		return nil
 	}
-	d := l.d
-	r := C.vkdml_wait_fence(d.dev, l.fence, C.uint64_t(SubmitTimeout.Nanoseconds()))
-	if r == C.VK_TIMEOUT {
-		return fmt.Errorf("gpu: vkWaitForFences: VK_TIMEOUT after %v", SubmitTimeout)
+	s, t := src.Buffer.offset+src.Offset, dst.Buffer.offset+dst.Offset
+	if src.Buffer.blk == dst.Buffer.blk && s < t+dst.Size && t < s+src.Size {
+		return fmt.Errorf("gpu: Copy: source and destination overlap: %w", ErrOutOfRange)
 	}
-	if err := d.result("vkWaitForFences", r); err != nil {
-		return err
-	}
-	l.state = stateExecutable
-	return d.TakeValidationError()
+	l.bufs[src.Buffer], l.bufs[dst.Buffer] = struct{}{}, struct{}{}
+	C.vkdml_cmd_copy_buffer(l.cmd, src.Buffer.blk.buf, C.uint64_t(s), dst.Buffer.blk.buf, C.uint64_t(t), C.uint64_t(src.Size))
+	return nil
 }
 
-// Run submits the list and waits for it.
-func (l *CommandList) Run() error {
-	if err := l.Submit(); err != nil {
+// Fill records a fill of r (offset and size multiples of 4) with value; an
+// empty range records nothing.
+func (l *CommandList) Fill(r Range, value uint32) error {
+	if err := l.lock("Fill"); err != nil {
 		return err
 	}
-	return l.Wait()
+	defer l.unlock()
+	if err := l.recording("Fill"); err != nil {
+		return err
+	}
+	if err := r.Buffer.usableBy(l.d, "Fill", "range"); err != nil {
+		return err
+	}
+	if r.Offset%4 != 0 || r.Size%4 != 0 {
+		return fmt.Errorf("gpu: Fill: offset %d and size %d must be multiples of 4: %w", r.Offset, r.Size, ErrOutOfRange)
+	}
+	if err := r.Buffer.checkRange("Fill", r.Offset, r.Size); err != nil || r.Size == 0 {
+		return err
+	}
+	l.bufs[r.Buffer] = struct{}{}
+	C.vkdml_cmd_fill_buffer(l.cmd, r.Buffer.blk.buf, C.uint64_t(r.Buffer.offset+r.Offset), C.uint64_t(r.Size), C.uint32_t(value))
+	return nil
 }

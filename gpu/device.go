@@ -10,21 +10,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/cgo"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
-
-// ValidationLayer is the Khronos validation layer vkdml enables in debug mode.
-const ValidationLayer = "VK_LAYER_KHRONOS_validation"
 
 // ErrValidation is wrapped by every error that reports validation-layer
 // messages (debug mode only).
 var ErrValidation = errors.New("gpu: Vulkan validation")
+
+// CloseTimeout bounds how long Device.Close waits for submitted work. When
+// the work is not done by then, Close frees nothing the GPU may still use:
+// it returns an error wrapping ErrTimeout and abandons the device's memory.
+var CloseTimeout = 30 * time.Second
 
 // Options configure Open.
 type Options struct {
@@ -49,105 +51,14 @@ type Options struct {
 	ForceStaging bool
 }
 
-// instance is a VkInstance with its optional debug messenger.
-type instance struct {
-	inst      C.VkInstance
-	messenger C.VkDebugUtilsMessengerEXT
-	sink      *messageSink
-	handle    cgo.Handle
-}
-
-// messageSink collects validation messages between checks.
-type messageSink struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-//export vkdmlDebugMessage
-func vkdmlDebugMessage(user C.uintptr_t, severity C.int, types C.int, id *C.char, msg *C.char) {
-	sink := cgo.Handle(user).Value().(*messageSink)
-	level := "warning"
-	if severity&0x1000 != 0 {
-		level = "error"
-	}
-	sink.mu.Lock()
-	sink.msgs = append(sink.msgs, fmt.Sprintf("%s: %s: %s", level, C.GoString(id), C.GoString(msg)))
-	sink.mu.Unlock()
-}
-
-func newInstance(debug bool) (*instance, error) {
-	if err := Load(); err != nil {
-		return nil, err
-	}
-	version := uint32(C.vkdml_instance_version())
-	if version < (1<<22 | 1<<12) {
-		return nil, fmt.Errorf("gpu: the Vulkan loader supports %s; vkdml needs 1.1", VersionString(version))
-	}
-	api := uint32(1<<22 | 3<<12) // ask for 1.3; devices report what they have
-	if version < api {
-		api = version
-	}
-	validation, debugUtils := 0, 0
-	if debug {
-		layer := C.CString(ValidationLayer)
-		ok := C.vkdml_has_instance_layer(layer) != 0
-		C.free(unsafe.Pointer(layer))
-		if !ok {
-			return nil, fmt.Errorf("gpu: debug mode needs %s (Debian: vulkan-validationlayers)", ValidationLayer)
-		}
-		validation, debugUtils = 1, 1
-	}
-	in := &instance{}
-	if r := C.vkdml_create_instance(C.uint32_t(api), C.int(validation), C.int(validation), C.int(debugUtils), &in.inst); r != C.VK_SUCCESS {
-		return nil, check("vkCreateInstance", r)
-	}
-	if debug {
-		in.sink = &messageSink{}
-		in.handle = cgo.NewHandle(in.sink)
-		if r := C.vkdml_create_debug_messenger(in.inst, C.uintptr_t(in.handle), &in.messenger); r != C.VK_SUCCESS {
-			in.handle.Delete()
-			C.vkdml_destroy_instance(in.inst)
-			return nil, check("vkCreateDebugUtilsMessengerEXT", r)
-		}
-	}
-	return in, nil
-}
-
-func (in *instance) destroy() {
-	if in.messenger != 0 {
-		C.vkdml_destroy_debug_messenger(in.inst, in.messenger)
-		in.handle.Delete()
-	}
-	C.vkdml_destroy_instance(in.inst)
-}
-
-func (in *instance) physicalDevices() ([]C.VkPhysicalDevice, error) {
-	var n C.uint32_t
-	if err := check("vkEnumeratePhysicalDevices", C.vkdml_enumerate_physical_devices(in.inst, &n, nil)); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	// The handles are written into C memory: a VkPhysicalDevice is a C
-	// pointer, which Go memory handed to C must not receive.
-	buf := (*C.VkPhysicalDevice)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.VkPhysicalDevice(nil)))))
-	defer C.free(unsafe.Pointer(buf))
-	if err := check("vkEnumeratePhysicalDevices", C.vkdml_enumerate_physical_devices(in.inst, &n, buf)); err != nil {
-		return nil, err
-	}
-	return append([]C.VkPhysicalDevice(nil), unsafe.Slice(buf, int(n))...), nil
-}
-
 // Enumerate lists every Vulkan device vkdml can see, in the loader's order,
 // and the index of the one Open would pick with the same selector (-1 when
 // none is usable).
 func Enumerate(selector string) ([]*DeviceInfo, int, error) {
-	in, err := newInstance(false)
+	in, err := sharedInstance(false)
 	if err != nil {
 		return nil, -1, err
 	}
-	defer in.destroy()
 	pds, err := in.physicalDevices()
 	if err != nil {
 		return nil, -1, err
@@ -204,37 +115,48 @@ func choose(infos []*DeviceInfo, selector string) (int, error) {
 }
 
 // Device is an open Vulkan device with one compute queue. Its methods are
-// safe for concurrent use.
+// safe for concurrent use, and so are those of the objects it creates as far
+// as memory safety goes: after Close every call on the device or on a
+// Buffer, Kernel or CommandList of it returns an error wrapping
+// ErrDeviceClosed.
 type Device struct {
 	Info     *DeviceInfo
 	Features Features // what is enabled: the device's features less Options.Disable
 	Limits   Limits
 
-	in      *instance
-	dev     C.VkDevice
-	queue   C.VkQueue
-	queueMu sync.Mutex
-	family  uint32
-	debug   bool
-	lost    atomic.Bool
+	in     *instance
+	sink   *messageSink
+	dev    C.VkDevice
+	queue  C.VkQueue
+	family uint32
+	debug  bool
+	cache  *pipelineCache
+	mem    *allocator
+
+	// life is held shared by every call that uses the device's Vulkan
+	// handles and exclusively by Close, so that Close never destroys what
+	// a call is using. A call takes it before any object's own lock.
+	life    sync.RWMutex
 	closed  atomic.Bool
-	cache   *pipelineCache
-	mem     *allocator
-	closeMu sync.Mutex
+	lost    atomic.Bool
+	queueMu sync.Mutex
+
+	// objMu guards the registries of live kernels and lists and the set of
+	// submissions not yet known complete.
+	objMu   sync.Mutex
+	kernels map[*Kernel]struct{}
+	lists   map[*CommandList]struct{}
+	pending map[*CommandList]struct{}
 }
 
-// Open creates a device as Options say.
+// Open creates a device as Options say, on the process's shared Vulkan
+// instance (with the validation layer when Debug is set).
 func Open(opts Options) (*Device, error) {
-	in, err := newInstance(opts.Debug)
+	in, err := sharedInstance(opts.Debug)
 	if err != nil {
 		return nil, err
 	}
-	d, err := openOn(in, opts)
-	if err != nil {
-		in.destroy()
-		return nil, err
-	}
-	return d, nil
+	return openOn(in, opts)
 }
 
 func openOn(in *instance, opts Options) (*Device, error) {
@@ -252,35 +174,46 @@ func openOn(in *instance, opts Options) (*Device, error) {
 	}
 	info := infos[pick]
 	feat := info.Features.Without(opts.Disable)
-	on := C.vkdml_device_features{}
+	d := &Device{Info: info, Features: feat, Limits: info.Limits, in: in, family: uint32(info.computeFamily), debug: opts.Debug,
+		kernels: map[*Kernel]struct{}{}, lists: map[*CommandList]struct{}{}, pending: map[*CommandList]struct{}{}}
+	d.sink = in.listen()
+	on := deviceFeatures(feat)
+	if r := C.vkdml_create_device(pds[pick], &info.raw, &on, &d.dev); r != C.VK_SUCCESS {
+		err := check("vkCreateDevice", r)
+		in.ignore(d.sink)
+		return nil, errors.Join(err, d.TakeValidationError())
+	}
+	d.sink.device = uint64(uintptr(unsafe.Pointer(d.dev)))
+	d.queue = C.vkdml_get_queue(d.dev, C.uint32_t(d.family))
+	d.mem = newAllocator(d, opts.ForceStaging)
+	d.cache = openPipelineCache(d, opts.PipelineCacheDir)
+	if err := d.TakeValidationError(); err != nil {
+		d.destroy()
+		in.ignore(d.sink)
+		return nil, err
+	}
+	return d, nil
+}
+
+// deviceFeatures is what to enable at device creation.
+func deviceFeatures(feat Features) C.vkdml_device_features {
 	b := func(v bool) C.uint32_t {
 		if v {
 			return 1
 		}
 		return 0
 	}
-	on.shader_int64 = b(feat.ShaderInt64)
-	on.shader_int16 = b(feat.ShaderInt16)
-	on.shader_int8 = b(feat.ShaderInt8)
-	on.shader_float16 = b(feat.ShaderFloat16)
-	on.storage_buffer_16bit = b(feat.StorageBuffer16Bit)
-	on.storage_buffer_8bit = b(feat.StorageBuffer8Bit)
-	on.subgroup_size_control = b(feat.SubgroupSizeControl)
-	on.compute_full_subgroups = b(feat.ComputeFullSubgroups)
-	on.subgroup_extended_types = b(feat.SubgroupExtendedTypes)
-
-	d := &Device{Info: info, Features: feat, Limits: info.Limits, in: in, family: uint32(info.computeFamily), debug: opts.Debug}
-	if r := C.vkdml_create_device(pds[pick], &info.raw, &on, &d.dev); r != C.VK_SUCCESS {
-		return nil, check("vkCreateDevice", r)
+	return C.vkdml_device_features{
+		shader_int64:            b(feat.ShaderInt64),
+		shader_int16:            b(feat.ShaderInt16),
+		shader_int8:             b(feat.ShaderInt8),
+		shader_float16:          b(feat.ShaderFloat16),
+		storage_buffer_16bit:    b(feat.StorageBuffer16Bit),
+		storage_buffer_8bit:     b(feat.StorageBuffer8Bit),
+		subgroup_size_control:   b(feat.SubgroupSizeControl),
+		compute_full_subgroups:  b(feat.ComputeFullSubgroups),
+		subgroup_extended_types: b(feat.SubgroupExtendedTypes),
 	}
-	d.queue = C.vkdml_get_queue(d.dev, C.uint32_t(d.family))
-	d.mem = newAllocator(d, opts.ForceStaging)
-	d.cache = openPipelineCache(d, opts.PipelineCacheDir)
-	if err := d.TakeValidationError(); err != nil {
-		d.destroy()
-		return nil, err
-	}
-	return d, nil
 }
 
 // Debug reports whether the validation layer is on.
@@ -289,27 +222,32 @@ func (d *Device) Debug() bool { return d.debug }
 // TakeValidationError returns the validation messages reported since the
 // last call as one error wrapping ErrValidation, or nil when there were none.
 func (d *Device) TakeValidationError() error {
-	if d.in.sink == nil {
-		return nil
-	}
-	d.in.sink.mu.Lock()
-	msgs := d.in.sink.msgs
-	d.in.sink.msgs = nil
-	d.in.sink.mu.Unlock()
+	msgs := d.sink.take()
 	if len(msgs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %d message(s):\n%s", ErrValidation, len(msgs), strings.Join(msgs, "\n"))
 }
 
-// alive returns ErrDeviceLost once the device is lost, and an error after
-// Close.
-func (d *Device) alive() error {
-	if d.lost.Load() {
-		return &Error{Call: "device", Result: -4}
+// enter takes the device's life lock shared for a call named call and
+// reports ErrDeviceClosed after Close; on success the caller must call
+// d.life.RUnlock.
+func (d *Device) enter(call string) error {
+	if d == nil {
+		return fmt.Errorf("gpu: %s: nil Device: %w", call, ErrReleased)
 	}
+	d.life.RLock()
 	if d.closed.Load() {
-		return errors.New("gpu: device is closed")
+		d.life.RUnlock()
+		return fmt.Errorf("gpu: %s: %w", call, ErrDeviceClosed)
+	}
+	return nil
+}
+
+// usable returns ErrDeviceLost once the device is lost.
+func (d *Device) usable(call string) error {
+	if d.lost.Load() {
+		return fmt.Errorf("gpu: %s: %w", call, &Error{Call: "device", Result: resultDeviceLost})
 	}
 	return nil
 }
@@ -326,28 +264,85 @@ func (d *Device) result(call string, r C.VkResult) error {
 // Lost reports whether the device has been lost.
 func (d *Device) Lost() bool { return d.lost.Load() }
 
-// WaitIdle waits for all submitted work.
+// Closed reports whether Close has been called.
+func (d *Device) Closed() bool { return d.closed.Load() }
+
+// WaitIdle waits for all submitted work, at most SubmitTimeout; work that
+// is done is then known complete, as if each list had been waited for.
 func (d *Device) WaitIdle() error {
-	d.queueMu.Lock()
-	defer d.queueMu.Unlock()
-	return d.result("vkDeviceWaitIdle", C.vkdml_device_wait_idle(d.dev))
+	if err := d.enter("WaitIdle"); err != nil {
+		return err
+	}
+	defer d.life.RUnlock()
+	return d.waitPending(SubmitTimeout)
 }
 
-// Close waits for the device, saves the pipeline cache and destroys
-// everything vkdml created on it. Objects created from the device must be
-// closed first; in debug mode, anything left behind is reported as an error.
+// Close waits for submitted work (at most CloseTimeout), saves the pipeline
+// cache and destroys everything vkdml created on the device: buffers,
+// kernels and command lists left alive are freed with it. In debug mode,
+// kernels and lists left alive are reported as an error, as are validation
+// messages. Close is idempotent: later calls return nil.
+//
+// When the wait times out, the device and everything on it are abandoned
+// rather than freed, since the GPU may still be using them, and Close
+// returns an error wrapping ErrTimeout.
 func (d *Device) Close() error {
-	d.closeMu.Lock()
-	defer d.closeMu.Unlock()
+	if d == nil {
+		return nil
+	}
+	d.life.Lock()
+	defer d.life.Unlock()
 	if d.closed.Swap(true) {
 		return nil
 	}
+	defer d.in.ignore(d.sink)
+	if err := d.waitPending(CloseTimeout); err != nil && !d.lost.Load() {
+		return fmt.Errorf("gpu: Close: %w; the device and its memory are abandoned, not freed", err)
+	}
 	C.vkdml_device_wait_idle(d.dev)
 	d.cache.save()
+	left := d.destroyObjects()
 	d.destroy()
 	err := d.TakeValidationError()
-	d.in.destroy()
+	if left != "" && d.debug {
+		err = errors.Join(fmt.Errorf("%w: Close: left alive: %s", ErrValidation, left), err)
+	}
 	return err
+}
+
+// destroyObjects destroys the kernels and lists still alive and says what
+// they were ("" when none).
+func (d *Device) destroyObjects() string {
+	d.objMu.Lock()
+	lists, kernels := d.lists, d.kernels
+	d.lists, d.kernels = nil, nil
+	d.objMu.Unlock()
+	var left []string
+	n := 0
+	for l := range lists {
+		l.mu.Lock()
+		if !l.destroyed {
+			n++
+		}
+		l.free()
+		l.mu.Unlock()
+	}
+	if n > 0 {
+		left = append(left, fmt.Sprintf("%d command list(s)", n))
+	}
+	n = 0
+	for k := range kernels {
+		k.mu.Lock()
+		if !k.released {
+			n++
+		}
+		k.free()
+		k.mu.Unlock()
+	}
+	if n > 0 {
+		left = append(left, fmt.Sprintf("%d kernel(s)", n))
+	}
+	return strings.Join(left, ", ")
 }
 
 func (d *Device) destroy() {

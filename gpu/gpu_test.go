@@ -22,7 +22,7 @@ func copyKernel(t *testing.T, d *gpu.Device) (*gpu.Kernel, func(n uint32) []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(k.Destroy)
+	t.Cleanup(func() { k.Destroy() })
 	params := func(n uint32) []byte {
 		p := make([]byte, 4*26)
 		binary.LittleEndian.PutUint32(p[0:], 1)  // rank

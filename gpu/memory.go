@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"sync"
 	"unsafe"
@@ -53,6 +54,7 @@ type allocator struct {
 	mu      sync.Mutex
 	main    *pool
 	staging *pool // nil when main is host-visible
+	closed  bool  // destroy has run; guarded by mu
 }
 
 // pickTypes chooses the memory types. When a type is device-local,
@@ -120,7 +122,34 @@ func (a *allocator) maxBlock() uint64 {
 	return m
 }
 
-func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+// alignUp rounds v up to a multiple of a (a power of two), reporting false
+// when the result does not fit in 64 bits.
+func alignUp(v, a uint64) (uint64, bool) {
+	sum, carry := bits.Add64(v, a-1, 0)
+	if carry != 0 {
+		return 0, false
+	}
+	return sum &^ (a - 1), true
+}
+
+// addRange returns off+size, reporting false on overflow.
+func addRange(off, size uint64) (uint64, bool) {
+	end, carry := bits.Add64(off, size, 0)
+	return end, carry == 0
+}
+
+// blockBytes is how much of a block a buffer of size bytes takes: size
+// (at least 4) rounded up to BufferAlignment. It fails when that exceeds
+// limit, the largest allocation the device allows, or overflows.
+func blockBytes(size, limit uint64) (uint64, error) {
+	size = max(size, 4)
+	aligned, ok := alignUp(size, BufferAlignment)
+	if !ok || aligned > limit {
+		return 0, fmt.Errorf("gpu: a buffer of %d bytes exceeds the device's largest allocation (%d bytes): %w",
+			size, limit, &Error{Call: "vkAllocateMemory", Result: resultOutOfDeviceMemory})
+	}
+	return aligned, nil
+}
 
 func (a *allocator) newBlock(p *pool, size uint64, dedicated bool) (*block, error) {
 	d := a.d
@@ -197,17 +226,18 @@ func (b *block) give(off, size uint64) {
 
 func (b *block) empty() bool { return len(b.free) == 1 && b.free[0].size == b.size }
 
+// alloc carves a range for a buffer of size bytes out of p and returns its
+// block and offset; the range is blockBytes(size) long.
 func (a *allocator) alloc(p *pool, size uint64) (*block, uint64, error) {
-	if size == 0 {
-		size = 4
-	}
-	size = alignUp(size, BufferAlignment)
-	if limit := a.maxBlock(); size > limit {
-		return nil, 0, fmt.Errorf("gpu: a buffer of %d bytes exceeds the device's largest allocation (%d bytes): %w",
-			size, limit, &Error{Call: "vkAllocateMemory", Result: -2})
+	size, err := blockBytes(size, a.maxBlock())
+	if err != nil {
+		return nil, 0, err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.closed {
+		return nil, 0, fmt.Errorf("gpu: alloc: %w", ErrDeviceClosed)
+	}
 	if size <= blockSize/2 {
 		for _, b := range p.blocks {
 			if !b.dedicated {
@@ -230,10 +260,19 @@ func (a *allocator) alloc(p *pool, size uint64) (*block, uint64, error) {
 	return b, off, nil
 }
 
+// release returns a range that alloc handed out for size bytes. After the
+// allocator is destroyed it does nothing: the blocks are gone.
 func (a *allocator) release(p *pool, b *block, off, size uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	b.give(off, alignUp(max(size, 4), BufferAlignment))
+	if a.closed {
+		return
+	}
+	n, err := blockBytes(size, a.maxBlock())
+	if err != nil {
+		panic("gpu: release of a range alloc could not have handed out") // unreachable: alloc checked the same size
+	}
+	b.give(off, n)
 	if b.empty() {
 		for i, x := range p.blocks {
 			if x == b {
@@ -248,6 +287,9 @@ func (a *allocator) release(p *pool, b *block, off, size uint64) {
 // Allocated returns the bytes of device memory held in blocks, for tests
 // that check nothing is left behind.
 func (d *Device) Allocated() uint64 {
+	if d == nil || d.mem == nil {
+		return 0
+	}
 	a := d.mem
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -262,7 +304,11 @@ func (d *Device) Allocated() uint64 {
 	return n
 }
 
+// destroy frees every block; the device is closing.
 func (a *allocator) destroy() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
 	for _, p := range []*pool{a.main, a.staging} {
 		if p == nil {
 			continue
@@ -272,140 +318,4 @@ func (a *allocator) destroy() {
 		}
 		p.blocks = nil
 	}
-}
-
-// Buffer is a range of device memory usable as a storage buffer.
-type Buffer struct {
-	d      *Device
-	pool   *pool
-	blk    *block
-	offset uint64
-	size   uint64
-	once   sync.Once
-}
-
-// NewBuffer allocates size bytes of device memory. The contents are
-// undefined until written.
-func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
-	if err := d.alive(); err != nil {
-		return nil, err
-	}
-	b, off, err := d.mem.alloc(d.mem.main, size)
-	if err != nil {
-		return nil, err
-	}
-	return &Buffer{d: d, pool: d.mem.main, blk: b, offset: off, size: size}, nil
-}
-
-// Size is the usable size in bytes.
-func (b *Buffer) Size() uint64 { return b.size }
-
-// Device returns the device the buffer belongs to.
-func (b *Buffer) Device() *Device { return b.d }
-
-// Free returns the memory. The GPU must be done with it.
-func (b *Buffer) Free() {
-	b.once.Do(func() { b.d.mem.release(b.pool, b.blk, b.offset, b.size) })
-}
-
-// Mapped returns the buffer's bytes when its memory is host-visible, so
-// that callers can fill or read it in place; nil otherwise.
-func (b *Buffer) Mapped() []byte {
-	if b.blk.mapped == nil {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Add(b.blk.mapped, b.offset)), b.size)
-}
-
-func (b *Buffer) checkRange(call string, off uint64, n int) error {
-	if off > b.size || uint64(n) > b.size-off {
-		return fmt.Errorf("gpu: %s: range [%d,%d) outside the buffer's %d bytes", call, off, off+uint64(n), b.size)
-	}
-	return nil
-}
-
-// Write copies data into the buffer at off. The GPU must not be using the
-// range.
-func (b *Buffer) Write(off uint64, data []byte) error {
-	if err := b.checkRange("Write", off, len(data)); err != nil {
-		return err
-	}
-	if m := b.Mapped(); m != nil {
-		copy(m[off:], data)
-		return nil
-	}
-	return b.d.stage(b, off, data, true)
-}
-
-// Read copies len(out) bytes at off into out. Work that wrote the range
-// must have completed.
-func (b *Buffer) Read(off uint64, out []byte) error {
-	if err := b.checkRange("Read", off, len(out)); err != nil {
-		return err
-	}
-	if m := b.Mapped(); m != nil {
-		copy(out, m[off:])
-		return nil
-	}
-	return b.d.stage(b, off, out, false)
-}
-
-// Fill writes value into every 32-bit word of [off, off+size); off and size
-// must be multiples of 4.
-func (b *Buffer) Fill(off, size uint64, value uint32) error {
-	if off%4 != 0 || size%4 != 0 {
-		return fmt.Errorf("gpu: Fill: offset %d and size %d must be multiples of 4", off, size)
-	}
-	if err := b.checkRange("Fill", off, int(size)); err != nil {
-		return err
-	}
-	if m := b.Mapped(); m != nil {
-		w := unsafe.Slice((*uint32)(unsafe.Pointer(&m[off])), size/4)
-		for i := range w {
-			w[i] = value
-		}
-		return nil
-	}
-	return b.d.runOnce(func(cmd C.VkCommandBuffer) {
-		C.vkdml_cmd_memory_barrier(cmd, allCommands, memRW, transferStage, transferRW)
-		C.vkdml_cmd_fill_buffer(cmd, b.blk.buf, C.uint64_t(b.offset+off), C.uint64_t(size), C.uint32_t(value))
-		C.vkdml_cmd_memory_barrier(cmd, transferStage, transferRW, allCommands|hostStage, memRW|hostRW)
-	})
-}
-
-// stage copies through a host-visible staging buffer, in chunks.
-func (d *Device) stage(b *Buffer, off uint64, data []byte, upload bool) error {
-	if d.mem.staging == nil {
-		return fmt.Errorf("gpu: the device has no host-visible memory for staging")
-	}
-	const chunk = 32 << 20
-	for done := 0; done < len(data); {
-		n := min(len(data)-done, chunk)
-		sb, soff, err := d.mem.alloc(d.mem.staging, uint64(n))
-		if err != nil {
-			return err
-		}
-		host := unsafe.Slice((*byte)(unsafe.Add(sb.mapped, soff)), n)
-		if upload {
-			copy(host, data[done:done+n])
-		}
-		src, srcOff, dst, dstOff := sb.buf, soff, b.blk.buf, b.offset+off+uint64(done)
-		if !upload {
-			src, srcOff, dst, dstOff = dst, dstOff, src, srcOff
-		}
-		err = d.runOnce(func(cmd C.VkCommandBuffer) {
-			C.vkdml_cmd_memory_barrier(cmd, allCommands|hostStage, memRW|hostRW, transferStage, transferRW)
-			C.vkdml_cmd_copy_buffer(cmd, src, C.uint64_t(srcOff), dst, C.uint64_t(dstOff), C.uint64_t(n))
-			C.vkdml_cmd_memory_barrier(cmd, transferStage, transferRW, allCommands|hostStage, memRW|hostRW)
-		})
-		if err == nil && !upload {
-			copy(data[done:done+n], host)
-		}
-		d.mem.release(d.mem.staging, sb, soff, uint64(n))
-		if err != nil {
-			return err
-		}
-		done += n
-	}
-	return nil
 }

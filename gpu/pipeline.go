@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 )
 
@@ -45,6 +46,12 @@ type Kernel struct {
 	pipeline  C.VkPipeline
 	bindings  int
 	pushBytes uint32
+
+	// Lifetime (see kernel_life.go), guarded by mu.
+	mu       sync.Mutex
+	released bool // Destroy was called
+	freed    bool // the Vulkan objects are gone
+	users    int  // pending submissions that use the kernel
 }
 
 // MaxBindings is the most storage buffers one kernel may use.
@@ -52,7 +59,11 @@ const MaxBindings = 8
 
 // NewKernel compiles desc through the device's pipeline cache.
 func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter("NewKernel"); err != nil {
+		return nil, err
+	}
+	defer d.life.RUnlock()
+	if err := d.usable("NewKernel"); err != nil {
 		return nil, err
 	}
 	if len(desc.SPIRV) == 0 || len(desc.SPIRV)%4 != 0 {
@@ -99,9 +110,10 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 		err = d.TakeValidationError()
 	}
 	if err != nil {
-		k.Destroy()
+		k.free()
 		return nil, fmt.Errorf("gpu: kernel %s: %w", desc.Name, err)
 	}
+	d.track(k)
 	return k, nil
 }
 
@@ -111,9 +123,11 @@ func (k *Kernel) Name() string { return k.name }
 // Bindings is the number of storage buffers the kernel binds.
 func (k *Kernel) Bindings() int { return k.bindings }
 
-// Destroy releases the pipeline. The GPU must be done with it.
-func (k *Kernel) Destroy() {
+// free destroys the Vulkan objects; the caller holds k.mu (or owns k
+// alone) and the device's life lock.
+func (k *Kernel) free() {
 	d := k.d
+	k.freed = true
 	if k.pipeline != 0 {
 		C.vkdml_destroy_pipeline(d.dev, k.pipeline)
 		k.pipeline = 0

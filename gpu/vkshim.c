@@ -1,4 +1,6 @@
 // vkshim.c: see vkshim.h.
+// _GNU_SOURCE exposes dladdr in glibc's dlfcn.h; bionic declares it anyway.
+#define _GNU_SOURCE 1
 #include "vkshim.h"
 
 #include <dlfcn.h>
@@ -100,6 +102,15 @@ int vkdml_load(const char *libname, char *err, size_t errlen) {
 	return 0;
 }
 
+int vkdml_loaded_path(char *out, size_t outlen) {
+	Dl_info info;
+	if (vkdml_lib == NULL || dladdr((void *)p_vkGetInstanceProcAddr, &info) == 0 || info.dli_fname == NULL) {
+		return 1;
+	}
+	snprintf(out, outlen, "%s", info.dli_fname);
+	return 0;
+}
+
 uint32_t vkdml_instance_version(void) {
 	PFN_vkEnumerateInstanceVersion f =
 	    (PFN_vkEnumerateInstanceVersion)p_vkGetInstanceProcAddr(NULL, "vkEnumerateInstanceVersion");
@@ -198,7 +209,16 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL vkdml_debug_cb(VkDebugUtilsMessageSeverity
                                                      const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
 	const char *id = data->pMessageIdName ? data->pMessageIdName : "";
 	const char *msg = data->pMessage ? data->pMessage : "";
-	vkdmlDebugMessage((uintptr_t)user, (int)severity, (int)types, (char *)id, (char *)msg);
+	// The first VkDevice among the message's objects, so that the message
+	// reaches that device alone when several share the instance.
+	uint64_t device = 0;
+	for (uint32_t i = 0; i < data->objectCount && data->pObjects != NULL; i++) {
+		if (data->pObjects[i].objectType == VK_OBJECT_TYPE_DEVICE) {
+			device = data->pObjects[i].objectHandle;
+			break;
+		}
+	}
+	vkdmlDebugMessage((uintptr_t)user, (int)severity, (int)types, (char *)id, (char *)msg, device);
 	return VK_FALSE;
 }
 

@@ -17,6 +17,9 @@
 // vkdml_load opens the loader (once) and resolves the global functions. It
 // returns 0 on success and writes a message into err otherwise.
 int vkdml_load(const char *libname, char *err, size_t errlen);
+// vkdml_loaded_path writes the file the loaded library was mapped from, as
+// the dynamic linker resolved it; it returns 0 on success.
+int vkdml_loaded_path(char *out, size_t outlen);
 
 // Instance.
 uint32_t vkdml_instance_version(void);
