@@ -3,7 +3,8 @@
 # Debian 12 machine that has only Go and a C compiler: it builds a clean
 # bookworm root with debootstrap, copies in this machine's Go, installs gcc,
 # make, git and ca-certificates with apt (as a new user would), clones the
-# repository's committed HEAD with ../shared beside it, and runs `make run`
+# repository's committed HEAD (with ../shared beside it, when there is one),
+# and runs `make run`
 # and then `make test` inside a chroot, with an empty environment.
 #
 # Usage (as root; it mounts /proc, /sys and /dev inside the root):
@@ -60,7 +61,6 @@ while [ $# -gt 0 ]; do
 done
 shared=${shared:-$repo/../shared}
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
-[ -d "$shared" ] || die "no shared directory at $shared (give --shared DIR)"
 goroot=$(go env GOROOT 2>/dev/null) || die "no Go on this machine to copy into the root"
 commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}") || die "no commit $rev in $repo"
 
@@ -151,7 +151,7 @@ toolchain_s=$((SECONDS - t0))
 mkdir -p "$root/root/src"
 git clone -q --no-checkout "$repo" "$root/root/src/vkdml"
 git -C "$root/root/src/vkdml" checkout -q --detach "$commit"
-cp -a "$shared/." "$root/root/src/shared"
+[ ! -d "$shared" ] || cp -a "$shared/." "$root/root/src/shared"
 cmd='go version; gcc --version | head -1; . /etc/os-release; echo "$PRETTY_NAME"'
 in_root | sed 's/^/  /'
 say "repo at $(git -C "$repo" log -1 --format='%h %s' "$commit")"
