@@ -10,29 +10,24 @@ import (
 	"github.com/vkdml/vkdml/shaders"
 )
 
-// copyKernel builds the 32-bit copy kernel with its parameter block for a
-// packed 1D copy of n words.
+// copyKernel builds the 32-bit copy kernel, destroyed at cleanup, with its
+// parameter block for a packed 1D copy of n words.
 func copyKernel(t *testing.T, d *gpu.Device) (*gpu.Kernel, func(n uint32) []byte) {
 	t.Helper()
-	code, err := shaders.SPIRV(shaders.CopyName(32, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := d.NewKernel(gpu.KernelDesc{Name: "copy", SPIRV: code, Bindings: 2, ParamBytes: 4 * 26, Spec: []uint32{64}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, params := copyKernelOn(t, d)
 	t.Cleanup(func() { k.Destroy() })
-	params := func(n uint32) []byte {
-		p := make([]byte, 4*26)
-		binary.LittleEndian.PutUint32(p[0:], 1)  // rank
-		binary.LittleEndian.PutUint32(p[4:], n)  // total
-		binary.LittleEndian.PutUint32(p[8:], n)  // sizes[0]
-		binary.LittleEndian.PutUint32(p[40:], 1) // in strides[0]
-		binary.LittleEndian.PutUint32(p[72:], 1) // out strides[0]
-		return p
-	}
 	return k, params
+}
+
+// copyParams is the copy kernel's parameter block for n packed words.
+func copyParams(n uint32) []byte {
+	p := make([]byte, 4*26)
+	binary.LittleEndian.PutUint32(p[0:], 1)  // rank
+	binary.LittleEndian.PutUint32(p[4:], n)  // total
+	binary.LittleEndian.PutUint32(p[8:], n)  // sizes[0]
+	binary.LittleEndian.PutUint32(p[40:], 1) // in strides[0]
+	binary.LittleEndian.PutUint32(p[72:], 1) // out strides[0]
+	return p
 }
 
 func TestDeviceInfo(t *testing.T) {
@@ -227,4 +222,33 @@ func TestSelector(t *testing.T) {
 	if _, err := gpu.Open(gpu.Options{Device: "99", PipelineCacheDir: "off"}); !errors.Is(err, gpu.ErrNoDevice) {
 		t.Fatalf("want ErrNoDevice for index 99, got %v", err)
 	}
+}
+
+// openUnmanaged opens a device the test closes itself.
+func openUnmanaged(t *testing.T, opts gpu.Options) *gpu.Device {
+	t.Helper()
+	opts.PipelineCacheDir = "off"
+	d, err := gpu.Open(opts)
+	if err != nil {
+		if errors.Is(err, gpu.ErrNoLoader) || errors.Is(err, gpu.ErrNoDevice) {
+			testutil.NoDevice(t, err)
+		}
+		t.Fatal(err)
+	}
+	return d
+}
+
+// copyKernelOn is copyKernel for a device the test closes itself: the
+// kernel is not destroyed at cleanup.
+func copyKernelOn(t *testing.T, d *gpu.Device) (*gpu.Kernel, func(n uint32) []byte) {
+	t.Helper()
+	code, err := shaders.SPIRV(shaders.CopyName(32, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := d.NewKernel(gpu.KernelDesc{Name: "copy", SPIRV: code, Bindings: 2, ParamBytes: 4 * 26, Spec: []uint32{64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, copyParams
 }
