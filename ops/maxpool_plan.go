@@ -12,6 +12,10 @@ import (
 // maxPoolWorkgroup is the pooling kernel's workgroup size.
 const maxPoolWorkgroup = 128
 
+// maxPoolMaxSteps bounds the dispatches of one pooling operator: a plan
+// that needs more is refused (E_OUTOFMEMORY) rather than built.
+const maxPoolMaxSteps = 1 << 16
+
 // maxPoolCoordLimit bounds every spatial coordinate the kernel forms
 // (input extents, padding, the last window's start and the dilated window
 // span), so that its 32-bit signed arithmetic cannot overflow.
@@ -168,6 +172,15 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	type chunk struct{ n0, n1, c0, c1 uint32 }
 	var chunks []chunk
 	var cstep uint32
+	// Count the steps before making them: a batch count near 2^32 or wide
+	// batch strides would otherwise ask for billions (issue 12).
+	tooMany := func(steps uint64, field string) error {
+		if steps <= maxPoolMaxSteps {
+			return nil
+		}
+		return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Field: field, Rule: fmt.Sprintf(
+			"covering the tensors with bindings of at most %d bytes would take %d dispatches, more than vkdml's limit of %d per operator", limit, steps, maxPoolMaxSteps)}
+	}
 	strategy := "direct"
 	switch {
 	case fitsWhole:
@@ -179,10 +192,13 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 		kn := perStep(N, func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, C) },
 			func(d *tensor.Desc) uint64 { return uint64(d.EffectiveStrides()[0]) })
 		if kn > 0 {
+			if err := tooMany((uint64(N)+uint64(kn)-1)/uint64(kn), "InputTensor.Sizes[0]"); err != nil {
+				return nil, err
+			}
 			strategy = fmt.Sprintf("split-n(%d)", kn)
 			cstep = C
-			for n := uint32(0); n < N; n += kn {
-				chunks = append(chunks, chunk{n, min(N, n+kn), 0, C})
+			for n := uint64(0); n < uint64(N); n += uint64(kn) {
+				chunks = append(chunks, chunk{uint32(n), uint32(min(uint64(N), n+uint64(kn))), 0, C})
 			}
 			break
 		}
@@ -198,11 +214,14 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 				}
 			}
 		}
+		if err := tooMany(uint64(N)*((uint64(C)+uint64(kc)-1)/uint64(kc)), "InputTensor.Sizes[1]"); err != nil {
+			return nil, err
+		}
 		strategy = fmt.Sprintf("split-c(%d)", kc)
 		cstep = kc
-		for n := uint32(0); n < N; n++ {
-			for c := uint32(0); c < C; c += kc {
-				chunks = append(chunks, chunk{n, n + 1, c, min(C, c+kc)})
+		for n := uint64(0); n < uint64(N); n++ {
+			for c := uint64(0); c < uint64(C); c += uint64(kc) {
+				chunks = append(chunks, chunk{uint32(n), uint32(n + 1), uint32(c), uint32(min(uint64(C), c+uint64(kc)))})
 			}
 		}
 	}

@@ -41,12 +41,21 @@ func (r *Reader) u32() uint32 {
 	return v
 }
 
-// small is mostly a small value, sometimes a raw 32-bit one, to reach both
-// valid descs and the edges.
+// edges are the large sizes and strides a single byte 0xF0..0xFE selects:
+// powers of two up to 2^31, their neighbours, and 2^32-1, so that the
+// planners meet big batches, wide strides and near-2^32 counts often.
+var edges = [15]uint32{1 << 16, 1 << 20, 1 << 24, 1 << 26, 1 << 28, 1 << 30, 1 << 31, 1<<32 - 1,
+	1<<31 - 1, 1<<30 + 1, 65535, 1<<26 + 3, 3 << 28, 1<<32 - 2, 1000003}
+
+// small is mostly a small value, sometimes a large edge value (0xF0..0xFE)
+// or a raw 32-bit one (0xFF), to reach both valid descs and the edges.
 func (r *Reader) small(n uint32) uint32 {
 	b := r.byte()
-	if b == 0xFF {
+	switch {
+	case b == 0xFF:
 		return r.u32()
+	case b >= 0xF0:
+		return edges[b-0xF0]
 	}
 	return uint32(b) % n
 }
@@ -177,6 +186,17 @@ func (r *Reader) Context() *ops.Context {
 	if fb&128 != 0 {
 		ctx.FeatureLevel = ops.FeatureLevels[int(r.byte())%len(ops.FeatureLevels)]
 	}
+	// A second byte: a binding-window cap of 256 B to 8 MiB (windowed plans
+	// on small tensors), and a GPU-like device with 4 GiB bindings.
+	wb := r.byte()
+	if wb&0x80 != 0 {
+		ctx.BindingWindowCap = 256 << (wb & 15)
+	}
+	if wb&0x40 != 0 {
+		ctx.DeviceType = caps.DeviceTypeDiscreteGPU
+		ctx.Limits.SubgroupSize, ctx.Limits.MinSubgroupSize, ctx.Limits.MaxSubgroupSize = 32, 32, 64
+		ctx.Limits.MaxStorageBufferRange, ctx.Limits.MinStorageBufferOffsetAlignment = 1<<32-1, 64
+	}
 	return ctx
 }
 
@@ -210,8 +230,15 @@ func Lavapipe() *ops.Context {
 }
 
 // Seeds are the fuzz target's built-in seeds: one desc of each kind on
-// contexts with features turned down, and all zeros.
+// contexts with features turned down, all zeros, and issue 12's max-pooling
+// crashers (MAX_POOLING1 FLOAT32 [4294967295,1,1,1]; MAX_POOLING over 2^26
+// batches 2^26 elements apart), which once looped forever or ran out of
+// memory in the planner.
 var Seeds = [][]byte{
+	{0, 0, 4, 1, 0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0x20, 0, 0, 0, 0},
+	{0, 0, 3, 1, 0x20, 0xFF, 0, 0, 0, 4, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0x20, 0, 1, 0xFF, 0, 0, 0, 4, 1, 1, 1, 0},
+	{0, 0, 4, 1, 0x20, 0xF7, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0x20, 0, 0, 0},
+	{0, 0, 3, 1, 0x20, 0xF3, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0x20, 0, 1, 0xF3, 1, 1, 1, 0},
 	[]byte{0, 2, 4, 5, 1, 1, 0, 0x20, 0, 0, 0xFF, 0, 0, 0, 0, 0},
 	[]byte{1, 3, 3, 4, 5, 2, 0, 1, 0xFF, 0, 0, 1, 0, 1, 2, 3, 4, 5},
 	[]byte{2, 2, 2, 3, 1, 0, 0x40, 0, 0, 0},
