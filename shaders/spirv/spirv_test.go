@@ -1,0 +1,158 @@
+package spirv
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// asm assembles instructions (opcode, operands...) after a module header.
+func asm(instrs ...[]uint32) []byte {
+	words := []uint32{magic, 0x00010300, 0, 100, 0}
+	for _, in := range instrs {
+		words = append(words, uint32(len(in))<<16|in[0])
+		words = append(words, in[1:]...)
+	}
+	out := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(out[4*i:], w)
+	}
+	return out
+}
+
+func in(op uint32, operands ...uint32) []uint32 { return append([]uint32{op}, operands...) }
+
+// handModule declares: capabilities Shader and Int64; spec IDs 3, 0 and 3
+// again; a push-constant block {uint @0; uvec2 @8; uint[3] stride 4 @16}
+// (28 bytes); storage buffers at bindings 1, 0 and 1 again (an aliasing
+// view).
+func handModule(extra ...[]uint32) []byte {
+	const (
+		tUint, tVec2, tLen, tArr, tPush, tPtrPush, vPush = 1, 2, 3, 4, 5, 6, 7
+		tBuf, tPtrBuf, vBuf0, vBuf1, vBuf1b, sA, sB      = 8, 9, 10, 11, 12, 13, 14
+	)
+	instrs := [][]uint32{
+		in(opCapability, uint32(CapShader)),
+		in(opCapability, uint32(CapInt64)),
+		in(opDecorate, sA, decSpecID, 3),
+		in(opDecorate, sB, decSpecID, 0),
+		in(opDecorate, sA, decSpecID, 3),
+		in(opDecorate, tArr, decArrayStride, 4),
+		in(opMemberDecorate, tPush, 0, decOffset, 0),
+		in(opMemberDecorate, tPush, 1, decOffset, 8),
+		in(opMemberDecorate, tPush, 2, decOffset, 16),
+		in(opDecorate, vBuf0, decBinding, 1),
+		in(opDecorate, vBuf0, decDescriptorSet, 0),
+		in(opDecorate, vBuf1, decBinding, 0),
+		in(opDecorate, vBuf1, decDescriptorSet, 0),
+		in(opDecorate, vBuf1b, decBinding, 1),
+		in(opDecorate, vBuf1b, decDescriptorSet, 0),
+		in(opTypeInt, tUint, 32, 0),
+		in(opTypeVector, tVec2, tUint, 2),
+		in(opConstant, tUint, tLen, 3),
+		in(opTypeArray, tArr, tUint, tLen),
+		in(opTypeStruct, tPush, tUint, tVec2, tArr),
+		in(opTypePointer, tPtrPush, classPushConstant, tPush),
+		in(opVariable, tPtrPush, vPush, classPushConstant),
+		in(opTypeStruct, tBuf, tUint),
+		in(opTypePointer, tPtrBuf, classStorageBuffer, tBuf),
+		in(opVariable, tPtrBuf, vBuf0, classStorageBuffer),
+		in(opVariable, tPtrBuf, vBuf1, classStorageBuffer),
+		in(opVariable, tPtrBuf, vBuf1b, classStorageBuffer),
+	}
+	return asm(append(instrs, extra...)...)
+}
+
+func TestParseHandBuiltModule(t *testing.T) {
+	m, err := Parse(handModule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Capabilities, []Capability{CapShader, CapInt64}) || !m.Has(CapInt64) || m.Has(CapInt8) {
+		t.Errorf("capabilities %v", m.Capabilities)
+	}
+	if !slices.Equal(m.SpecIDs, []uint32{0, 3}) {
+		t.Errorf("spec IDs %v, want [0 3]", m.SpecIDs)
+	}
+	if m.PushConstantBytes != 28 {
+		t.Errorf("push-constant block %d bytes, want 28", m.PushConstantBytes)
+	}
+	if !slices.Equal(m.Bindings, []uint32{0, 1}) {
+		t.Errorf("bindings %v, want [0 1]", m.Bindings)
+	}
+	caps, err := Capabilities(handModule())
+	if err != nil || !slices.Equal(caps, m.Capabilities) {
+		t.Errorf("Capabilities = %v, %v", caps, err)
+	}
+}
+
+func TestParseNoPushConstants(t *testing.T) {
+	m, err := Parse(asm(in(opCapability, uint32(CapShader))))
+	if err != nil || m.PushConstantBytes != 0 || len(m.Bindings) != 0 || len(m.SpecIDs) != 0 {
+		t.Fatalf("%+v, %v", m, err)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	header := asm()
+	truncated := append(asm(), 0, 0, 0xff, 0xff) // a 65535-word instruction
+	zeroLength := append(asm(), 0, 0, 0, 0)
+	for name, code := range map[string][]byte{
+		"nil":                        nil,
+		"short":                      header[:16],
+		"not words":                  append(asm(), 1),
+		"bad magic":                  append([]byte{0x03, 0x02, 0x23, 0x08}, header[4:]...),
+		"big endian":                 {0x07, 0x23, 0x02, 0x03, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0},
+		"truncated":                  truncated,
+		"zero length":                zeroLength,
+		"text":                       []byte("not a SPIR-V module at all"),
+		"capability without operand": asm(in(opCapability)),
+	} {
+		_, err := Parse(code)
+		_, errCaps := Capabilities(code)
+		if name == "capability without operand" {
+			err = errCaps // Parse skips it; Capabilities must not
+		}
+		if !errors.Is(err, ErrMalformed) || !errors.Is(errCaps, ErrMalformed) {
+			t.Errorf("%s: Parse %v, Capabilities %v; want ErrMalformed", name, err, errCaps)
+		}
+	}
+}
+
+func TestParseRejectsUnaccountableLayouts(t *testing.T) {
+	const tPtr, tStruct, tUint, v = 50, 51, 52, 53
+	for name, extra := range map[string][][]uint32{
+		"member without Offset": {
+			in(opTypeInt, tUint, 32, 0),
+			in(opTypeStruct, tStruct, tUint),
+			in(opTypePointer, tPtr, classPushConstant, tStruct),
+			in(opVariable, tPtr, v, classPushConstant),
+		},
+		"unknown member type": {
+			in(opMemberDecorate, tStruct, 0, decOffset, 0),
+			in(opTypeStruct, tStruct, 99),
+			in(opTypePointer, tPtr, classPushConstant, tStruct),
+			in(opVariable, tPtr, v, classPushConstant),
+		},
+		"buffer without binding": {
+			in(opTypeInt, tUint, 32, 0),
+			in(opTypeStruct, tStruct, tUint),
+			in(opTypePointer, tPtr, classStorageBuffer, tStruct),
+			in(opVariable, tPtr, v, classStorageBuffer),
+		},
+	} {
+		if _, err := Parse(asm(extra...)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", name, err)
+		}
+	}
+}
+
+func TestCapabilityString(t *testing.T) {
+	if s := CapStorageBuffer8BitAccess.String(); s != "StorageBuffer8BitAccess" {
+		t.Errorf("got %q", s)
+	}
+	if s := Capability(5000).String(); s != "Capability(5000)" {
+		t.Errorf("got %q", s)
+	}
+}
