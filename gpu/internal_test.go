@@ -80,3 +80,42 @@ func TestErrorNames(t *testing.T) {
 		t.Fatal("unknown result")
 	}
 }
+
+func TestAlignAndBlockBytes(t *testing.T) {
+	const max64 = ^uint64(0)
+	for _, c := range []struct {
+		v, want uint64
+		ok      bool
+	}{{0, 0, true}, {1, 256, true}, {256, 256, true}, {257, 512, true}, {max64 - 255, max64 - 255, true},
+		{max64 - 256, max64 - 255, true}, {max64 - 254, 0, false}, {max64, 0, false}, {1 << 63, 1 << 63, true}} {
+		got, ok := alignUp(c.v, 256)
+		if got != c.want || ok != c.ok {
+			t.Errorf("alignUp(%d, 256) = %d, %v; want %d, %v", c.v, got, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := addRange(max64, 1); ok {
+		t.Error("addRange(2^64-1, 1) did not overflow")
+	}
+	if end, ok := addRange(max64-1, 1); !ok || end != max64 {
+		t.Error("addRange(2^64-2, 1)")
+	}
+	limit := uint64(4292870144) // NVIDIA's maxMemoryAllocationSize
+	for _, c := range []struct {
+		size, want uint64
+		ok         bool
+	}{{0, 256, true}, {1, 256, true}, {limit, limit, true}, {limit - 1, limit, true}, {limit - 255, limit, true},
+		{limit + 1, 0, false}, {max64, 0, false}, {max64 - 255, 0, false}, {max64 - 256, 0, false}, {1 << 63, 0, false}} {
+		got, err := blockBytes(c.size, limit)
+		if got != c.want || (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrOutOfMemory)) {
+			t.Errorf("blockBytes(%d) = %d, %v; want %d, ok %v", c.size, got, err, c.want, c.ok)
+		}
+	}
+	// A limit that is not a multiple of the alignment: a size under it
+	// that rounds up over it is refused, not allocated over the limit.
+	if _, err := blockBytes(1000, 900); err == nil {
+		t.Error("blockBytes(1000, 900) accepted")
+	}
+	if _, err := blockBytes(1000, 1023); err == nil {
+		t.Error("blockBytes(1000, 1023): 1024 bytes over a 1023-byte limit accepted")
+	}
+}

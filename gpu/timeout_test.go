@@ -1,0 +1,222 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// TestTimeoutKeepsWorkAlive runs, in a child process, vkdml over a loader
+// that reports VK_TIMEOUT while a file exists (testdata/faultloader.c), in
+// debug mode: a list that timed out stays pending, a second submit is
+// refused, and what it uses (buffers, kernel, the list itself, staging
+// memory) is freed only after the work is seen done; Close during a hang
+// returns within CloseTimeout and frees nothing.
+func TestTimeoutKeepsWorkAlive(t *testing.T) {
+	if os.Getenv("VKDML_FAULT_CHILD") == "" {
+		runFaultChild(t, "TestTimeoutKeepsWorkAlive")
+		return
+	}
+	SubmitTimeout, CloseTimeout = 20*time.Millisecond, 200*time.Millisecond
+	hang := os.Getenv("VKDML_FAULT_HANG_FILE")
+	setHang := func(on bool) {
+		if on {
+			if err := os.WriteFile(hang, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Remove(hang); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, staging := range []bool{false, true} {
+		d := openChildDevice(t, Options{Debug: true, PipelineCacheDir: "off", ForceStaging: staging})
+		timeoutRound(t, d, setHang)
+		if err := d.Close(); err != nil {
+			t.Fatalf("staging %v: Close: %v", staging, err)
+		}
+	}
+
+	// Close while the GPU "hangs": bounded, and nothing is freed.
+	d := openChildDevice(t, Options{PipelineCacheDir: "off"})
+	k, src, dst, l := copySetup(t, d, 1024)
+	_ = k
+	setHang(true)
+	if err := l.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := d.Close()
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > 10*CloseTimeout {
+		t.Fatalf("Close during a hang: %v after %v", err, time.Since(start))
+	}
+	if src.freed || dst.freed || l.freed || d.mem.closed {
+		t.Fatal("Close freed objects the GPU may still be using")
+	}
+	setHang(false)
+	if err := d.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func timeoutRound(t *testing.T, d *Device, setHang func(bool)) {
+	const n = 4096
+	k, src, dst, l := copySetup(t, d, n)
+	setHang(true)
+	if err := l.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Wait(); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("Wait during a hang: %v", err)
+	}
+	if err := l.Submit(); !errors.Is(err, ErrPending) {
+		t.Fatalf("second Submit of a timed-out list: %v", err)
+	}
+	if err := l.Begin(); !errors.Is(err, ErrPending) {
+		t.Fatalf("Begin of a timed-out list: %v", err)
+	}
+	for name, err := range map[string]error{"Free": src.Free(), "Kernel.Destroy": k.Destroy(), "List.Destroy": l.Destroy()} {
+		if err != nil {
+			t.Fatalf("%s of an object in flight: %v", name, err)
+		}
+	}
+	if src.freed || k.freed || l.freed {
+		t.Fatalf("freed while in flight: buffer %v, kernel %v, list %v", src.freed, k.freed, l.freed)
+	}
+	squat, err := d.NewBuffer(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if squat.blk == src.blk && squat.offset == src.offset {
+		t.Fatal("the range of a buffer in flight was handed out again")
+	}
+	if d.mem.staging != nil {
+		// A staged upload that times out keeps its staging memory.
+		if err := dst.Write(0, make([]byte, 64)); !errors.Is(err, ErrTimeout) {
+			t.Fatalf("staged Write during a hang: %v", err)
+		}
+		if held := d.poolBytes(d.mem.staging); held == 0 {
+			t.Fatal("the staging memory of a copy in flight was freed")
+		}
+	}
+	setHang(false)
+	if err := d.WaitIdle(); err != nil {
+		t.Fatal(err)
+	}
+	if !src.freed || !k.freed || !l.freed {
+		t.Fatalf("not freed once done: buffer %v, kernel %v, list %v", src.freed, k.freed, l.freed)
+	}
+	if d.mem.staging != nil && d.poolBytes(d.mem.staging) != 0 {
+		t.Fatal("staging memory not freed once the copy was done")
+	}
+	got := make([]byte, 4*n)
+	if err := dst.Read(0, got); err != nil {
+		t.Fatal(err)
+	}
+	if d.mem.staging == nil { // the staged Write above overwrote the start
+		for i := range n {
+			if g := binary.LittleEndian.Uint32(got[4*i:]); g != uint32(i+5) {
+				t.Fatalf("word %d = %d", i, g)
+			}
+		}
+	}
+	squat.Free()
+	dst.Free()
+	if err := d.TakeValidationError(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// poolBytes is the memory p holds in blocks.
+func (d *Device) poolBytes(p *pool) uint64 {
+	d.mem.mu.Lock()
+	defer d.mem.mu.Unlock()
+	var n uint64
+	for _, b := range p.blocks {
+		n += b.size
+	}
+	return n
+}
+
+// copySetup records a copy of n words from a new buffer into another.
+func copySetup(t *testing.T, d *Device, n uint32) (*Kernel, *Buffer, *Buffer, *CommandList) {
+	t.Helper()
+	code, err := shaders.SPIRV(shaders.CopyName(32, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := d.NewKernel(KernelDesc{Name: "copy", SPIRV: code, Bindings: 2, ParamBytes: 4 * 26, Spec: []uint32{64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err1 := d.NewBuffer(4 * uint64(n))
+	dst, err2 := d.NewBuffer(4 * uint64(n))
+	l, err3 := d.NewCommandList()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 4*n)
+	for i := range n {
+		binary.LittleEndian.PutUint32(data[4*i:], i+5)
+	}
+	p := make([]byte, 4*26)
+	binary.LittleEndian.PutUint32(p[0:], 1)
+	binary.LittleEndian.PutUint32(p[4:], n)
+	binary.LittleEndian.PutUint32(p[8:], n)
+	binary.LittleEndian.PutUint32(p[40:], 1)
+	binary.LittleEndian.PutUint32(p[72:], 1)
+	err = errors.Join(src.Write(0, data), l.Begin(),
+		l.Dispatch(k, []Range{{Buffer: src, Size: 4 * uint64(n)}, {Buffer: dst, Size: 4 * uint64(n)}}, p, [3]uint32{(n + 63) / 64, 1, 1}),
+		l.End())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, src, dst, l
+}
+
+func openChildDevice(t *testing.T, opts Options) *Device {
+	t.Helper()
+	d, err := Open(opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return d
+}
+
+// runFaultChild builds testdata/faultloader.c and runs test name in a child
+// process over it (the loader is chosen once per process).
+func runFaultChild(t *testing.T, name string) {
+	if _, _, err := Enumerate(""); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and no Vulkan device: %v", err)
+		}
+		t.Skipf("no Vulkan device: %v", err)
+	}
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "gcc"
+	}
+	lib := filepath.Join(t.TempDir(), "libvkfault.so")
+	build := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", lib, "testdata/faultloader.c",
+		"-Wl,--no-as-needed", "-l:libvulkan.so.1", "-ldl")
+	if out, err := build.CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("building the fault-injecting loader: %v\n%s", err, out)
+		}
+		t.Skipf("cannot build the fault-injecting loader: %v\n%s", err, out)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "VKDML_FAULT_CHILD=1", "VKDML_VULKAN_LIBRARY="+lib,
+		"VKDML_FAULT_HANG_FILE="+filepath.Join(t.TempDir(), "hang"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	t.Logf("child:\n%s", out)
+}
