@@ -21,11 +21,6 @@ const maxPoolMaxSteps = 1 << 16
 // span), so that its 32-bit signed arithmetic cannot overflow.
 const maxPoolCoordLimit = 1 << 30
 
-var maxPoolElemNames = map[tensor.DataType]string{
-	tensor.Float32: "f32", tensor.Float16: "f16", tensor.UInt32: "u32", tensor.UInt16: "u16", tensor.UInt8: "u8",
-	tensor.Int32: "i32", tensor.Int16: "i16", tensor.Int8: "i8", tensor.UInt64: "u64", tensor.Int64: "i64",
-}
-
 // spatial3 returns a spatial parameter in D, H, W order, with the identity
 // value for D when the tensor is 4D.
 func spatial3(v func(i int) uint32, dims int, ident uint32) [3]uint32 {
@@ -110,7 +105,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 		}
 	}
 
-	elem := maxPoolElemNames[m.in.DataType]
+	kind := shaders.ElemKind(m.in.DataType.IsFloat(), m.in.DataType.IsSigned())
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	idxBits := 0
@@ -227,7 +222,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	}
 
 	if fitsWhole && (ctx.Kernel == "" || ctx.Kernel == MaxPoolStrategyVec2x2) && m.vec2x2OK() {
-		return m.planVec2x2(ctx, elem, idxBits, len(tensors)), nil
+		return m.planVec2x2(ctx, kind, idxBits, len(tensors)), nil
 	}
 
 	var idxStrides [5]uint32
@@ -237,14 +232,14 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	inSt, outSt := strides5(m.in), strides5(m.out)
 	// Specialization constants, in maxpool.comp's constant_id order: the
 	// workgroup size, then the shape (D, H, W), then strides (N, C, D, H, W)
-	// and the planes per batch of a step. The indices' strides go in push
-	// constants (the host passes at most 32 specialization constants).
+	// and the planes per batch of a step, and last the element kind
+	// (shaders.MaxPoolSpecKind). The indices' strides go in push constants.
 	spec := []uint32{maxPoolWorkgroup,
 		inS[0], inS[1], inS[2], outS[0], outS[1], outS[2],
 		win[0], win[1], win[2], str[0], str[1], str[2], dil[0], dil[1], dil[2], pad[0], pad[1], pad[2],
 		inSt[0], inSt[1], inSt[2], inSt[3], inSt[4],
 		outSt[0], outSt[1], outSt[2], outSt[3], outSt[4],
-		cstep,
+		cstep, kind,
 	}
 	perPlane := uint64(outS[0]) * uint64(outS[1]) * uint64(outS[2])
 	paramBytes := uint32(5 * 4)
@@ -254,7 +249,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	plan := &Plan{
 		Strategy: strategy,
 		Kernels: []Kernel{{
-			Variant:    shaders.MaxPoolName(elem, native, idxBits),
+			Variant:    shaders.MaxPoolName(bits, native, idxBits),
 			Bindings:   len(tensors),
 			ParamBytes: paramBytes,
 			Spec:       spec,
@@ -329,7 +324,7 @@ func (m *maxPool) vec2x2OK() bool {
 	return m.in.Sizes[3]%4 == 0 && m.out.Sizes[3]%4 == 0
 }
 
-func (m *maxPool) planVec2x2(ctx *Context, elem string, idxBits, bindings int) *Plan {
+func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits, bindings int) *Plan {
 	wg, groups := uint32(64), uint64(1<<16)
 	if ctx.DeviceType == caps.DeviceTypeCPU {
 		// lavapipe: per-workgroup overhead dominates and long loops are
@@ -349,10 +344,10 @@ func (m *maxPool) planVec2x2(ctx *Context, elem string, idxBits, bindings int) *
 	return &Plan{
 		Strategy: MaxPoolStrategyVec2x2,
 		Kernels: []Kernel{{
-			Variant:    shaders.MaxPoolVec2x2Name(elem, idxBits),
+			Variant:    shaders.MaxPoolVec2x2Name(idxBits),
 			Bindings:   bindings,
 			ParamBytes: pb,
-			Spec:       []uint32{wg, m.in.Sizes[2], m.in.Sizes[3], m.out.Sizes[2], m.out.Sizes[3]},
+			Spec:       []uint32{wg, m.in.Sizes[2], m.in.Sizes[3], m.out.Sizes[2], m.out.Sizes[3], kind},
 		}},
 		Steps: []Step{{Kernel: 0, Bindings: maxPoolWholeSlots(m.idx != nil), Params: params, Groups: GridGroups(ng, 1, ctx.Limits)}},
 	}

@@ -16,14 +16,14 @@
 // elements, skips every NaN, and returns the first (INCREASING) or last
 // (DECREASING) extreme among the non-NaN elements, with -0 == +0. So we give
 // every element a 32- or 64-bit unsigned SCORE:
-//   - non-NaN: the value mapped to an order-preserving unsigned key (floats:
-//     sign-magnitude flip with -0 folded onto +0; signed integers: sign bit
-//     flipped), bit-inverted for ARGMIN so that higher always wins;
+//   - non-NaN: elem.glsl's order-preserving unsigned key (floats: 2^(B-1)
+//     plus or minus the magnitude, so -0 and +0 tie; signed integers: sign
+//     bit flipped), bit-inverted for ARGMIN so that higher always wins;
 //   - NaN at j = 0: 0xFFFFFFFF, above every non-NaN float score;
 //   - NaN at j > 0: 0, below every non-NaN float score.
 // (Float keys of non-NaN values lie strictly inside (0, 0xFFFFFFFF): -inf
-// maps to 0x007FFFFF and +inf to 0xFF800000, and the 16-bit keys of FLOAT16
-// lie in [0x03FF, 0xFC00]; their inversions likewise. Integer types have no
+// maps to 0x00800000 and +inf to 0xFF800000, and the 16-bit keys of FLOAT16
+// lie in [0x0400, 0xFC00]; their inversions likewise. Integer types have no
 // NaN and use the whole range.)
 // Elements are then ordered by (score, then lower j for INCREASING / higher j
 // for DECREASING). That is a strict total order on the block's elements (j
@@ -39,7 +39,8 @@
 // Defines:
 //   ELEM_BITS  8, 16, 32 or 64: the input element width
 //   NATIVE     1: 8/16-bit storage buffers; 0: 32-bit words with the element
-//              extracted by shifts (devices without 8/16-bit storage)
+//              extracted by shifts (devices without 8/16-bit storage); see
+//              elem.glsl
 //   GROUP      0: one invocation per (output, segment), scanning its
 //              elements in order (the kept axis is the fast one, so adjacent
 //              invocations read adjacent memory); 1: one workgroup per
@@ -50,16 +51,14 @@
 // patterns, so no variant needs shaderInt64, shaderFloat16 or subgroup
 // extended types; 64-bit outputs are written as two 32-bit words.
 
-#if NATIVE && ELEM_BITS == 8
-#extension GL_EXT_shader_8bit_storage : require
-#elif NATIVE && ELEM_BITS == 16
-#extension GL_EXT_shader_16bit_storage : require
-#endif
 #if GROUP && SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 
+#define ELEM_SRC 0
+#define WORD_DST 1
+#include "elem.glsl"
 #include "common.glsl"
 #include "argmax_common.glsl"
 
@@ -78,46 +77,17 @@ layout(push_constant) uniform Push {
 	uint dst_win;    // output element offset / partial entry of the window
 } pc;
 
-#if NATIVE && ELEM_BITS == 8
-layout(std430, binding = 0) readonly buffer Src { uint8_t x[]; } src;
-#elif NATIVE && ELEM_BITS == 16
-layout(std430, binding = 0) readonly buffer Src { uint16_t x[]; } src;
-#else
-layout(std430, binding = 0) readonly buffer Src { uint x[]; } src;
-#endif
-layout(std430, binding = 1) writeonly buffer Dst { uint x[]; } dst;
-
 // load returns the raw bits of the element at element offset off inside the
 // window: low word in x, high word (64-bit types only) in y.
 uvec2 load(uint off) {
-	uint rel = off - pc.in_win; // exact: the element lies in the window
-#if ELEM_BITS == 64
-	uint w = pc.base_src + 2u * rel;
-	return uvec2(src.x[w], src.x[w + 1u]);
-#elif ELEM_BITS == 32
-	return uvec2(src.x[pc.base_src + rel], 0u);
-#elif NATIVE
-	return uvec2(uint(src.x[pc.base_src * (32u / ELEM_BITS) + rel]), 0u);
-#else
-	const uint per = 32u / ELEM_BITS;
-	uint e = pc.base_src * per + rel;
-	return uvec2(bitfieldExtract(src.x[e / per], int((e % per) * ELEM_BITS), ELEM_BITS), 0u);
-#endif
+	return elem_load(pc.base_src, off - pc.in_win); // exact: the element lies in the window
 }
 
 void write_result(uint o, uint seg, uint kept_out, uvec2 s, uint idx) {
 	if (OUT_MODE == 2u) {
-		uint w = pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win);
-		dst.x[w] = s.x;
-		dst.x[w + 1u] = s.y;
-		dst.x[w + 2u] = idx;
-		dst.x[w + 3u] = 0u;
-	} else if (OUT_MODE == 1u) {
-		uint w = pc.base_dst + 2u * (kept_out - pc.dst_win);
-		dst.x[w] = idx;
-		dst.x[w + 1u] = 0u;
+		write_partial(pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win), s, idx);
 	} else {
-		dst.x[pc.base_dst + (kept_out - pc.dst_win)] = idx;
+		store_index(pc.base_dst, kept_out - pc.dst_win, idx, OUT_MODE == 1u);
 	}
 }
 

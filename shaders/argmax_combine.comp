@@ -7,6 +7,9 @@
 // The specialization constants are argmax_common.glsl's; OUT_MODE is 0 or 1.
 
 #define ARGMAX_COMBINE 1
+#define WORD_SRC 0
+#define WORD_DST 1
+#include "elem.glsl"
 #include "common.glsl"
 #include "argmax_common.glsl"
 
@@ -20,20 +23,17 @@ layout(push_constant) uniform Push {
 	uint out_win;   // output element offset of the output window (mod 2^32)
 } pc;
 
-layout(std430, binding = 0) readonly buffer Tmp { uint x[]; } tmp;
-layout(std430, binding = 1) writeonly buffer Out { uint x[]; } dst;
-
 void main() {
 	uint step = grid_size();
 	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
 		uint o = pc.o_begin + ol;
 		uint w = pc.base_tmp + 4u * (o * pc.nseg - pc.tmp_win);
-		uvec2 best = uvec2(tmp.x[w], tmp.x[w + 1u]);
-		uint bi = tmp.x[w + 2u];
+		uvec2 best = uvec2(word_src.x[w], word_src.x[w + 1u]);
+		uint bi = word_src.x[w + 2u];
 		for (uint s = 1u; s < pc.nseg; s++) {
 			w += 4u;
-			uvec2 v = uvec2(tmp.x[w], tmp.x[w + 1u]);
-			uint vi = tmp.x[w + 2u];
+			uvec2 v = uvec2(word_src.x[w], word_src.x[w + 1u]);
+			uint vi = word_src.x[w + 2u];
 			if (better(v, vi, best, bi)) {
 				best = v;
 				bi = vi;
@@ -41,12 +41,6 @@ void main() {
 		}
 		uint kin, kout;
 		kept_offsets(o, kin, kout);
-		uint rel = kout - pc.out_win;
-		if (OUT_MODE == 1u) {
-			dst.x[pc.base_out + 2u * rel] = bi;
-			dst.x[pc.base_out + 2u * rel + 1u] = 0u;
-		} else {
-			dst.x[pc.base_out + rel] = bi;
-		}
+		store_index(pc.base_out, kout - pc.out_win, bi, OUT_MODE == 1u);
 	}
 }

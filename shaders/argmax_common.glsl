@@ -1,5 +1,6 @@
-// argmax_common.glsl: the shape, scores and order shared by argmax.comp and
-// argmax_combine.comp. See argmax.comp for why the order is correct.
+// argmax_common.glsl: the shape, scores and order shared by argmax.comp,
+// argmax_vec.comp and argmax_combine.comp. See argmax.comp for why the
+// order is correct. Include elem.glsl first.
 //
 // Specialization constants (0 is the workgroup size, in common.glsl; the
 // host passes at most 32):
@@ -122,52 +123,44 @@ void red_next(inout uint c[8], inout uint off) {
 
 // score maps an element's raw bits (x low word, y high word) at block
 // position j to its unsigned score, higher winning; (y, x) compare
-// lexicographically.
+// lexicographically (key_gt). The score is elem.glsl's order-preserving key,
+// bit-inverted for ARGMIN; a NaN scores above everything at j = 0 and below
+// everything elsewhere (argmax.comp explains why).
 uvec2 score(uvec2 raw, uint j) {
+	uvec2 k = elem_key2(raw, KIND);
 #if ELEM_BITS == 64
-	uvec2 k = raw;
-	if (KIND == 1u) {
-		k.y ^= 0x80000000u;
-	}
 	if (IS_MIN != 0u) {
 		k = ~k;
 	}
-	return k;
 #else
-	uint v = raw.x;
-	if (KIND == 2u) {
-#if ELEM_BITS == 16
-		uint mag = v & 0x7FFFu;
-		if (mag > 0x7C00u) {
-			return uvec2(j == 0u ? 0xFFFFFFFFu : 0u, 0u); // NaN
-		}
-		v = mag == 0u ? 0x8000u : ((v & 0x8000u) != 0u ? (~v & 0xFFFFu) : (v | 0x8000u));
-#else
-		uint mag = v & 0x7FFFFFFFu;
-		if (mag > 0x7F800000u) {
-			return uvec2(j == 0u ? 0xFFFFFFFFu : 0u, 0u); // NaN
-		}
-		v = mag == 0u ? 0x80000000u : ((v & 0x80000000u) != 0u ? ~v : (v | 0x80000000u));
-#endif
-	} else if (KIND == 1u) {
-		v ^= 1u << (ELEM_BITS - 1);
+	if (elem_is_nan(raw.x, KIND)) {
+		return uvec2(j == 0u ? 0xFFFFFFFFu : 0u, 0u);
 	}
 	if (IS_MIN != 0u) {
-		v = ~v;
+		k.x = ~k.x;
 	}
-	return uvec2(v, 0u);
 #endif
+	return k;
 }
 
 #endif // ARGMAX_COMBINE
 
-bool score_gt(uvec2 a, uvec2 b) { return a.y > b.y || (a.y == b.y && a.x > b.x); }
-
 // later_wins: does an element at a higher block position with score s
 // replace the best so far (the sequential form of the order)?
-bool later_wins(uvec2 s, uvec2 best) { return score_gt(s, best) || (LAST != 0u && s == best); }
+#ifdef WORD_DST
+// write_partial writes a (score, index) partial, 4 words, at word w of the
+// temporary resource; argmax_combine.comp reads it.
+void write_partial(uint w, uvec2 s, uint idx) {
+	word_dst.x[w] = s.x;
+	word_dst.x[w + 1u] = s.y;
+	word_dst.x[w + 2u] = idx;
+	word_dst.x[w + 3u] = 0u;
+}
+#endif
+
+bool later_wins(uvec2 s, uvec2 best) { return key_gt(s, best) || (LAST != 0u && s == best); }
 
 // better: does (s, si) come after (b, bi) in the total order?
 bool better(uvec2 s, uint si, uvec2 b, uint bi) {
-	return score_gt(s, b) || (s == b && (LAST != 0u ? si > bi : si < bi));
+	return key_gt(s, b) || (s == b && (LAST != 0u ? si > bi : si < bi));
 }

@@ -50,6 +50,12 @@
 #endif
 
 #define ELEM_BITS 32
+// Two views of binding 0 (descriptor aliasing of read-only storage
+// buffers): words for the unaligned head and tail, and 16-byte vectors.
+#define ELEM_SRC 0
+#define ELEM_SRC4 0
+#define WORD_DST 1
+#include "elem.glsl"
 #include "common.glsl"
 #include "argmax_common.glsl"
 
@@ -68,10 +74,7 @@ layout(push_constant) uniform Push {
 	uint dst_win;    // output element offset / partial entry of the window
 } pc;
 
-// Two views of binding 0 (descriptor aliasing of read-only storage
-// buffers): 16-byte vectors, and words for the unaligned head and tail.
-layout(std430, binding = 0) readonly buffer Src { uint x[]; } src;
-layout(std430, binding = 0) readonly buffer Src4 { uvec4 x[]; } src4;
+// A third view for 32-byte loads.
 #if COL && W64
 layout(std430, binding = 0) readonly buffer Src8 { u64vec4 x[]; } src8;
 #endif
@@ -81,58 +84,29 @@ const uint VW = 8u; // elements per vector load
 #else
 const uint VW = 4u;
 #endif
-layout(std430, binding = 1) writeonly buffer Dst { uint x[]; } dst;
-
 void write_result(uint o, uint seg, uint kept_out, uint s, uint idx) {
 	if (OUT_MODE == 2u) {
-		uint w = pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win);
-		dst.x[w] = s;
-		dst.x[w + 1u] = 0u;
-		dst.x[w + 2u] = idx;
-		dst.x[w + 3u] = 0u;
-	} else if (OUT_MODE == 1u) {
-		uint w = pc.base_dst + 2u * (kept_out - pc.dst_win);
-		dst.x[w] = idx;
-		dst.x[w + 1u] = 0u;
+		write_partial(pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win), uvec2(s, 0u), idx);
 	} else {
-		dst.x[pc.base_dst + (kept_out - pc.dst_win)] = idx;
+		store_index(pc.base_dst, kept_out - pc.dst_win, idx, OUT_MODE == 1u);
 	}
 }
 
-// score4 is argmax_common.glsl's score for four 32-bit elements at block
-// positions j.
-uvec4 score4(uvec4 v, uvec4 j) {
-	if (KIND == 2u) {
-		uvec4 mag = v & 0x7FFFFFFFu;
-		uvec4 neg = v >> 31;
-		uvec4 k = mix(v | 0x80000000u, ~v, equal(neg, uvec4(1u)));
-		k = mix(k, uvec4(0x80000000u), equal(mag, uvec4(0u)));
-		if (IS_MIN != 0u) {
-			k = ~k;
-		}
-		// NaN: above everything at j = 0, below everything elsewhere.
-		uvec4 nan = mix(uvec4(0u), uvec4(0xFFFFFFFFu), equal(j, uvec4(0u)));
-		return mix(k, nan, greaterThan(mag, uvec4(0x7F800000u)));
-	}
-	uvec4 k = KIND == 1u ? v ^ 0x80000000u : v;
-	return IS_MIN != 0u ? ~k : k;
-}
-
-// score4_later is score4 for block positions j > 0, where a NaN scores 0.
+// score4_later is argmax_common.glsl's score for four 32-bit elements at
+// block positions j > 0, where a NaN scores 0.
 uvec4 score4_later(uvec4 v) {
-	if (KIND == 2u) {
-		uvec4 mag = v & 0x7FFFFFFFu;
-		// sign-magnitude to an unsigned order: negative values inverted,
-		// positive ones with the top bit set; -0 folded onto +0.
-		uvec4 k = v ^ (uvec4(ivec4(v) >> 31) | 0x80000000u);
-		k = mix(k, uvec4(0x80000000u), equal(mag, uvec4(0u)));
-		if (IS_MIN != 0u) {
-			k = ~k;
-		}
-		return mix(k, uvec4(0u), greaterThan(mag, uvec4(0x7F800000u)));
+	uvec4 k = elem_key(v, KIND);
+	if (IS_MIN != 0u) {
+		k = ~k;
 	}
-	uvec4 k = KIND == 1u ? v ^ 0x80000000u : v;
-	return IS_MIN != 0u ? ~k : k;
+	return mix(k, uvec4(0u), elem_is_nan(v, KIND));
+}
+
+// score4 is score for four 32-bit elements at any block positions j: a NaN
+// scores above everything at j = 0.
+uvec4 score4(uvec4 v, uvec4 j) {
+	uvec4 nan = mix(uvec4(0u), uvec4(0xFFFFFFFFu), equal(j, uvec4(0u)));
+	return mix(score4_later(v), nan, elem_is_nan(v, KIND));
 }
 
 #if !COL
@@ -204,7 +178,7 @@ void main() {
 			UPDATE(uvec4(unpackUint2x32(q.x), unpackUint2x32(q.y)), lane_j + v * 8u)
 			UPDATE(uvec4(unpackUint2x32(q.z), unpackUint2x32(q.w)), lane_j + (v * 8u + 4u))
 #else
-			UPDATE(src4.x[v], lane_j + (v << 2))
+			UPDATE(elem_src4.x[v], lane_j + (v << 2))
 #endif
 		}
 		uint best = b4.x, bi = i4.x;
@@ -215,7 +189,7 @@ void main() {
 		for (uint k = t; k < h + ntail; k += WG) {
 			uint a = k < h ? a0 + k : tail0 + (k - h);
 			uint j = a + jdelta;
-			uint s = score4(uvec4(src.x[a]), uvec4(j)).x;
+			uint s = score(uvec2(elem_src.x[a], 0u), j).x;
 			if (better1(s, j, best, bi)) {
 				best = s;
 				bi = j;
@@ -297,10 +271,10 @@ void main() {
 		uint c[8];
 		uint roff = red_coords(j, c);
 		uint wbase = pc.base_src - pc.in_win + kin; // + roff: a multiple of 4
-		uvec4 best = score4(src4.x[(wbase + roff) >> 2], uvec4(j));
+		uvec4 best = score4(elem_src4.x[(wbase + roff) >> 2], uvec4(j));
 		uvec4 bi = uvec4(j);
 #if WIDE
-		uvec4 best2 = score4(src4.x[((wbase + roff) >> 2) + 1u], uvec4(j));
+		uvec4 best2 = score4(elem_src4.x[((wbase + roff) >> 2) + 1u], uvec4(j));
 		uvec4 bi2 = uvec4(j);
 #endif
 		// The rest of the block, in order (sequential scans: a later
@@ -332,9 +306,9 @@ void main() {
 		for (uint k = 1u; k < n; k++) {
 			NEXT()
 			uint v = (wbase + roff) >> 2;
-			SCAN(src4.x[v], best, bi)
+			SCAN(elem_src4.x[v], best, bi)
 #if WIDE
-			SCAN(src4.x[v + 1u], best2, bi2)
+			SCAN(elem_src4.x[v + 1u], best2, bi2)
 #endif
 		}
 		uint seg = pc.seg_base + sl;

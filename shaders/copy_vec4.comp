@@ -5,6 +5,9 @@
 // against. DirectML binding offsets are multiples of 16 bytes, so the base
 // offsets (in words) are multiples of 4.
 
+#define ELEM_SRC4 0
+#define ELEM_DST4 1
+#include "elem.glsl"
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -13,13 +16,10 @@ layout(push_constant) uniform Push {
 	uint count;    // 16-byte vectors
 } pc;
 
-layout(std430, binding = 0) readonly buffer In { uvec4 x[]; } src;
-layout(std430, binding = 1) writeonly buffer Out { uvec4 x[]; } dst;
-
 void main() {
 	uint step = grid_size();
 	uint si = pc.base_in / 4u, di = pc.base_out / 4u;
 	for (uint i = grid_index(); i < pc.count; i += step) {
-		dst.x[di + i] = src.x[si + i];
+		elem_dst4.x[di + i] = elem_src4.x[si + i];
 	}
 }

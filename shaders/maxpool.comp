@@ -12,15 +12,12 @@
 // Rule 9, exactly: the running best starts at the type's lowest finite
 // value with the index of the first in-bounds tap (0 when there is none);
 // taps are visited in row-major window order and replace the best only when
-// strictly greater. Values are compared as integer keys, never as floats, so
-// the result does not depend on the device's denormal or NaN handling:
-//   float: key = ±magnitude bits (−0 and +0 both 0, so they tie), NaN (a
-//          magnitude above infinity's) is never selectable; −∞ has a key
-//          below −FLT_MAX's and so is never selected either;
-//   signed integers: the sign-extended value; unsigned 32-bit: value ^ 2^31;
-//   64-bit: (high word as a signed key, low word unsigned), two 32-bit
-//          words, so no device feature (shaderInt64) is needed.
-// FLOAT16 never needs shaderFloat16: its bits are compared as above.
+// strictly greater. Values are compared through elem.glsl's order-preserving
+// key, never as floats, so the result does not depend on the device's
+// denormal or NaN handling: −0 and +0 tie, NaN is never selectable, and −∞
+// has a key below −FLT_MAX's and so is never selected either. 64-bit values
+// are two 32-bit words (no shaderInt64), FLOAT16 is compared as bits (no
+// shaderFloat16).
 //
 // Padding taps are never visited: each spatial axis's range of in-bounds
 // taps is computed once per output, so there is no per-tap bounds check;
@@ -28,34 +25,19 @@
 // constant bounds.
 //
 // Defines:
-//   ELEM_TYPE  DML_TENSOR_DATA_TYPE of the input and output (1 FLOAT32,
-//              2 FLOAT16, 3 UINT32, 4 UINT16, 5 UINT8, 6 INT32, 7 INT16,
-//              8 INT8, 10 UINT64, 11 INT64)
-//   NATIVE     8/16-bit types only. 1: 8/16-bit storage buffers; 0: 32-bit
-//              words, with sub-word stores through atomicAnd/atomicOr so that
-//              neighbouring elements, which other invocations own, are never
-//              touched.
+//   ELEM_BITS  8, 16, 32 or 64: the width of the input and output elements;
+//              their kind (unsigned, signed, float) is the specialization
+//              constant KIND, so one variant serves every type of a width
+//   NATIVE     8/16-bit elements only: storage path, as in elem.glsl
 //   IDX_BITS   0 (no indices), 32 (UINT32) or 64 (UINT64, written as two
 //              words: the flat index, then 0; inputs have < 2^32 elements)
 
-#if ELEM_TYPE == 1 || ELEM_TYPE == 3 || ELEM_TYPE == 6
-#define ELEM_BITS 32
-#elif ELEM_TYPE == 2 || ELEM_TYPE == 4 || ELEM_TYPE == 7
-#define ELEM_BITS 16
-#elif ELEM_TYPE == 5 || ELEM_TYPE == 8
-#define ELEM_BITS 8
-#elif ELEM_TYPE == 10 || ELEM_TYPE == 11
-#define ELEM_BITS 64
-#else
-#error unknown ELEM_TYPE
+#define ELEM_SRC 0
+#define ELEM_DST 1
+#if IDX_BITS
+#define WORD_DST 2
 #endif
-
-#if NATIVE && ELEM_BITS == 8
-#extension GL_EXT_shader_8bit_storage : require
-#elif NATIVE && ELEM_BITS == 16
-#extension GL_EXT_shader_16bit_storage : require
-#endif
-
+#include "elem.glsl"
 #include "common.glsl"
 
 // The shape. Axis order D, H, W; a 4D tensor has D = 1 (window 1, stride 1,
@@ -91,6 +73,8 @@ layout(constant_id = 28) const uint OUT_SW = 0;
 // Planes (N·C) a step's local plane number is split by: local plane p is
 // batch p / CSTEP, channel p % CSTEP of the step's window.
 layout(constant_id = 29) const uint CSTEP = 1;
+// The element kind: KIND_UNSIGNED, KIND_SIGNED or KIND_FLOAT (elem.glsl).
+layout(constant_id = 30) const uint KIND = KIND_UNSIGNED;
 
 const uint PLANE = ID * IH * IW; // input elements per (n, c) plane
 
@@ -106,158 +90,46 @@ layout(push_constant) uniform Push {
 	uint out_e0;   // ... in the output binding
 	uint idx_e0;   // ... in the indices binding
 #if IDX_BITS
-	// The indices tensor's strides (N, C, D, H, W), here rather than in
-	// specialization constants, of which the host passes at most 32.
+	// The indices tensor's strides (N, C, D, H, W).
 	uint idx_sn, idx_sc, idx_sd, idx_sh, idx_sw;
 #endif
 } pc;
 
-#if NATIVE && ELEM_BITS == 8
-layout(std430, binding = 0) readonly buffer In { uint8_t x[]; } src;
-layout(std430, binding = 1) writeonly buffer Out { uint8_t x[]; } dst;
-#define SCALE 4u
-#elif NATIVE && ELEM_BITS == 16
-layout(std430, binding = 0) readonly buffer In { uint16_t x[]; } src;
-layout(std430, binding = 1) writeonly buffer Out { uint16_t x[]; } dst;
-#define SCALE 2u
-#elif ELEM_BITS < 32
-layout(std430, binding = 0) readonly buffer In { uint x[]; } src;
-layout(std430, binding = 1) buffer Out { uint x[]; } dst;
-#else
-layout(std430, binding = 0) readonly buffer In { uint x[]; } src;
-layout(std430, binding = 1) writeonly buffer Out { uint x[]; } dst;
-#endif
-#if IDX_BITS
-layout(std430, binding = 2) writeonly buffer Idx { uint x[]; } idx;
-#endif
-
-#if ELEM_BITS < 32
-const uint PER = 32u / ELEM_BITS;
-const uint MASK = (1u << ELEM_BITS) - 1u;
-#endif
-
-// load returns the bits of the input element at element offset e.
+// The running best: its key, its raw bits and its flat index.
 #if ELEM_BITS == 64
-uvec2 load(uint e) {
-	uint w = pc.base_in + 2u * e;
-	return uvec2(src.x[w], src.x[w + 1u]);
-}
-#elif ELEM_BITS == 32
-uint load(uint e) { return src.x[pc.base_in + e]; }
-#elif NATIVE
-uint load(uint e) { return uint(src.x[pc.base_in * SCALE + e]); }
+uvec2 best_key;
+uvec2 best_bits;
 #else
-uint load(uint e) {
-	uint s = pc.base_in * PER + e;
-	return (src.x[s / PER] >> ((s % PER) * ELEM_BITS)) & MASK;
-}
-#endif
-
-// The running best.
-#if ELEM_BITS == 64
-int best_hi;   // key of the high word
-uint best_lo;  // low word
-#else
-int best_key;
+uint best_key;
 uint best_bits;
 #endif
 uint best_idx;
 
-#if ELEM_TYPE == 1 // FLOAT32
-const int LOWEST_KEY = -0x7f7fffff; // −FLT_MAX
-const uint LOWEST_BITS = 0xff7fffffu;
-bool key_of(uint b, out int k) {
-	uint m = b & 0x7fffffffu;
-	k = (b >> 31) != 0u ? -int(m) : int(m);
-	return m <= 0x7f800000u; // not NaN
-}
-#elif ELEM_TYPE == 2 // FLOAT16
-const int LOWEST_KEY = -0x7bff; // −65504
-const uint LOWEST_BITS = 0xfbffu;
-bool key_of(uint b, out int k) {
-	uint m = b & 0x7fffu;
-	k = (b & 0x8000u) != 0u ? -int(m) : int(m);
-	return m <= 0x7c00u; // not NaN
-}
-#elif ELEM_TYPE == 3 // UINT32
-const int LOWEST_KEY = int(0x80000000u);
-const uint LOWEST_BITS = 0u;
-bool key_of(uint b, out int k) { k = int(b ^ 0x80000000u); return true; }
-#elif ELEM_TYPE == 4 || ELEM_TYPE == 5 // UINT16, UINT8
-const int LOWEST_KEY = 0;
-const uint LOWEST_BITS = 0u;
-bool key_of(uint b, out int k) { k = int(b); return true; }
-#elif ELEM_TYPE == 6 // INT32
-const int LOWEST_KEY = int(0x80000000u);
-const uint LOWEST_BITS = 0x80000000u;
-bool key_of(uint b, out int k) { k = int(b); return true; }
-#elif ELEM_TYPE == 7 // INT16
-const int LOWEST_KEY = -32768;
-const uint LOWEST_BITS = 0x8000u;
-bool key_of(uint b, out int k) { k = int(b << 16) >> 16; return true; }
-#elif ELEM_TYPE == 8 // INT8
-const int LOWEST_KEY = -128;
-const uint LOWEST_BITS = 0x80u;
-bool key_of(uint b, out int k) { k = int(b << 24) >> 24; return true; }
-#elif ELEM_TYPE == 10 // UINT64
-const int LOWEST_HI = int(0x80000000u); // key of high word 0
-int hi_key(uint hi) { return int(hi ^ 0x80000000u); }
-uint hi_bits(int k) { return uint(k) ^ 0x80000000u; }
-#elif ELEM_TYPE == 11 // INT64
-const int LOWEST_HI = int(0x80000000u); // INT64_MIN: high word 0x80000000, low 0
-int hi_key(uint hi) { return int(hi); }
-uint hi_bits(int k) { return uint(k); }
-#endif
-
 void reset() {
 #if ELEM_BITS == 64
-	best_hi = LOWEST_HI;
-	best_lo = 0u;
+	best_bits = elem_lowest(KIND);
+	best_key = elem_key2(best_bits, KIND);
 #else
-	best_key = LOWEST_KEY;
-	best_bits = LOWEST_BITS;
+	best_bits = elem_lowest(KIND).x;
+	best_key = elem_key(best_bits, KIND);
 #endif
 }
 
 // visit offers the tap at input element offset e with flat index i.
 void visit(uint e, uint i) {
 #if ELEM_BITS == 64
-	uvec2 v = load(e);
-	int h = hi_key(v.y);
-	if (h > best_hi || (h == best_hi && v.x > best_lo)) {
-		best_hi = h;
-		best_lo = v.x;
-		best_idx = i;
-	}
+	uvec2 v = elem_load(pc.base_in, e);
+	uvec2 k = elem_key2(v, KIND);
+	if (key_gt(k, best_key)) {
 #else
-	uint b = load(e);
-	int k;
-	if (key_of(b, k) && k > best_key) {
+	uint v = elem_load(pc.base_in, e).x;
+	uint k = elem_key(v, KIND);
+	if (!elem_is_nan(v, KIND) && k > best_key) {
+#endif
 		best_key = k;
-		best_bits = b;
+		best_bits = v;
 		best_idx = i;
 	}
-#endif
-}
-
-// store writes the best value at output element offset e.
-void store(uint e) {
-#if ELEM_BITS == 64
-	uint w = pc.base_out + 2u * e;
-	dst.x[w] = best_lo;
-	dst.x[w + 1u] = hi_bits(best_hi);
-#elif ELEM_BITS == 32
-	dst.x[pc.base_out + e] = best_bits;
-#elif NATIVE && ELEM_BITS == 8
-	dst.x[pc.base_out * SCALE + e] = uint8_t(best_bits);
-#elif NATIVE && ELEM_BITS == 16
-	dst.x[pc.base_out * SCALE + e] = uint16_t(best_bits);
-#else
-	uint t = pc.base_out * PER + e;
-	uint sh = (t % PER) * ELEM_BITS;
-	atomicAnd(dst.x[t / PER], ~(MASK << sh));
-	atomicOr(dst.x[t / PER], best_bits << sh);
-#endif
 }
 
 // axis gives the in-bounds taps [lo, hi) of one spatial axis for a window
@@ -315,15 +187,15 @@ void main() {
 		}
 		// else: the window is all padding: lowest finite value, index 0.
 
-		store(pc.out_e0 + nl * OUT_SN + cl * OUT_SC + od * OUT_SD + oh * OUT_SH + ow * OUT_SW);
-#if IDX_BITS
-		uint e = pc.idx_e0 + nl * pc.idx_sn + cl * pc.idx_sc + od * pc.idx_sd + oh * pc.idx_sh + ow * pc.idx_sw;
-#if IDX_BITS == 64
-		idx.x[pc.base_idx + 2u * e] = best_idx;
-		idx.x[pc.base_idx + 2u * e + 1u] = 0u;
+		uint e = pc.out_e0 + nl * OUT_SN + cl * OUT_SC + od * OUT_SD + oh * OUT_SH + ow * OUT_SW;
+#if ELEM_BITS == 64
+		elem_store(pc.base_out, e, best_bits);
 #else
-		idx.x[pc.base_idx + e] = best_idx;
+		elem_store(pc.base_out, e, uvec2(best_bits, 0u));
 #endif
+#if IDX_BITS
+		e = pc.idx_e0 + nl * pc.idx_sn + cl * pc.idx_sc + od * pc.idx_sd + oh * pc.idx_sh + ow * pc.idx_sw;
+		store_index(pc.base_idx, e, best_idx, IDX_BITS == 64);
 #endif
 	}
 }

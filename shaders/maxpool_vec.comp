@@ -11,19 +11,29 @@
 // Rule 9 exactly as maxpool.comp: the best starts at the type's lowest
 // finite value with the first tap's index, taps are visited in row-major
 // window order ((0,0), (0,1), (1,0), (1,1)) and replace the best only when
-// strictly greater, comparing integer keys (NaN is never selectable, −∞
+// strictly greater, comparing elem.glsl's keys (NaN is never selectable, −∞
 // has a key below −FLT_MAX's). Indices are flat over the packed input
 // (rule 10); with a packed input they equal the element offsets.
 //
-// Defines: ELEM_TYPE 1 (FLOAT32), 3 (UINT32) or 6 (INT32); IDX_BITS 0, 32
-// or 64 (two words per index: the index, then 0).
+// Defines: IDX_BITS 0, 32 or 64 (two words per index: the index, then 0).
+// The element kind (FLOAT32, UINT32 or INT32) is the specialization
+// constant KIND.
 
+#define ELEM_BITS 32
+#define ELEM_SRC4 0
+#define ELEM_DST4 1
+#if IDX_BITS
+#define WORD_DST4 2
+#endif
+#include "elem.glsl"
 #include "common.glsl"
 
 layout(constant_id = 1) const uint IH = 2;
 layout(constant_id = 2) const uint IW = 8;
 layout(constant_id = 3) const uint OH = 1;
 layout(constant_id = 4) const uint OW = 4;
+// The element kind: KIND_UNSIGNED, KIND_SIGNED or KIND_FLOAT (elem.glsl).
+layout(constant_id = 5) const uint KIND = KIND_UNSIGNED;
 
 layout(push_constant) uniform Push {
 	uint base_in;  // words (multiples of 4: bindings start 16-byte aligned)
@@ -35,40 +45,11 @@ layout(push_constant) uniform Push {
 	uint per;      // quads per invocation
 } pc;
 
-layout(std430, binding = 0) readonly buffer In { uvec4 x[]; } src;
-layout(std430, binding = 1) writeonly buffer Out { uvec4 x[]; } dst;
-#if IDX_BITS
-layout(std430, binding = 2) writeonly buffer Idx { uvec4 x[]; } idx;
-#endif
-
-#if ELEM_TYPE == 1
-const int LOWEST_KEY = -0x7f7fffff; // −FLT_MAX
-const uint LOWEST_BITS = 0xff7fffffu;
-#elif ELEM_TYPE == 3
-const int LOWEST_KEY = int(0x80000000u);
-const uint LOWEST_BITS = 0u;
-#elif ELEM_TYPE == 6
-const int LOWEST_KEY = int(0x80000000u);
-const uint LOWEST_BITS = 0x80000000u;
-#else
-#error unsupported ELEM_TYPE
-#endif
-
-ivec4 best_key;
-uvec4 best_bits, best_idx;
+uvec4 best_key, best_bits, best_idx;
 
 void visit(uvec4 b, uvec4 i) {
-#if ELEM_TYPE == 1
-	uvec4 m = b & 0x7fffffffu;
-	ivec4 k = mix(ivec4(m), -ivec4(m), notEqual(b >> 31, uvec4(0u)));
-	bvec4 upd = bvec4(uvec4(lessThanEqual(m, uvec4(0x7f800000u))) & uvec4(greaterThan(k, best_key)));
-#elif ELEM_TYPE == 3
-	ivec4 k = ivec4(b ^ 0x80000000u);
-	bvec4 upd = greaterThan(k, best_key);
-#else
-	ivec4 k = ivec4(b);
-	bvec4 upd = greaterThan(k, best_key);
-#endif
+	uvec4 k = elem_key(b, KIND);
+	bvec4 upd = bvec4(uvec4(not(elem_is_nan(b, KIND))) & uvec4(greaterThan(k, best_key)));
 	best_key = mix(best_key, k, upd);
 	best_bits = mix(best_bits, b, upd);
 	best_idx = mix(best_idx, i, upd);
@@ -94,24 +75,24 @@ void main() {
 		uint p = r / OH;
 		uint e = p * (IH * IW) + 2u * oh * IW + 8u * q; // first tap of output 0
 		uint v = (pc.base_in + e) >> 2;
-		uvec4 a0 = src.x[v], a1 = src.x[v + 1u];
-		uvec4 b0 = src.x[v + IW / 4u], b1 = src.x[v + IW / 4u + 1u];
+		uvec4 a0 = elem_src4.x[v], a1 = elem_src4.x[v + 1u];
+		uvec4 b0 = elem_src4.x[v + IW / 4u], b1 = elem_src4.x[v + IW / 4u + 1u];
 		uvec4 i0 = e + uvec4(0u, 2u, 4u, 6u);
-		best_key = ivec4(LOWEST_KEY);
-		best_bits = uvec4(LOWEST_BITS);
+		best_bits = uvec4(elem_lowest(KIND).x);
+		best_key = elem_key(best_bits, KIND);
 		best_idx = i0;
 		visit(uvec4(a0.xz, a1.xz), i0);
 		visit(uvec4(a0.yw, a1.yw), i0 + 1u);
 		visit(uvec4(b0.xz, b1.xz), i0 + IW);
 		visit(uvec4(b0.yw, b1.yw), i0 + IW + 1u);
 		uint o = r * OW + 4u * q; // packed output offset of output 0
-		dst.x[(pc.base_out >> 2) + (o >> 2)] = best_bits;
+		elem_dst4.x[(pc.base_out >> 2) + (o >> 2)] = best_bits;
 #if IDX_BITS == 32
-		idx.x[(pc.base_idx >> 2) + (o >> 2)] = best_idx;
+		word_dst4.x[(pc.base_idx >> 2) + (o >> 2)] = best_idx;
 #elif IDX_BITS == 64
 		uint w = (pc.base_idx >> 2) + (o >> 1);
-		idx.x[w] = uvec4(best_idx.x, 0u, best_idx.y, 0u);
-		idx.x[w + 1u] = uvec4(best_idx.z, 0u, best_idx.w, 0u);
+		word_dst4.x[w] = uvec4(best_idx.x, 0u, best_idx.y, 0u);
+		word_dst4.x[w + 1u] = uvec4(best_idx.z, 0u, best_idx.w, 0u);
 #endif
 	}
 }

@@ -11,7 +11,6 @@ package shaders
 
 import (
 	"embed"
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,11 +22,19 @@ import (
 // vkdml's floor.
 const TargetEnv = "vulkan1.1"
 
-// Variant is one compiled kernel.
+// Variant is one compiled kernel and the contract a plan that runs it keeps
+// with its module: how many storage buffers it binds, how many push-constant
+// bytes follow their base offsets and how many specialization constants it
+// takes. TestVariantContracts proves the declared numbers against the
+// compiled module; CheckKernel holds a planned kernel to the module.
 type Variant struct {
 	Name    string   // file name without .spv, and the key ops use
 	Source  string   // GLSL file in this folder
 	Defines []string // "NAME=VALUE", passed to glslc as -D
+
+	Bindings      int    // storage buffers, bindings 0..Bindings-1 of set 0
+	ParamBytes    uint32 // push-constant bytes after the Bindings base offsets
+	SpecConstants int    // specialization constants, IDs 0..SpecConstants-1
 }
 
 //go:embed spv
@@ -43,12 +50,6 @@ var byName = func() map[string]Variant {
 	}
 	return m
 }()
-
-// Lookup returns the variant called name.
-func Lookup(name string) (Variant, bool) {
-	v, ok := byName[name]
-	return v, ok
-}
 
 // SPIRV returns the embedded module of the variant called name.
 func SPIRV(name string) ([]byte, error) {
@@ -70,43 +71,6 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// SPIR-V capabilities that depend on optional device features.
-const (
-	CapFloat16                  = 9
-	CapInt64                    = 11
-	CapInt16                    = 22
-	CapInt8                     = 39
-	CapGroupNonUniform          = 61
-	CapGroupNonUniformVote      = 62
-	CapGroupNonUniformArith     = 63
-	CapGroupNonUniformBallot    = 64
-	CapGroupNonUniformShuffle   = 65
-	CapStorageBuffer16BitAccess = 4433
-	CapStorageBuffer8BitAccess  = 4448
-	CapInt64Atomics             = 12
-)
-
-// Capabilities returns the OpCapability operands of a SPIR-V module, so the
-// host can refuse a variant whose capabilities the device has not enabled.
-func Capabilities(module []byte) ([]uint32, error) {
-	if len(module) < 20 || len(module)%4 != 0 || binary.LittleEndian.Uint32(module) != 0x07230203 {
-		return nil, fmt.Errorf("shaders: not a little-endian SPIR-V module")
-	}
-	var caps []uint32
-	for i := 20; i+4 <= len(module); {
-		word := binary.LittleEndian.Uint32(module[i:])
-		n, op := int(word>>16), word&0xffff
-		if n == 0 || i+4*n > len(module) {
-			return nil, fmt.Errorf("shaders: malformed SPIR-V instruction at byte %d", i)
-		}
-		if op == 17 && n == 2 { // OpCapability
-			caps = append(caps, binary.LittleEndian.Uint32(module[i+4:]))
-		}
-		i += 4 * n
-	}
-	return caps, nil
 }
 
 // name joins parts with underscores, skipping empty ones.

@@ -12,6 +12,14 @@ var Variants = concat(
 	maxPoolVecVariants(),
 )
 
+// b2i is 1 for true: a define's value.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func concat(lists ...[]Variant) []Variant {
 	var out []Variant
 	for _, l := range lists {
@@ -34,21 +42,21 @@ func CopyName(elemBits int, native bool) string {
 const CopyVec4Name = "copy_vec4"
 
 func copyVariants() []Variant {
-	out := []Variant{{Name: CopyVec4Name, Source: "copy_vec4.comp"}}
+	// Push constants: the two bindings' base offsets, then copy_vec4's
+	// vector count, or copy's rank, element count, and sizes and both
+	// strides of 8 dimensions.
+	out := []Variant{{Name: CopyVec4Name, Source: "copy_vec4.comp", Bindings: 2, ParamBytes: 4, SpecConstants: 1}}
 	for _, bits := range []int{8, 16, 32, 64} {
 		natives := []bool{false}
 		if bits < 32 {
 			natives = []bool{true, false}
 		}
 		for _, native := range natives {
-			n := 0
-			if native {
-				n = 1
-			}
 			out = append(out, Variant{
-				Name:    CopyName(bits, native),
-				Source:  "copy.comp",
-				Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", n)},
+				Name:     CopyName(bits, native),
+				Source:   "copy.comp",
+				Defines:  []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native))},
+				Bindings: 2, ParamBytes: (2 + 3*8) * 4, SpecConstants: 1,
 			})
 		}
 	}

@@ -23,8 +23,21 @@ func ArgMaxName(elemBits int, native bool, shape string) string {
 // ArgMaxCombineName is the second pass that combines split-K partials.
 const ArgMaxCombineName = "argmax_combine"
 
+// The contract every ARGMAX kernel shares (argmax_common.glsl, argmax.comp,
+// argmax_combine.comp, argmax_vec.comp): two bindings; specialization
+// constants 0 (workgroup size), 1 (FLAGS) and the sizes, input strides and
+// output strides of 8 dimension slots; push constants after the base
+// offsets: 10 words for a first pass, 5 for the combine.
+const (
+	argSpecConstants  = 2 + 3*8
+	argParamBytes     = 10 * 4
+	argCombParamBytes = 5 * 4
+	argBindings       = 2
+)
+
 func argmaxVariants() []Variant {
-	out := []Variant{{Name: ArgMaxCombineName, Source: "argmax_combine.comp"}}
+	out := []Variant{{Name: ArgMaxCombineName, Source: "argmax_combine.comp",
+		Bindings: argBindings, ParamBytes: argCombParamBytes, SpecConstants: argSpecConstants}}
 	for _, bits := range []int{8, 16, 32, 64} {
 		natives := []bool{false}
 		if bits < 32 {
@@ -32,21 +45,12 @@ func argmaxVariants() []Variant {
 		}
 		for _, native := range natives {
 			for _, shape := range []string{ArgMaxThread, ArgMaxGroup, ArgMaxGroupSG} {
-				n, g, sg := 0, 0, 0
-				if native {
-					n = 1
-				}
-				if shape != ArgMaxThread {
-					g = 1
-				}
-				if shape == ArgMaxGroupSG {
-					sg = 1
-				}
 				out = append(out, Variant{
 					Name:   ArgMaxName(bits, native, shape),
 					Source: "argmax.comp",
-					Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", n),
-						fmt.Sprintf("GROUP=%d", g), fmt.Sprintf("SUBGROUP=%d", sg)},
+					Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+						fmt.Sprintf("GROUP=%d", b2i(shape != ArgMaxThread)), fmt.Sprintf("SUBGROUP=%d", b2i(shape == ArgMaxGroupSG))},
+					Bindings: argBindings, ParamBytes: argParamBytes, SpecConstants: argSpecConstants,
 				})
 			}
 		}

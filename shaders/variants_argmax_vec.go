@@ -29,15 +29,19 @@ const (
 )
 
 func argmaxVecVariants() []Variant {
+	vec := func(name string, defines ...string) Variant {
+		return Variant{Name: name, Source: "argmax_vec.comp", Defines: defines,
+			Bindings: argBindings, ParamBytes: argParamBytes, SpecConstants: argSpecConstants}
+	}
 	return []Variant{
-		{Name: ArgMaxVecRow, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=0", "WIDE=0"}},
-		{Name: ArgMaxVecRowSG, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=0"}},
-		{Name: ArgMaxVecRow64, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=0", "WIDE=1"}},
-		{Name: ArgMaxVecRow64SG, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=1"}},
-		{Name: ArgMaxVecRowSG1, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=0", "ONESG=1"}},
-		{Name: ArgMaxVecRow64SG1, Source: "argmax_vec.comp", Defines: []string{"COL=0", "SUBGROUP=1", "WIDE=1", "ONESG=1"}},
-		{Name: ArgMaxVecCol, Source: "argmax_vec.comp", Defines: []string{"COL=1", "SUBGROUP=0", "WIDE=0"}},
-		{Name: ArgMaxVecCol8, Source: "argmax_vec.comp", Defines: []string{"COL=1", "SUBGROUP=0", "WIDE=1"}},
-		{Name: ArgMaxVecCol8W64, Source: "argmax_vec.comp", Defines: []string{"COL=1", "SUBGROUP=0", "WIDE=1", "W64=1"}},
+		vec(ArgMaxVecRow, "COL=0", "SUBGROUP=0", "WIDE=0"),
+		vec(ArgMaxVecRowSG, "COL=0", "SUBGROUP=1", "WIDE=0"),
+		vec(ArgMaxVecRow64, "COL=0", "SUBGROUP=0", "WIDE=1"),
+		vec(ArgMaxVecRow64SG, "COL=0", "SUBGROUP=1", "WIDE=1"),
+		vec(ArgMaxVecRowSG1, "COL=0", "SUBGROUP=1", "WIDE=0", "ONESG=1"),
+		vec(ArgMaxVecRow64SG1, "COL=0", "SUBGROUP=1", "WIDE=1", "ONESG=1"),
+		vec(ArgMaxVecCol, "COL=1", "SUBGROUP=0", "WIDE=0"),
+		vec(ArgMaxVecCol8, "COL=1", "SUBGROUP=0", "WIDE=1"),
+		vec(ArgMaxVecCol8W64, "COL=1", "SUBGROUP=0", "WIDE=1", "W64=1"),
 	}
 }
