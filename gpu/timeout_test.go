@@ -220,3 +220,34 @@ func runFaultChild(t *testing.T, name string) {
 	}
 	t.Logf("child:\n%s", out)
 }
+
+// TestOneInstancePerProcess: devices come and go on the process's two
+// instances (plain and debug), which are created once.
+func TestOneInstancePerProcess(t *testing.T) {
+	var seen [2]*instance
+	for i := range 6 {
+		debug := i%2 == 1
+		d, err := Open(Options{Debug: debug, PipelineCacheDir: "off"})
+		if err != nil {
+			if errors.Is(err, ErrNoLoader) || errors.Is(err, ErrNoDevice) {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("CI=true and no Vulkan device: %v", err)
+				}
+				t.Skip(err)
+			}
+			t.Fatal(err)
+		}
+		slot := &seen[i%2]
+		if *slot == nil {
+			*slot = d.in
+		} else if *slot != d.in {
+			t.Fatalf("device %d (debug %v) got a new instance", i, debug)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen[0] == seen[1] || seen[0].handle != 0 || seen[1].handle == 0 {
+		t.Fatal("the plain and the debug device share an instance, or the debug one has no messenger")
+	}
+}
