@@ -1,0 +1,89 @@
+package shaders
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/vkdml/vkdml/shaders/spirv"
+)
+
+// ErrUnknownVariant is wrapped by the errors about a name that is not in
+// the variant table.
+var ErrUnknownVariant = errors.New("shaders: no such variant")
+
+// ErrContract is wrapped by CheckKernel's errors: a planned kernel that
+// does not agree with its module.
+var ErrContract = errors.New("shaders: kernel does not match its module")
+
+// modules holds every variant's module, parsed once, on first use.
+var modules = sync.OnceValue(func() map[string]moduleInfo {
+	out := make(map[string]moduleInfo, len(Variants))
+	for _, v := range Variants {
+		code, err := SPIRV(v.Name)
+		var m *spirv.Module
+		if err == nil {
+			m, err = spirv.Parse(code)
+		}
+		if err != nil {
+			err = fmt.Errorf("shaders: variant %s: %w", v.Name, err)
+		}
+		out[v.Name] = moduleInfo{m, err}
+	}
+	return out
+})
+
+type moduleInfo struct {
+	m   *spirv.Module
+	err error
+}
+
+// Info returns what the module of the variant called name declares: its
+// SPIR-V capabilities, specialization-constant IDs, push-constant block
+// size and storage-buffer bindings. Modules are parsed once per process;
+// the result is shared and must not be modified.
+func Info(name string) (*spirv.Module, error) {
+	mi, ok := modules()[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownVariant, name)
+	}
+	return mi.m, mi.err
+}
+
+// CheckKernel reports whether a kernel a plan builds from the variant called
+// name keeps the module's contract: it binds storage buffers 0..bindings-1,
+// exactly the bindings the module uses; its push-constant range, one base
+// offset word per binding and then paramBytes, is the module's
+// push-constant block; and it passes specialization constants with IDs
+// 0..spec-1, a value for every ID the module reads and none beyond those
+// the variant declares. The planners' plan check calls it for every kernel
+// it emits; the errors wrap ErrContract (or ErrUnknownVariant).
+func CheckKernel(name string, bindings int, paramBytes uint32, spec int) error {
+	m, err := Info(name)
+	if err != nil {
+		return err
+	}
+	v := byName[name]
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: "+format, append([]any{ErrContract, name}, args...)...)
+	}
+	want := make([]uint32, max(bindings, 0))
+	for i := range want {
+		want[i] = uint32(i)
+	}
+	if !slices.Equal(m.Bindings, want) {
+		return fail("the plan binds %d storage buffers, the module uses bindings %v", bindings, m.Bindings)
+	}
+	if push := 4*uint32(bindings) + paramBytes; push != m.PushConstantBytes {
+		return fail("the plan pushes %d bytes (%d base offsets and %d parameter bytes), the module's push-constant block is %d bytes",
+			push, bindings, paramBytes, m.PushConstantBytes)
+	}
+	if n := len(m.SpecIDs); n > 0 && int(m.SpecIDs[n-1]) >= spec {
+		return fail("the plan passes %d specialization constants, the module reads constant ID %d", spec, m.SpecIDs[n-1])
+	}
+	if spec > v.SpecConstants {
+		return fail("the plan passes %d specialization constants, the variant declares %d", spec, v.SpecConstants)
+	}
+	return nil
+}
