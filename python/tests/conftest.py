@@ -35,3 +35,8 @@ def device():
         pytest.skip("no Vulkan device: %s" % e)
     yield dev
     dev.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    # -q hides the header: say the seed at the end too.
+    terminalreporter.write_line("vkdml seed: %d (replay with VKDML_SEED=%d)" % (SEED, SEED))
