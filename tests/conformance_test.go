@@ -13,18 +13,10 @@ import (
 	"github.com/vkdml/vkdml/internal/testutil"
 )
 
-// conformanceData returns ONNX's node test folder, skipping the test when
-// it is missing (failing it under CI=true, where make deps installs it).
+// conformanceData returns ONNX's node test folder (see onnxData).
 func conformanceData(t *testing.T) string {
 	t.Helper()
-	dir := conformance.DefaultDataDir
-	if _, err := conformance.Cases(dir); err != nil {
-		if testutil.InCI() {
-			t.Fatalf("CI=true and ONNX's test data is missing (make deps installs libonnx-testdata): %v", err)
-		}
-		t.Skipf("ONNX test data not installed (apt-get install libonnx-testdata): %v", err)
-	}
-	return dir
+	return onnxData(t)
 }
 
 // TestONNXConformance runs all 47 ArgMax/ArgMin/MaxPool data sets through
@@ -81,15 +73,9 @@ func TestONNXConformanceCanFail(t *testing.T) {
 // TestConformanceCLI runs `vkdml conformance` and checks the table and the
 // exit code, and that a missing data folder is an error.
 func TestConformanceCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI: skipped with -short")
-	}
 	dir := conformanceData(t)
 	testutil.OpenDML(t, dml.DeviceOptions{}) // skips, or fails under CI, without a device
-	bin := filepath.Join(t.TempDir(), "vkdml")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/vkdml/vkdml/cmd/vkdml").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := vkdmlBin(t)
 	out, err := exec.Command(bin, "conformance", "--debug", "--data", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("vkdml conformance: %v\n%s", err, out)

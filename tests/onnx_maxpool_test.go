@@ -16,10 +16,6 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// onnxNodeData is where Debian's libonnx-testdata (make deps) installs
-// ONNX's node tests.
-const onnxNodeData = "/usr/share/libonnx-testdata/data/node"
-
 // requiredMaxPool are the data sets issue 4 must reproduce; the other
 // maxpool sets of the package run too when they map onto MAX_POOLING2.
 var requiredMaxPool = []string{"test_maxpool_2d_dilations", "test_maxpool_with_argmax_2d_precomputed_pads"}
@@ -86,17 +82,12 @@ func reshape4D(t *tensor.Tensor) *tensor.Tensor {
 }
 
 func TestONNXMaxPool(t *testing.T) {
+	onnxNodeData := onnxData(t)
 	if _, err := os.Stat(filepath.Join(onnxNodeData, requiredMaxPool[0])); err != nil {
-		if testutil.InCI() {
-			t.Fatalf("CI=true and ONNX's test data is missing (make deps installs libonnx-testdata): %v", err)
-		}
-		t.Skipf("ONNX test data not installed (apt-get install libonnx-testdata): %v", err)
+		t.Fatalf("%s lacks %s: %v", onnxNodeData, requiredMaxPool[0], err)
 	}
 	testutil.OpenDML(t, dml.DeviceOptions{}) // skips, or fails under CI, without a device
-	bin := filepath.Join(t.TempDir(), "vkdml")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/vkdml/vkdml/cmd/vkdml").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := vkdmlBin(t)
 
 	sets, _ := filepath.Glob(filepath.Join(onnxNodeData, "test_maxpool_*"))
 	ran := map[string]bool{}

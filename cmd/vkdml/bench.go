@@ -2,44 +2,51 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// benchFlags registers the operator flags of `vkdml bench` (shared by the
-// operators, so that each flag exists once) and returns, per operator, the
-// function that builds its desc for an input type and shape.
-func benchFlags(fs *flag.FlagSet) (map[string]func(tensor.DataType, []uint32) (ops.Desc, error), *string) {
-	var pf poolFlags
-	pf.register(fs)
-	axes := fs.String("axes", "", "argmax/argmin: axes to reduce, e.g. 1 or 0,1")
-	dir := fs.String("direction", "increasing", "argmax/argmin: increasing or decreasing")
-	indices := fs.Bool("indices", false, "maxpool: also produce the indices output")
-	arg := func(name string) func(tensor.DataType, []uint32) (ops.Desc, error) {
-		return func(dt tensor.DataType, shape []uint32) (ops.Desc, error) {
-			return argDesc(name, tensor.NewDesc(dt, shape), *axes, *dir, *pf.indexType)
-		}
+// benchHelp follows the flags in `vkdml bench -h`.
+const benchHelp = `Each case runs from one pre-recorded command list; times are device times
+from timestamp queries (wall is Execute + Wait on the host). GB/s counts the
+bytes read and written once each. The copy kernel (ELEMENT_WISE_IDENTITY)
+over the same input, in the same run, is the bandwidth ceiling: %%copy is the
+operator's GB/s over the copy kernel's.
+
+--kernel forces a strategy; --kernel all measures every one (the table and
+the plot then show one series per strategy). Strategies:
+%s
+--op submit times the host cost of re-submitting a pre-recorded tiny ARGMAX
+(--shape, default 3,3) against an empty command list.
+
+--json prints one self-contained JSON object per case (docs/json.md).
+`
+
+// benchKernels lists each operator's strategies for --kernel.
+var benchKernels = map[string][]string{
+	"argmax":   {dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
+	"argmin":   {dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
+	"maxpool":  {"direct", "vec2x2"},
+	"identity": {"vec4", "strided"},
+}
+
+func kernelList() string {
+	var b strings.Builder
+	for _, n := range operators.Names() {
+		fmt.Fprintf(&b, "  %-9s %s\n", n, strings.Join(benchKernels[n], ", "))
 	}
-	return map[string]func(tensor.DataType, []uint32) (ops.Desc, error){
-		"copy": func(dt tensor.DataType, shape []uint32) (ops.Desc, error) {
-			return &ops.ElementWiseIdentity{Input: tensor.NewDesc(dt, shape), Output: tensor.NewDesc(dt, shape)}, nil
-		},
-		"argmax": arg("argmax"),
-		"argmin": arg("argmin"),
-		"maxpool": func(dt tensor.DataType, shape []uint32) (ops.Desc, error) {
-			return pf.desc("--shape "+joinU32(shape), tensor.NewDesc(dt, shape), *indices)
-		},
-	}, axes
+	return b.String()
 }
 
 // shapeList is a repeatable --shape flag: "4096,16384".
@@ -83,6 +90,7 @@ func parseU32List(v string) ([]uint32, error) {
 	return out, nil
 }
 
+// joinU32 writes sizes as --shape takes them: 4096,16384.
 func joinU32(v []uint32) string {
 	s := make([]string, len(v))
 	for i, x := range v {
@@ -91,162 +99,228 @@ func joinU32(v []uint32) string {
 	return strings.Join(s, ",")
 }
 
-// benchResult is one line of `vkdml bench --json`.
-type benchResult struct {
-	Op           string    `json:"op"`
-	Shape        []uint32  `json:"shape"`
-	DType        string    `json:"dtype"`
-	Kernel       string    `json:"kernel"`
-	Bytes        uint64    `json:"bytes"` // read + written per run
-	MedianMS     float64   `json:"median_ms"`
-	MinMS        float64   `json:"min_ms"`
-	MaxMS        float64   `json:"max_ms"`
-	WallMedianMS float64   `json:"wall_median_ms"`
-	GBps         float64   `json:"gbps"`
-	CopyGBps     float64   `json:"copy_gbps"`
-	PctOfCopy    float64   `json:"pct_of_copy"`
-	Repeat       int       `json:"repeat"`
-	Device       string    `json:"device"`
-	DeviceMS     []float64 `json:"device_ms,omitempty"`
-	// --op submit: the bare submit + fence wait of an empty list, and the
-	// ratio of the pre-recorded dispatch's wall median to it.
-	EmptyWallMedianMS float64 `json:"empty_wall_median_ms,omitempty"`
-	SubmitRatio       float64 `json:"submit_ratio,omitempty"`
+// benchOptions are `vkdml bench`'s parsed flags.
+type benchOptions struct {
+	op             *operators.Operator
+	build          *operators.Builder
+	submit         bool
+	dt             tensor.DataType
+	shapes         shapeList
+	repeat, warmup int
+	kernels        []string // "" = vkdml chooses
+	asJSON         bool
+	plot           string
+	dev            dml.DeviceOptions
 }
 
-func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "bench --op OP [--dtype T] --shape A,B[,..] [--shape ..] [op flags] [--repeat N] [--kernel K] [--json] [--plot FILE.svg|.png]", stderr)
-	opName := fs.String("op", "", "operator: argmax, argmin, maxpool or copy; or submit (a pre-recorded ARGMAX of --shape, default 3,3, re-submitted, against an empty list's submit + fence wait)")
-	dtName := fs.String("dtype", "float32", "input data type")
-	var shapes shapeList
-	fs.Var(&shapes, "shape", "input sizes, e.g. 4096,16384 (repeat the flag for a sweep)")
-	repeat := fs.Int("repeat", 20, "timed runs per case")
-	warmup := fs.Int("warmup", 3, "untimed runs before timing")
-	kernel := fs.String("kernel", "", "force a kernel strategy (default: vkdml chooses)")
-	asJSON := fs.Bool("json", false, "print one JSON object per case")
-	plot := fs.String("plot", "", "draw GB/s against size with the copy kernel's line into FILE.svg or FILE.png")
-	sel := fs.String("device", "", "device index or name substring")
-	builders, axes := benchFlags(fs)
-	submit := false
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
-	}
-	if *opName == "submit" {
-		if len(shapes) == 0 {
-			shapes = shapeList{{3, 3}}
-			if *axes == "" {
-				*axes = "1"
+// opFromArgs finds --op's value before the flags are parsed, so that only
+// that operator's flags are registered.
+func opFromArgs(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		for _, p := range []string{"--op=", "-op="} {
+			if strings.HasPrefix(a, p) {
+				return a[len(p):]
 			}
 		}
-		*opName = "argmax"
-		submit = true
+		if (a == "--op" || a == "-op") && i+1 < len(args) {
+			return args[i+1]
+		}
 	}
-	build, ok := builders[*opName]
-	if !ok {
-		return fmt.Errorf("%w: --op must be one of argmax, argmin, maxpool, copy, submit", errUsage)
+	return ""
+}
+
+func parseBench(args []string, stderr io.Writer) (*benchOptions, error) {
+	o := &benchOptions{}
+	fs := newFlagSet("bench", "bench --op OP [--dtype T] --shape A,B[,..] [--shape ..] [op flags] [--repeat N] [--kernel K|all] [--json] [--plot FILE.svg|.png]", stderr)
+	opName := fs.String("op", "", "operator: "+strings.Join(operators.Names(), ", ")+" (copy = identity), or submit")
+	dtName := fs.String("dtype", "float32", "input data type")
+	fs.Var(&o.shapes, "shape", "input sizes, e.g. 4096,16384 (repeat the flag for a sweep)")
+	fs.IntVar(&o.repeat, "repeat", 20, "timed runs per case")
+	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs before timing")
+	kernel := fs.String("kernel", "", "force a strategy, or all (default: vkdml chooses; listed below)")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per case")
+	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
+	devOpts := deviceFlags(fs)
+	name := opFromArgs(args)
+	if name == "submit" {
+		o.submit, name = true, "argmax"
 	}
-	dt, err := tensor.ParseDataType(*dtName)
-	if err != nil || !dt.Valid() {
-		return fmt.Errorf("%w: --dtype %q is not one of vkdml's ten types", errUsage, *dtName)
+	if op, ok := operators.Lookup(name); ok {
+		o.op, o.build = op, op.Flags(fs, operators.UseBench)
 	}
-	if len(shapes) == 0 {
-		return fmt.Errorf("%w: --shape is required", errUsage)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: vkdml bench --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\n"+benchHelp, kernelList())
 	}
-	if *repeat < 1 || *repeat > 100000 || *warmup < 0 {
-		return fmt.Errorf("%w: --repeat must be in [1,100000] and --warmup ≥ 0", errUsage)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
 	}
-	if *plot != "" && !strings.HasSuffix(*plot, ".svg") && !strings.HasSuffix(*plot, ".png") {
-		return fmt.Errorf("%w: --plot needs a .svg or .png file name", errUsage)
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
-	// Build every desc first: bad flags fail before the device opens.
-	descs := make([]ops.Desc, len(shapes))
-	for i, sh := range shapes {
-		if descs[i], err = build(dt, sh); err != nil {
+	if o.op == nil {
+		return nil, fmt.Errorf("%w: --op must be one of %s, copy or submit (got %q)", errUsage, strings.Join(operators.Names(), ", "), *opName)
+	}
+	if o.dt, err = tensor.ParseDataType(*dtName); err != nil || !o.dt.Valid() {
+		return nil, fmt.Errorf("%w: --dtype %q is not one of vkdml's ten types", errUsage, *dtName)
+	}
+	if o.submit && len(o.shapes) == 0 {
+		o.shapes = shapeList{{3, 3}}
+		if f := fs.Lookup("axes"); f.Value.String() == "" {
+			f.Value.Set("1")
+		}
+	}
+	if len(o.shapes) == 0 {
+		return nil, fmt.Errorf("%w: --shape is required", errUsage)
+	}
+	if o.repeat < 1 || o.repeat > 100000 || o.warmup < 0 || o.warmup > 100000 {
+		return nil, fmt.Errorf("%w: --repeat must be in [1,100000] and --warmup in [0,100000]", errUsage)
+	}
+	if o.kernels, err = kernelsFor(o.op.Name, *kernel); err != nil {
+		return nil, err
+	}
+	if err := checkPlotPath(o.plot); err != nil {
+		return nil, err
+	}
+	o.dev = devOpts()
+	return o, o.build.Check()
+}
+
+// kernelsFor expands --kernel: "" (vkdml chooses), one strategy, or all.
+func kernelsFor(op, k string) ([]string, error) {
+	switch k {
+	case "":
+		return []string{""}, nil
+	case "all":
+		return benchKernels[op], nil
+	}
+	for _, s := range benchKernels[op] {
+		if s == k {
+			return []string{k}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op, strings.Join(benchKernels[op], ", "))
+}
+
+// checkPlotPath fails early, before anything is measured, when the plot
+// could not be written.
+func checkPlotPath(p string) error {
+	if p == "" {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(p)); ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("%w: --plot needs a .svg or .png file name, got %q", errUsage, p)
+	}
+	if fi, err := os.Stat(p); err == nil {
+		if err := regularOutput(p, fi); err != nil {
 			return err
 		}
 	}
-	d, err := createDevice(dml.DeviceOptions{Device: *sel})
+	f, name, err := createTemp(filepath.Dir(p), 0o666)
+	if err != nil {
+		return fmt.Errorf("--plot %s: %w", p, unwrapPathError(err))
+	}
+	f.Close()
+	os.Remove(name)
+	return nil
+}
+
+// runBench is `vkdml bench`.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	o, err := parseBench(args, stderr)
+	if err != nil {
+		return err
+	}
+	// Build every desc first: bad flags fail before the device opens.
+	descs := make([]dml.OperatorDesc, len(o.shapes))
+	for i, sh := range o.shapes {
+		if descs[i], err = o.build.Desc("--shape "+joinU32(sh), tensor.NewDesc(o.dt, sh)); err != nil {
+			return err
+		}
+	}
+	d, err := createDevice(o.dev)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	rng := rand.New(rand.NewSource(1))
-	if submit {
-		return runSubmitBench(d, descs[0], shapes[0], dt, *kernel, *repeat, *warmup, *asJSON, stdout, rng)
+	base := o.recordBase(d)
+	if o.submit {
+		return runSubmitBench(d, descs[0], base, o.kernels[0], o.repeat, o.warmup, o.asJSON, stdout, rng)
 	}
-	var results []benchResult
-	if !*asJSON {
-		fmt.Fprintf(stdout, "device: %s\n", d.GPU().Info.Name)
+	if !o.asJSON {
+		fmt.Fprintf(stdout, "device: %s (%s)\n", base.Device, base.Driver)
 		fmt.Fprintf(stdout, "%-8s %-20s %-8s %-14s %9s %9s %9s %9s %8s %8s\n", "op", "shape", "dtype", "kernel", "median", "min", "max", "wall", "GB/s", "%copy")
 	}
+	prog := newProgress(stderr, len(descs)*len(o.kernels), o.warmup+o.repeat)
+	var results []benchRecord
 	for i, desc := range descs {
-		if len(descs) > 1 && !*asJSON {
-			progress(stderr, i, len(descs))
-		}
-		r, err := measure(d, desc, *kernel, *repeat, *warmup, rng)
-		if err != nil {
-			return fmt.Errorf("shape %s: %w", joinU32(shapes[i]), err)
-		}
-		// The copy kernel over the same input, in the same run.
-		// Inputs over one storage binding (the identity operator does not
-		// window) are measured over the largest packed prefix that fits.
-		copyDesc := copyBaseline(dt, desc.Inputs()[0].ElementCount(), uint64(d.GPU().Limits.MaxStorageBufferRange))
-		c, err := measure(d, copyDesc, "", *repeat, *warmup, rng)
-		if err != nil {
-			return fmt.Errorf("copy kernel: %w", err)
-		}
-		r.Op, r.Shape, r.DType, r.Device = *opName, shapes[i], dt.String(), d.GPU().Info.Name
-		r.CopyGBps = c.GBps
-		if c.GBps > 0 {
-			r.PctOfCopy = 100 * r.GBps / c.GBps
-		}
-		results = append(results, r)
-		if *asJSON {
-			b, _ := json.Marshal(r)
-			fmt.Fprintln(stdout, string(b))
-		} else {
-			fmt.Fprintf(stdout, "%-8s %-20s %-8s %-14s %8.3fms %8.3fms %8.3fms %8.3fms %8.2f %7.1f%%\n",
-				r.Op, joinU32(r.Shape), r.DType, r.Kernel, r.MedianMS, r.MinMS, r.MaxMS, r.WallMedianMS, r.GBps, r.PctOfCopy)
+		copyDesc := copyBaseline(o.dt, desc.Inputs()[0].ElementCount(), uint64(d.GPU().Limits.MaxStorageBufferRange))
+		var copyGBps float64
+		for _, k := range o.kernels {
+			r, err := measure(d, desc, k, o.repeat, o.warmup, rng, prog)
+			if err != nil {
+				if len(o.kernels) > 1 && !o.asJSON { // --kernel all: a strategy may not apply to this shape
+					fmt.Fprintf(stderr, "vkdml bench: %s %s: %v\n", Shape(o.shapes[i]), k, err)
+					continue
+				}
+				return fmt.Errorf("shape %s: %w", Shape(o.shapes[i]), err)
+			}
+			if copyGBps == 0 {
+				// The copy kernel over the same input, in the same run.
+				// Inputs over one storage binding (the identity operator
+				// does not window) are measured over the largest packed
+				// prefix that fits.
+				c, err := measure(d, copyDesc, "", o.repeat, o.warmup, rng, nil)
+				if err != nil {
+					return fmt.Errorf("copy kernel: %w", err)
+				}
+				copyGBps = c.GBps
+			}
+			base.fill(&r, o.shapes[i], k, copyGBps)
+			results = append(results, r)
+			prog.clear()
+			if o.asJSON {
+				b, _ := json.Marshal(r)
+				fmt.Fprintln(stdout, string(b))
+			} else {
+				fmt.Fprintf(stdout, "%-8s %-20s %-8s %-14s %8.3fms %8.3fms %8.3fms %8.3fms %8.2f %7.1f%%\n",
+					r.Op, Shape(r.Shape), r.DType, r.Kernel, r.MedianMS, r.MinMS, r.MaxMS, r.WallMedianMS, r.GBps, r.PctOfCopy)
+			}
 		}
 	}
-	if len(descs) > 1 && !*asJSON {
-		progress(stderr, len(descs), len(descs))
-		fmt.Fprintln(stderr)
-	}
-	if !*asJSON {
+	prog.clear()
+	if !o.asJSON {
 		fmt.Fprintln(stdout, "times are device times (timestamp queries) except wall; GB/s counts bytes read + written")
 	}
-	if *plot != "" {
-		if err := plotResults(*plot, results); err != nil {
+	if o.plot != "" {
+		if err := plotResults(o.plot, results); err != nil {
 			return err
 		}
-		if !*asJSON {
-			fmt.Fprintf(stdout, "plot written to %s\n", *plot)
+		if !o.asJSON {
+			fmt.Fprintf(stdout, "plot written to %s\n", o.plot)
 		}
 	}
 	return nil
 }
 
+// Shape formats sizes as every message of the command does: [2,3,4].
+func Shape(v []uint32) string { return operators.Shape(v) }
+
 // copyBaseline is the copy kernel over n elements of dt, or over as many
 // (a multiple of 4) as one storage binding of limit bytes holds.
-func copyBaseline(dt tensor.DataType, n, limit uint64) ops.Desc {
+func copyBaseline(dt tensor.DataType, n, limit uint64) dml.OperatorDesc {
 	es := uint64(dt.Size())
 	if n*es > limit {
 		n = limit / es &^ 3
 	}
 	sh := []uint32{uint32(n)}
-	return &ops.ElementWiseIdentity{Input: tensor.NewDesc(dt, sh), Output: tensor.NewDesc(dt, sh)}
-}
-
-// progress draws a one-line bar on w.
-func progress(w io.Writer, done, total int) {
-	const width = 30
-	fill := width * done / total
-	fmt.Fprintf(w, "\r[%s%s] %d/%d", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total)
+	return &dml.ElementWiseIdentity{Input: tensor.NewDesc(dt, sh), Output: tensor.NewDesc(dt, sh)}
 }
 
 // randomInput fills a tensor with random finite values of its type.
@@ -261,7 +335,7 @@ func randomInput(rng *rand.Rand, d tensor.Desc) *tensor.Tensor {
 
 // measure runs desc repeat times after warmup runs, from one pre-recorded
 // command list, and returns device and wall times.
-func measure(d *dml.Device, desc ops.Desc, kernel string, repeat, warmup int, rng *rand.Rand) (benchResult, error) {
+func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup int, rng *rand.Rand, prog *progress) (benchRecord, error) {
 	r, list, release, err := recordBench(d, desc, kernel, true, rng)
 	defer release()
 	if err != nil {
@@ -285,128 +359,33 @@ func measure(d *dml.Device, desc ops.Desc, kernel string, repeat, warmup int, rn
 			dev = append(dev, float64(times[0])/1e6)
 			wall = append(wall, float64(w)/1e6)
 		}
+		prog.step()
 	}
 	sort.Float64s(dev)
 	sort.Float64s(wall)
 	r.MedianMS, r.MinMS, r.MaxMS = median(dev), dev[0], dev[len(dev)-1]
+	r.P25MS, r.P75MS = quantile(dev, 0.25), quantile(dev, 0.75)
 	r.WallMedianMS = median(wall)
-	r.Repeat = repeat
+	r.Repeat, r.Warmup = repeat, warmup
 	r.DeviceMS = dev
-	if r.MedianMS > 0 {
-		r.GBps = float64(r.Bytes) / (r.MedianMS / 1e3) / 1e9
+	gbps := func(ms float64) float64 {
+		if ms <= 0 {
+			return 0
+		}
+		return float64(r.Bytes) / (ms / 1e3) / 1e9
 	}
+	r.GBps, r.GBpsLow, r.GBpsHigh = gbps(r.MedianMS), gbps(r.MaxMS), gbps(r.MinMS)
 	return r, nil
 }
 
-// recordBench creates desc's operator with fresh buffers (random input) and
-// records its dispatch (with timestamps when profile is set) into a closed command list ready to
-// execute; release frees everything (call it even on error).
-func recordBench(d *dml.Device, desc ops.Desc, kernel string, profile bool, rng *rand.Rand) (r benchResult, list *dml.CommandList, release func(), err error) {
-	var cleanup []func()
-	release = func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}
-	op, err := d.CreateOperatorWithKernel(desc, kernel)
-	if err != nil {
-		return r, nil, release, err
-	}
-	r.Kernel = op.Strategy()
-	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
-	if err != nil {
-		return r, nil, release, err
-	}
-	cleanup = append(cleanup, cop.Release)
-	init, err := d.CreateOperatorInitializer(cop)
-	if err != nil {
-		return r, nil, release, err
-	}
-	var res []*dml.Resource
-	cleanup = append(cleanup, func() {
-		for _, x := range res {
-			x.Release()
-		}
-	})
-	alloc := func(size uint64) (*dml.BufferBinding, error) {
-		b, err := d.CreateBuffer(max(size, 4))
-		if err != nil {
-			return nil, err
-		}
-		res = append(res, b)
-		return &dml.BufferBinding{Buffer: b, SizeInBytes: size}, nil
-	}
-	var ins, outs []dml.Binding
-	for _, td := range desc.Inputs() {
-		if td == nil {
-			ins = append(ins, nil)
-			continue
-		}
-		b, err := alloc(td.TotalTensorSizeInBytes)
-		if err != nil {
-			return r, nil, release, err
-		}
-		if err := b.Buffer.Write(0, randomInput(rng, *td).Data); err != nil {
-			return r, nil, release, err
-		}
-		ins = append(ins, b)
-		r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
-	}
-	for _, td := range desc.Outputs() {
-		if td == nil {
-			outs = append(outs, nil)
-			continue
-		}
-		b, err := alloc(td.TotalTensorSizeInBytes)
-		if err != nil {
-			return r, nil, release, err
-		}
-		outs = append(outs, b)
-		r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
-	}
-	props := cop.BindingProperties()
-	var temp *dml.BufferBinding
-	if props.TemporaryResourceSize > 0 {
-		if temp, err = alloc(props.TemporaryResourceSize); err != nil {
-			return r, nil, release, err
-		}
-	}
-	rec, _ := d.CreateCommandRecorder()
-	list, err = d.CreateCommandList()
-	if err != nil {
-		return r, nil, release, err
-	}
-	cleanup = append(cleanup, list.Release)
-	it, _ := d.CreateBindingTable(init)
-	if err := rec.RecordDispatch(list, init, it); err != nil {
-		return r, nil, release, err
-	}
-	if err := list.Close(); err != nil {
-		return r, nil, release, err
-	}
-	if err := list.Execute(); err != nil {
-		return r, nil, release, err
-	}
-	if err := list.Wait(); err != nil {
-		return r, nil, release, err
-	}
-	if err := list.Reset(); err != nil {
-		return r, nil, release, err
-	}
-	list.SetProfiling(profile)
-	table, _ := d.CreateBindingTable(cop)
-	for _, e := range []error{table.BindInputs(ins...), table.BindOutputs(outs...), table.BindTemporaryResource(temp), rec.RecordDispatch(list, cop, table), list.Close()} {
-		if e != nil {
-			return r, nil, release, e
-		}
-	}
-	return r, list, release, nil
-}
+func median(sorted []float64) float64 { return quantile(sorted, 0.5) }
 
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
+// quantile interpolates linearly between the sorted samples.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
 	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
 }

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/ops"
-	"github.com/vkdml/vkdml/tensor"
 )
 
 // runSubmitBench is `vkdml bench --op submit`: the host-side cost of
@@ -18,8 +16,8 @@ import (
 // by default) once into a command list without timestamps, and an empty
 // closed list, then alternates Execute + Wait on the two (so both see the
 // same machine state) and compares the wall-clock medians.
-func runSubmitBench(d *dml.Device, desc ops.Desc, shape []uint32, dt tensor.DataType, kernel string, repeat, warmup int, asJSON bool, stdout io.Writer, rng *rand.Rand) error {
-	r, list, release, err := recordBench(d, desc, kernel, false, rng)
+func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kernel string, repeat, warmup int, asJSON bool, stdout io.Writer, rng *rand.Rand) error {
+	m, list, release, err := recordBench(d, desc, kernel, false, rng)
 	defer release()
 	if err != nil {
 		return err
@@ -42,9 +40,7 @@ func runSubmitBench(d *dml.Device, desc ops.Desc, shape []uint32, dt tensor.Data
 		}
 		return float64(time.Since(start)) / 1e6, nil
 	}
-	if repeat < 200 {
-		repeat = 200 // microsecond timings need many samples
-	}
+	repeat = max(repeat, 200) // microsecond timings need many samples
 	var op, bare []float64
 	for i := 0; i < warmup+repeat; i++ {
 		a, err := run(list)
@@ -61,10 +57,11 @@ func runSubmitBench(d *dml.Device, desc ops.Desc, shape []uint32, dt tensor.Data
 	}
 	sort.Float64s(op)
 	sort.Float64s(bare)
-	r.Op, r.Shape, r.DType, r.Device = "submit", shape, dt.String(), d.GPU().Info.Name
+	r := base.benchRecord
+	r.Shape, r.Kernel, r.KernelRequested, r.Bytes = desc.Inputs()[0].Sizes, m.Kernel, kernel, m.Bytes
 	r.WallMedianMS, r.MinMS, r.MaxMS = median(op), op[0], op[len(op)-1]
 	r.EmptyWallMedianMS = median(bare)
-	r.Repeat = repeat
+	r.Repeat, r.Warmup = repeat, warmup
 	if r.EmptyWallMedianMS > 0 {
 		r.SubmitRatio = r.WallMedianMS / r.EmptyWallMedianMS
 	}
@@ -73,10 +70,10 @@ func runSubmitBench(d *dml.Device, desc ops.Desc, shape []uint32, dt tensor.Data
 		fmt.Fprintln(stdout, string(b))
 		return nil
 	}
-	fmt.Fprintf(stdout, "device: %s\n", r.Device)
-	fmt.Fprintf(stdout, "pre-recorded ARGMAX %s %s (%s), Execute + Wait: median %.1f µs (min %.1f, max %.1f)\n",
-		joinU32(shape), r.DType, r.Kernel, 1e3*r.WallMedianMS, 1e3*r.MinMS, 1e3*r.MaxMS)
-	fmt.Fprintf(stdout, "empty command list, Execute + Wait:       median %.1f µs\n", 1e3*r.EmptyWallMedianMS)
+	fmt.Fprintf(stdout, "device: %s (%s)\n", r.Device, r.Driver)
+	fmt.Fprintf(stdout, "pre-recorded ARGMAX %s %s (%s), Execute + Wait: median %.1f us (min %.1f, max %.1f)\n",
+		Shape(r.Shape), r.DType, r.Kernel, 1e3*r.WallMedianMS, 1e3*r.MinMS, 1e3*r.MaxMS)
+	fmt.Fprintf(stdout, "empty command list, Execute + Wait:       median %.1f us\n", 1e3*r.EmptyWallMedianMS)
 	fmt.Fprintf(stdout, "ratio: %.2fx (%d interleaved runs each)\n", r.SubmitRatio, repeat)
 	return nil
 }

@@ -12,15 +12,18 @@ import (
 	"github.com/vkdml/vkdml/internal/conformance"
 )
 
-// conformanceReport is `vkdml conformance --json`.
+// conformanceReport is `vkdml conformance --json` (docs/json.md).
 type conformanceReport struct {
-	Device  string               `json:"device"`
-	DataDir string               `json:"data_dir"`
-	Passed  int                  `json:"passed"`
-	Failed  int                  `json:"failed"`
-	Skipped int                  `json:"skipped"`
-	Total   int                  `json:"total"`
-	Cases   []conformance.Result `json:"cases"`
+	SchemaVersion int                  `json:"schema_version"`
+	VkdmlVersion  string               `json:"vkdml_version"`
+	Device        string               `json:"device"`
+	Driver        string               `json:"driver"`
+	DataDir       string               `json:"data_dir"`
+	Passed        int                  `json:"passed"`
+	Failed        int                  `json:"failed"`
+	Skipped       int                  `json:"skipped"`
+	Total         int                  `json:"total"`
+	Cases         []conformance.Result `json:"cases"`
 }
 
 // errConformance is returned when a case failed: the table says which.
@@ -28,7 +31,7 @@ var errConformance = errors.New("conformance failures")
 
 func runConformance(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("conformance", "conformance [--data DIR] [--json] [--device SEL] [--debug]", stderr)
-	data := fs.String("data", conformance.DefaultDataDir, "folder of ONNX node test data sets (Debian: libonnx-testdata)")
+	data := fs.String("data", conformance.DataDir(), "folder of ONNX node test data sets (default $VKDML_ONNX_DATA, else Debian's libonnx-testdata)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	devOpts := deviceFlags(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -54,7 +57,8 @@ func runConformance(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(conformanceReport{Device: d.GPU().Info.Name, DataDir: *data,
+		if err := enc.Encode(conformanceReport{SchemaVersion: jsonSchemaVersion, VkdmlVersion: vkdmlVersion(),
+			Device: d.GPU().Info.Name, Driver: d.GPU().Info.DriverName + " " + d.GPU().Info.DriverInfo, DataDir: *data,
 			Passed: sum.Passed, Failed: sum.Failed, Skipped: sum.Skipped, Total: sum.Total, Cases: rs}); err != nil {
 			return err
 		}

@@ -4,14 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// deviceReport is one device in `vkdml devices --json`.
+// deviceReport is one device in `vkdml devices --json`; its keys become
+// snake_case in snakeKeys (docs/json.md).
 type deviceReport struct {
 	*gpu.DeviceInfo
 	Default      bool     `json:"default"`
@@ -19,6 +23,14 @@ type deviceReport struct {
 	FeatureLevel string   `json:"featureLevel,omitempty"`
 	DataTypes    []string `json:"dataTypes,omitempty"`
 	SubgroupOps  []string `json:"subgroupOperationNames"`
+}
+
+// devicesJSON is `vkdml devices --json`.
+type devicesJSON struct {
+	SchemaVersion int    `json:"schema_version"`
+	VkdmlVersion  string `json:"vkdml_version"`
+	Default       int    `json:"default"` // index of the default device; -1 when none is usable
+	Devices       any    `json:"devices"`
 }
 
 var subgroupOpNames = []struct {
@@ -62,18 +74,93 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 		reports[i] = r
 	}
 	if *asJSON {
+		devs, err := snakeJSON(reports)
+		if err != nil {
+			return err
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(reports)
-	}
-	if len(reports) == 0 {
+		if err := enc.Encode(devicesJSON{jsonSchemaVersion, vkdmlVersion(), def, devs}); err != nil {
+			return err
+		}
+	} else if len(reports) == 0 {
 		fmt.Fprintln(stdout, "no Vulkan devices")
+	} else {
+		for _, r := range reports {
+			printDevice(stdout, r)
+		}
+	}
+	return selectorError(*sel, infos, def)
+}
+
+// selectorError says why --device (or $VKDML_DEVICE) selects no usable
+// device, after the list was printed; nil when it selects one or none was
+// given.
+func selectorError(sel string, infos []*gpu.DeviceInfo, def int) error {
+	what := "--device"
+	if sel == "" {
+		sel, what = os.Getenv("VKDML_DEVICE"), "$VKDML_DEVICE"
+	}
+	if sel == "" || def >= 0 {
 		return nil
 	}
-	for _, r := range reports {
-		printDevice(stdout, r)
+	if i, err := strconv.Atoi(sel); err == nil {
+		if i < 0 || i >= len(infos) {
+			return fmt.Errorf("%s %d: no such device (there are %d: indices 0..%d)", what, i, len(infos), len(infos)-1)
+		}
+		return fmt.Errorf("%s %d (%s): not usable: %s", what, i, infos[i].Name, infos[i].Usable())
 	}
-	return nil
+	return fmt.Errorf("%s %q matches the name of no usable device", what, sel)
+}
+
+// snakeJSON marshals v and renames every object key to snake_case, so that
+// the device's Vulkan names (maxStorageBufferRange) follow the one key
+// style of the command's JSON (max_storage_buffer_range).
+func snakeJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return nil, err
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			m := make(map[string]any, len(t))
+			for k, e := range t {
+				m[snakeCase(k)] = walk(e)
+			}
+			return m
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		}
+		return x
+	}
+	return walk(x), nil
+}
+
+// snakeCase turns camelCase (with acronyms: vendorID, deviceUUID) into
+// snake_case (vendor_id, device_uuid).
+func snakeCase(s string) string {
+	var b strings.Builder
+	r := []rune(s)
+	for i, c := range r {
+		upper := unicode.IsUpper(c)
+		if upper && i > 0 {
+			prevLower := unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1])
+			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
+			if prevLower || (unicode.IsUpper(r[i-1]) && nextLower) {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteRune(unicode.ToLower(c))
+	}
+	return b.String()
 }
 
 func onOff(name string, v bool) string {

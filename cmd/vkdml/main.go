@@ -5,8 +5,15 @@
 //	vkdml demo                 run what vkdml can do on the default device
 //	vkdml run OP [flags] IN.npy OUT.npy
 //	                           run one operator on NumPy files
+//	vkdml bench --op OP --shape A,B [...]
+//	                           time an operator against the copy kernel
+//	vkdml conformance          run ONNX's node tests for ArgMax, ArgMin, MaxPool
+//	vkdml parity --corpus DIR  compare vkdml with DirectML's recorded results
 //	vkdml devices [--json]     list Vulkan devices, their features and limits
-//	vkdml version              print the version
+//	vkdml version, --version   print the version
+//
+// Errors go to stderr with exit status 1 (2 for bad flags or arguments).
+// Every --json output is documented in docs/json.md.
 //
 // The device is chosen as the library chooses it: $VKDML_DEVICE (an index or
 // a name substring) or --device, else discrete, integrated, virtual, CPU.
@@ -21,13 +28,50 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/vkdml/vkdml/internal/operators"
 )
 
-// version is set at link time by the Makefile; "dev" otherwise.
-var version = "dev"
+// version is set at link time by the Makefile (-X main.version=...); when it
+// is not, vkdmlVersion reads the module version from the build info, so
+// that `go install .../cmd/vkdml@v0.1.0` reports v0.1.0.
+var version = ""
 
-// errUsage marks errors that should print the command's usage.
-var errUsage = errors.New("usage")
+// vkdmlVersion is the version the command reports.
+func vkdmlVersion() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "dev-" + rev
+}
+
+// errUsage marks errors in flags or arguments: exit status 2.
+var errUsage = operators.ErrUsage
 
 type command struct {
 	name    string
@@ -39,9 +83,9 @@ func commands() []command {
 	return []command{
 		{"demo", "run vkdml's examples on the default device (the main job)", runDemo},
 		{"run", "run one operator on .npy files: vkdml run OP [flags] IN.npy OUT.npy", runRun},
-		{"bench", "time operators against the copy kernel: vkdml bench --op OP --shape A,B [...]", runBench},
+		{"bench", "time an operator against the copy kernel: vkdml bench --op OP --shape A,B [--kernel K|all] [--plot F.png]", runBench},
 		{"conformance", "run ONNX's node tests for ArgMax, ArgMin and MaxPool: vkdml conformance [--data DIR] [--json]", runConformance},
-		{"parity", "compare vkdml with DirectML's results on the parity corpus: vkdml parity [--corpus DIR] [--golden DIR]", runParity},
+		{"parity", "compare vkdml with DirectML's results on the parity corpus: vkdml parity [--corpus DIR] [--golden DIR] [--json]", runParity},
 		{"devices", "list Vulkan devices with their features, limits and the feature level vkdml honours", runDevices},
 		{"version", "print vkdml's version", runVersion},
 	}
@@ -79,6 +123,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
+	case "-version", "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -89,10 +135,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			case errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "vkdml %s: %v\n", c.name, strings.TrimPrefix(err.Error(), "usage: "))
+				fmt.Fprintf(stderr, "vkdml %s: %s\n", c.name, errorText(c.name, strings.TrimPrefix(err.Error(), "usage: ")))
 				return 2
 			default:
-				fmt.Fprintf(stderr, "vkdml %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "vkdml %s: %s\n", c.name, errorText(c.name, err.Error()))
 				return 1
 			}
 		}
@@ -145,6 +191,24 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
-	fmt.Fprintln(stdout, "vkdml", version)
+	fmt.Fprintln(stdout, "vkdml", vkdmlVersion())
 	return nil
+}
+
+// asciiFor spells the non-ASCII characters of messages in ASCII: error
+// text must read the same on any terminal or log (a UTF-8 middle dot or
+// non-breaking space shows as "Â·" or "Â " under Latin-1).
+var asciiFor = strings.NewReplacer(
+	"\u00a0", " ", "\u202f", " ", "\u2009", " ", "\u00b7", "*", "\u00d7", "x", "\u2212", "-", "\u2013", "-", "\u2014", "-",
+	"\u2264", "<=", "\u2265", ">=", "\u2260", "!=", "\u00b1", "+/-", "\u00b5", "u", "\u03a3", "sum", "\u03a0", "prod",
+	"\u2026", "...", "\u2018", "'", "\u2019", "'", "\u201c", "\"", "\u201d", "\"", "\u2192", "->", "\u221e", "inf",
+)
+
+// errorText is an error message as the command prints it: one "NAME:"
+// prefix (the command adds its own, so a repeated one goes) in ASCII.
+func errorText(name, msg string) string {
+	for _, p := range []string{name + ": ", "vkdml " + name + ": ", "vkdml: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return asciiFor.Replace(msg)
 }

@@ -54,10 +54,18 @@ func TestDevicesJSON(t *testing.T) {
 	if code != 0 {
 		testutil.NoDevice(t, stderrError(stderr))
 	}
-	var devs []map[string]any
-	if err := json.Unmarshal([]byte(out), &devs); err != nil {
+	var doc struct {
+		SchemaVersion int              `json:"schema_version"`
+		VkdmlVersion  string           `json:"vkdml_version"`
+		Devices       []map[string]any `json:"devices"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
+	if doc.SchemaVersion != 1 || doc.VkdmlVersion == "" {
+		t.Fatalf("schema_version %d, vkdml_version %q", doc.SchemaVersion, doc.VkdmlVersion)
+	}
+	devs := doc.Devices
 	if len(devs) == 0 {
 		testutil.NoDevice(t, stderrError("no devices listed"))
 	}
@@ -66,11 +74,11 @@ func TestDevicesJSON(t *testing.T) {
 		if d["default"] == true {
 			defaults++
 			limits := d["limits"].(map[string]any)
-			if limits["maxStorageBufferRange"].(float64) <= 0 || limits["subgroupSize"].(float64) <= 0 {
+			if limits["max_storage_buffer_range"].(float64) <= 0 || limits["subgroup_size"].(float64) <= 0 {
 				t.Fatalf("limits missing: %v", limits)
 			}
-			if d["featureLevel"] != "6_4" || len(d["dataTypes"].([]any)) != 10 {
-				t.Fatalf("feature level or types: %v %v", d["featureLevel"], d["dataTypes"])
+			if d["feature_level"] != "6_4" || len(d["data_types"].([]any)) != 10 {
+				t.Fatalf("feature level or types: %v %v", d["feature_level"], d["data_types"])
 			}
 		}
 	}

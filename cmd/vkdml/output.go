@@ -102,8 +102,11 @@ func checkOutputs(inputs, paths []string) ([]*outputFile, error) {
 			if same && !f.exists {
 				same = filepath.Base(f.target) == filepath.Base(g.target)
 			}
+			if same && g.path == p {
+				return nil, fmt.Errorf("%w: output file %s named twice", errUsage, p)
+			}
 			if same {
-				return nil, fmt.Errorf("%w: output file %s named twice (as %s and %s)", errUsage, p, g.path, p)
+				return nil, fmt.Errorf("%w: output file %s named twice (as %s and %s, the same file)", errUsage, p, g.path, p)
 			}
 		}
 		files[i] = f
@@ -379,4 +382,36 @@ func randomHex() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// writeFileAtomic writes data to path through a temporary file beside it
+// and a rename: the old file stays whole if anything fails. A new file gets
+// 0666 minus the umask.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := resolveOutput(path)
+	if err != nil {
+		return err
+	}
+	perm := fs.FileMode(0o666)
+	if f.exists {
+		perm = f.info.Mode().Perm()
+	}
+	tf, name, err := createTemp(filepath.Dir(f.target), perm)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if f.exists {
+		err = tf.Chmod(perm)
+	}
+	if err == nil {
+		_, err = tf.Write(data)
+	}
+	if err = errors.Join(err, tf.Close()); err == nil {
+		err = renameFile(name, f.target)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

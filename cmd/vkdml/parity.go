@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/vkdml/vkdml/internal/parity"
@@ -14,14 +16,70 @@ import (
 // which); the exit status is 1.
 var errParity = errors.New("vkdml differs from DirectML")
 
+// defaultCorpus is where the corpus lives in the repository.
+const defaultCorpus = "tests/parity"
+
+// parityReport is `vkdml parity --json` (docs/json.md).
+type parityReport struct {
+	SchemaVersion  int         `json:"schema_version"`
+	VkdmlVersion   string      `json:"vkdml_version"`
+	Device         string      `json:"device"`
+	Driver         string      `json:"driver"`
+	Corpus         string      `json:"corpus"`
+	Golden         string      `json:"golden"`
+	GoldenProducer string      `json:"golden_producer"`
+	GoldenAdapter  string      `json:"golden_adapter"`
+	Equal          int         `json:"equal"`
+	Differ         int         `json:"differ"`
+	RejectedByBoth int         `json:"rejected_by_both"`
+	Known          int         `json:"known"`
+	NoGolden       int         `json:"no_golden"`
+	Skipped        int         `json:"skipped"`
+	Passed         bool        `json:"passed"`
+	Cases          []parityRow `json:"cases"`
+}
+
+type parityRow struct {
+	Case     string `json:"case"`
+	DirectML string `json:"directml"`
+	VKDML    string `json:"vkdml"`
+	Verdict  string `json:"verdict"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// findCorpus returns --corpus, or the repository's tests/parity found from
+// the working folder or one of its parents, or a clear error.
+func findCorpus(flagValue string) (string, error) {
+	if flagValue != "" {
+		if _, err := os.Stat(filepath.Join(flagValue, parity.ManifestFile)); err != nil {
+			return "", fmt.Errorf("--corpus %s: no %s there (%v); name the folder that holds corpus.json, inputs/ and golden/ (the repository's tests/parity)", flagValue, parity.ManifestFile, unwrapPathError(err))
+		}
+		return flagValue, nil
+	}
+	dir, _ := os.Getwd()
+	for dir != "" {
+		p := filepath.Join(dir, defaultCorpus)
+		if _, err := os.Stat(filepath.Join(p, parity.ManifestFile)); err == nil {
+			return p, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	return "", fmt.Errorf("%w: no parity corpus found (%s/%s in this folder or a parent); run inside the vkdml repository or give --corpus DIR, the folder holding corpus.json", errUsage, defaultCorpus, parity.ManifestFile)
+}
+
 // runParity runs the parity corpus through vkdml and compares every case
 // with the goldens DirectML produced (parity/cmd/dmlrunner, on Windows or
 // under Wine): a table of case, DirectML, vkdml, verdict, then the summary
 // line `parity: N equal, M differ, K rejected by both`.
 func runParity(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--device SEL] [--debug]", stderr)
-	corpus := fs.String("corpus", "tests/parity", "corpus directory (corpus.json, inputs/, known-differences.json)")
+	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]", stderr)
+	corpusFlag := fs.String("corpus", "", "corpus folder: corpus.json, inputs/, known-differences.json (default: the repository's tests/parity, found from the working folder up)")
 	golden := fs.String("golden", "", "DirectML's results (results.json and .npy outputs; default CORPUS/golden)")
+	asJSON := fs.Bool("json", false, "print the comparison as JSON (docs/json.md)")
 	devOpts := deviceFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -30,11 +88,15 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
+	corpus, err := findCorpus(*corpusFlag)
+	if err != nil {
+		return err
+	}
 	if *golden == "" {
-		*golden = filepath.Join(*corpus, parity.GoldenDir)
+		*golden = filepath.Join(corpus, parity.GoldenDir)
 	}
 	// Check the files before opening a device.
-	if _, err := parity.LoadCorpus(*corpus); err != nil {
+	if _, err := parity.LoadCorpus(corpus); err != nil {
 		return err
 	}
 	res, err := parity.LoadResults(*golden)
@@ -47,12 +109,27 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	}
 	defer d.Close()
 	info := d.GPU().Info
-	fmt.Fprintf(stdout, "vkdml on %s (%s); DirectML results from %s, %s, feature level %s\n\n", info.Name, info.DriverInfo, res.Producer, res.Adapter, res.FeatureLevel)
-	rep, err := vk.Compare(d, *corpus, *golden, nil)
+	rep, err := vk.Compare(d, corpus, *golden, nil)
 	if err != nil {
 		return err
 	}
-	rep.Print(stdout)
+	if *asJSON {
+		out := parityReport{SchemaVersion: jsonSchemaVersion, VkdmlVersion: vkdmlVersion(), Device: info.Name, Driver: info.DriverName + " " + info.DriverInfo,
+			Corpus: corpus, Golden: *golden, GoldenProducer: res.Producer, GoldenAdapter: res.Adapter,
+			Equal: rep.Equal, Differ: rep.Differ, RejectedByBoth: rep.RejectedByBoth, Known: rep.Known, NoGolden: rep.None, Skipped: rep.Skipped,
+			Passed: !rep.Failed(), Cases: []parityRow{}}
+		for _, r := range rep.Rows {
+			out.Cases = append(out.Cases, parityRow{r.Case, r.DirectML, r.VKDML, r.Verdict, r.Detail})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "vkdml on %s (%s); DirectML results from %s, %s, feature level %s\n\n", info.Name, info.DriverInfo, res.Producer, res.Adapter, res.FeatureLevel)
+		rep.Print(stdout)
+	}
 	if rep.Failed() {
 		return errParity
 	}

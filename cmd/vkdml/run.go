@@ -4,35 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/tensor"
 )
-
-// opRunner is one operator of `vkdml run OP [flags] IN.npy OUT.npy`. Each
-// operator's file registers its runner in init.
-type opRunner struct {
-	name     string // argmax, argmin, maxpool, ...
-	synopsis string // the usage line after "vkdml run NAME "
-	summary  string
-	// flags registers the operator's flags on fs and returns the function
-	// that runs it once the flags and the positional arguments are parsed.
-	flags func(fs *flag.FlagSet) func(ctx *runContext, pos []string) error
-}
-
-// runContext is what a runner gets: the device (opened only once the
-// arguments are known to be good) and the output streams.
-type runContext struct {
-	open   func() (*dml.Device, error)
-	dev    *dml.Device // set by open, for the debug messages
-	stdout io.Writer
-	stderr io.Writer
-}
-
-var opRunners = map[string]opRunner{}
 
 // createDevice opens the device for every command; the fuzz test replaces
 // it so that argument parsing is exercised without a GPU.
@@ -52,84 +29,81 @@ func deviceFlags(fs *flag.FlagSet) func() dml.DeviceOptions {
 	}
 }
 
-func registerRunner(r opRunner) {
-	if _, dup := opRunners[r.name]; dup {
-		panic("vkdml: runner registered twice: " + r.name)
+// runHelp is `vkdml run -h`: the operators of the table.
+func runHelp(w io.Writer) {
+	fmt.Fprintf(w, "Usage: vkdml run OP [flags] IN.npy OUT.npy\n\nOperators:\n")
+	for _, n := range operators.Names() {
+		op, _ := operators.Lookup(n)
+		fmt.Fprintf(w, "  %-9s %s\n", n, op.Summary)
 	}
-	opRunners[r.name] = r
+	fmt.Fprintf(w, "\nRun 'vkdml run OP -h' for an operator's flags.\n\n%s", outputHelp)
 }
 
-func runnerNames() []string {
-	var names []string
-	for n := range opRunners {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
+// runRun is `vkdml run OP [flags] IN.npy OUT.npy`: one operator of the
+// table on a .npy file, its outputs written all or none.
 func runRun(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprintf(stdout, "Usage: vkdml run OP [flags] IN.npy OUT.npy\n\nOperators:\n")
-			for _, n := range runnerNames() {
-				fmt.Fprintf(stdout, "  %-8s %s\n", n, opRunners[n].summary)
-			}
+			runHelp(stdout)
 			return flag.ErrHelp
 		}
-		return fmt.Errorf("%w: name an operator: vkdml run {%s} [flags] IN.npy OUT.npy", errUsage, strings.Join(runnerNames(), "|"))
+		return fmt.Errorf("%w: name an operator: vkdml run {%s} [flags] IN.npy OUT.npy", errUsage, strings.Join(operators.Names(), "|"))
 	}
-	r, ok := opRunners[args[0]]
+	op, ok := operators.Lookup(args[0])
 	if !ok {
-		return fmt.Errorf("%w: unknown operator %q (operators: %s)", errUsage, args[0], strings.Join(runnerNames(), ", "))
+		return fmt.Errorf("%w: unknown operator %q (operators: %s)", errUsage, args[0], strings.Join(operators.Names(), ", "))
 	}
-	fs := newFlagSet("run "+r.name, "run "+r.name+" "+r.synopsis, stderr)
+	fs := newFlagSet("run "+op.Name, "run "+op.Name+" "+op.Synopsis, stderr)
 	devOpts := deviceFlags(fs)
-	exec := r.flags(fs)
+	b := op.Flags(fs, operators.UseRun)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: vkdml run %s %s\n\n%s\n\nFlags:\n", op.Name, op.Synopsis, op.Summary)
+		fs.PrintDefaults()
+		if op.Help != "" {
+			fmt.Fprintf(stderr, "\n%s", op.Help)
+		}
+		fmt.Fprintf(stderr, "\n%s", outputHelp)
+	}
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return err
 	}
-	ctx := &runContext{stdout: stdout, stderr: stderr}
-	ctx.open = func() (*dml.Device, error) {
-		d, err := createDevice(devOpts())
-		ctx.dev = d
-		return d, err
-	}
-	err = exec(ctx, pos)
-	if ctx.dev != nil {
-		for _, m := range ctx.dev.DebugMessages() {
-			fmt.Fprintln(stderr, m)
-		}
-	}
-	return err
-}
-
-// compute runs desc on the device and writes its first len(paths) outputs
-// (an absent optional output is never among them), all or none. The
-// outputs are checked before the device opens; inPath is the input's file,
-// which no output may be.
-func (ctx *runContext) compute(desc ops.Desc, in *tensor.Tensor, inPath string, paths []string) error {
-	if _, err := checkOutputs([]string{inPath}, paths); err != nil {
+	if err := b.Check(); err != nil {
 		return err
 	}
-	d, err := ctx.open()
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: want IN.npy OUT.npy, got %d argument(s)", errUsage, len(pos))
+	}
+	paths := pos[1:]
+	if b.ExtraOutputs != nil {
+		paths = append(paths, b.ExtraOutputs()...)
+	}
+	if _, err := checkOutputs(pos[:1], paths); err != nil {
+		return err
+	}
+	in, err := tensor.ReadNpyFile(pos[0])
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	desc, err := b.Desc(pos[0], in.Desc)
+	if err != nil {
+		return err
+	}
+	d, err := createDevice(devOpts())
+	if err != nil {
+		return err
+	}
+	defer func() { // Close may report leaks: print the messages after it
+		d.Close()
+		for _, m := range d.DebugMessages() {
+			fmt.Fprintln(stderr, m)
+		}
+	}()
 	outs, err := d.Compute(desc, in)
 	if err != nil {
 		return err
 	}
-	return writeOutputs([]string{inPath}, paths, outs[:len(paths)])
-}
-
-// readInput reads an .npy input, naming the file in errors.
-func readInput(path string) (*tensor.Tensor, error) {
-	t, err := tensor.ReadNpyFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	// The outputs present are the first len(paths): an absent optional
+	// output is never among them.
+	return writeOutputs(pos[:1], paths, outs[:len(paths)])
 }

@@ -82,6 +82,9 @@ func TestRunArg(t *testing.T) {
 		{[]string{"argmax", "--axes", "0", fortran, out}, []uint32{1, 3}, tensor.UInt32, []uint64{1, 2, 1}},
 		{[]string{"argmin", "--axes", "1", fortran, out}, []uint32{3, 1}, tensor.UInt32, []uint64{0, 1, 0}},
 		{[]string{"argmax", "--axes", "0", dirIn, out}, []uint32{1}, tensor.UInt32, []uint64{0}},
+		{[]string{"argmax", "--axes", "-1", in, out}, []uint32{3, 1}, tensor.UInt32, []uint64{2, 2, 1}},
+		{[]string{"argmin", "--axes=-2,-1", in, out}, []uint32{1, 1}, tensor.UInt32, []uint64{4}},
+		{[]string{"argmax", "--axes", "-1", dirIn, out}, []uint32{1}, tensor.UInt32, []uint64{0}},
 		{[]string{"argmax", "--axes", "0", "--direction", "decreasing", dirIn, out}, []uint32{1}, tensor.UInt32, []uint64{4}},
 	}
 	for _, c := range cases {
@@ -112,8 +115,8 @@ func TestRunArgErrors(t *testing.T) {
 	}{
 		{[]string{"argmax", in, out}, "--axes is required"},
 		{[]string{"argmax", "--axes", "", in, out}, "--axes is required"},
-		{[]string{"argmax", "--axes", "x", in, out}, "not a non-negative integer"},
-		{[]string{"argmax", "--axes", "-1", in, out}, "not a non-negative integer"},
+		{[]string{"argmax", "--axes", "x", in, out}, "not an integer"},
+		{[]string{"argmax", "--axes", "-3", in, out}, "out of range for a rank-2 input (axes are -2..1)"},
 		{[]string{"argmax", "--axes", "2", in, out}, "out of range for a rank-2 input"},
 		{[]string{"argmin", "--axes", "0", "--direction", "up", in, out}, "--direction"},
 		{[]string{"argmin", "--axes", "0", "--index-type", "float32", in, out}, "--index-type"},
@@ -155,8 +158,8 @@ func TestDemoArg(t *testing.T) {
 		"[[0], // argmin({1, 2, 3})\n [1], // argmin({3, 0, 4})\n [0]] // argmin({2, 5, 2})",
 		"[[7]] // argmax({1, 2, 3, 3, 0, 4, 2, 5, 2})",
 		"[[4]] // argmin({1, 2, 3, 3, 0, 4, 2, 5, 2})",
-		"AxisDirection: DML_AXIS_DIRECTION_DECREASING\nOutputTensor: (Sizes:{1}, DataType:UINT32)\n[4]  // argmax({3, 2, 1, 2, 3})",
-		"AxisDirection: DML_AXIS_DIRECTION_DECREASING\nOutputTensor: (Sizes:{1}, DataType:UINT32)\n[4]  // argmin({1, 2, 3, 2, 1})",
+		"AxisDirection: DML_AXIS_DIRECTION_DECREASING\nOutputTensor: (Sizes:[1], DataType:UINT32)\n[4]  // argmax({3, 2, 1, 2, 3})",
+		"AxisDirection: DML_AXIS_DIRECTION_DECREASING\nOutputTensor: (Sizes:[1], DataType:UINT32)\n[4]  // argmin({1, 2, 3, 2, 1})",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q", want)

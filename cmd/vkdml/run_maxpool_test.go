@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -138,14 +139,14 @@ func TestRunMaxPoolErrors(t *testing.T) {
 
 func TestDemoMaxPool(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
-	for _, c := range demoCases() {
-		if !strings.HasPrefix(c.title, "MAX_POOLING") {
+	for _, c := range operators.Demos() {
+		if !strings.HasPrefix(c.Title, "MAX_POOLING") {
 			continue
 		}
 		var b bytes.Buffer
-		if err := c.run(d, &b); err != nil {
-			t.Errorf("%s: %v\n%s", c.title, err, b.String())
+		if err := c.Run(d, &b); err != nil {
+			t.Errorf("%s: %v\n%s", c.Title, err, b.String())
 		}
-		t.Logf("%s\n%s", c.title, b.String())
+		t.Logf("%s\n%s", c.Title, b.String())
 	}
 }

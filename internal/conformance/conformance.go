@@ -36,12 +36,26 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/tensor"
 )
 
 // DefaultDataDir is where Debian's libonnx-testdata installs ONNX's node
 // tests.
 const DefaultDataDir = "/usr/share/libonnx-testdata/data/node"
+
+// DataDirEnv names an environment variable that overrides DefaultDataDir,
+// for machines where the data sets are copied elsewhere (the GPU machine's
+// prebuilt test binaries, for example).
+const DataDirEnv = "VKDML_ONNX_DATA"
+
+// DataDir is $VKDML_ONNX_DATA when set, else DefaultDataDir.
+func DataDir() string {
+	if d := os.Getenv(DataDirEnv); d != "" {
+		return d
+	}
+	return DefaultDataDir
+}
 
 // Patterns are the data-set folder names the suite runs (47 data sets in
 // libonnx-testdata 1.x).
@@ -208,7 +222,7 @@ func runCase(d *dml.Device, dir string) (op, mapping string, err error) {
 			return "", "", err
 		}
 		op, mapping = m.Desc.OperatorType(), m.Mapping
-		if err := m.check(d, ins[0], want); err != nil {
+		if err := check(m, d, ins[0], want); err != nil {
 			return op, mapping, fmt.Errorf("%s: %w", filepath.Base(ds), err)
 		}
 	}
@@ -216,198 +230,25 @@ func runCase(d *dml.Device, dir string) (op, mapping string, err error) {
 }
 
 // Mapped is an ONNX node mapped onto a DirectML operator for one input
-// shape.
-type Mapped struct {
-	Desc dml.OperatorDesc
-	// InputSizes are the sizes the ONNX input is viewed with (1D pooling
-	// gains a unit H axis); the bytes do not move.
-	InputSizes []uint32
-	// OutputSizes are ONNX's expected output shapes (after keepdims=0 or
-	// the 1D reshape), one per ONNX output; the DirectML outputs are
-	// viewed with these sizes.
-	OutputSizes [][]uint32
-	// Mapping describes the translation in words, for the table.
-	Mapping string
-}
+// shape (the operator table's mapping).
+type Mapped = operators.ONNXMapping
 
 // Map translates an ONNX ArgMax, ArgMin or MaxPool node with an input of
-// the given shape and outputs ONNX outputs into a DirectML desc.
+// the given shape and outputs ONNX outputs into a DirectML desc, through
+// the operator table (internal/operators).
 func Map(n *onnx.Node, inSizes []uint32, outputs int) (*Mapped, error) {
-	switch n.OpType {
-	case "ArgMax", "ArgMin":
-		return mapArg(n, inSizes)
-	case "MaxPool":
-		return mapMaxPool(n, inSizes, outputs)
+	m, err := operators.FromONNX(n, inSizes, outputs)
+	var ne *operators.NoEquivalentError
+	if errors.As(err, &ne) {
+		return nil, skipf("%s", ne.Reason)
 	}
-	return nil, skipf("operator %s is not part of this suite", n.OpType)
-}
-
-func mapArg(n *onnx.Node, in []uint32) (*Mapped, error) {
-	rank := int64(len(in))
-	axis := n.Int("axis", 0)
-	if axis < -rank || axis >= rank {
-		return nil, fmt.Errorf("axis %d is out of range for a rank-%d input", axis, rank)
-	}
-	if axis < 0 {
-		axis += rank
-	}
-	keep := n.Int("keepdims", 1) != 0
-	dir := dml.AxisDirectionIncreasing
-	if n.Int("select_last_index", 0) != 0 {
-		dir = dml.AxisDirectionDecreasing
-	}
-	out := slices.Clone(in)
-	out[axis] = 1
-	inD := tensor.NewDesc(tensor.Float32, in) // the data type is filled in by check
-	outD := tensor.NewDesc(tensor.Int64, out)
-	onnxOut := out
-	if !keep {
-		onnxOut = slices.Delete(slices.Clone(in), int(axis), int(axis)+1)
-		if len(onnxOut) == 0 {
-			onnxOut = []uint32{1}
-		}
-	}
-	m := &Mapped{InputSizes: in, OutputSizes: [][]uint32{onnxOut}}
-	axes := []uint32{uint32(axis)}
-	if n.OpType == "ArgMax" {
-		m.Desc = &dml.ArgMax{Input: inD, Output: outD, Axes: axes, AxisDirection: dir}
-	} else {
-		m.Desc = &dml.ArgMin{Input: inD, Output: outD, Axes: axes, AxisDirection: dir}
-	}
-	m.Mapping = fmt.Sprintf("axes [%d], %s, INT64", axis, strings.TrimPrefix(dir.String(), "DML_AXIS_DIRECTION_"))
-	if !keep {
-		m.Mapping += ", keepdims=0 as a reshape"
-	}
-	return m, nil
-}
-
-func mapMaxPool(n *onnx.Node, in []uint32, outputs int) (*Mapped, error) {
-	if so := n.Int("storage_order", 0); so != 0 {
-		return nil, skipf("storage_order=%d (column-major indices) has no DirectML equivalent: MAX_POOLING2's indices are row-major", so)
-	}
-	if len(in) < 3 || len(in) > 5 {
-		return nil, fmt.Errorf("input rank %d; MaxPool takes N,C and 1-3 spatial axes", len(in))
-	}
-	if outputs < 1 || outputs > 2 {
-		return nil, fmt.Errorf("%d outputs; MaxPool has Y and optional Indices", outputs)
-	}
-	dims := len(in) - 2
-	ones := slices.Repeat([]int64{1}, dims)
-	k := n.Ints("kernel_shape", nil)
-	s := n.Ints("strides", ones)
-	dl := n.Ints("dilations", ones)
-	pads := n.Ints("pads", make([]int64, 2*dims))
-	if len(k) != dims || len(s) != dims || len(dl) != dims || len(pads) != 2*dims {
-		return nil, fmt.Errorf("kernel_shape %v, strides %v, dilations %v, pads %v do not match %d spatial axes", k, s, dl, pads, dims)
-	}
-	for i := 0; i < dims; i++ {
-		if k[i] < 1 || s[i] < 1 || dl[i] < 1 || pads[i] < 0 || pads[dims+i] < 0 ||
-			k[i] > 1<<31 || s[i] > 1<<31 || dl[i] > 1<<31 || pads[i] > 1<<31 || pads[dims+i] > 1<<31 {
-			return nil, fmt.Errorf("spatial axis %d: kernel %d, stride %d, dilation %d, pads %d/%d out of range", i, k[i], s[i], dl[i], pads[i], pads[dims+i])
-		}
-	}
-	start, end := slices.Clone(pads[:dims]), slices.Clone(pads[dims:])
-	out := make([]int64, dims)
-	ceil := n.Int("ceil_mode", 0) != 0
-	ap := n.String("auto_pad", "NOTSET")
-	for i := 0; i < dims; i++ {
-		x := int64(in[2+i])
-		win := (k[i]-1)*dl[i] + 1
-		switch ap {
-		case "NOTSET", "":
-			padded := x + start[i] + end[i] - win
-			if padded < 0 {
-				return nil, fmt.Errorf("spatial axis %d: the dilated window %d is larger than the padded input %d", i, win, x+start[i]+end[i])
-			}
-			out[i] = padded/s[i] + 1
-			if ceil && padded%s[i] != 0 {
-				out[i]++
-				// ONNX (like PyTorch) drops a last window that would start
-				// in the end padding.
-				if (out[i]-1)*s[i] >= x+start[i] {
-					out[i]--
-				}
-			}
-		case "VALID":
-			start[i], end[i] = 0, 0
-			if win > x {
-				return nil, fmt.Errorf("spatial axis %d: the dilated window %d is larger than the input %d", i, win, x)
-			}
-			out[i] = (x-win)/s[i] + 1
-		case "SAME_UPPER", "SAME_LOWER":
-			out[i] = (x + s[i] - 1) / s[i]
-			total := max((out[i]-1)*s[i]+win-x, 0)
-			start[i], end[i] = total/2, total-total/2
-			if ap == "SAME_LOWER" {
-				start[i], end[i] = end[i], start[i]
-			}
-		default:
-			return nil, fmt.Errorf("auto_pad %q is not an ONNX value", ap)
-		}
-	}
-	u32 := func(v []int64) []uint32 {
-		r := make([]uint32, len(v))
-		for i, x := range v {
-			r[i] = uint32(x)
-		}
-		return r
-	}
-	onnxOut := append(slices.Clone(in[:2]), u32(out)...)
-	m := &Mapped{InputSizes: in, OutputSizes: [][]uint32{onnxOut}}
-	w, st, di, a, b := u32(k), u32(s), u32(dl), u32(start), u32(end)
-	o := u32(out)
-	inSizes := slices.Clone(in)
-	outSizes := slices.Clone(onnxOut)
-	what := []string{}
-	if dims == 1 { // ONNX Runtime runs 1D pooling as 2D with a unit H axis
-		w, st, di, a, b, o = append([]uint32{1}, w...), append([]uint32{1}, st...), append([]uint32{1}, di...),
-			append([]uint32{0}, a...), append([]uint32{0}, b...), append([]uint32{1}, o...)
-		inSizes = []uint32{in[0], in[1], 1, in[2]}
-		outSizes = []uint32{in[0], in[1], 1, o[1]}
-		what = append(what, "1D as 2D")
-	}
-	m.InputSizes = inSizes
-	desc := &dml.MaxPooling2{
-		Input: tensor.NewDesc(tensor.Float32, inSizes), Output: tensor.NewDesc(tensor.Float32, outSizes),
-		Strides: st, WindowSize: w, StartPadding: a, EndPadding: b, Dilations: di,
-	}
-	if outputs == 2 {
-		id := tensor.NewDesc(tensor.UInt64, outSizes)
-		desc.OutputIndices = &id
-		m.OutputSizes = append(m.OutputSizes, onnxOut)
-		what = append(what, "Indices as UINT64")
-	}
-	m.Desc = desc
-	if ap != "NOTSET" && ap != "" {
-		what = append(what, "auto_pad "+ap)
-	}
-	if ceil {
-		what = append(what, "ceil_mode")
-	}
-	m.Mapping = fmt.Sprintf("window %v strides %v dilations %v pads %v/%v", w, st, di, a, b)
-	if len(what) > 0 {
-		m.Mapping += ", " + strings.Join(what, ", ")
-	}
-	return m, nil
-}
-
-// setType gives the mapped desc's value tensors the input's data type.
-func (m *Mapped) setType(dt tensor.DataType) {
-	switch x := m.Desc.(type) {
-	case *dml.ArgMax:
-		x.Input = tensor.NewDesc(dt, x.Input.Sizes)
-	case *dml.ArgMin:
-		x.Input = tensor.NewDesc(dt, x.Input.Sizes)
-	case *dml.MaxPooling2:
-		x.Input = tensor.NewDesc(dt, x.Input.Sizes)
-		x.Output = tensor.NewDesc(dt, x.Output.Sizes)
-	}
+	return m, err
 }
 
 // check runs the mapped operator on x and compares with want, and holds the
 // CPU reference to the same outputs.
-func (m *Mapped) check(d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) error {
-	m.setType(x.Desc.DataType)
+func check(m *Mapped, d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) error {
+	m.Retype(x.Desc.DataType)
 	in := &tensor.Tensor{Desc: tensor.NewDesc(x.Desc.DataType, m.InputSizes), Data: x.ToPacked().Data}
 	outs := m.Desc.Outputs()
 	present := 0
@@ -433,10 +274,7 @@ func (m *Mapped) check(d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) e
 		return fmt.Errorf("CPU reference: %w", err)
 	}
 	for i, w := range want {
-		name := []string{"Y", "Indices"}[min(i, 1)]
-		if m.Desc.OperatorType() != "MAX_POOLING2" {
-			name = "reduced"
-		}
+		name := m.OutputNames[min(i, len(m.OutputNames)-1)]
 		if err := compare(name, "device", w, got[i], m.OutputSizes[i]); err != nil {
 			return err
 		}

@@ -9,61 +9,21 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/internal/parity"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// Build turns a case into the dml desc it names. Descs that are invalid on
-// purpose (must-reject cases) are built as they are; only a case that names
-// no operator or data type vkdml knows is an error.
-func Build(c *parity.Case) (ops.Desc, error) {
-	in, err := c.Input.Desc()
+// Build turns a case into the dml desc it names, through the operator
+// table (internal/operators). Descs that are invalid on purpose
+// (must-reject cases) are built as they are; only a case that names no
+// operator or data type vkdml knows is an error.
+func Build(c *parity.Case) (dml.OperatorDesc, error) {
+	desc, err := operators.FromCase(c)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parity: %w", err)
 	}
-	out, err := c.Output.Desc()
-	if err != nil {
-		return nil, err
-	}
-	var idx *tensor.Desc
-	if c.OutputIndices != nil {
-		d, err := c.OutputIndices.Desc()
-		if err != nil {
-			return nil, err
-		}
-		idx = &d
-	}
-	d, err := c.Direction()
-	if err != nil {
-		return nil, err
-	}
-	dir := ops.AxisDirection(d)
-	if idx != nil && c.Operator != "MAX_POOLING1" && c.Operator != "MAX_POOLING2" {
-		return nil, fmt.Errorf("parity: case %s: %s has no indices tensor", c.Name, c.Operator)
-	}
-	switch c.Operator {
-	case "ARGMAX":
-		return &dml.ArgMax{Input: in, Output: out, Axes: c.Axes, AxisDirection: dir}, nil
-	case "ARGMIN":
-		return &dml.ArgMin{Input: in, Output: out, Axes: c.Axes, AxisDirection: dir}, nil
-	case "REDUCE":
-		f, err := c.Function()
-		if err != nil {
-			return nil, err
-		}
-		return &dml.Reduce{Function: dml.ReduceFunction(f), Input: in, Output: out, Axes: c.Axes}, nil
-	case "MAX_POOLING":
-		return &dml.MaxPooling{Input: in, Output: out, Strides: c.Strides, WindowSize: c.WindowSize,
-			StartPadding: c.StartPadding, EndPadding: c.EndPadding}, nil
-	case "MAX_POOLING1":
-		return &dml.MaxPooling1{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize,
-			StartPadding: c.StartPadding, EndPadding: c.EndPadding}, nil
-	case "MAX_POOLING2":
-		return &dml.MaxPooling2{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize,
-			StartPadding: c.StartPadding, EndPadding: c.EndPadding, Dilations: c.Dilations}, nil
-	}
-	return nil, fmt.Errorf("parity: case %s: unknown operator %q", c.Name, c.Operator)
+	return desc, nil
 }
 
 // Run runs case c of the corpus in dir on dev: CreateOperator, then (when

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/vkdml/vkdml/dml"
+)
+
+// jsonSchemaVersion is the schema_version of every JSON output of the
+// command (docs/json.md); it changes when a key changes meaning or goes.
+const jsonSchemaVersion = 1
+
+// benchRecord is one case of `vkdml bench --json`: a self-contained record
+// (docs/json.md) with the operator's parameters, the vkdml version and the
+// device and driver.
+type benchRecord struct {
+	SchemaVersion int            `json:"schema_version"`
+	VkdmlVersion  string         `json:"vkdml_version"`
+	Device        string         `json:"device"`
+	DeviceType    string         `json:"device_type"`
+	Driver        string         `json:"driver"`
+	VulkanAPI     string         `json:"vulkan_api"`
+	Op            string         `json:"op"`
+	Params        map[string]any `json:"params"`
+	Shape         []uint32       `json:"shape"`
+	DType         string         `json:"dtype"`
+	// Kernel is the strategy that ran; KernelRequested the --kernel value.
+	Kernel          string `json:"kernel"`
+	KernelRequested string `json:"kernel_requested,omitempty"`
+	Bytes           uint64 `json:"bytes"` // read + written per run
+	Repeat          int    `json:"repeat"`
+	Warmup          int    `json:"warmup"`
+	// Device times (timestamp queries) in milliseconds.
+	MedianMS float64 `json:"median_ms"`
+	MinMS    float64 `json:"min_ms"`
+	MaxMS    float64 `json:"max_ms"`
+	P25MS    float64 `json:"p25_ms"`
+	P75MS    float64 `json:"p75_ms"`
+	// WallMedianMS is the host's Execute + Wait median.
+	WallMedianMS float64 `json:"wall_median_ms"`
+	// GB/s (1e9 bytes per second) at the median, max and min time.
+	GBps      float64   `json:"gbps"`
+	GBpsLow   float64   `json:"gbps_low"`
+	GBpsHigh  float64   `json:"gbps_high"`
+	CopyGBps  float64   `json:"copy_gbps"`
+	PctOfCopy float64   `json:"pct_of_copy"`
+	DeviceMS  []float64 `json:"device_ms,omitempty"`
+	// --op submit: the bare submit + fence wait of an empty list, and the
+	// ratio of the pre-recorded dispatch's wall median to it.
+	EmptyWallMedianMS float64 `json:"empty_wall_median_ms,omitempty"`
+	SubmitRatio       float64 `json:"submit_ratio,omitempty"`
+}
+
+// recordBase is what every record of one run shares.
+type recordBase struct {
+	benchRecord
+}
+
+func (o *benchOptions) recordBase(d *dml.Device) *recordBase {
+	info := d.GPU().Info
+	b := &recordBase{benchRecord{
+		SchemaVersion: jsonSchemaVersion, VkdmlVersion: vkdmlVersion(),
+		Device: info.Name, DeviceType: info.TypeName, Driver: strings.TrimSpace(info.DriverName + " " + info.DriverInfo),
+		VulkanAPI: info.API, Op: o.op.Name, Params: o.build.Params(), DType: o.dt.String(),
+	}}
+	if o.submit {
+		b.Op = "submit"
+	}
+	return b
+}
+
+// fill completes a measured record with the shared fields.
+func (b *recordBase) fill(r *benchRecord, shape []uint32, kernel string, copyGBps float64) {
+	measured := *r
+	*r = b.benchRecord
+	r.Shape, r.KernelRequested, r.CopyGBps = shape, kernel, copyGBps
+	r.Kernel, r.Bytes, r.Repeat, r.Warmup = measured.Kernel, measured.Bytes, measured.Repeat, measured.Warmup
+	r.MedianMS, r.MinMS, r.MaxMS, r.P25MS, r.P75MS = measured.MedianMS, measured.MinMS, measured.MaxMS, measured.P25MS, measured.P75MS
+	r.WallMedianMS, r.DeviceMS = measured.WallMedianMS, measured.DeviceMS
+	r.GBps, r.GBpsLow, r.GBpsHigh = measured.GBps, measured.GBpsLow, measured.GBpsHigh
+	if copyGBps > 0 {
+		r.PctOfCopy = 100 * r.GBps / copyGBps
+	}
+}
+
+// progress shows how far a bench run is, on a terminal only: a one-line
+// bar redrawn with \r, advanced by every timed or warm-up run, so that a
+// long single case moves too. Written to anything else it stays silent.
+type progress struct {
+	w           io.Writer
+	total, done int
+	last        time.Time
+	shown       bool
+}
+
+func newProgress(w io.Writer, cases, runsPerCase int) *progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return &progress{w: w, total: cases * runsPerCase}
+}
+
+// step counts one run and redraws at most ten times a second.
+func (p *progress) step() {
+	if p == nil {
+		return
+	}
+	p.done++
+	if time.Since(p.last) < 100*time.Millisecond && p.done < p.total {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	fill := width * min(p.done, p.total) / p.total
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs", strings.Repeat("#", fill), strings.Repeat(".", width-fill), p.done, p.total)
+	p.shown = true
+}
+
+// clear erases the bar before a result line is printed.
+func (p *progress) clear() {
+	if p == nil || !p.shown {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 60))
+	p.shown = false
+}
+
+// recordBench creates desc's operator with fresh buffers (random input) and
+// records its dispatch (with timestamps when profile is set) into a closed
+// command list ready to execute; release frees everything (call it even on
+// error).
+func recordBench(d *dml.Device, desc dml.OperatorDesc, kernel string, profile bool, rng *rand.Rand) (r benchRecord, list *dml.CommandList, release func(), err error) {
+	var cleanup []func()
+	release = func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}
+	op, err := d.CreateOperatorWithKernel(desc, kernel)
+	if err != nil {
+		return r, nil, release, err
+	}
+	r.Kernel = op.Strategy()
+	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
+	if err != nil {
+		return r, nil, release, err
+	}
+	cleanup = append(cleanup, cop.Release)
+	init, err := d.CreateOperatorInitializer(cop)
+	if err != nil {
+		return r, nil, release, err
+	}
+	var res []*dml.Resource
+	cleanup = append(cleanup, func() {
+		for _, x := range res {
+			x.Release()
+		}
+	})
+	alloc := func(size uint64) (*dml.BufferBinding, error) {
+		b, err := d.CreateBuffer(max(size, 4))
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, b)
+		return &dml.BufferBinding{Buffer: b, SizeInBytes: size}, nil
+	}
+	var ins, outs []dml.Binding
+	for _, td := range desc.Inputs() {
+		if td == nil {
+			ins = append(ins, nil)
+			continue
+		}
+		b, err := alloc(td.TotalTensorSizeInBytes)
+		if err != nil {
+			return r, nil, release, err
+		}
+		if err := b.Buffer.Write(0, randomInput(rng, *td).Data); err != nil {
+			return r, nil, release, err
+		}
+		ins = append(ins, b)
+		r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
+	}
+	for _, td := range desc.Outputs() {
+		if td == nil {
+			outs = append(outs, nil)
+			continue
+		}
+		b, err := alloc(td.TotalTensorSizeInBytes)
+		if err != nil {
+			return r, nil, release, err
+		}
+		outs = append(outs, b)
+		r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
+	}
+	props := cop.BindingProperties()
+	var temp *dml.BufferBinding
+	if props.TemporaryResourceSize > 0 {
+		if temp, err = alloc(props.TemporaryResourceSize); err != nil {
+			return r, nil, release, err
+		}
+	}
+	rec, err := d.CreateCommandRecorder()
+	if err != nil {
+		return r, nil, release, err
+	}
+	list, err = d.CreateCommandList()
+	if err != nil {
+		return r, nil, release, err
+	}
+	cleanup = append(cleanup, list.Release)
+	it, err := d.CreateBindingTable(init)
+	if err != nil {
+		return r, nil, release, err
+	}
+	if err := inOrder(func() error { return rec.RecordDispatch(list, init, it) }, list.Close, list.Execute, list.Wait, list.Reset); err != nil {
+		return r, nil, release, err
+	}
+	list.SetProfiling(profile)
+	table, err := d.CreateBindingTable(cop)
+	if err != nil {
+		return r, nil, release, err
+	}
+	err = inOrder(func() error { return table.BindInputs(ins...) }, func() error { return table.BindOutputs(outs...) },
+		func() error { return table.BindTemporaryResource(temp) }, func() error { return rec.RecordDispatch(list, cop, table) }, list.Close)
+	return r, list, release, err
+}
+
+// inOrder runs steps until one fails.
+func inOrder(steps ...func() error) error {
+	for _, f := range steps {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

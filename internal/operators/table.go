@@ -1,0 +1,234 @@
+// Package operators is the one table of vkdml's operators for the tools
+// around the library: the command's run, bench and demo, the ONNX
+// conformance suite (internal/conformance) and the parity corpus
+// (internal/parity/vk).
+//
+// Each operator lives in its own file here (argmax.go, maxpool.go,
+// identity.go) and is listed once in Table. An entry says how the command
+// spells the operator and its flags, how a flag set becomes a DirectML desc
+// for an input, which DML_OPERATOR_TYPEs of the parity corpus and which
+// ONNX node types it maps, and which examples `vkdml demo` shows. Adding an
+// operator therefore touches its own file and one line of Table; the
+// peripherals find it there.
+package operators
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/onnx"
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// ErrUsage marks errors in flags or arguments: the command prints them with
+// its usage hint and exits 2.
+var ErrUsage = errors.New("usage")
+
+// Use says which command registers an operator's flags: a few flags differ
+// between `vkdml run` (files) and `vkdml bench` (generated inputs).
+type Use int
+
+const (
+	// UseRun is `vkdml run OP IN.npy OUT.npy`: extra outputs are file names.
+	UseRun Use = iota
+	// UseBench is `vkdml bench --op OP`: extra outputs are switched on.
+	UseBench
+)
+
+// Operator is one row of Table.
+type Operator struct {
+	// Name is the command's name: `vkdml run NAME`, `vkdml bench --op NAME`.
+	Name string
+	// Aliases are other names the command accepts (bench's "copy").
+	Aliases []string
+	// Summary is the one-line description `vkdml run -h` lists.
+	Summary string
+	// Synopsis is the usage after `vkdml run NAME`.
+	Synopsis string
+	// Help is printed after the flags by `vkdml run NAME -h`, when set.
+	Help string
+	// Flags registers the operator's flags on fs and returns the builder
+	// that turns them, once parsed, into a desc.
+	Flags func(fs *flag.FlagSet, use Use) *Builder
+	// DMLTypes are the DML_OPERATOR_TYPE names (without the prefix) of the
+	// parity corpus that FromCase builds.
+	DMLTypes []string
+	// FromCase builds the desc a parity corpus case names. Descs that are
+	// invalid on purpose are built as they are.
+	FromCase func(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error)
+	// ONNXTypes are the ONNX node types FromONNX maps.
+	ONNXTypes []string
+	// FromONNX maps an ONNX node with an input of the given sizes and
+	// outputs ONNX outputs onto a DirectML desc, as ONNX Runtime's
+	// DirectML execution provider does. A node with no DirectML
+	// equivalent returns a *NoEquivalentError.
+	FromONNX func(n *onnx.Node, inSizes []uint32, outputs int) (*ONNXMapping, error)
+	// Demos are the examples `vkdml demo` runs and checks, in order.
+	Demos []Demo
+}
+
+// Builder is an operator's parsed flags.
+type Builder struct {
+	// Check validates the flags alone, before any file is read or the
+	// device opened.
+	Check func() error
+	// Desc builds the desc for an input; what names the input in errors.
+	Desc func(what string, in tensor.Desc) (dml.OperatorDesc, error)
+	// ExtraOutputs are the output files named by flags (UseRun), written
+	// after OUT in the desc's output order; nil when there are none.
+	ExtraOutputs func() []string
+	// Params are the operator's parameters as flags gave them, for JSON
+	// records (snake_case keys).
+	Params func() map[string]any
+}
+
+// Demo is one example of `vkdml demo`: Run prints it on w and returns an
+// error when the device's result is not the documented one.
+type Demo struct {
+	Title string
+	Run   func(d *dml.Device, w io.Writer) error
+}
+
+// CaseTensors are a parity case's tensors as descs.
+type CaseTensors struct {
+	Input, Output tensor.Desc
+	// Indices is the optional indices output; nil when the case has none.
+	Indices *tensor.Desc
+	// Direction is the case's DML_AXIS_DIRECTION.
+	Direction dml.AxisDirection
+}
+
+// ONNXMapping is an ONNX node mapped onto a DirectML operator for one
+// input shape.
+type ONNXMapping struct {
+	// Desc is the DirectML desc, with FLOAT32 values until Retype.
+	Desc dml.OperatorDesc
+	// InputSizes are the sizes the ONNX input is viewed with (1D pooling
+	// gains a unit H axis); the bytes do not move.
+	InputSizes []uint32
+	// OutputSizes are ONNX's expected output shapes (after keepdims=0 or
+	// the 1D reshape), one per ONNX output; the DirectML outputs are
+	// viewed with these sizes.
+	OutputSizes [][]uint32
+	// OutputNames name the outputs in messages, one per ONNX output.
+	OutputNames []string
+	// Mapping describes the translation in words, for the table.
+	Mapping string
+	// Retype gives the desc's value tensors the input's data type.
+	Retype func(dt tensor.DataType)
+}
+
+// NoEquivalentError says that an ONNX node has no DirectML equivalent (the
+// conformance suite skips such a case with the reason).
+type NoEquivalentError struct{ Reason string }
+
+func (e *NoEquivalentError) Error() string { return e.Reason }
+
+// Table lists every operator the tools know, in the order help lists them.
+var Table = []*Operator{
+	argMaxOperator("argmax"),
+	argMinOperator("argmin"),
+	maxPoolOperator(),
+	identityOperator(),
+}
+
+// Lookup returns the operator the command calls name (or an alias of it).
+func Lookup(name string) (*Operator, bool) {
+	for _, op := range Table {
+		if op.Name == name {
+			return op, true
+		}
+		for _, a := range op.Aliases {
+			if a == name {
+				return op, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Names lists the operators' command names, sorted.
+func Names() []string {
+	var names []string
+	for _, op := range Table {
+		names = append(names, op.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// FromCase builds the desc of parity case c through the operator whose
+// DMLTypes hold c.Operator.
+func FromCase(c *parity.Case) (dml.OperatorDesc, error) {
+	for _, op := range Table {
+		for _, t := range op.DMLTypes {
+			if t == c.Operator {
+				ts, err := caseTensors(c)
+				if err != nil {
+					return nil, err
+				}
+				return op.FromCase(c, ts)
+			}
+		}
+	}
+	return nil, fmt.Errorf("case %s: unknown operator %q", c.Name, c.Operator)
+}
+
+func caseTensors(c *parity.Case) (CaseTensors, error) {
+	var ts CaseTensors
+	var err error
+	if ts.Input, err = c.Input.Desc(); err != nil {
+		return ts, err
+	}
+	if ts.Output, err = c.Output.Desc(); err != nil {
+		return ts, err
+	}
+	if c.OutputIndices != nil {
+		d, err := c.OutputIndices.Desc()
+		if err != nil {
+			return ts, err
+		}
+		ts.Indices = &d
+	}
+	d, err := c.Direction()
+	ts.Direction = dml.AxisDirection(d)
+	return ts, err
+}
+
+// FromONNX maps ONNX node n through the operator whose ONNXTypes hold its
+// type.
+func FromONNX(n *onnx.Node, inSizes []uint32, outputs int) (*ONNXMapping, error) {
+	for _, op := range Table {
+		for _, t := range op.ONNXTypes {
+			if t == n.OpType {
+				return op.FromONNX(n, inSizes, outputs)
+			}
+		}
+	}
+	return nil, &NoEquivalentError{fmt.Sprintf("operator %s is not part of this suite", n.OpType)}
+}
+
+// Demos lists every operator's examples, in Table order.
+func Demos() []Demo {
+	var ds []Demo
+	for _, op := range Table {
+		ds = append(ds, op.Demos...)
+	}
+	return ds
+}
+
+// Shape formats sizes the one way the tools print shapes: [2,3,4], as
+// tensor.Desc's String does.
+func Shape(v []uint32) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
