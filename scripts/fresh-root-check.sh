@@ -4,8 +4,8 @@
 # bookworm root with debootstrap, copies in this machine's Go, installs gcc,
 # make, git and ca-certificates with apt (as a new user would), clones the
 # repository's committed HEAD (with ../shared beside it, when there is one),
-# and runs `make run`
-# and then `make test` inside a chroot, with an empty environment.
+# and runs `make run` and then `make test` inside a chroot, with an empty
+# environment.
 #
 # Usage (as root; it mounts /proc, /sys and /dev inside the root):
 #
@@ -31,6 +31,9 @@
 # `make test` runs with CI=true, so a test that needs a Vulkan device fails
 # rather than skips; nothing else from this machine's environment goes in.
 set -euo pipefail
+# The whole script is one block, read before it runs, so that editing the
+# file during a run (a git pull) cannot change what the run executes.
+{
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 shared=""
@@ -117,6 +120,7 @@ if [ "$reuse" = 1 ] && [ -x "$root/usr/local/go/bin/go" ]; then
 	rm -rf "$root/root/src" "$root/root/.cache/vkdml"
 else
 	[ "$reuse" = 1 ] && say "nothing to reuse at $root; building a fresh root"
+	say "fresh root at $root from $base"
 	remove_root
 	mkdir -p "$root"
 	tar -C "$root" -xf "$base"
@@ -141,7 +145,7 @@ in_root >"$logs/toolchain.log" 2>&1 || { tail -20 "$logs/toolchain.log"; die "in
 # not: the root trusts the same local CAs as this machine (none on most).
 if [ "$host_ca" = 1 ] && ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
 	cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-	cmd='update-ca-certificates >/dev/null'
+	cmd='update-ca-certificates >/dev/null 2>&1'
 	in_root
 	say "added this machine's local CAs: $(cd /usr/local/share/ca-certificates && echo *.crt)"
 fi
@@ -181,3 +185,4 @@ unmount_all
 if [ "$keep" = 0 ]; then remove_root; else say "kept $root (--reuse uses it)"; fi
 printf '%s\n' "$summary" | tee "$cache/last-result.txt"
 exit $result
+}
