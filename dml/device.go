@@ -242,9 +242,12 @@ func (d *Device) Close() error {
 	if d.closed {
 		return nil
 	}
+	// A call that executed a list may not have waited for it yet: the
+	// cached pipelines must outlive that work.
+	idleErr := d.gpu.WaitIdle()
 	d.cache.releaseAll()
 	d.closed = true
-	return d.wrap("Close", d.gpu.Close())
+	return d.wrap("Close", errors.Join(idleErr, d.gpu.Close()))
 }
 
 // FeatureLevels answers CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS): the

@@ -178,7 +178,7 @@ func (l *CommandList) Execute() error {
 	}
 	for _, c := range l.operators {
 		if c.released.Load() {
-			return lifeErr(call, "commandList", fmt.Sprintf("a %s compiled operator it recorded was released since; record the list again", c.op.kind), ErrReleased)
+			return lifeErr(call, "commandList", fmt.Sprintf("the compiled operator (%s) it recorded was released since; record the list again", c.op.kind), ErrReleased)
 		}
 	}
 	if err := l.l.Submit(); err != nil {

@@ -23,7 +23,7 @@ import (
 // DeviceOptions.ComputeCacheSize), so that running one desc again skips
 // validation and pipeline creation.
 func (d *Device) Run(desc ops.Desc, inputs, outputs []*tensor.Tensor) error {
-	p, err := d.prepare(desc)
+	p, err := d.prepare("Run", desc)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (d *Device) Run(desc ops.Desc, inputs, outputs []*tensor.Tensor) error {
 // validated, and the outputs' sizes compared with what the host and the
 // device can hold (E_OUTOFMEMORY), before anything is allocated.
 func (d *Device) Compute(desc ops.Desc, inputs ...*tensor.Tensor) ([]*tensor.Tensor, error) {
-	p, err := d.prepare(desc)
+	p, err := d.prepare("Compute", desc)
 	if err != nil {
 		return nil, err
 	}
@@ -64,11 +64,17 @@ type prepared struct {
 	done       func()
 }
 
-// prepare validates and compiles desc, or takes it from the cache.
-func (d *Device) prepare(desc ops.Desc) (*prepared, error) {
+// prepare validates and compiles desc, or takes it from the cache; call
+// is "Run" or "Compute".
+func (d *Device) prepare(call string, desc ops.Desc) (*prepared, error) {
 	if desc == nil {
-		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: "Run", Field: "desc", Rule: "must not be nil"}
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
 	}
+	leave, err := d.enter(call + "(" + desc.OperatorType() + ")")
+	if err != nil {
+		return nil, err
+	}
+	leave() // each call below guards itself; this one only keeps nil, zero and closed devices away from the cache
 	key, cacheable := cacheKey(desc)
 	if cacheable {
 		if e := d.cache.acquire(key); e != nil {

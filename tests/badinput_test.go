@@ -197,7 +197,14 @@ var apiCases = []apiCase{
 	}))},
 	{"strides length", invalid, "InputTensor.Strides", "DimensionCount", createOp(withArg(func(a *dml.ArgMax) { a.Input.Strides = []uint32{8} }))},
 	{"strides overrun TotalTensorSizeInBytes", invalid, "InputTensor.TotalTensorSizeInBytes", "at least", createOp(withArg(func(a *dml.ArgMax) { a.Input.Strides = []uint32{16, 1} }))},
-	{"TotalTensorSizeInBytes not DWORD-aligned", invalid, "OutputTensor.TotalTensorSizeInBytes", "multiple of 4", createOp(withPool(func(p *dml.MaxPooling2) { p.Output.TotalTensorSizeInBytes = 18 }))},
+	// Rule 12: a total that is not a multiple of 4 is fine at or above the
+	// minimum (TestTotalSizeNotMultipleOf4 runs such tensors); below it, by
+	// one to three bytes, it is not.
+	{"TotalTensorSizeInBytes 1 below the minimum", invalid, "OutputTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 16", createOp(withPool(func(p *dml.MaxPooling2) { p.Output.TotalTensorSizeInBytes = 15 }))},
+	{"TotalTensorSizeInBytes 3 below the minimum", invalid, "OutputIndicesTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 16", createOp(withPool(func(p *dml.MaxPooling2) { p.OutputIndices.TotalTensorSizeInBytes = 13 }))},
+	{"UINT8 total below the rounded-up minimum", invalid, "InputTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 8", createOp(func() ops.Desc {
+		return &dml.ArgMax{Input: tensor.Desc{DataType: tensor.UInt8, Sizes: []uint32{5}, TotalTensorSizeInBytes: 7}, Output: tensor.NewDesc(tensor.UInt32, []uint32{1}), Axes: []uint32{0}}
+	})},
 	{"output broadcast strides alias", invalid, "OutputTensor.Strides", "share memory", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewStridedDesc(tensor.UInt32, []uint32{4, 1}, []uint32{0, 1}) }))},
 	{"output interleaved strides alias", invalid, "OutputIndicesTensor.Strides", "share memory", createOp(withPool(func(p *dml.MaxPooling2) {
 		idx := tensor.NewStridedDesc(tensor.UInt32, []uint32{1, 1, 2, 2}, []uint32{4, 4, 1, 1})
@@ -379,6 +386,50 @@ var apiCases = []apiCase{
 		in := &tensor.Tensor{Desc: tensor.NewDesc(tensor.Float32, []uint32{4, 8}), Data: make([]byte, 100)}
 		return e.d.Run(argDescSmall(), []*tensor.Tensor{in}, []*tensor.Tensor{tensor.New(tensor.UInt32, 4, 1)})
 	}},
+	// Compute validates, and sizes its outputs against the host and the
+	// device, before it allocates anything (issue 12 item 4).
+	{"Compute: maxpool output 100000x100000", invalid, "OutputTensor.Sizes", "2^32-1", computePool(func(p *dml.MaxPooling2) {
+		p.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 2, 100000, 100000})
+		idx := tensor.NewDesc(tensor.UInt32, p.Output.Sizes)
+		p.OutputIndices = &idx
+	})},
+	{"Compute: maxpool output 65536x65536", invalid, "OutputTensor.Sizes", "2^32-1", computePool(func(p *dml.MaxPooling2) {
+		p.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 2, 65536, 65536})
+		idx := tensor.NewDesc(tensor.UInt32, p.Output.Sizes)
+		p.OutputIndices = &idx
+	})},
+	{"Compute: output TotalTensorSizeInBytes 2^62", hresult.E_OUTOFMEMORY, "outputs[0].TotalTensorSizeInBytes", "exceed", computePool(func(p *dml.MaxPooling2) { p.Output.TotalTensorSizeInBytes = 1 << 62 })},
+	{"Compute: output TotalTensorSizeInBytes 2^64-1", hresult.E_OUTOFMEMORY, "outputs[0].TotalTensorSizeInBytes", "exceed", computePool(func(p *dml.MaxPooling2) { p.Output.TotalTensorSizeInBytes = math.MaxUint64 })},
+	{"Compute: indices TotalTensorSizeInBytes 2^63", hresult.E_OUTOFMEMORY, "outputs[1].TotalTensorSizeInBytes", "exceed", computePool(func(p *dml.MaxPooling2) { p.OutputIndices.TotalTensorSizeInBytes = 1 << 63 })},
+	{"Compute: argmax output TotalTensorSizeInBytes 2^40", hresult.E_OUTOFMEMORY, "outputs[0].TotalTensorSizeInBytes", "exceed", func(e *badEnv) error {
+		desc := argDescSmall()
+		desc.Output.TotalTensorSizeInBytes = 1 << 40
+		_, err := e.d.Compute(desc, tensor.New(tensor.Float32, 4, 8))
+		return err
+	}},
+	{"Run: output TotalTensorSizeInBytes 2^62 with a short host tensor", invalid, "outputs[0].Data", "fewer than", func(e *badEnv) error {
+		desc := argDescSmall()
+		desc.Output.TotalTensorSizeInBytes = 1 << 62
+		out := &tensor.Tensor{Desc: desc.Output, Data: make([]byte, 16)}
+		return e.d.Run(desc, []*tensor.Tensor{tensor.New(tensor.Float32, 4, 8)}, []*tensor.Tensor{out})
+	}},
+	{"Compute: nil desc", invalid, "desc", "nil", func(e *badEnv) error { _, err := e.d.Compute(nil); return err }},
+	{"Compute: missing input", invalid, "inputs", "0 tensors for an operator with 1", func(e *badEnv) error { _, err := e.d.Compute(argDescSmall()); return err }},
+}
+
+// computePool runs Compute with a good [1,2,6,6] input on a 2x2 max
+// pooling (with indices) changed by f.
+func computePool(f func(p *dml.MaxPooling2)) func(e *badEnv) error {
+	return func(e *badEnv) error {
+		p := poolDesc()
+		p.Input = tensor.NewDesc(tensor.Float32, []uint32{1, 2, 6, 6})
+		p.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 2, 3, 3})
+		idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 2, 3, 3})
+		p.OutputIndices = &idx
+		f(p)
+		_, err := e.d.Compute(p, tensor.New(tensor.Float32, 1, 2, 6, 6))
+		return err
+	}
 }
 
 // TestBadInputAPI runs every API case on one device.

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -269,4 +271,171 @@ func sharedWorker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandReco
 		}
 	}
 	return nil
+}
+
+// TestConcurrentInitializeOnce races two goroutines initializing one
+// compiled operator (issue 12 item 8): in every trial exactly one
+// RecordDispatch is accepted and the other is refused with "exactly once".
+// Half the trials use an OWNED_BY_DML input, whose initialization copies.
+func TestConcurrentInitializeOnce(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rec, _ := d.CreateCommandRecorder()
+	src, err := d.CreateBuffer(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Release()
+	for trial := range 100 {
+		desc := &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{4, 8}), Output: tensor.NewDesc(tensor.UInt32, []uint32{4, 1}), Axes: []uint32{1}}
+		owned := trial%2 == 1
+		if owned {
+			desc.Input.Flags = tensor.FlagOwnedByDML
+		}
+		op, err := d.CreateOperator(desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cop, err := d.CompileOperator(op, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		start := make(chan struct{})
+		for g := range 2 {
+			init, _ := d.CreateOperatorInitializer(cop)
+			table, _ := d.CreateBindingTable(init)
+			list, _ := d.CreateCommandList()
+			if owned {
+				persistent, _ := d.CreateBuffer(cop.BindingProperties().PersistentResourceSize)
+				defer persistent.Release()
+				table.BindInputs(dml.BufferArrayBinding{{Buffer: src, SizeInBytes: 128}})
+				table.BindOutputs(dml.WholeBuffer(persistent))
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer list.Release()
+				<-start
+				errs[g] = rec.RecordDispatch(list, init, table)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		cop.Release()
+		ok := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case !errors.Is(err, hresult.E_INVALIDARG) || !strings.Contains(err.Error(), "exactly once"):
+				t.Fatalf("trial %d: unexpected error %v", trial, err)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("trial %d: %d of 2 concurrent initializations accepted; want exactly 1 (%v)", trial, ok, errs)
+		}
+	}
+}
+
+// TestConcurrentExecuteOneList submits one recorded list from 8 goroutines
+// at once (issue 12 item 8): lists are not safe for concurrent use, but
+// exactly one submission may reach the GPU; the others are refused with
+// ErrPending until the list is waited for.
+func TestConcurrentExecuteOneList(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rec, _ := d.CreateCommandRecorder()
+	desc := &dml.ElementWiseIdentity{Input: tensor.NewDesc(tensor.UInt32, []uint32{1024}), Output: tensor.NewDesc(tensor.UInt32, []uint32{1024})}
+	op, _ := d.CreateOperator(desc)
+	cop, err := d.CompileOperator(op, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cop.Release()
+	init, _ := d.CreateOperatorInitializer(cop)
+	buf, _ := d.CreateBuffer(8192)
+	defer buf.Release()
+	list, _ := d.CreateCommandList()
+	defer list.Release()
+	it, _ := d.CreateBindingTable(init)
+	table, _ := d.CreateBindingTable(cop)
+	table.BindInputs(&dml.BufferBinding{Buffer: buf, SizeInBytes: 4096})
+	table.BindOutputs(&dml.BufferBinding{Buffer: buf, Offset: 4096, SizeInBytes: 4096})
+	if err := errors.Join(rec.RecordDispatch(list, init, it), list.ResourceBarrierUAV(), rec.RecordDispatch(list, cop, table), list.Close()); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		var wg sync.WaitGroup
+		var accepted, refused sync.Map
+		start := make(chan struct{})
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if err := list.Execute(); err == nil {
+					accepted.Store(g, true)
+				} else if errors.Is(err, dml.ErrPending) && errors.Is(err, hresult.E_INVALIDARG) {
+					refused.Store(g, true)
+				} else {
+					refused.Store(g, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		n := 0
+		accepted.Range(func(_, _ any) bool { n++; return true })
+		refused.Range(func(g, v any) bool {
+			if err, ok := v.(error); ok {
+				t.Errorf("round %d goroutine %v: %v", round, g, err)
+			}
+			return true
+		})
+		if n != 1 {
+			t.Fatalf("round %d: %d of 8 concurrent Execute calls were submitted; want 1", round, n)
+		}
+		if err := list.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCloseWhileComputing closes the device while goroutines run Compute
+// (sharing one cached operator): every call either succeeds or fails with
+// ErrDeviceClosed; none crashes, and Close waits for calls under way.
+func TestCloseWhileComputing(t *testing.T) {
+	d, err := dml.CreateDevice(dml.DeviceOptions{PipelineCacheDir: "off"})
+	if err != nil {
+		testutil.NoDevice(t, err)
+	}
+	desc := &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{16, 64}), Output: tensor.NewDesc(tensor.UInt32, []uint32{16, 1}), Axes: []uint32{1}}
+	in := tensor.New(tensor.Float32, 16, 64)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if _, err := d.Compute(desc, in); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	if _, err := d.Compute(desc, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, dml.ErrDeviceClosed) {
+			t.Errorf("a Compute racing Close failed with %v; want ErrDeviceClosed", err)
+		}
+	}
 }

@@ -1,0 +1,622 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// API misuse by object lifetime (issue 12 items 2 and 7): released
+// resources, operators and lists, closed devices, objects of another
+// device, zero values. Every case runs on a device of its own (some close
+// it) and must return an error that carries E_INVALIDARG, errors.Is-able
+// as its dml sentinel, naming the argument and the rule; none may panic,
+// hang or write a byte of a live buffer.
+
+// lifeEnv is one misuse case's world.
+type lifeEnv struct {
+	t     *testing.T
+	d     *dml.Device
+	other *dml.Device // a second device, opened on demand
+	rec   *dml.CommandRecorder
+	// victim is a live buffer filled with arenaPattern: after the case, it
+	// must still hold it (a released or foreign binding must not land in it).
+	victim *dml.Resource
+}
+
+func (e *lifeEnv) must(err error) {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatalf("setup: %v", err)
+	}
+}
+
+func (e *lifeEnv) buffer(d *dml.Device, size uint64) *dml.Resource {
+	e.t.Helper()
+	r, err := d.CreateBuffer(size)
+	e.must(err)
+	return r
+}
+
+// otherDevice is a second device; its objects are foreign to e.d.
+func (e *lifeEnv) otherDevice() *dml.Device {
+	e.t.Helper()
+	if e.other == nil {
+		d, err := dml.CreateDevice(dml.DeviceOptions{PipelineCacheDir: "off"})
+		e.must(err)
+		e.other = d
+	}
+	return e.other
+}
+
+// compiled compiles and initializes desc on d.
+func (e *lifeEnv) compiled(d *dml.Device, desc dml.OperatorDesc) *dml.CompiledOperator {
+	e.t.Helper()
+	op, err := d.CreateOperator(desc)
+	e.must(err)
+	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
+	e.must(err)
+	if cop.BindingProperties().PersistentResourceSize > 0 {
+		return cop // the case initializes it
+	}
+	rec, _ := d.CreateCommandRecorder()
+	init, err := d.CreateOperatorInitializer(cop)
+	e.must(err)
+	it, err := d.CreateBindingTable(init)
+	e.must(err)
+	l, err := d.CreateCommandList()
+	e.must(err)
+	e.must(errors.Join(rec.RecordDispatch(l, init, it), l.Close(), l.Execute(), l.Wait()))
+	l.Release()
+	return cop
+}
+
+// argTable is a table for argDescTemp (FLOAT32 [2,256] -> UINT32 [2,1],
+// with a temporary resource) on d, and the operator.
+func (e *lifeEnv) argTable(d *dml.Device) (*dml.BindingTable, *dml.CompiledOperator) {
+	e.t.Helper()
+	cop := e.compiled(d, argDescTemp())
+	tb, err := d.CreateBindingTable(cop)
+	e.must(err)
+	return tb, cop
+}
+
+// recorded is a closed list with one argmax dispatch whose input, output
+// and temporary are in, out, temp.
+func (e *lifeEnv) recorded(in, out, temp *dml.Resource) (*dml.CommandList, *dml.CompiledOperator) {
+	e.t.Helper()
+	tb, cop := e.argTable(e.d)
+	e.must(tb.BindInputs(dml.WholeBuffer(in)))
+	e.must(tb.BindOutputs(dml.WholeBuffer(out)))
+	e.must(tb.BindTemporaryResource(dml.WholeBuffer(temp)))
+	l, err := e.d.CreateCommandList()
+	e.must(err)
+	e.must(e.rec.RecordDispatch(l, cop, tb))
+	e.must(l.Close())
+	return l, cop
+}
+
+// released is a buffer of size bytes, released.
+func (e *lifeEnv) released(size uint64) *dml.Resource {
+	r := e.buffer(e.d, size)
+	r.Release()
+	return r
+}
+
+// closedDevice closes e.d and returns it.
+func (e *lifeEnv) closedDevice() *dml.Device {
+	e.d.Close()
+	return e.d
+}
+
+type lifeCase struct {
+	name     string
+	sentinel error  // errors.Is target besides E_INVALIDARG
+	field    string // must occur in the error's Field
+	rule     string // must occur in the message
+	run      func(e *lifeEnv) error
+}
+
+var (
+	released = dml.ErrReleased
+	closed   = dml.ErrDeviceClosed
+	foreign  = dml.ErrForeignDevice
+	zero     = dml.ErrNotCreated
+	pending  = dml.ErrPending
+)
+
+// bindCases binds a bad resource r(e) in each of the four places a
+// DML_BUFFER_BINDING goes (and at an initializer's input and output).
+func bindCases(what string, sentinel error, rule string, r func(e *lifeEnv) *dml.Resource) []lifeCase {
+	return []lifeCase{
+		{what + " as an input", sentinel, "bindings[0].Buffer", rule, func(e *lifeEnv) error {
+			tb, _ := e.argTable(e.d)
+			return tb.BindInputs(&dml.BufferBinding{Buffer: r(e), SizeInBytes: 2048})
+		}},
+		{what + " as an output", sentinel, "bindings[0].Buffer", rule, func(e *lifeEnv) error {
+			tb, _ := e.argTable(e.d)
+			return tb.BindOutputs(&dml.BufferBinding{Buffer: r(e), SizeInBytes: 8})
+		}},
+		{what + " as the temporary resource", sentinel, "binding.Buffer", rule, func(e *lifeEnv) error {
+			tb, cop := e.argTable(e.d)
+			return tb.BindTemporaryResource(&dml.BufferBinding{Buffer: r(e), SizeInBytes: cop.BindingProperties().TemporaryResourceSize})
+		}},
+		{what + " as the persistent resource", sentinel, "binding.Buffer", rule, func(e *lifeEnv) error {
+			tb, _ := e.argTable(e.d)
+			return tb.BindPersistentResource(&dml.BufferBinding{Buffer: r(e), SizeInBytes: 256})
+		}},
+		{what + " as an initializer's OWNED_BY_DML input", sentinel, "bindings[0][0].Buffer", rule, func(e *lifeEnv) error {
+			desc := argDescSmall()
+			desc.Input.Flags = tensor.FlagOwnedByDML
+			cop := e.compiled(e.d, desc)
+			init, _ := e.d.CreateOperatorInitializer(cop)
+			tb, _ := e.d.CreateBindingTable(init)
+			return tb.BindInputs(dml.BufferArrayBinding{{Buffer: r(e), SizeInBytes: 2048}})
+		}},
+		{what + " as an initializer's output (persistent resource)", sentinel, "bindings[0].Buffer", rule, func(e *lifeEnv) error {
+			desc := argDescSmall()
+			desc.Input.Flags = tensor.FlagOwnedByDML
+			cop := e.compiled(e.d, desc)
+			init, _ := e.d.CreateOperatorInitializer(cop)
+			tb, _ := e.d.CreateBindingTable(init)
+			return tb.BindOutputs(&dml.BufferBinding{Buffer: r(e), SizeInBytes: cop.BindingProperties().PersistentResourceSize})
+		}},
+	}
+}
+
+// closedCases are calls on every kind of object after Device.Close.
+var closedCases = []lifeCase{
+	{"CreateBuffer after Close", closed, "device", "closed", func(e *lifeEnv) error { _, err := e.closedDevice().CreateBuffer(256); return err }},
+	{"CreateOperator after Close", closed, "device", "closed", func(e *lifeEnv) error { _, err := e.closedDevice().CreateOperator(argDescSmall()); return err }},
+	{"Compute after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		_, err := e.closedDevice().Compute(argDescSmall(), tensor.New(tensor.Float32, 4, 8))
+		return err
+	}},
+	{"CreateCommandList after Close", closed, "device", "closed", func(e *lifeEnv) error { _, err := e.closedDevice().CreateCommandList(); return err }},
+	{"FeatureLevels after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		_, err := e.closedDevice().FeatureLevels([]dml.FeatureLevel{dml.FeatureLevel1_0})
+		return err
+	}},
+	{"Resource.Write after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		r := e.buffer(e.d, 256)
+		e.closedDevice()
+		return r.Write(0, []byte{1, 2, 3, 4})
+	}},
+	{"Resource.Read after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		r := e.buffer(e.d, 256)
+		e.closedDevice()
+		return r.Read(0, make([]byte, 4))
+	}},
+	{"Resource.Fill after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		r := e.buffer(e.d, 256)
+		e.closedDevice()
+		return r.Fill(0, 256, 7)
+	}},
+	{"Resource.Release after Close, then Write", closed, "device", "closed", func(e *lifeEnv) error {
+		r := e.buffer(e.d, 256)
+		e.closedDevice()
+		r.Release()
+		r.Release()
+		return r.Write(0, []byte{1})
+	}},
+	{"CommandList.Release after Close, then Execute", closed, "device", "closed", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		e.closedDevice()
+		l.Release()
+		return l.Execute()
+	}},
+	{"CommandList.Close after device Close", closed, "device", "closed", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		e.closedDevice()
+		return l.Close()
+	}},
+	{"CommandList.Reset after device Close", closed, "device", "closed", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		e.closedDevice()
+		return l.Reset()
+	}},
+	{"CommandList.Wait after device Close", closed, "device", "closed", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		e.closedDevice()
+		return l.Wait()
+	}},
+	{"CompiledOperator.Release after Close, then a table for it", closed, "device", "closed", func(e *lifeEnv) error {
+		cop := e.compiled(e.d, argDescSmall())
+		e.closedDevice()
+		cop.Release()
+		cop.Release()
+		_, err := e.d.CreateBindingTable(cop)
+		return err
+	}},
+	{"BindInputs after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		in := e.buffer(e.d, 2048)
+		e.closedDevice()
+		return tb.BindInputs(dml.WholeBuffer(in))
+	}},
+	{"RecordDispatch after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		l, _ := e.d.CreateCommandList()
+		e.closedDevice()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"Execute a recorded list after Close", closed, "device", "closed", func(e *lifeEnv) error {
+		l, _ := e.recorded(e.buffer(e.d, 2048), e.buffer(e.d, 256), e.buffer(e.d, 64<<10))
+		e.closedDevice()
+		return l.Execute()
+	}},
+	{"GetDeviceRemovedReason after Close", closed, "device", "closed", func(e *lifeEnv) error { return e.closedDevice().GetDeviceRemovedReason() }},
+}
+
+// releasedCases are calls on released objects, and released objects as
+// arguments.
+var releasedCases = []lifeCase{
+	{"Write after Release", released, "resource", "released", func(e *lifeEnv) error { return e.released(256).Write(0, []byte{1, 2, 3, 4}) }},
+	{"Write after Release with the memory reused", released, "resource", "released", func(e *lifeEnv) error {
+		r := e.released(256)
+		e.victim = e.buffer(e.d, 256) // likely the same memory
+		e.must(e.victim.Fill(0, 256, arenaPattern))
+		return r.Write(0, bytes.Repeat([]byte{0xFF}, 256))
+	}},
+	{"Read after Release", released, "resource", "released", func(e *lifeEnv) error { return e.released(256).Read(0, make([]byte, 4)) }},
+	{"Fill after Release", released, "resource", "released", func(e *lifeEnv) error { return e.released(256).Fill(0, 256, 1) }},
+	{"Fill(size, 0) after Release", released, "resource", "released", func(e *lifeEnv) error { return e.released(256).Fill(256, 0, 1) }},
+	{"Release twice, then Read", released, "resource", "released", func(e *lifeEnv) error {
+		r := e.released(256)
+		r.Release()
+		return r.Read(0, make([]byte, 1))
+	}},
+	{"input released after binding, before recording", released, "inputs[0].Buffer", "released after it was bound", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		in := e.buffer(e.d, 2048)
+		e.must(tb.BindInputs(dml.WholeBuffer(in)))
+		e.must(tb.BindOutputs(dml.WholeBuffer(e.buffer(e.d, 256))))
+		e.must(tb.BindTemporaryResource(dml.WholeBuffer(e.buffer(e.d, 64<<10))))
+		in.Release()
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"output released after binding, memory reused", released, "outputs[0].Buffer", "released after it was bound", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		out := e.buffer(e.d, 256)
+		e.must(tb.BindInputs(dml.WholeBuffer(e.buffer(e.d, 2048))))
+		e.must(tb.BindOutputs(dml.WholeBuffer(out)))
+		e.must(tb.BindTemporaryResource(dml.WholeBuffer(e.buffer(e.d, 64<<10))))
+		out.Release()
+		e.victim = e.buffer(e.d, 256)
+		e.must(e.victim.Fill(0, 256, arenaPattern))
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"temporary released after binding", released, "temporary.Buffer", "released after it was bound", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		temp := e.buffer(e.d, 64<<10)
+		e.must(tb.BindInputs(dml.WholeBuffer(e.buffer(e.d, 2048))))
+		e.must(tb.BindOutputs(dml.WholeBuffer(e.buffer(e.d, 256))))
+		e.must(tb.BindTemporaryResource(dml.WholeBuffer(temp)))
+		temp.Release()
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"output released after recording, before Execute", released, "commandList", "resource it recorded was released", func(e *lifeEnv) error {
+		out := e.buffer(e.d, 256)
+		l, _ := e.recorded(e.buffer(e.d, 2048), out, e.buffer(e.d, 64<<10))
+		out.Release()
+		e.victim = e.buffer(e.d, 256)
+		e.must(e.victim.Fill(0, 256, arenaPattern))
+		return l.Execute()
+	}},
+	{"compiled operator released after recording, before Execute", released, "commandList", "compiled operator (ARGMAX) it recorded was released", func(e *lifeEnv) error {
+		l, cop := e.recorded(e.buffer(e.d, 2048), e.buffer(e.d, 256), e.buffer(e.d, 64<<10))
+		cop.Release()
+		return l.Execute()
+	}},
+	{"RecordDispatch with a released compiled operator", released, "dispatchable", "released", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		cop.Release()
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"CreateBindingTable for a released compiled operator", released, "Dispatchable", "released", func(e *lifeEnv) error {
+		cop := e.compiled(e.d, argDescSmall())
+		cop.Release()
+		_, err := e.d.CreateBindingTable(cop)
+		return err
+	}},
+	{"Bind on a table whose operator was released", released, "bindingTable.Dispatchable", "released", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		cop.Release()
+		return tb.BindInputs(dml.WholeBuffer(e.buffer(e.d, 2048)))
+	}},
+	{"CreateOperatorInitializer with a released operator", released, "operators[0]", "released", func(e *lifeEnv) error {
+		op, _ := e.d.CreateOperator(argDescSmall())
+		cop, _ := e.d.CompileOperator(op, 0)
+		cop.Release()
+		_, err := e.d.CreateOperatorInitializer(cop)
+		return err
+	}},
+	{"initializer whose target was released since", released, "operators[0]", "released", func(e *lifeEnv) error {
+		op, _ := e.d.CreateOperator(argDescSmall())
+		cop, _ := e.d.CompileOperator(op, 0)
+		init, _ := e.d.CreateOperatorInitializer(cop)
+		tb, _ := e.d.CreateBindingTable(init)
+		cop.Release()
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, init, tb)
+	}},
+	{"CommandList.Close after Release", released, "commandList", "released", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		l.Release()
+		return l.Close()
+	}},
+	{"CommandList.Execute after Release", released, "commandList", "released", func(e *lifeEnv) error {
+		l, _ := e.recorded(e.buffer(e.d, 2048), e.buffer(e.d, 256), e.buffer(e.d, 64<<10))
+		l.Release()
+		l.Release()
+		return l.Execute()
+	}},
+	{"CommandList.Reset after Release", released, "commandList", "released", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		l.Release()
+		return l.Reset()
+	}},
+	{"CommandList.ResourceBarrierUAV after Release", released, "commandList", "released", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		l.Release()
+		return l.ResourceBarrierUAV()
+	}},
+	{"CommandList.Wait after Release", released, "commandList", "released", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		l.Release()
+		return l.Wait()
+	}},
+	{"CommandList.DispatchTimes after Release", released, "commandList", "released", func(e *lifeEnv) error {
+		l, _ := e.d.CreateCommandList()
+		l.Release()
+		_, err := l.DispatchTimes()
+		return err
+	}},
+	{"RecordDispatch into a released list", released, "commandList", "released", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		l, _ := e.d.CreateCommandList()
+		l.Release()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+}
+
+// foreignCases pass an object of another device.
+var foreignCases = []lifeCase{
+	{"CompileOperator of another device's operator", foreign, "op", "another device", func(e *lifeEnv) error {
+		op, _ := e.otherDevice().CreateOperator(argDescSmall())
+		_, err := e.d.CompileOperator(op, 0)
+		return err
+	}},
+	{"CreateBindingTable for another device's operator", foreign, "Dispatchable", "another device", func(e *lifeEnv) error {
+		_, err := e.d.CreateBindingTable(e.compiled(e.otherDevice(), argDescSmall()))
+		return err
+	}},
+	{"Reset a table to another device's operator", foreign, "Dispatchable", "another device", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.Reset(e.compiled(e.otherDevice(), argDescSmall()))
+	}},
+	{"CreateOperatorInitializer with another device's operator", foreign, "operators[0]", "another device", func(e *lifeEnv) error {
+		op, _ := e.otherDevice().CreateOperator(argDescSmall())
+		cop, _ := e.other.CompileOperator(op, 0)
+		_, err := e.d.CreateOperatorInitializer(cop)
+		return err
+	}},
+	{"RecordDispatch into another device's list", foreign, "", "one device", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		l, _ := e.otherDevice().CreateCommandList()
+		return e.rec.RecordDispatch(l, cop, tb)
+	}},
+	{"RecordDispatch with another device's recorder", foreign, "", "one device", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		rec, _ := e.otherDevice().CreateCommandRecorder()
+		l, _ := e.d.CreateCommandList()
+		return rec.RecordDispatch(l, cop, tb)
+	}},
+}
+
+// zeroCases use zero values and nil pointers where a created object belongs.
+var zeroCases = []lifeCase{
+	{"zero BindingTable BindInputs", zero, "bindingTable", "zero value", func(e *lifeEnv) error {
+		return (&dml.BindingTable{}).BindInputs(dml.WholeBuffer(e.buffer(e.d, 256)))
+	}},
+	{"zero BindingTable BindOutputs", zero, "bindingTable", "zero value", func(e *lifeEnv) error { return (&dml.BindingTable{}).BindOutputs(nil) }},
+	{"zero BindingTable BindTemporaryResource", zero, "bindingTable", "zero value", func(e *lifeEnv) error {
+		return (&dml.BindingTable{}).BindTemporaryResource(nil)
+	}},
+	{"zero BindingTable BindPersistentResource", zero, "bindingTable", "zero value", func(e *lifeEnv) error {
+		return (&dml.BindingTable{}).BindPersistentResource(nil)
+	}},
+	{"zero BindingTable Reset", zero, "bindingTable", "zero value", func(e *lifeEnv) error { return (&dml.BindingTable{}).Reset(nil) }},
+	{"nil BindingTable BindInputs", zero, "bindingTable", "nil", func(e *lifeEnv) error { var tb *dml.BindingTable; return tb.BindInputs() }},
+	{"zero BindingTable in RecordDispatch", zero, "bindingTable", "zero value", func(e *lifeEnv) error {
+		_, cop := e.argTable(e.d)
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, cop, &dml.BindingTable{})
+	}},
+	{"zero Resource Write", zero, "resource", "zero value", func(e *lifeEnv) error { return (&dml.Resource{}).Write(0, []byte{1}) }},
+	{"zero Resource Read", zero, "resource", "zero value", func(e *lifeEnv) error { return (&dml.Resource{}).Read(0, []byte{1}) }},
+	{"nil Resource Fill", zero, "resource", "nil", func(e *lifeEnv) error { var r *dml.Resource; return r.Fill(0, 4, 0) }},
+	{"zero Resource bound", zero, "bindings[0].Buffer", "zero value", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.BindInputs(&dml.BufferBinding{Buffer: &dml.Resource{}, SizeInBytes: 2048})
+	}},
+	{"zero CommandList Close", zero, "commandList", "zero value", func(e *lifeEnv) error { return (&dml.CommandList{}).Close() }},
+	{"zero CommandList Execute", zero, "commandList", "zero value", func(e *lifeEnv) error { return (&dml.CommandList{}).Execute() }},
+	{"zero CommandList in RecordDispatch", zero, "commandList", "zero value", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		return e.rec.RecordDispatch(&dml.CommandList{}, cop, tb)
+	}},
+	{"zero CompiledOperator for a table", zero, "Dispatchable", "zero value", func(e *lifeEnv) error {
+		_, err := e.d.CreateBindingTable(&dml.CompiledOperator{})
+		return err
+	}},
+	{"nil CompiledOperator for a table", zero, "Dispatchable", "nil", func(e *lifeEnv) error {
+		var cop *dml.CompiledOperator
+		_, err := e.d.CreateBindingTable(cop)
+		return err
+	}},
+	{"zero Operator compiled", zero, "op", "zero value", func(e *lifeEnv) error { _, err := e.d.CompileOperator(&dml.Operator{}, 0); return err }},
+	{"zero OperatorInitializer for a table", zero, "Dispatchable", "zero value", func(e *lifeEnv) error {
+		_, err := e.d.CreateBindingTable(&dml.OperatorInitializer{})
+		return err
+	}},
+	{"zero Device CreateBuffer", zero, "device", "zero value", func(e *lifeEnv) error { _, err := (&dml.Device{}).CreateBuffer(4); return err }},
+	{"nil Device Compute", zero, "device", "nil", func(e *lifeEnv) error {
+		var d *dml.Device
+		_, err := d.Compute(argDescSmall(), tensor.New(tensor.Float32, 4, 8))
+		return err
+	}},
+	{"zero Device Close", zero, "device", "zero value", func(e *lifeEnv) error { return (&dml.Device{}).Close() }},
+	{"zero CommandRecorder", zero, "recorder", "zero value", func(e *lifeEnv) error {
+		tb, cop := e.argTable(e.d)
+		l, _ := e.d.CreateCommandList()
+		return (&dml.CommandRecorder{}).RecordDispatch(l, cop, tb)
+	}},
+}
+
+// pendingCases resubmit or reset a list that has not been waited for.
+var pendingCases = []lifeCase{
+	{"Execute a pending list again", pending, "commandList", "still executing", func(e *lifeEnv) error {
+		l, _ := e.recorded(e.buffer(e.d, 2048), e.buffer(e.d, 256), e.buffer(e.d, 64<<10))
+		e.must(l.Execute())
+		defer l.Wait()
+		return l.Execute()
+	}},
+	{"Reset a pending list", pending, "commandList", "still executing", func(e *lifeEnv) error {
+		l, _ := e.recorded(e.buffer(e.d, 2048), e.buffer(e.d, 256), e.buffer(e.d, 64<<10))
+		e.must(l.Execute())
+		defer l.Wait()
+		return l.Reset()
+	}},
+}
+
+func allLifeCases() []lifeCase {
+	var all []lifeCase
+	all = append(all, bindCases("released buffer", released, "released", func(e *lifeEnv) *dml.Resource { return e.released(64 << 10) })...)
+	all = append(all, bindCases("another device's buffer", foreign, "another device", func(e *lifeEnv) *dml.Resource { return e.buffer(e.otherDevice(), 64<<10) })...)
+	all = append(all, closedCases...)
+	all = append(all, releasedCases...)
+	all = append(all, foreignCases...)
+	all = append(all, zeroCases...)
+	return append(all, pendingCases...)
+}
+
+// TestMisuseLifetime runs every lifetime misuse on a fresh device.
+func TestMisuseLifetime(t *testing.T) {
+	cases := allLifeCases()
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			d, err := dml.CreateDevice(dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug, PipelineCacheDir: "off"})
+			if err != nil {
+				testutil.NoDevice(t, err)
+			}
+			rec, _ := d.CreateCommandRecorder()
+			e := &lifeEnv{t: t, d: d, rec: rec}
+			defer func() {
+				d.Close() // objects the case left behind are reported here; not the point
+				if e.other != nil {
+					e.other.Close()
+				}
+			}()
+			err = runGuarded(t, func() error { return c.run(e) })
+			checkLifeErr(t, err, c)
+			if e.victim != nil {
+				got := make([]byte, 256)
+				if err := e.victim.Read(0, got); err != nil {
+					t.Fatal(err)
+				}
+				want := bytes.Repeat([]byte{0xF7, 0xE1, 0xC3, 0xA5}, 64)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("a live buffer was written through a released one: % x", got[:16])
+				}
+			}
+			// Close is idempotent, on every path.
+			if err := errors.Join(d.Close(), d.Close()); err != nil && !strings.Contains(err.Error(), "validation") {
+				t.Fatalf("second Close: %v", err)
+			}
+		})
+	}
+	if len(cases) < 70 {
+		t.Errorf("only %d lifetime cases", len(cases))
+	}
+}
+
+func checkLifeErr(t *testing.T, err error, c lifeCase) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted; want E_INVALIDARG wrapping %v", c.sentinel)
+	}
+	if !errors.Is(err, hresult.E_INVALIDARG) || !errors.Is(err, c.sentinel) {
+		t.Fatalf("want E_INVALIDARG and %v; got %v", c.sentinel, err)
+	}
+	var he *hresult.Error
+	if !errors.As(err, &he) {
+		t.Fatalf("not an *hresult.Error: %v", err)
+	}
+	if !strings.Contains(he.Field, c.field) || !strings.Contains(err.Error(), c.rule) || he.Op == "" {
+		t.Fatalf("want call, field %q and rule %q; got op %q field %q: %v", c.field, c.rule, he.Op, he.Field, err)
+	}
+	t.Log(err)
+}
+
+// TestResourceRanges: Write, Read and Fill check their ranges with
+// overflow-safe arithmetic, and an empty range at the end is a no-op.
+func TestResourceRanges(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	r, err := d.CreateBuffer(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	if err := r.Fill(0, 256, arenaPattern); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, field string
+		err         error
+	}{
+		{"Fill(size, 0)", "", r.Fill(256, 0, 1)},
+		{"Write at the end, empty", "", r.Write(256, nil)},
+		{"Read at the end, empty", "", r.Read(256, nil)},
+		{"Fill past the end", "size", r.Fill(256, 4, 1)},
+		{"Fill offset past the end, empty", "size", r.Fill(260, 0, 1)},
+		{"Fill 4 bytes over", "size", r.Fill(0, 260, 1)},
+		{"Fill size wrapping 2^64", "size", r.Fill(4, math.MaxUint64-3, 1)},
+		{"Fill misaligned offset", "offset", r.Fill(2, 4, 1)},
+		{"Fill misaligned size", "size", r.Fill(0, 6, 1)},
+		{"Write one byte over", "data", r.Write(1, make([]byte, 256))},
+		{"Write at offset 2^64-1", "data", r.Write(math.MaxUint64, []byte{1, 2})},
+		{"Write offset past the end, empty", "data", r.Write(257, nil)},
+		{"Read one byte over", "out", r.Read(255, make([]byte, 2))},
+		{"Read at offset 2^64-1", "out", r.Read(math.MaxUint64, []byte{1})},
+	} {
+		if c.field == "" {
+			if c.err != nil {
+				t.Errorf("%s: %v", c.name, c.err)
+			}
+			continue
+		}
+		var he *hresult.Error
+		if !errors.Is(c.err, hresult.E_INVALIDARG) || !errors.As(c.err, &he) || he.Field != c.field {
+			t.Errorf("%s: want E_INVALIDARG naming %q, got %v", c.name, c.field, c.err)
+		}
+	}
+	got := make([]byte, 256)
+	if err := r.Read(0, got); err != nil {
+		t.Fatal(err)
+	}
+	if want := bytes.Repeat([]byte{0xF7, 0xE1, 0xC3, 0xA5}, 64); !bytes.Equal(got, want) {
+		t.Fatalf("a refused call wrote the buffer: % x", got[:16])
+	}
+}
