@@ -142,7 +142,10 @@ int main(void) {
         fprintf(stderr, "libvkdml ABI %u, header %u\n", vkdml_abi_version(), VKDML_ABI_VERSION);
         return 1;
     }
+    /* The debug flag turns on the Khronos validation layer: any Vulkan
+     * misuse by the library fails the call that caused it. */
     vkdml_device_options opts = {0};
+    opts.flags = VKDML_CREATE_DEVICE_FLAG_DEBUG;
     opts.minimum_feature_level = VKDML_FEATURE_LEVEL_5_0;
     vkdml_device dev = 0;
     CHECK_HR(vkdml_device_create(&opts, &dev));

@@ -28,7 +28,9 @@ def rng(request):
 def device():
     import vkdml
     try:
-        dev = vkdml.Device()
+        # The validation layer is on, as in the Go tests: a Vulkan message
+        # fails the call that caused it.
+        dev = vkdml.Device(debug=True)
     except vkdml.Error as e:
         if os.environ.get("CI") == "true":
             pytest.fail("no Vulkan device (CI=true makes this a failure): %s" % e)
