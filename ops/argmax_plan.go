@@ -1,10 +1,8 @@
 package ops
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
 )
@@ -42,16 +40,10 @@ const (
 // the forced name; ArgStrategyVec may be forced as well.
 var ArgStrategies = []string{ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK}
 
-// errArgReplan: a candidate plan does not work out (vec-col's 4-output
-// groups not aligned to the steps, or a CPU-sized workgroup cutting blocks
-// into more segments than the combine takes); the planner tries the next.
-var errArgReplan = errors.New("ops: replan")
-
 const (
 	argThreadWG = 64
 	argGroupWG  = 256 // argmax.comp's WG_MAX
 	argPartial  = 16  // bytes per (score, index) partial
-	argMaxSteps = 1 << 16
 	// argIters bounds the loop iterations of one invocation: lavapipe
 	// (gallivm) stops every shader after 65535 loop iterations in all
 	// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by every loop), silently, and
@@ -61,208 +53,71 @@ const (
 	// segments.
 	argIters      = 16384
 	argMaxTempMiB = 4096
+	// Split-K aims at about argSplitKGroups workgroups in all, with
+	// segments of at least argSplitKMinSeg elements (16 per lane).
+	argSplitKGroups = 1024
+	argSplitKMinSeg = 4096
+	// argWindowAlign is the widest window alignment an ARGMAX kernel asks
+	// for (32-byte loads of argmax_vec.comp's col8w64 layout); windows are
+	// budgeted for it whatever the kernel.
+	argWindowAlign = 32
 )
 
-// argDim is one coalesced dimension.
-type argDim struct {
-	size uint64
-	in   uint64 // input stride, elements
-	out  uint64 // output stride (kept dimensions)
-}
-
-// coalesce drops size-1 dimensions and merges neighbours (in row-major
-// order within each side) whose strides make them one dimension: kept
-// dimensions when both the input and output strides chain, reduced ones
-// when the input strides chain. The row-major block index is unchanged by
-// merging reduced dimensions, so rule 1 still holds.
-func (a *argOp) coalesce() (kept, red []argDim) {
-	reduced := a.reducedAxes()
-	istr, ostr := a.in.EffectiveStrides(), a.out.EffectiveStrides()
-	for i, s := range a.in.Sizes {
-		if s == 1 {
-			continue
-		}
-		d := argDim{size: uint64(s), in: uint64(istr[i]), out: uint64(ostr[i])}
-		if reduced[i] {
-			if n := len(red); n > 0 && red[n-1].in == d.size*d.in {
-				red[n-1] = argDim{size: red[n-1].size * d.size, in: d.in}
-				continue
-			}
-			d.out = 0
-			red = append(red, d)
-		} else {
-			if n := len(kept); n > 0 && kept[n-1].in == d.size*d.in && kept[n-1].out == d.size*d.out {
-				kept[n-1] = argDim{size: kept[n-1].size * d.size, in: d.in, out: d.out}
-				continue
-			}
-			kept = append(kept, d)
-		}
-	}
-	return kept, red
-}
-
-func argProduct(ds []argDim) uint64 {
-	n := uint64(1)
-	for _, d := range ds {
-		n *= d.size
-	}
-	return n
-}
-
-func argSpanIn(ds []argDim) uint64 {
-	var s uint64
-	for _, d := range ds {
-		s += (d.size - 1) * d.in
-	}
-	return s
-}
-
-func argSpanOut(ds []argDim) uint64 {
-	var s uint64
-	for _, d := range ds {
-		s += (d.size - 1) * d.out
-	}
-	return s
-}
-
-// argRange is a contiguous run of output numbers (or block positions) that
-// is also a box: a few outer dimensions fixed, one cut to a chunk, the rest
-// whole; so its elements lie between two corner offsets.
-type argRange struct {
-	begin, count uint64
-	inLo, inSpan uint64 // element offsets
-	outLo        uint64
-	outSpan      uint64
-}
-
-// ranges enumerates the boxes of one side: dimensions [0,peel) fixed at
-// each coordinate, dimension peel (if chunk > 0) cut into chunks of chunk.
-func argRanges(ds []argDim, peel int, chunk uint64) []argRange {
-	var out []argRange
-	inner := ds[peel:]
-	if chunk == 0 || peel >= len(ds) {
-		chunk = 0
-	}
-	var rec func(i int, begin, in, o uint64)
-	rec = func(i int, begin, in, o uint64) {
-		if i < peel {
-			for c := uint64(0); c < ds[i].size; c++ {
-				rec(i+1, begin*ds[i].size+c, in+c*ds[i].in, o+c*ds[i].out)
-			}
-			return
-		}
-		if chunk == 0 {
-			n := argProduct(inner)
-			out = append(out, argRange{begin: begin * n, count: n, inLo: in, inSpan: argSpanIn(inner), outLo: o, outSpan: argSpanOut(inner)})
-			return
-		}
-		d, rest := ds[peel], ds[peel+1:]
-		n := argProduct(rest)
-		for c := uint64(0); c < d.size; c += chunk {
-			l := min(chunk, d.size-c)
-			box := append([]argDim{{size: l, in: d.in, out: d.out}}, rest...)
-			out = append(out, argRange{
-				begin: (begin*d.size + c) * n, count: l * n,
-				inLo: in + c*d.in, inSpan: argSpanIn(box),
-				outLo: o + c*d.out, outSpan: argSpanOut(box),
-			})
-		}
-	}
-	rec(0, 0, 0, 0)
-	return out
-}
-
-func argSatMul(a, b uint64) uint64 {
-	if a != 0 && b > ^uint64(0)/a {
-		return ^uint64(0)
-	}
-	return a * b
-}
-
-// split decides the boxes so that each step's input and output windows fit
-// in win bytes: it peels outer dimensions (fixing them, one step per
-// coordinate) and cuts one into chunks, on the kept side while that can
-// suffice, else on the reduced side (whose cuts need partials).
-func argSplit(kept, red []argDim, es, os, win uint64) (kPeel int, kChunk uint64, rPeel int, rChunk uint64, err error) {
-	limIn, limOut := win/es-1, win/os-1 // largest span (elements) a window holds
-	steps := uint64(1)
-	for {
-		inS, outS := argSpanIn(kept[kPeel:])+argSpanIn(red[rPeel:]), argSpanOut(kept[kPeel:])
-		if inS <= limIn && outS <= limOut {
-			return
-		}
-		// Prefer cutting the kept side: it needs no partials. Only when
-		// the remaining block alone overflows a window is the block cut.
-		var useKept bool
-		switch {
-		case outS > limOut:
-			useKept = true // only kept dimensions move the output
-		case kPeel < len(kept) && argSpanIn(red[rPeel:]) <= limIn:
-			useKept = true
-		default:
-			useKept = rPeel >= len(red)
-		}
-		var d argDim
-		if useKept {
-			d = kept[kPeel]
-		} else {
-			d = red[rPeel]
-		}
-		otherIn := inS - (d.size-1)*d.in
-		otherOut := outS
-		if useKept {
-			otherOut -= (d.size - 1) * d.out
-		}
-		c := d.size
-		if otherIn <= limIn && otherOut <= limOut {
-			if d.in > 0 {
-				c = min(c, (limIn-otherIn)/d.in+1)
-			}
-			if useKept && d.out > 0 {
-				c = min(c, (limOut-otherOut)/d.out+1)
-			}
-			chunks := (d.size + c - 1) / c
-			if steps = argSatMul(steps, chunks); steps > argMaxSteps {
-				break
-			}
-			if useKept {
-				kChunk = c
-			} else {
-				rChunk = c
-			}
-			return
-		}
-		if steps = argSatMul(steps, d.size); steps > argMaxSteps {
-			break
-		}
-		if useKept {
-			kPeel++
-		} else {
-			rPeel++
-		}
-	}
-	return 0, 0, 0, 0, hresult.Unsupported("InputTensor.Strides", "the tensor cannot be covered with at most %d windows of maxStorageBufferRange (%d bytes): its strides scatter the elements too widely", argMaxSteps, win)
-}
-
-// window returns the slot byte range covering element offsets
-// [lo, lo+span] of es-byte elements: offset rounded down to 16 bytes (a
-// multiple of every element size), size rounded up to 4.
-func argWindow(lo, span, es uint64) (off, size uint64) {
-	off = lo * es &^ 15
-	end := (lo + span + 1) * es
-	return off, (end - off + 3) &^ 3
-}
-
+// plan is choose the strategy → per candidate kernel: choose the variant
+// and workgroup → cut segments → check that they fit → emit the steps.
 func (a *argOp) plan(ctx *Context) (*Plan, error) {
-	kept, red := a.coalesce()
+	kept, red := coalesce(a.in.Sizes, a.in.EffectiveStrides(), a.out.EffectiveStrides(), a.reducedAxes())
 	if len(kept)+len(red) > 8 {
 		return nil, fmt.Errorf("ops: %s: %d coalesced dimensions", a.typ, len(kept)+len(red))
 	}
-	nout, nred := argProduct(kept), argProduct(red)
-	es := uint64(a.in.DataType.Size())
+	strategy, useVec, err := a.chooseStrategy(ctx, kept, red)
+	if err != nil {
+		return nil, err
+	}
+	es, os := uint64(a.in.DataType.Size()), uint64(a.out.DataType.Size())
+	budget := windowBudget(ctx, argWindowAlign)
+	c, err := splitWindows(kept, red, es, os, budget)
+	if err != nil {
+		return nil, err
+	}
+	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget,
+		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
+	vec := ""
+	if useVec {
+		vec = argVecLayout(kept, red, es, strategy)
+	}
+	// Candidates, best first: vectorised if the layout allows, and on a CPU
+	// device small workgroups; the first whose segments fit is planned.
+	small := tuningFor(ctx.DeviceType).argSmallWG
+	var cands []argKernel
+	for _, v := range []string{vec, ""} {
+		if small {
+			cands = append(cands, a.chooseKernel(ctx, l, strategy, v, true))
+		}
+		cands = append(cands, a.chooseKernel(ctx, l, strategy, v, false))
+		if vec == "" {
+			break
+		}
+	}
+	for i, k := range cands {
+		segs := l.segments(k, strategy)
+		if err := l.misfit(k, segs, strategy); err != nil {
+			if i == len(cands)-1 {
+				return nil, err
+			}
+			continue
+		}
+		return a.emit(ctx, l, k, segs)
+	}
+	panic("unreachable: the last candidate returns")
+}
 
-	// Strategy from the layout (PyTorch's Reduce rule): lanes go along the
-	// block when its fastest dimension is faster than the kept one's.
+// chooseStrategy picks the scalar strategy from the layout (PyTorch's
+// Reduce rule: lanes go along the block when its fastest dimension is
+// faster than the kept one's), or the one ctx.Kernel forces, and whether
+// the vectorised kernels may be used.
+func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, useVec bool, err error) {
+	nout, nred := product(kept), product(red)
 	reducedFast := len(red) > 0
 	if len(red) > 0 && len(kept) > 0 {
 		minR, minK := red[0].in, kept[0].in
@@ -274,7 +129,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		}
 		reducedFast = minR < minK
 	}
-	strategy := ArgStrategyThread
+	strategy = ArgStrategyThread
 	switch {
 	case nout <= 64 && nred >= 1<<16:
 		strategy = ArgStrategySplitK
@@ -283,54 +138,20 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	case nred > argIters*argIters/4:
 		strategy = ArgStrategyGroup // thread would need too many segments
 	}
-	useVec := true
-	if ctx.Kernel != "" {
-		switch ctx.Kernel {
-		case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
-			strategy = ctx.Kernel
-			useVec = false
-		case ArgStrategyVec:
-		default:
-			return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, a.typ, append(ArgStrategies[:len(ArgStrategies):len(ArgStrategies)], ArgStrategyVec))
-		}
+	switch ctx.Kernel {
+	case "", ArgStrategyVec:
+		return strategy, true, nil
+	case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
+		return ctx.Kernel, false, nil
 	}
-	vec := ""
-	if useVec {
-		vec = argVecLayout(kept, red, es, strategy)
-	}
-	// Candidates, best first: vectorised if the layout allows, and on a CPU
-	// device a workgroup of one subgroup; each falls back to the next.
-	type cand struct {
-		vec   string
-		cpuWG bool
-	}
-	cpu := ctx.DeviceType == caps.DeviceTypeCPU
-	var cands []cand
-	for _, v := range []string{vec, ""} {
-		if cpu {
-			cands = append(cands, cand{v, true})
-		}
-		cands = append(cands, cand{v, false})
-		if vec == "" {
-			break
-		}
-	}
-	var p *Plan
-	var err error
-	for i, c := range cands {
-		p, err = a.planWith(ctx, kept, red, strategy, c.vec, c.cpuWG, i == len(cands)-1)
-		if !errors.Is(err, errArgReplan) {
-			break
-		}
-	}
-	return p, err
+	return "", false, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, a.typ, append(ArgStrategies[:len(ArgStrategies):len(ArgStrategies)], ArgStrategyVec))
 }
 
 // argVecLayout says which vectorised layout (argmax_vec.comp) fits: "row"
 // when the block is one contiguous run and the scalar choice lets lanes
 // split blocks (group, splitk); else "col" when outputs come in aligned
 // groups of 4 adjacent input elements; "" otherwise.
-func argVecLayout(kept, red []argDim, es uint64, strategy string) string {
+func argVecLayout(kept, red []dim, es uint64, strategy string) string {
 	if es != 4 || len(red) == 0 {
 		return ""
 	}
@@ -341,25 +162,15 @@ func argVecLayout(kept, red []argDim, es uint64, strategy string) string {
 		return ""
 	}
 	in := kept[len(kept)-1]
-	if in.in != 1 || in.size%4 != 0 {
+	if in.in != 1 || in.size%4 != 0 || !argVecAligned(kept, red, 4) {
 		return ""
-	}
-	for _, d := range kept[:len(kept)-1] {
-		if d.in%4 != 0 {
-			return ""
-		}
-	}
-	for _, d := range red {
-		if d.in%4 != 0 {
-			return ""
-		}
 	}
 	return "col"
 }
 
-// argVecAligned: the innermost kept dimension is contiguous and every other
-// input stride is a multiple of n elements.
-func argVecAligned(kept, red []argDim, n uint64) bool {
+// argVecAligned: every input stride but the innermost kept one's is a
+// multiple of n elements.
+func argVecAligned(kept, red []dim, n uint64) bool {
 	for _, d := range kept[:len(kept)-1] {
 		if d.in%n != 0 {
 			return false
@@ -373,160 +184,300 @@ func argVecAligned(kept, red []argDim, n uint64) bool {
 	return true
 }
 
-// planWith builds the plan for a strategy and vectorised layout ("", "row"
-// or "col"), with CPU-sized workgroups when cpuWG is set. Unless last, a
-// candidate that does not work out returns errArgReplan.
-func (a *argOp) planWith(ctx *Context, kept, red []argDim, strategy, vec string, cpuWG, last bool) (*Plan, error) {
-	nout, nred := argProduct(kept), argProduct(red)
-	es, os := uint64(a.in.DataType.Size()), uint64(a.out.DataType.Size())
+// argLayout is an operator's coalesced dimensions and the boxes its
+// windows cover: outs over the kept dimensions, blocks over the reduced.
+type argLayout struct {
+	kept, red    []dim
+	es, os       uint64 // input and output element sizes
+	budget       uint64 // windowBudget: bytes one window's elements may span
+	outs, blocks []box
+}
 
-	wgLimit := min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
-	pow2 := func(n uint32) uint32 {
-		p := uint32(1)
-		for p*2 <= n {
-			p *= 2
-		}
-		return p
+// argKernel is a candidate first-pass kernel: its variant, workgroup and
+// vector shape.
+type argKernel struct {
+	variant string
+	label   string // Plan.Strategy
+	shape   string // shaders.ArgMax* (scalar kernels)
+	vec     string // "", "row" or "col"
+	wg      uint32
+	vw      uint64 // elements per vector load (row), outputs per invocation (col)
+	align8  bool   // col8w64 with every input stride a multiple of 8 elements
+	sgSize  uint32 // required subgroup size, 0 for any
+	small   bool   // the small-workgroup candidate
+}
+
+func pow2Floor(n uint32) uint32 {
+	p := uint32(1)
+	for p*2 <= n {
+		p *= 2
 	}
-	bits := 8 * int(es)
-	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
-	shape, wg := shaders.ArgMaxThread, uint32(argThreadWG)
+	return p
+}
+
+// chooseKernel picks the variant and workgroup of a candidate: vector
+// layout vec ("", "row", "col") and, when small, tuning's small
+// workgroups.
+func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, small bool) argKernel {
+	f := ctx.Features
+	k := argKernel{shape: shaders.ArgMaxThread, wg: argThreadWG, vec: vec, label: strategy, vw: 4, small: small}
 	if strategy != ArgStrategyThread {
-		shape, wg = shaders.ArgMaxGroup, uint32(argGroupWG)
-		if ctx.Features.SubgroupArithmetic {
-			shape = shaders.ArgMaxGroupSG
+		k.shape, k.wg = shaders.ArgMaxGroup, argGroupWG
+		if f.SubgroupArithmetic {
+			k.shape = shaders.ArgMaxGroupSG
 		}
 	}
-	variant, label := "", strategy
-	vw := uint64(4) // elements per vector load (row), outputs per invocation (col)
-	align8 := false // col8w64: every input stride a multiple of 8 elements
 	switch vec {
 	case "row":
-		variant = shaders.ArgMaxVecRow
+		k.variant, k.label = shaders.ArgMaxVecRow, "vec-row"
 		switch {
-		case ctx.Features.ShaderInt64 && ctx.Features.SubgroupArithmetic:
-			variant, vw = shaders.ArgMaxVecRow64SG, 8
-		case ctx.Features.ShaderInt64:
-			variant, vw = shaders.ArgMaxVecRow64, 8
-		case ctx.Features.SubgroupArithmetic:
-			variant = shaders.ArgMaxVecRowSG
+		case f.ShaderInt64 && f.SubgroupArithmetic:
+			k.variant, k.vw = shaders.ArgMaxVecRow64SG, 8
+		case f.ShaderInt64:
+			k.variant, k.vw = shaders.ArgMaxVecRow64, 8
+		case f.SubgroupArithmetic:
+			k.variant = shaders.ArgMaxVecRowSG
 		}
-		label = "vec-row"
 	case "col":
-		variant, wg = shaders.ArgMaxVecCol, argThreadWG
-		if kept[len(kept)-1].size%8 == 0 {
-			variant, vw = shaders.ArgMaxVecCol8, 8
-			if ctx.Features.ShaderInt64 {
-				variant = shaders.ArgMaxVecCol8W64
-				align8 = argVecAligned(kept, red, 8)
+		k.variant, k.label, k.wg = shaders.ArgMaxVecCol, "vec-col", argThreadWG
+		if l.kept[len(l.kept)-1].size%8 == 0 {
+			k.variant, k.vw = shaders.ArgMaxVecCol8, 8
+			if f.ShaderInt64 {
+				k.variant = shaders.ArgMaxVecCol8W64
+				k.align8 = argVecAligned(l.kept, l.red, 8)
 			}
 		}
-		label = "vec-col"
 	}
-	if cpuWG {
-		// lavapipe runs a workgroup as loops over its subgroups, and pays
-		// per lane for every load: a workgroup of one subgroup is fastest
-		// for lanes splitting a block (measured: 16-byte loads 5.2 GB/s at
-		// 8 lanes, 0.75 GB/s at 64), and long per-invocation loops are
-		// cheap.
-		wg = max(ctx.Limits.SubgroupSize, 4)
+	if small {
+		t := tuningFor(ctx.DeviceType)
+		k.wg = max(ctx.Limits.SubgroupSize, 4)
 		if vec == "col" {
-			// Measured on lavapipe (4096x16384 FLOAT32, axis 0): 8
-			// outputs per lane, 8 lanes (256 bytes per row and
-			// workgroup) ~120 ms, 2 lanes 115-160 ms, 4 lanes ~240 ms;
-			// 4 outputs per lane: 4 lanes beat 8 by about 2x.
-			wg = 4
-			if vw == 8 {
-				wg = 8
+			k.wg = t.argColWG4
+			if k.vw == 8 {
+				k.wg = t.argColWG8
 			}
 		}
 	}
-	wg = pow2(min(wg, max(wgLimit, 1), argGroupWG))
+	wgLimit := min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
+	k.wg = pow2Floor(min(k.wg, max(wgLimit, 1), argGroupWG))
 	// A workgroup of exactly one full subgroup combines without shared
 	// memory or barriers (measured on lavapipe: 64M FLOAT32 55 -> 35 ms,
 	// 4096x16384 axis 1 78 -> 26 ms).
-	var sgSize uint32
-	if vec == "row" && cpuWG && ctx.Features.SubgroupArithmetic && ctx.Features.SubgroupSizeControl &&
-		ctx.Features.ComputeFullSubgroups && wg == ctx.Limits.SubgroupSize &&
-		wg >= ctx.Limits.MinSubgroupSize && wg <= ctx.Limits.MaxSubgroupSize {
-		sgSize = wg
-		if variant == shaders.ArgMaxVecRow64SG {
-			variant = shaders.ArgMaxVecRow64SG1
+	lim := ctx.Limits
+	if vec == "row" && small && f.SubgroupArithmetic && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
+		k.wg == lim.SubgroupSize && k.wg >= lim.MinSubgroupSize && k.wg <= lim.MaxSubgroupSize {
+		k.sgSize = k.wg
+		if k.variant == shaders.ArgMaxVecRow64SG {
+			k.variant = shaders.ArgMaxVecRow64SG1
 		} else {
-			variant = shaders.ArgMaxVecRowSG1
+			k.variant = shaders.ArgMaxVecRowSG1
 		}
 	}
+	if k.variant == "" {
+		bits := 8 * int(l.es)
+		native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
+		k.variant = shaders.ArgMaxName(bits, native, k.shape)
+	}
+	return k
+}
 
-	// Windows: a binding's range is rounded out to the device's offset
-	// alignment (at most 256 bytes) on the GPU side, so keep that slack
-	// (and the 16-byte rounding of window starts).
-	win := uint64(ctx.Limits.MaxStorageBufferRange)
-	if win > 1024 {
-		win -= 512
-	}
-	if ctx.BindingWindowCap > 0 {
-		win = min(win, ctx.BindingWindowCap)
-	}
-	win &^= 15
-	kPeel, kChunk, rPeel, rChunk, err := argSplit(kept, red, es, os, win)
-	if err != nil {
-		return nil, err
-	}
-	oRanges, jRanges := argRanges(kept, kPeel, kChunk), argRanges(red, rPeel, rChunk)
+// argSegments is how a kernel cuts each block box into segments: one
+// invocation (thread) or workgroup (group, splitk, vec-row) reduces a
+// segment; more than one segment per output leaves partials for the
+// combine pass.
+type argSegments struct {
+	segLen, nloc, segBase []uint64 // per block box: segment length, count, first segment number
+	nseg                  uint64   // segments per output
+	partial               bool
+	temp                  uint64 // bytes of partials
+}
 
-	// Segments: one per block range, or split-K's fixed length.
-	segLen := make([]uint64, len(jRanges))
-	nloc := make([]uint64, len(jRanges))
-	segBase := make([]uint64, len(jRanges))
-	var nseg uint64
+// segments cuts the block boxes for kernel k: segments no longer than one
+// invocation may loop over, or split-K's fixed length.
+func (l *argLayout) segments(k argKernel, strategy string) *argSegments {
+	nout, nred := product(l.kept), product(l.red)
 	var splitLen uint64
 	if strategy == ArgStrategySplitK {
-		// About 1024 workgroups in all, segments of at least 4096
-		// elements (16 per lane).
-		want := max(1024/nout, 1)
-		want = min(want, max(nred/4096, 1))
+		want := max(argSplitKGroups/nout, 1)
+		want = min(want, max(nred/argSplitKMinSeg, 1))
 		splitLen = (nred + want - 1) / want
 	}
-
 	maxSeg := uint64(argIters)
 	switch {
-	case vec == "row":
-		maxSeg *= vw * uint64(wg) // plus a head and a tail under vw each
-	case vec == "col":
-	case shape != shaders.ArgMaxThread:
-		maxSeg *= uint64(wg)
+	case k.vec == "row":
+		maxSeg *= k.vw * uint64(k.wg) // plus a head and a tail under vw each
+	case k.vec == "col":
+	case k.shape != shaders.ArgMaxThread:
+		maxSeg *= uint64(k.wg)
 	}
-	for i, r := range jRanges {
-		segLen[i] = min(r.count, maxSeg)
+	s := &argSegments{}
+	for _, r := range l.blocks {
+		n := min(r.count, maxSeg)
 		if splitLen > 0 {
-			segLen[i] = min(splitLen, segLen[i])
+			n = min(splitLen, n)
 		}
-		nloc[i] = (r.count + segLen[i] - 1) / segLen[i]
-		segBase[i] = nseg
-		nseg += nloc[i]
+		s.segLen = append(s.segLen, n)
+		s.nloc = append(s.nloc, (r.count+n-1)/n)
+		s.segBase = append(s.segBase, s.nseg)
+		s.nseg += s.nloc[len(s.nloc)-1]
 	}
-	partial := nseg > 1 || strategy == ArgStrategySplitK
-	if !last && partial && nseg > argIters {
-		return nil, errArgReplan
+	s.partial = s.nseg > 1 || strategy == ArgStrategySplitK
+	if s.partial {
+		s.temp = satMul(satMul(nout, s.nseg), argPartial)
 	}
-	var temp uint64
-	if partial {
-		temp = argSatMul(argSatMul(nout, nseg), argPartial)
-		if temp > argMaxTempMiB<<20 {
-			return nil, hresult.Unsupported("InputTensor", "the split reduction needs %d bytes of temporary partials, more than vkdml's %d MiB limit", temp, argMaxTempMiB)
-		}
-		if nseg > argIters {
+	return s
+}
+
+// misfit says why kernel k with segments s cannot run the layout, or nil
+// when it fits: the combine pass takes at most argIters partials per
+// output, the partials must fit vkdml's temporary limit and one output's
+// partials one window, and vec-col needs output boxes (and every step's
+// run of outputs) aligned to its vw outputs per invocation.
+func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
+	if s.partial {
+		if s.nseg > argIters {
 			hint := ""
 			if strategy != ArgStrategySplitK {
 				hint = fmt.Sprintf("; use %q", ArgStrategySplitK)
 			}
-			return nil, hresult.Unsupported("Kernel", "strategy %q would cut each block into %d segments, more than the combine pass takes (%d)%s", strategy, nseg, argIters, hint)
+			return hresult.Unsupported("Kernel", "strategy %q would cut each block into %d segments, more than the combine pass takes (%d)%s", strategy, s.nseg, argIters, hint)
 		}
-		if nseg*argPartial > win {
-			return nil, hresult.Unsupported("InputTensor", "%d partials per output do not fit one storage binding", nseg)
+		if s.temp > argMaxTempMiB<<20 {
+			return hresult.Unsupported("InputTensor", "the split reduction needs %d bytes of temporary partials, more than vkdml's %d MiB limit", s.temp, argMaxTempMiB)
+		}
+		if s.nseg*argPartial > l.budget {
+			return hresult.Unsupported("InputTensor", "%d partials per output do not fit one storage binding", s.nseg)
 		}
 	}
+	if k.vec != "col" {
+		return nil
+	}
+	for _, ro := range l.outs {
+		if ro.begin%k.vw != 0 || ro.count%k.vw != 0 {
+			return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window holds %d from output %d", k.vw, ro.count, ro.begin)
+		}
+		for i := range l.blocks {
+			if l.outputsPerStep(k, s, ro, i) == 0 {
+				return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window of partials holds fewer", k.vw)
+			}
+		}
+	}
+	return nil
+}
 
+// outputsPerStep is how many outputs of box ro one first-pass step over
+// block box i covers: all of them, unless their partials would not fit one
+// window; for vec-col a multiple of vw.
+func (l *argLayout) outputsPerStep(k argKernel, s *argSegments, ro box, i int) uint64 {
+	n := ro.count
+	if s.partial {
+		// entries [o*nseg+segBase, (o+n-1)*nseg+segBase+nloc)
+		n = min(n, (l.budget/argPartial-s.nloc[i])/s.nseg+1)
+	}
+	if k.vec == "col" {
+		n -= n % k.vw
+	}
+	return n
+}
+
+// emit builds the plan: first-pass steps over every (output box, block
+// box) pair, cut so that the partials fit a window, then the combine pass.
+func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*Plan, error) {
+	outMode := uint32(0)
+	if l.os == 8 {
+		outMode = 1
+	}
+	firstMode := outMode
+	if s.partial {
+		firstMode = 2
+	}
+	align := uint64(16) // a multiple of every element size, for 16-byte loads
+	if k.align8 {
+		align = 32
+	}
+	plan := &Plan{
+		Strategy: k.label,
+		Kernels: []Kernel{{
+			Variant: k.variant, Bindings: 2, ParamBytes: 40,
+			Spec: a.spec(l, k.wg, firstMode, k.align8), SubgroupSize: k.sgSize, FullSubgroups: k.sgSize != 0,
+		}},
+		TemporarySize: s.temp,
+	}
+	perLane := k.vec == "col" || k.vec == "" && k.shape == shaders.ArgMaxThread
+	for _, ro := range l.outs {
+		for i, rj := range l.blocks {
+			in, inFirst := windowSlot(SlotInput, 0, ro.inLo+rj.inLo, ro.inLo+rj.inLo+ro.inSpan+rj.inSpan+1, l.es, align, a.in.TotalTensorSizeInBytes)
+			oStep := l.outputsPerStep(k, s, ro, i)
+			for ob := uint64(0); ob < ro.count; ob += oStep {
+				on := min(oStep, ro.count-ob)
+				o0 := ro.begin + ob
+				var dst Slot
+				var dstFirst uint64
+				if s.partial {
+					first := o0*s.nseg + s.segBase[i]
+					last := (o0+on-1)*s.nseg + s.segBase[i] + s.nloc[i]
+					dst, dstFirst = Slot{Kind: SlotTemporary, Offset: first * argPartial, Size: (last - first) * argPartial}, first
+				} else {
+					dst, dstFirst = windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
+				}
+				items := on * s.nloc[i]
+				if k.vec == "col" {
+					items = on / k.vw * s.nloc[i]
+				}
+				groups := GridGroups(items, 1, ctx.Limits)
+				if perLane {
+					groups = GridGroups(items, k.wg, ctx.Limits)
+				}
+				plan.Steps = append(plan.Steps, Step{
+					Bindings: []Slot{in, dst},
+					Params: Params{}.U32(uint32(o0), uint32(on), uint32(rj.begin), uint32(rj.count),
+						uint32(s.segLen[i]), uint32(s.nloc[i]), uint32(s.segBase[i]), uint32(s.nseg), uint32(inFirst), uint32(dstFirst)),
+					Groups: groups,
+				})
+			}
+		}
+	}
+	if s.partial {
+		a.emitCombine(ctx, l, k, s, plan, outMode)
+	}
+	if len(plan.Steps) > 2*maxPlanSteps {
+		return nil, errTooManySteps("InputTensor", uint64(len(plan.Steps)), l.budget)
+	}
+	return plan, nil
+}
+
+// emitCombine appends the second pass: each output's nseg partials reduced
+// into its index.
+func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) {
+	wgLimit := min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
+	cwg := pow2Floor(min(uint32(argThreadWG), max(wgLimit, 1)))
+	// The combine ignores the align8 flag; it keeps the first pass's flags
+	// otherwise, so both kernels share one spec layout.
+	plan.Kernels = append(plan.Kernels, Kernel{Variant: shaders.ArgMaxCombineName, Bindings: 2, ParamBytes: 20, Spec: a.spec(l, cwg, outMode, k.align8)})
+	oStep := l.budget / (s.nseg * argPartial)
+	barrier := true
+	for _, ro := range l.outs {
+		out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
+		for ob := uint64(0); ob < ro.count; ob += oStep {
+			on := min(oStep, ro.count-ob)
+			o0 := ro.begin + ob
+			plan.Steps = append(plan.Steps, Step{
+				Kernel:   1,
+				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * argPartial, Size: on * s.nseg * argPartial}, out},
+				Params:   Params{}.U32(uint32(o0), uint32(on), uint32(s.nseg), uint32(o0*s.nseg), uint32(outFirst)),
+				Groups:   GridGroups(on, cwg, ctx.Limits),
+				Barrier:  barrier,
+			})
+			barrier = false
+		}
+	}
+}
+
+// spec is the specialization constants (argmax_common.glsl): workgroup
+// size, flags, then sizes, input strides and output strides of 8 dimension
+// slots: kept dimension i (innermost first) in slot i, reduced dimension i
+// in slot 7-i.
+func (a *argOp) spec(l *argLayout, wg, mode uint32, align8 bool) []uint32 {
 	kind := uint32(0)
 	switch {
 	case a.in.DataType.IsFloat():
@@ -534,146 +485,27 @@ func (a *argOp) planWith(ctx *Context, kept, red []argDim, strategy, vec string,
 	case a.in.DataType.IsSigned():
 		kind = 1
 	}
-	outMode := uint32(0)
-	if os == 8 {
-		outMode = 1
+	flags := kind | b2u(a.isMin)<<2 | b2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | b2u(align8)<<16 |
+		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12
+	var ds, di, do [8]uint32
+	for i := range ds {
+		ds[i] = 1
 	}
-	// Specialization constants (argmax_common.glsl): workgroup size,
-	// flags, then sizes, input strides and output strides of 8 dimension
-	// slots: kept dimension i (innermost first) in slot i, reduced
-	// dimension i in slot 7-i.
-	spec := func(wg, mode uint32) []uint32 {
-		flags := kind | argB2u(a.isMin)<<2 | argB2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | argB2u(align8)<<16 |
-			uint32(len(kept))<<8 | uint32(len(red))<<12
-		var ds, di, do [8]uint32
-		for i := range ds {
-			ds[i] = 1
-		}
-		for i := range kept {
-			d := kept[len(kept)-1-i]
-			ds[i], di[i], do[i] = uint32(d.size), uint32(d.in), uint32(d.out)
-		}
-		for i := range red {
-			d := red[len(red)-1-i]
-			ds[7-i], di[7-i] = uint32(d.size), uint32(d.in)
-		}
-		s := []uint32{wg, flags}
-		s = append(s, ds[:]...)
-		s = append(s, di[:]...)
-		return append(s, do[:]...)
+	for i := range l.kept {
+		d := l.kept[len(l.kept)-1-i]
+		ds[i], di[i], do[i] = uint32(d.size), uint32(d.in), uint32(d.out)
 	}
-	firstMode := outMode
-	if partial {
-		firstMode = 2
+	for i := range l.red {
+		d := l.red[len(l.red)-1-i]
+		ds[7-i], di[7-i] = uint32(d.size), uint32(d.in)
 	}
-	if variant == "" {
-		variant = shaders.ArgMaxName(bits, native, shape)
-	}
-	plan := &Plan{
-		Strategy: label,
-		Kernels: []Kernel{{
-			Variant:       variant,
-			Bindings:      2,
-			ParamBytes:    40,
-			Spec:          spec(wg, firstMode),
-			SubgroupSize:  sgSize,
-			FullSubgroups: sgSize != 0,
-		}},
-		TemporarySize: temp,
-	}
-	groupsFor := func(items uint64) [3]uint32 {
-		if vec == "col" || vec == "" && shape == shaders.ArgMaxThread {
-			return GridGroups(items, wg, ctx.Limits)
-		}
-		return GridGroups(items, 1, ctx.Limits)
-	}
-	slot := func(kind SlotKind, off, size uint64) Slot { return Slot{Kind: kind, Offset: off, Size: size} }
-
-	for _, ro := range oRanges {
-		if vec == "col" && (ro.begin%vw != 0 || ro.count%vw != 0) {
-			return nil, errArgReplan
-		}
-		for i, rj := range jRanges {
-			inOff, inSize := argWindow(ro.inLo+rj.inLo, ro.inSpan+rj.inSpan, es)
-			if align8 {
-				// 32-byte aligned windows, for 32-byte loads.
-				inSize += inOff & 16
-				inOff &^= 31
-			}
-			inWin := uint32(inOff / es)
-			// Output numbers of this box, cut so the partials fit a window.
-			oStep := ro.count
-			if partial {
-				// entries [o*nseg+segBase, (o+n-1)*nseg+segBase+nloc)
-				oStep = min(oStep, (win/argPartial-nloc[i])/nseg+1)
-			}
-			if vec == "col" {
-				if oStep -= oStep % vw; oStep == 0 {
-					return nil, errArgReplan
-				}
-			}
-			for ob := uint64(0); ob < ro.count; ob += oStep {
-				on := min(oStep, ro.count-ob)
-				o0 := ro.begin + ob
-				var dst Slot
-				var dstWin uint32
-				if partial {
-					first := o0*nseg + segBase[i]
-					last := (o0+on-1)*nseg + segBase[i] + nloc[i]
-					dst = slot(SlotTemporary, first*argPartial, (last-first)*argPartial)
-					dstWin = uint32(first)
-				} else {
-					off, size := argWindow(ro.outLo, ro.outSpan, os)
-					dst = slot(SlotOutput, off, size)
-					dstWin = uint32(off / os)
-				}
-				items := on * nloc[i]
-				if vec == "col" {
-					items = on / vw * nloc[i]
-				}
-				plan.Steps = append(plan.Steps, Step{
-					Kernel:   0,
-					Bindings: []Slot{slot(SlotInput, inOff, inSize), dst},
-					Params: Params{}.U32(uint32(o0), uint32(on), uint32(rj.begin), uint32(rj.count),
-						uint32(segLen[i]), uint32(nloc[i]), uint32(segBase[i]), uint32(nseg), inWin, dstWin),
-					Groups: groupsFor(items),
-				})
-			}
-		}
-	}
-	if partial {
-		cwg := pow2(min(uint32(argThreadWG), max(wgLimit, 1)))
-		plan.Kernels = append(plan.Kernels, Kernel{
-			Variant:    shaders.ArgMaxCombineName,
-			Bindings:   2,
-			ParamBytes: 20,
-			Spec:       spec(cwg, outMode),
-		})
-		oStep := win / (nseg * argPartial)
-		barrier := true
-		for _, ro := range oRanges {
-			outOff, outSize := argWindow(ro.outLo, ro.outSpan, os)
-			for ob := uint64(0); ob < ro.count; ob += oStep {
-				on := min(oStep, ro.count-ob)
-				o0 := ro.begin + ob
-				plan.Steps = append(plan.Steps, Step{
-					Kernel:   1,
-					Bindings: []Slot{slot(SlotTemporary, o0*nseg*argPartial, on*nseg*argPartial), slot(SlotOutput, outOff, outSize)},
-					Params:   Params{}.U32(uint32(o0), uint32(on), uint32(nseg), uint32(o0*nseg), uint32(outOff/os)),
-					Groups:   GridGroups(on, cwg, ctx.Limits),
-					Barrier:  barrier,
-				})
-				barrier = false
-			}
-		}
-	}
-	if len(plan.Steps) > 2*argMaxSteps {
-		return nil, hresult.Unsupported("InputTensor", "the operator would need %d dispatches", len(plan.Steps))
-	}
-	return plan, nil
+	s := []uint32{wg, flags}
+	s = append(s, ds[:]...)
+	s = append(s, di[:]...)
+	return append(s, do[:]...)
 }
 
-func argB2u(b bool) uint32 {
+func b2u(b bool) uint32 {
 	if b {
 		return 1
 	}

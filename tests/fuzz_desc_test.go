@@ -94,11 +94,11 @@ func checkDescPlan(ctx *ops.Context, desc ops.Desc, fill []byte) error {
 	var ins, outs []*tensor.Tensor
 	var bytes uint64
 	for _, d := range desc.Inputs() {
-		bytes += d.TotalTensorSizeInBytes
+		bytes += min(d.TotalTensorSizeInBytes, 1<<32) // no wrap on huge totals
 	}
 	for _, d := range desc.Outputs() {
 		if d != nil {
-			bytes += d.TotalTensorSizeInBytes
+			bytes += min(d.TotalTensorSizeInBytes, 1<<32)
 		}
 	}
 	// Bound the reference's work: elements, and for pooling the window

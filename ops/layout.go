@@ -1,0 +1,294 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/hresult"
+)
+
+// This file is the layout toolkit the planners share: coalescing a strided
+// tensor pair into few dimensions, cutting dimensions into boxes whose
+// elements fit one binding, and the one rule by which a box becomes a
+// binding window (a Slot). The device-class tuning knobs of every planner
+// are here too, in one struct.
+
+// dim is one coalesced dimension: its size, its input stride and its output
+// stride in elements (0 on a reduced dimension, which the output does not
+// have).
+type dim struct {
+	size uint64
+	in   uint64
+	out  uint64
+}
+
+// coalesce drops size-1 dimensions and merges neighbours whose strides make
+// them one dimension, in row-major order within each side: kept dimensions
+// when both the input and the output strides chain, reduced ones (reduced
+// true) when the input strides chain. The row-major position inside a
+// block is unchanged by merging reduced dimensions, so an index counted
+// over the merged dimensions is the one DirectML defines.
+func coalesce(sizes, inStrides, outStrides []uint32, reduced []bool) (kept, red []dim) {
+	for i, s := range sizes {
+		if s == 1 {
+			continue
+		}
+		d := dim{size: uint64(s), in: uint64(inStrides[i]), out: uint64(outStrides[i])}
+		if reduced[i] {
+			if n := len(red); n > 0 && red[n-1].in == d.size*d.in {
+				red[n-1] = dim{size: red[n-1].size * d.size, in: d.in}
+				continue
+			}
+			d.out = 0
+			red = append(red, d)
+			continue
+		}
+		if n := len(kept); n > 0 && kept[n-1].in == d.size*d.in && kept[n-1].out == d.size*d.out {
+			kept[n-1] = dim{size: kept[n-1].size * d.size, in: d.in, out: d.out}
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept, red
+}
+
+// product is the number of elements of ds.
+func product(ds []dim) uint64 {
+	n := uint64(1)
+	for _, d := range ds {
+		n *= d.size
+	}
+	return n
+}
+
+// spanIn and spanOut are the element offset of ds's last element from its
+// first, in the input and in the output.
+func spanIn(ds []dim) uint64 {
+	var s uint64
+	for _, d := range ds {
+		s += (d.size - 1) * d.in
+	}
+	return s
+}
+
+func spanOut(ds []dim) uint64 {
+	var s uint64
+	for _, d := range ds {
+		s += (d.size - 1) * d.out
+	}
+	return s
+}
+
+// satMul is a·b, saturating at 2^64−1 instead of wrapping.
+func satMul(a, b uint64) uint64 {
+	if a != 0 && b > ^uint64(0)/a {
+		return ^uint64(0)
+	}
+	return a * b
+}
+
+// box is a contiguous run of row-major positions of one side (outputs, or
+// positions in a block) that is also a box of the dimensions: a few outer
+// dimensions fixed, one cut to a chunk, the rest whole; so its elements lie
+// between two corner offsets.
+type box struct {
+	begin, count   uint64 // row-major positions
+	inLo, inSpan   uint64 // element offsets of the first and last−first
+	outLo, outSpan uint64
+}
+
+// boxes enumerates the boxes of one side: dimensions [0,peel) fixed at each
+// coordinate, dimension peel (when chunk > 0) cut into chunks of chunk.
+func boxes(ds []dim, peel int, chunk uint64) []box {
+	var out []box
+	inner := ds[peel:]
+	if chunk == 0 || peel >= len(ds) {
+		chunk = 0
+	}
+	var rec func(i int, begin, in, o uint64)
+	rec = func(i int, begin, in, o uint64) {
+		if i < peel {
+			for c := uint64(0); c < ds[i].size; c++ {
+				rec(i+1, begin*ds[i].size+c, in+c*ds[i].in, o+c*ds[i].out)
+			}
+			return
+		}
+		if chunk == 0 {
+			n := product(inner)
+			out = append(out, box{begin: begin * n, count: n, inLo: in, inSpan: spanIn(inner), outLo: o, outSpan: spanOut(inner)})
+			return
+		}
+		d, rest := ds[peel], ds[peel+1:]
+		n := product(rest)
+		for c := uint64(0); c < d.size; c += chunk {
+			l := min(chunk, d.size-c)
+			b := append([]dim{{size: l, in: d.in, out: d.out}}, rest...)
+			out = append(out, box{
+				begin: (begin*d.size + c) * n, count: l * n,
+				inLo: in + c*d.in, inSpan: spanIn(b),
+				outLo: o + c*d.out, outSpan: spanOut(b),
+			})
+		}
+	}
+	rec(0, 0, 0, 0)
+	return out
+}
+
+// maxPlanSteps bounds the windows (and so the dispatches) a planner may cut
+// one side into; a plan that would need more is refused rather than built.
+const maxPlanSteps = 1 << 16
+
+// cut is how splitWindows cuts a kept/reduced pair: dimensions [0,peel)
+// of a side fixed, dimension peel cut into chunks of chunk (0: whole).
+type cut struct {
+	keptPeel  int
+	keptChunk uint64
+	redPeel   int
+	redChunk  uint64
+}
+
+// splitWindows decides the boxes so that every step's input window spans
+// at most limIn bytes and its output window at most limOut bytes (es and
+// os bytes an element): it peels outer dimensions (fixing them, one step
+// per coordinate) and cuts one into chunks, on the kept side while that can
+// suffice, else on the reduced side (whose cuts need partials).
+func splitWindows(kept, red []dim, es, os, limBytes uint64) (cut, error) {
+	limIn, limOut := limBytes/es-1, limBytes/os-1 // largest span in elements
+	var c cut
+	steps := uint64(1)
+	for {
+		inS, outS := spanIn(kept[c.keptPeel:])+spanIn(red[c.redPeel:]), spanOut(kept[c.keptPeel:])
+		if inS <= limIn && outS <= limOut {
+			return c, nil
+		}
+		// Prefer cutting the kept side: it needs no partials. Only when
+		// the remaining block alone overflows a window is the block cut.
+		var useKept bool
+		switch {
+		case outS > limOut:
+			useKept = true // only kept dimensions move the output
+		case c.keptPeel < len(kept) && spanIn(red[c.redPeel:]) <= limIn:
+			useKept = true
+		default:
+			useKept = c.redPeel >= len(red)
+		}
+		var d dim
+		if useKept {
+			d = kept[c.keptPeel]
+		} else {
+			d = red[c.redPeel]
+		}
+		otherIn, otherOut := inS-(d.size-1)*d.in, outS
+		if useKept {
+			otherOut -= (d.size - 1) * d.out
+		}
+		if otherIn <= limIn && otherOut <= limOut {
+			n := d.size
+			if d.in > 0 {
+				n = min(n, (limIn-otherIn)/d.in+1)
+			}
+			if useKept && d.out > 0 {
+				n = min(n, (limOut-otherOut)/d.out+1)
+			}
+			if steps = satMul(steps, (d.size+n-1)/n); steps > maxPlanSteps {
+				break
+			}
+			if useKept {
+				c.keptChunk = n
+			} else {
+				c.redChunk = n
+			}
+			return c, nil
+		}
+		if steps = satMul(steps, d.size); steps > maxPlanSteps {
+			break
+		}
+		if useKept {
+			c.keptPeel++
+		} else {
+			c.redPeel++
+		}
+	}
+	return cut{}, hresult.Unsupported("InputTensor.Strides", "the tensor cannot be covered with at most %d windows of %d bytes: its strides scatter the elements too widely", maxPlanSteps, limBytes)
+}
+
+// The binding-window rule. A step binds a window of a tensor as a Slot:
+//
+//   - the slot's offset is the byte offset of its first element rounded
+//     down to align (4, or the width of the kernel's vector loads; a
+//     multiple of the element size), and its end is the end of its last
+//     element rounded up to 4, but never past the tensor's
+//     TotalTensorSizeInBytes;
+//   - gpu's Dispatch then rounds the descriptor's offset down to
+//     minStorageBufferOffsetAlignment and its size up to 4.
+//
+// So a window whose elements span n bytes makes a descriptor of less than
+// n + align + 4 + minStorageBufferOffsetAlignment bytes, and windowBudget
+// is the most n may be for that to fit maxStorageBufferRange (or the
+// context's BindingWindowCap). Whole-tensor slots (Offset 0, Size 0) follow
+// the same budget with their TotalTensorSizeInBytes as n.
+
+// windowBudget is the most bytes the elements of one window may span for
+// kernels that need window offsets aligned to align bytes.
+func windowBudget(ctx *Context, align uint64) uint64 {
+	r := uint64(ctx.Limits.MaxStorageBufferRange)
+	if ctx.BindingWindowCap > 0 {
+		r = min(r, ctx.BindingWindowCap)
+	}
+	slack := align + 4 + max(ctx.Limits.MinStorageBufferOffsetAlignment, 4)
+	if r <= slack {
+		return 0
+	}
+	return r - slack
+}
+
+// windowSlot is the slot of the elements at element offsets [lo, hi) of a
+// tensor of es-byte elements and total bytes, by the rule above, and the
+// element offset its first byte has in the tensor (what a shader subtracts
+// from a tensor offset to address the window).
+func windowSlot(kind SlotKind, index int, lo, hi, es, align, total uint64) (Slot, uint64) {
+	off := lo * es &^ (align - 1)
+	end := min((hi*es+3)&^3, max(total, off))
+	return Slot{Kind: kind, Index: index, Offset: off, Size: end - off}, off / es
+}
+
+// errTooManySteps refuses a plan that would need more than maxPlanSteps
+// dispatches, naming the field that makes it so.
+func errTooManySteps(field string, steps, budget uint64) error {
+	return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Field: field, Rule: fmt.Sprintf(
+		"covering the tensors with bindings of at most %d bytes would take %d dispatches, more than vkdml's limit of %d per operator", budget, steps, maxPlanSteps)}
+}
+
+// tuning is every planner's device-class cost model in one place. On a CPU
+// device (lavapipe) a workgroup runs as loops over its subgroups and pays
+// per lane for every load, so per-workgroup overhead dominates and long
+// per-invocation loops are cheap; on a GPU the reverse holds.
+type tuning struct {
+	// argSmallWG: ARGMAX kernels whose lanes split a block first try a
+	// workgroup of one subgroup (at least 4 lanes), and vec-col tries
+	// argColWG4/argColWG8 lanes; a plan whose segments do not fit falls
+	// back to the standard sizes. Measured on lavapipe: 16-byte loads
+	// 5.2 GB/s at 8 lanes, 0.75 GB/s at 64; 4096x16384 FLOAT32 over axis 0
+	// with 8 outputs per lane: 8 lanes ~120 ms, 2 lanes 115-160 ms, 4 lanes
+	// ~240 ms; with 4 outputs per lane 4 lanes beat 8 by about 2x.
+	argSmallWG           bool
+	argColWG4, argColWG8 uint32
+	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
+	// a few hundred workgroups of a few lanes each, every one streaming
+	// through its own part of the tensors.
+	poolVecWG     uint32
+	poolVecGroups uint64
+}
+
+var (
+	tuningGPU = tuning{poolVecWG: 64, poolVecGroups: 1 << 16}
+	tuningCPU = tuning{argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
+)
+
+// tuningFor returns the tuning of a device type.
+func tuningFor(t caps.DeviceType) *tuning {
+	if t == caps.DeviceTypeCPU {
+		return &tuningCPU
+	}
+	return &tuningGPU
+}
