@@ -32,6 +32,7 @@ func plotResults(path string, results []benchRecord) error {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = byteTicks{}
 	p.Add(plotter.NewGrid())
+	p.Title.Padding = vg.Points(8)
 	legend := plot.NewLegend()
 	legend.Top = true
 	legend.Left = true
@@ -93,9 +94,9 @@ func plotResults(path string, results []benchRecord) error {
 	p.Add(cl)
 	legend.Add("copy kernel (ceiling)", cl)
 	p.Y.Min, p.Y.Max = 0, yMax*1.08
-	if len(copyLine) == 1 { // one size: give the log axis some width
-		p.X.Min, p.X.Max = copyLine[0].X/2, copyLine[0].X*2
-	}
+	// Keep the first and last points off the frame (and give a single
+	// size some width).
+	p.X.Min, p.X.Max = copyLine[0].X/1.6, copyLine[len(copyLine)-1].X*1.6
 	return savePlot(path, p, legend)
 }
 
@@ -109,7 +110,7 @@ func savePlot(path string, p *plot.Plot, legend plot.Legend) error {
 		return err
 	}
 	dc := draw.New(c)
-	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	p.Draw(draw.Crop(dc, vg.Points(6), -legendWidth, vg.Points(4), -vg.Points(10)))
 	legend.Draw(draw.Crop(dc, width-legendWidth+vg.Points(8), 0, 0, -vg.Points(30)))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
