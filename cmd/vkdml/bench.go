@@ -265,7 +265,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		for _, k := range o.kernels {
 			r, err := measure(d, desc, k, o.repeat, o.warmup, rng, prog)
 			if err != nil {
-				if len(o.kernels) > 1 && !o.asJSON { // --kernel all: a strategy may not apply to this shape
+				if len(o.kernels) > 1 { // --kernel all: a strategy may not apply to this shape
 					fmt.Fprintf(stderr, "vkdml bench: %s %s: %v\n", Shape(o.shapes[i]), k, err)
 					continue
 				}

@@ -35,20 +35,21 @@ type benchRecord struct {
 	Bytes           uint64 `json:"bytes"` // read + written per run
 	Repeat          int    `json:"repeat"`
 	Warmup          int    `json:"warmup"`
-	// Device times (timestamp queries) in milliseconds.
-	MedianMS float64 `json:"median_ms"`
+	// Device times (timestamp queries) in milliseconds; --op submit
+	// measures wall time only and leaves the device-time fields out.
+	MedianMS float64 `json:"median_ms,omitempty"`
 	MinMS    float64 `json:"min_ms"`
 	MaxMS    float64 `json:"max_ms"`
-	P25MS    float64 `json:"p25_ms"`
-	P75MS    float64 `json:"p75_ms"`
+	P25MS    float64 `json:"p25_ms,omitempty"`
+	P75MS    float64 `json:"p75_ms,omitempty"`
 	// WallMedianMS is the host's Execute + Wait median.
 	WallMedianMS float64 `json:"wall_median_ms"`
 	// GB/s (1e9 bytes per second) at the median, max and min time.
-	GBps      float64   `json:"gbps"`
-	GBpsLow   float64   `json:"gbps_low"`
-	GBpsHigh  float64   `json:"gbps_high"`
-	CopyGBps  float64   `json:"copy_gbps"`
-	PctOfCopy float64   `json:"pct_of_copy"`
+	GBps      float64   `json:"gbps,omitempty"`
+	GBpsLow   float64   `json:"gbps_low,omitempty"`
+	GBpsHigh  float64   `json:"gbps_high,omitempty"`
+	CopyGBps  float64   `json:"copy_gbps,omitempty"`
+	PctOfCopy float64   `json:"pct_of_copy,omitempty"`
 	DeviceMS  []float64 `json:"device_ms,omitempty"`
 	// --op submit: the bare submit + fence wait of an empty list, and the
 	// ratio of the pre-recorded dispatch's wall median to it.

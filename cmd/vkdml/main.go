@@ -46,6 +46,12 @@ func vkdmlVersion() string {
 	if !ok {
 		return "dev"
 	}
+	return buildVersion(bi)
+}
+
+// buildVersion is the module version of a `go install module@version`
+// build, else dev-REVISION[-dirty] from the VCS stamp, else dev.
+func buildVersion(bi *debug.BuildInfo) string {
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}

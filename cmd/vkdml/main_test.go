@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -159,5 +160,27 @@ func TestNoLoader(t *testing.T) {
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "no Vulkan loader") || strings.Contains(string(out), "goroutine") {
 		t.Fatalf("exit %v, output %q", err, out)
+	}
+}
+
+// TestVersion: --version and version print the same; a module version
+// from the build info wins over the VCS stamp.
+func TestVersion(t *testing.T) {
+	_, a, _ := vkdml("version")
+	_, b, _ := vkdml("--version")
+	if a == "" || a != b || !strings.HasPrefix(a, "vkdml ") {
+		t.Fatalf("version %q, --version %q", a, b)
+	}
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.1.0"}}, "v0.1.0"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}, "dev-0123456789ab-dirty"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+	} {
+		if got := buildVersion(&c.bi); got != c.want {
+			t.Errorf("buildVersion(%+v) = %q, want %q", c.bi.Main, got, c.want)
+		}
 	}
 }
