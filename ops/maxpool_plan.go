@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
@@ -11,10 +10,6 @@ import (
 
 // maxPoolWorkgroup is the pooling kernel's workgroup size.
 const maxPoolWorkgroup = 128
-
-// maxPoolMaxSteps bounds the dispatches of one pooling operator: a plan
-// that needs more is refused (E_OUTOFMEMORY) rather than built.
-const maxPoolMaxSteps = 1 << 16
 
 // maxPoolCoordLimit bounds every spatial coordinate the kernel forms
 // (input extents, padding, the last window's start and the dilated window
@@ -53,178 +48,187 @@ func span(d *tensor.Desc, n0, n1, c0, c1 uint32) (lo, hi uint64) {
 	return lo, last + 1
 }
 
-// window is the word-aligned byte window of a tensor covering elements
-// [lo, hi), and the element offset of lo inside it.
-func window(d *tensor.Desc, kind SlotKind, index int, lo, hi uint64) (Slot, uint32) {
-	es := uint64(d.DataType.Size())
-	off := lo * es &^ 3
-	end := min((hi*es+3)&^3, d.TotalTensorSizeInBytes)
-	return Slot{Kind: kind, Index: index, Offset: off, Size: end - off}, uint32((lo*es - off) / es)
+// poolGeom is the spatial parameters in D, H, W order (identities for D on
+// a 4D tensor).
+type poolGeom struct {
+	in, out, win, str, dil, pad [3]uint32
 }
 
-func (m *maxPool) plan(ctx *Context) (*Plan, error) {
-	if ctx.Kernel != "" && ctx.Kernel != "direct" && ctx.Kernel != MaxPoolStrategyVec2x2 {
-		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: direct, %s; the split strategies are chosen when a tensor does not fit one binding)", ctx.Kernel, m.op, MaxPoolStrategyVec2x2)
-	}
+func (m *maxPool) geometry() poolGeom {
 	dims := m.in.Rank() - 2
-	inS := spatial3(func(i int) uint32 { return m.in.Sizes[2+i] }, dims, 1)
-	outS := spatial3(func(i int) uint32 { return m.out.Sizes[2+i] }, dims, 1)
-	win := spatial3(func(i int) uint32 { return m.window[i] }, dims, 1)
-	str := spatial3(func(i int) uint32 { return m.strides[i] }, dims, 1)
-	// A window of 1 has no second tap, so its dilation is irrelevant; 1 keeps
-	// the kernel's arithmetic in range whatever the caller gave.
-	dil := spatial3(func(i int) uint32 {
-		if m.window[i] == 1 {
-			return 1
-		}
-		return m.dilation(i)
-	}, dims, 1)
-	pad := spatial3(func(i int) uint32 { return m.start[i] }, dims, 0)
+	return poolGeom{
+		in:  spatial3(func(i int) uint32 { return m.in.Sizes[2+i] }, dims, 1),
+		out: spatial3(func(i int) uint32 { return m.out.Sizes[2+i] }, dims, 1),
+		win: spatial3(func(i int) uint32 { return m.window[i] }, dims, 1),
+		str: spatial3(func(i int) uint32 { return m.strides[i] }, dims, 1),
+		// A window of 1 has no second tap, so its dilation is irrelevant;
+		// 1 keeps the kernel's arithmetic in range whatever the caller gave.
+		dil: spatial3(func(i int) uint32 {
+			if m.window[i] == 1 {
+				return 1
+			}
+			return m.dilation(i)
+		}, dims, 1),
+		pad: spatial3(func(i int) uint32 { return m.start[i] }, dims, 0),
+	}
+}
 
-	// The kernel's coordinates are 32-bit signed: refuse shapes whose
-	// windows reach beyond ±2^30 (no real network comes close).
+// checkCoords refuses shapes whose windows reach beyond ±2^30: the
+// kernel's coordinates are 32-bit signed (no real network comes close).
+func (m *maxPool) checkCoords(g poolGeom) error {
+	dims := m.in.Rank() - 2
 	axes := []string{"D", "H", "W"}[3-dims:]
-	for a := 0; a < 3; a++ {
+	for a := 3 - dims; a < 3; a++ {
 		i := a - (3 - dims) // the desc's axis
-		if i < 0 {
-			continue
-		}
 		checks := []struct {
 			field string
 			v     uint64
 		}{
-			{fmt.Sprintf("InputTensor.Sizes[%d]", 2+i), uint64(inS[a])},
-			{fmt.Sprintf("StartPadding[%d]", i), uint64(pad[a])},
-			{fmt.Sprintf("Strides[%d]", i), uint64(outS[a]-1) * uint64(str[a])},
-			{fmt.Sprintf("WindowSize[%d]", i), uint64(win[a]-1) * uint64(dil[a])},
+			{fmt.Sprintf("InputTensor.Sizes[%d]", 2+i), uint64(g.in[a])},
+			{fmt.Sprintf("StartPadding[%d]", i), uint64(g.pad[a])},
+			{fmt.Sprintf("Strides[%d]", i), uint64(g.out[a]-1) * uint64(g.str[a])},
+			{fmt.Sprintf("WindowSize[%d]", i), uint64(g.win[a]-1) * uint64(g.dil[a])},
 		}
 		for _, c := range checks {
 			if c.v >= maxPoolCoordLimit {
-				return nil, hresult.Unsupported(c.field, "the %s axis reaches coordinate %d; vkdml's pooling kernel supports spatial coordinates below 2^30", axes[i], c.v)
+				return hresult.Unsupported(c.field, "the %s axis reaches coordinate %d; vkdml's pooling kernel supports spatial coordinates below 2^30", axes[i], c.v)
 			}
 		}
 	}
+	return nil
+}
 
+// poolTensor is a tensor the pooling kernels bind, with its slot.
+type poolTensor struct {
+	d     *tensor.Desc
+	kind  SlotKind
+	index int
+	field string
+}
+
+func (m *maxPool) boundTensors() []poolTensor {
+	ts := []poolTensor{{m.in, SlotInput, 0, "InputTensor"}, {m.out, SlotOutput, 0, "OutputTensor"}}
+	if m.idx != nil {
+		ts = append(ts, poolTensor{m.idx, SlotOutput, 1, "OutputIndicesTensor"})
+	}
+	return ts
+}
+
+// poolChunk is the planes one step covers: batches [n0,n1), channels
+// [c0,c1).
+type poolChunk struct{ n0, n1, c0, c1 uint32 }
+
+// poolCut is how the planes are cut over steps.
+type poolCut struct {
+	chunks   []poolChunk
+	cstep    uint32 // channels per batch of a step
+	strategy string
+	whole    bool // one step binding whole tensors
+}
+
+// cutPlanes covers the (n, c) planes with steps. One binding covers a
+// tensor when it fits the window budget; otherwise each step binds windows
+// of the tensors: runs of whole batches when one batch fits, else runs of
+// channels of one batch. The steps are counted before they are made, so a
+// batch count near 2^32 or wide batch strides are refused, not built.
+func (m *maxPool) cutPlanes(ctx *Context, ts []poolTensor, budget uint64) (*poolCut, error) {
+	N, C := m.in.Sizes[0], m.in.Sizes[1]
+	whole := true
+	for _, t := range ts {
+		whole = whole && t.d.TotalTensorSizeInBytes <= budget
+	}
+	switch {
+	case whole:
+		return &poolCut{chunks: []poolChunk{{0, N, 0, C}}, cstep: C, strategy: "direct", whole: true}, nil
+	case ctx.Kernel == "direct":
+		return nil, hresult.Unsupported("Kernel", "the direct strategy needs every tensor to fit one binding of %d bytes", ctx.Limits.MaxStorageBufferRange)
+	}
+	batch := func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, C) }
+	if kn := poolUnitsPerStep(ts, N, budget, batch, 0); kn > 0 {
+		steps := (uint64(N) + uint64(kn) - 1) / uint64(kn)
+		if steps > maxPlanSteps {
+			return nil, errTooManySteps("InputTensor.Sizes[0]", steps, budget)
+		}
+		c := &poolCut{cstep: C, strategy: fmt.Sprintf("split-n(%d)", kn)}
+		for n := uint64(0); n < uint64(N); n += uint64(kn) {
+			c.chunks = append(c.chunks, poolChunk{uint32(n), uint32(min(uint64(N), n+uint64(kn))), 0, C})
+		}
+		return c, nil
+	}
+	plane := func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, 1) }
+	kc := poolUnitsPerStep(ts, C, budget, plane, 1)
+	if kc == 0 {
+		for _, t := range ts {
+			lo, hi := plane(t.d)
+			if bytes := (hi - lo) * uint64(t.d.DataType.Size()); bytes > budget {
+				return nil, hresult.Unsupported(t.field+".Strides", "one (batch, channel) plane of %v spans %d bytes, more than one storage binding can cover (maxStorageBufferRange %d); vkdml splits pooling over planes only",
+					*t.d, bytes, ctx.Limits.MaxStorageBufferRange)
+			}
+		}
+	}
+	steps := uint64(N) * ((uint64(C) + uint64(kc) - 1) / uint64(kc))
+	if steps > maxPlanSteps {
+		return nil, errTooManySteps("InputTensor.Sizes[1]", steps, budget)
+	}
+	c := &poolCut{cstep: kc, strategy: fmt.Sprintf("split-c(%d)", kc)}
+	for n := uint64(0); n < uint64(N); n++ {
+		for ch := uint64(0); ch < uint64(C); ch += uint64(kc) {
+			c.chunks = append(c.chunks, poolChunk{uint32(n), uint32(n + 1), uint32(ch), uint32(min(uint64(C), ch+uint64(kc)))})
+		}
+	}
+	return c, nil
+}
+
+// poolUnitsPerStep is how many units (batches, or channels of one batch;
+// stride dimension axis) fit one step's windows, 0 for none: a run of k
+// units of stride s spans (k−1)·s elements plus one unit's.
+func poolUnitsPerStep(ts []poolTensor, units uint32, budget uint64, unit func(d *tensor.Desc) (lo, hi uint64), axis int) uint32 {
+	k := uint64(units)
+	for _, t := range ts {
+		es := uint64(t.d.DataType.Size())
+		lo, hi := unit(t.d)
+		bytes := (hi - lo) * es
+		if bytes > budget {
+			return 0
+		}
+		if s := uint64(t.d.EffectiveStrides()[axis]) * es; s > 0 {
+			k = min(k, (budget-bytes)/s+1)
+		}
+	}
+	return uint32(k)
+}
+
+// plan is check the coordinates → cut the planes → the vectorised kernel
+// when it applies, else the direct kernel's steps.
+func (m *maxPool) plan(ctx *Context) (*Plan, error) {
+	if ctx.Kernel != "" && ctx.Kernel != "direct" && ctx.Kernel != MaxPoolStrategyVec2x2 {
+		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: direct, %s; the split strategies are chosen when a tensor does not fit one binding)", ctx.Kernel, m.op, MaxPoolStrategyVec2x2)
+	}
+	g := m.geometry()
+	if err := m.checkCoords(g); err != nil {
+		return nil, err
+	}
 	kind := shaders.ElemKind(m.in.DataType.IsFloat(), m.in.DataType.IsSigned())
-	bits := 8 * m.in.DataType.Size()
-	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	idxBits := 0
 	if m.idx != nil {
 		idxBits = 8 * m.idx.DataType.Size()
 	}
-	tensors := []*tensor.Desc{m.in, m.out}
-	slots := []struct {
-		kind  SlotKind
-		index int
-	}{{SlotInput, 0}, {SlotOutput, 0}}
-	if m.idx != nil {
-		tensors = append(tensors, m.idx)
-		slots = append(slots, struct {
-			kind  SlotKind
-			index int
-		}{SlotOutput, 1})
+	ts := m.boundTensors()
+	budget := windowBudget(ctx, 4)
+	cut, err := m.cutPlanes(ctx, ts, budget)
+	if err != nil {
+		return nil, err
 	}
+	if cut.whole && (ctx.Kernel == "" || ctx.Kernel == MaxPoolStrategyVec2x2) && m.vec2x2OK() {
+		return m.planVec2x2(ctx, kind, idxBits, len(ts)), nil
+	}
+	return m.planDirect(ctx, g, ts, cut, kind, idxBits), nil
+}
 
-	// One binding covers a tensor when it fits maxStorageBufferRange, with
-	// room for the host's alignment of the descriptor offset. Otherwise the
-	// planes (n, c) are split over several steps, each binding windows of
-	// the tensors: whole batches when one batch fits, else runs of channels.
-	limit := uint64(ctx.Limits.MaxStorageBufferRange)
-	if ctx.BindingWindowCap > 0 {
-		limit = min(limit, ctx.BindingWindowCap)
-	}
-	slack := max(ctx.Limits.MinStorageBufferOffsetAlignment, 4) + 8
-	if limit > slack {
-		limit -= slack
-	} else {
-		limit = 0
-	}
-	N, C := m.in.Sizes[0], m.in.Sizes[1]
-	fitsWhole := true
-	for _, d := range tensors {
-		if d.TotalTensorSizeInBytes > limit {
-			fitsWhole = false
-		}
-	}
-	// perStep returns how many units (batches, or channels of one batch)
-	// fit one step, 0 for none: a run of k units of stride s spans
-	// (k−1)·s + rest elements.
-	perStep := func(units uint32, rest func(d *tensor.Desc) (lo, hi uint64), stride func(d *tensor.Desc) uint64) uint32 {
-		k := uint64(units)
-		for _, d := range tensors {
-			es := uint64(d.DataType.Size())
-			lo, hi := rest(d)
-			bytes := (hi-lo)*es + 8
-			if bytes > limit {
-				return 0
-			}
-			if s := stride(d) * es; s > 0 {
-				k = min(k, (limit-bytes)/s+1)
-			}
-		}
-		return uint32(k)
-	}
-	type chunk struct{ n0, n1, c0, c1 uint32 }
-	var chunks []chunk
-	var cstep uint32
-	// Count the steps before making them: a batch count near 2^32 or wide
-	// batch strides would otherwise ask for billions (issue 12).
-	tooMany := func(steps uint64, field string) error {
-		if steps <= maxPoolMaxSteps {
-			return nil
-		}
-		return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Field: field, Rule: fmt.Sprintf(
-			"covering the tensors with bindings of at most %d bytes would take %d dispatches, more than vkdml's limit of %d per operator", limit, steps, maxPoolMaxSteps)}
-	}
-	strategy := "direct"
-	switch {
-	case fitsWhole:
-		chunks = []chunk{{0, N, 0, C}}
-		cstep = C
-	case ctx.Kernel == "direct":
-		return nil, hresult.Unsupported("Kernel", "the direct strategy needs every tensor to fit one binding of %d bytes", ctx.Limits.MaxStorageBufferRange)
-	default:
-		kn := perStep(N, func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, C) },
-			func(d *tensor.Desc) uint64 { return uint64(d.EffectiveStrides()[0]) })
-		if kn > 0 {
-			if err := tooMany((uint64(N)+uint64(kn)-1)/uint64(kn), "InputTensor.Sizes[0]"); err != nil {
-				return nil, err
-			}
-			strategy = fmt.Sprintf("split-n(%d)", kn)
-			cstep = C
-			for n := uint64(0); n < uint64(N); n += uint64(kn) {
-				chunks = append(chunks, chunk{uint32(n), uint32(min(uint64(N), n+uint64(kn))), 0, C})
-			}
-			break
-		}
-		kc := perStep(C, func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, 1) },
-			func(d *tensor.Desc) uint64 { return uint64(d.EffectiveStrides()[1]) })
-		if kc == 0 {
-			for i, d := range tensors {
-				lo, hi := span(d, 0, 1, 0, 1)
-				if (hi-lo)*uint64(d.DataType.Size())+8 > limit {
-					name := []string{"InputTensor", "OutputTensor", "OutputIndicesTensor"}[i]
-					return nil, hresult.Unsupported(name+".Strides", "one (batch, channel) plane of %v spans %d bytes, more than one storage binding can cover (maxStorageBufferRange %d); vkdml splits pooling over planes only",
-						*d, (hi-lo)*uint64(d.DataType.Size()), ctx.Limits.MaxStorageBufferRange)
-				}
-			}
-		}
-		if err := tooMany(uint64(N)*((uint64(C)+uint64(kc)-1)/uint64(kc)), "InputTensor.Sizes[1]"); err != nil {
-			return nil, err
-		}
-		strategy = fmt.Sprintf("split-c(%d)", kc)
-		cstep = kc
-		for n := uint64(0); n < uint64(N); n++ {
-			for c := uint64(0); c < uint64(C); c += uint64(kc) {
-				chunks = append(chunks, chunk{uint32(n), uint32(n + 1), uint32(c), uint32(min(uint64(C), c+uint64(kc)))})
-			}
-		}
-	}
-
-	if fitsWhole && (ctx.Kernel == "" || ctx.Kernel == MaxPoolStrategyVec2x2) && m.vec2x2OK() {
-		return m.planVec2x2(ctx, kind, idxBits, len(tensors)), nil
-	}
-
+// planDirect emits maxpool.comp's steps, one per chunk of planes.
+func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poolCut, kind uint32, idxBits int) *Plan {
+	bits := 8 * m.in.DataType.Size()
+	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	var idxStrides [5]uint32
 	if m.idx != nil {
 		idxStrides = strides5(m.idx)
@@ -235,38 +239,39 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	// and the planes per batch of a step, and last the element kind
 	// (shaders.MaxPoolSpecKind). The indices' strides go in push constants.
 	spec := []uint32{maxPoolWorkgroup,
-		inS[0], inS[1], inS[2], outS[0], outS[1], outS[2],
-		win[0], win[1], win[2], str[0], str[1], str[2], dil[0], dil[1], dil[2], pad[0], pad[1], pad[2],
+		g.in[0], g.in[1], g.in[2], g.out[0], g.out[1], g.out[2],
+		g.win[0], g.win[1], g.win[2], g.str[0], g.str[1], g.str[2], g.dil[0], g.dil[1], g.dil[2], g.pad[0], g.pad[1], g.pad[2],
 		inSt[0], inSt[1], inSt[2], inSt[3], inSt[4],
 		outSt[0], outSt[1], outSt[2], outSt[3], outSt[4],
-		cstep, kind,
+		cut.cstep, kind,
 	}
-	perPlane := uint64(outS[0]) * uint64(outS[1]) * uint64(outS[2])
+	perPlane := uint64(g.out[0]) * uint64(g.out[1]) * uint64(g.out[2])
 	paramBytes := uint32(5 * 4)
 	if m.idx != nil {
 		paramBytes += 5 * 4
 	}
 	plan := &Plan{
-		Strategy: strategy,
+		Strategy: cut.strategy,
 		Kernels: []Kernel{{
 			Variant:    shaders.MaxPoolName(bits, native, idxBits),
-			Bindings:   len(tensors),
+			Bindings:   len(ts),
 			ParamBytes: paramBytes,
 			Spec:       spec,
 		}},
 	}
-	for _, ch := range chunks {
+	C := m.in.Sizes[1]
+	for _, ch := range cut.chunks {
 		var bind []Slot
-		var e0 [3]uint32
-		for i, d := range tensors {
-			if len(chunks) == 1 {
-				bind = append(bind, Slot{Kind: slots[i].kind, Index: slots[i].index})
+		var e0 [3]uint32 // element offset of each window's first element
+		for i, t := range ts {
+			if cut.whole {
+				bind = append(bind, Slot{Kind: t.kind, Index: t.index})
 				continue
 			}
-			lo, hi := span(d, ch.n0, ch.n1, ch.c0, ch.c1)
-			sl, e := window(d, slots[i].kind, slots[i].index, lo, hi)
+			lo, hi := span(t.d, ch.n0, ch.n1, ch.c0, ch.c1)
+			sl, first := windowSlot(t.kind, t.index, lo, hi, uint64(t.d.DataType.Size()), 4, t.d.TotalTensorSizeInBytes)
 			bind = append(bind, sl)
-			e0[i] = e
+			e0[i] = uint32(lo - first)
 		}
 		total := uint64(ch.n1-ch.n0) * uint64(ch.c1-ch.c0) * perPlane
 		params := Params{}.U32(uint32(total), ch.n0*C+ch.c0, e0[0], e0[1], e0[2])
@@ -280,7 +285,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 			Groups:   GridGroups(total, maxPoolWorkgroup, ctx.Limits),
 		})
 	}
-	return plan, nil
+	return plan
 }
 
 // MaxPoolStrategyVec2x2 is the vectorised kernel for 2x2 windows of stride
@@ -325,13 +330,8 @@ func (m *maxPool) vec2x2OK() bool {
 }
 
 func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits, bindings int) *Plan {
-	wg, groups := uint32(64), uint64(1<<16)
-	if ctx.DeviceType == caps.DeviceTypeCPU {
-		// lavapipe: per-workgroup overhead dominates and long loops are
-		// cheap; a few hundred workgroups of a few lanes each, every one
-		// streaming through its own part of the tensors.
-		wg, groups = maxPoolVecCPUWG, 256
-	}
+	t := tuningFor(ctx.DeviceType)
+	wg, groups := t.poolVecWG, t.poolVecGroups
 	wg = min(wg, ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
 	quads := uint64(m.out.Sizes[0]) * uint64(m.out.Sizes[1]) * uint64(m.out.Sizes[2]) * uint64(m.out.Sizes[3]) / 4
 	// Quads per invocation: at most maxPoolVecIters (lavapipe stops a
@@ -356,8 +356,6 @@ func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits, bindings int) *
 // maxPoolVecIters bounds the quads one invocation of maxpool_vec.comp
 // computes.
 const maxPoolVecIters = 16384
-
-var maxPoolVecCPUWG uint32 = 8
 
 func maxPoolWholeSlots(idx bool) []Slot {
 	s := []Slot{{Kind: SlotInput}, {Kind: SlotOutput}}
