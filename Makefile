@@ -5,6 +5,8 @@
 #   make test    SPIR-V freshness + spirv-val, go vet, the arm64 cross-build,
 #                and every test with the Vulkan validation layer on
 #   make bench   Go benchmarks
+#   make test-device   every test on the device $VKDML_DEVICE selects
+#   make fuzz-long     every fuzz target for FUZZLONG (default 5m) each
 #
 # Each target installs the Debian packages it needs first (make deps).
 
@@ -24,6 +26,7 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
             python3-numpy python3-pytest python3-torch python3-setuptools
 
 .PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean \
+        test-device test-bins fuzz-long \
         libvkdml capi-test python python-test
 
 all: build
@@ -75,6 +78,29 @@ fuzz: deps
 		done; \
 	done
 
+# fuzz-long runs every fuzz target for FUZZLONG each (a duration), for a
+# release or after a planner change; crashers land in PKG/testdata/fuzz/
+# (commit them). scripts/fuzz-long.sh handles Go 1.26's spurious deadline
+# error. FUZZPKGS limits it to some packages.
+FUZZLONG ?= 5m
+fuzz-long: deps
+	FUZZLONG=$(FUZZLONG) GO=$(GO) sh scripts/fuzz-long.sh
+
+# test-device runs the whole suite, validation layer on, on the device that
+# $$VKDML_DEVICE selects (an index or a name substring; default the best
+# device, a GPU before lavapipe) instead of the lavapipe .ci/run forces. It
+# lists the devices first and stops if the selector matches none. CI=true:
+# a missing device, binary or ONNX data fails rather than skips.
+test-device: deps build
+	./$(BIN) devices
+	VKDML_BIN=$(CURDIR)/$(BIN) CI=true $(GO) test -count=1 $(GOTESTFLAGS) ./...
+
+# test-bins builds the suite as binaries for a machine without Go (the GPU
+# machine): bin/tests/ (vkdml, PKG.test, ONNX's data sets). There, from the
+# repository root: sh scripts/test-bins.sh run (see README, Testing).
+test-bins: deps
+	GO=$(GO) sh scripts/test-bins.sh build bin/tests
+
 # parity runs tests/parity through the real DirectML.dll under Wine (it
 # installs Wine, Xvfb and mingw, and fetches DirectML with npm), refreshes
 # tests/parity/golden and compares vkdml with it (.ci/parity).
@@ -90,11 +116,15 @@ LIBVKDML_BUILD = CGO_ENABLED=1 $(GO) build -buildmode=c-shared \
 libvkdml: deps-run
 	$(call LIBVKDML_BUILD,bin/libvkdml.so)
 
-# capi-test builds and runs the C example against bin/libvkdml.so.
+# capi-test builds and runs the C example and the C interface's tests
+# (misuse, per-thread messages, threads) against bin/libvkdml.so.
 capi-test: deps libvkdml
 	$(CC) -std=c11 -Wall -Wextra -Werror -Icapi -o bin/vkdml-c-example examples/c/argmax_maxpool.c \
 		-Lbin -lvkdml -Wl,-rpath,'$$ORIGIN'
 	./bin/vkdml-c-example
+	$(CC) -std=c11 -Wall -Wextra -Werror -Icapi -o bin/vkdml-abi-test capi/tests/abi_test.c \
+		-Lbin -lvkdml -lpthread -Wl,-rpath,'$$ORIGIN'
+	./bin/vkdml-abi-test
 
 # python builds libvkdml.so into python/vkdml, so that PYTHONPATH=python
 # finds a working package; python-test runs its pytest suite.

@@ -8,6 +8,7 @@ package main
 import "C"
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/vkdml/vkdml/dml"
@@ -156,7 +157,7 @@ func create(call string, h C.vkdml_device, desc *C.vkdml_operator_desc) (*prepar
 	if err != nil {
 		return nil, err
 	}
-	return prepare(d, od)
+	return prepare(call, d, od)
 }
 
 //export vkdmlgo_operator_run
@@ -188,7 +189,7 @@ func runHost(call string, p *preparedOp, inputs *C.vkdml_buffer, nin C.uint32_t,
 // hostBuffers views n vkdml_buffers as Go slices over their C memory.
 func hostBuffers(call, field string, p *C.vkdml_buffer, n C.uint32_t) ([]hostBuffer, error) {
 	if n > maxArrayCount {
-		return nil, invalidArg(call, field+"_count", "%d is implausibly large", uint32(n))
+		return nil, invalidArg(call, strings.TrimSuffix(field, "s")+"_count", "%d is implausibly large", uint32(n))
 	}
 	if n > 0 && p == nil {
 		return nil, invalidArg(call, field, "is NULL but its count is %d", uint32(n))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/vkdml/vkdml/dml"
@@ -14,17 +15,22 @@ import (
 type device struct {
 	dev *dml.Device
 	mu  sync.Mutex
-	// live counts the operators created on the device and not yet
-	// destroyed (one-shot vkdml_run operators included), so that the
-	// device cannot be closed under them.
-	live int
+	// live counts the operators being created or alive on the device
+	// (one-shot vkdml_run operators included), so that the device cannot
+	// be closed under them; closed is set once it is.
+	live   int
+	closed bool
 }
 
-// acquire registers one more operator on d.
-func (d *device) acquire() {
+// acquire registers one more operator on d, unless d is closed.
+func (d *device) acquire(call string) error {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return invalidArg(call, "device", "was destroyed")
+	}
 	d.live++
-	d.mu.Unlock()
+	return nil
 }
 
 func (d *device) releaseOne() {
@@ -53,18 +59,20 @@ type preparedOp struct {
 }
 
 // prepare validates, compiles and initializes desc on d.
-func prepare(d *device, desc ops.Desc) (p *preparedOp, err error) {
-	op, err := d.dev.CreateOperator(desc)
-	if err != nil {
+func prepare(call string, d *device, desc ops.Desc) (_ *preparedOp, err error) {
+	if err := d.acquire(call); err != nil {
 		return nil, err
 	}
-	d.acquire()
-	p = &preparedOp{dev: d, kind: op.Type(), inputs: cloneDescs(desc.Inputs()), outputs: cloneDescs(desc.Outputs())}
+	p := &preparedOp{dev: d, kind: desc.OperatorType(), inputs: cloneDescs(desc.Inputs()), outputs: cloneDescs(desc.Outputs())}
 	defer func() {
 		if err != nil {
 			p.release()
 		}
 	}()
+	op, err := d.dev.CreateOperator(desc)
+	if err != nil {
+		return nil, err
+	}
 	if p.cop, err = d.dev.CompileOperator(op, dml.ExecutionFlagNone); err != nil {
 		return nil, err
 	}
@@ -224,7 +232,7 @@ type hostBuffer []byte
 // checkHost checks the host buffers against the operator's tensors.
 func checkHost(call, what string, descs []*tensor.Desc, bufs []hostBuffer) error {
 	if len(bufs) != len(descs) {
-		return invalidArg(call, what+"_count", "is %d; %s has %d %s", len(bufs), "the operator", len(descs), what)
+		return invalidArg(call, strings.TrimSuffix(what, "s")+"_count", "is %d; the operator has %d %s", len(bufs), len(descs), what)
 	}
 	for i, td := range descs {
 		field := fmt.Sprintf("%s[%d]", what, i)
@@ -302,9 +310,13 @@ func (d *device) featureLevels(requested []uint32) (uint32, error) {
 func (d *device) close(call string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		return invalidArg(call, "device", "was destroyed")
+	}
 	if d.live > 0 {
 		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "device",
 			Rule: fmt.Sprintf("%d operators created on it still exist; destroy them first", d.live)}
 	}
+	d.closed = true
 	return d.dev.Close()
 }

@@ -1,0 +1,279 @@
+/* abi_test.c: libvkdml's C interface under misuse and load. Every bad call
+ * must return its HRESULT with a message naming the field, never crash;
+ * messages are per thread; strided outputs keep the bytes they skip;
+ * operators and devices work from several threads at once. Run by
+ * `make capi-test`; exits non-zero on the first failure. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkdml.h"
+
+static int failures;
+
+#define EXPECT(cond)                                                          \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: %s failed (last error: %s)\n", __FILE__,  \
+                    __LINE__, #cond, vkdml_last_error());                     \
+            failures++;                                                       \
+        }                                                                     \
+    } while (0)
+
+/* EXPECT_HR checks a call's code and that its message mentions field. */
+#define EXPECT_HR(call, code, field)                                          \
+    do {                                                                      \
+        VKDML_HRESULT hr_ = (call);                                           \
+        if (hr_ != (code) || strstr(vkdml_last_error(), (field)) == NULL) {   \
+            fprintf(stderr, "%s:%d: %s = %s (0x%08X), want %s mentioning "    \
+                    "\"%s\"; message: %s\n", __FILE__, __LINE__, #call,       \
+                    vkdml_hresult_name(hr_), (unsigned)hr_,                   \
+                    vkdml_hresult_name(code), (field), vkdml_last_error());   \
+            failures++;                                                       \
+        }                                                                     \
+    } while (0)
+
+#define MUST(call)                                                            \
+    do {                                                                      \
+        VKDML_HRESULT hr_ = (call);                                           \
+        if (VKDML_FAILED(hr_)) {                                              \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,     \
+                    vkdml_last_error());                                      \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
+
+static uint32_t sizes23[2] = {2, 3}, sizes21[2] = {2, 1}, axis1[1] = {1};
+
+/* An ARGMAX over axis 1 of a 2x3 FLOAT32 tensor. */
+static vkdml_tensor_desc in23 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes23, NULL, 0, 0};
+static vkdml_tensor_desc out21 = {VKDML_DATA_TYPE_UINT32, 0, 2, sizes21, NULL, 0, 0};
+static vkdml_argmax_desc argmax_desc = {&in23, &out21, 1, axis1, VKDML_AXIS_DIRECTION_INCREASING};
+static vkdml_operator_desc argmax_op = {VKDML_OPERATOR_ARGMAX, &argmax_desc};
+
+static void device_errors(vkdml_device dev) {
+    vkdml_device d = 0;
+    vkdml_device_options opts = {0};
+    EXPECT_HR(vkdml_device_create(NULL, NULL), VKDML_E_INVALIDARG, "device");
+    opts.flags = 2;
+    EXPECT_HR(vkdml_device_create(&opts, &d), VKDML_E_INVALIDARG, "Flags");
+    EXPECT(d == 0);
+    opts.flags = 0;
+    opts.minimum_feature_level = 0x7000;
+    EXPECT_HR(vkdml_device_create(&opts, &d), VKDML_E_INVALIDARG, "MinimumFeatureLevel");
+    opts.minimum_feature_level = 0;
+    opts.device = "no such device 42";
+    EXPECT_HR(vkdml_device_create(&opts, &d), VKDML_DXGI_ERROR_UNSUPPORTED, "no such device 42");
+
+    EXPECT_HR(vkdml_device_destroy(12345), VKDML_E_INVALIDARG, "12345 is not a live device handle");
+    char name[8];
+    size_t len = 0;
+    MUST(vkdml_device_name(dev, name, sizeof name, &len));
+    EXPECT(strlen(name) == 7 && len >= 7); /* truncated, NUL-terminated */
+    EXPECT_HR(vkdml_device_name(dev, NULL, 4, NULL), VKDML_E_INVALIDARG, "name");
+    uint32_t bad[1] = {0x1234}, best = 0;
+    EXPECT_HR(vkdml_device_feature_levels(dev, bad, 1, &best), VKDML_E_INVALIDARG, "RequestedFeatureLevels[0]");
+    EXPECT_HR(vkdml_device_feature_levels(dev, NULL, 0, &best), VKDML_E_INVALIDARG, "RequestedFeatureLevelCount");
+}
+
+static void desc_errors(vkdml_device dev) {
+    vkdml_operator op = 7;
+    EXPECT_HR(vkdml_operator_create(dev, NULL, &op), VKDML_E_INVALIDARG, "desc");
+    EXPECT(op == 0);
+    EXPECT_HR(vkdml_operator_create(dev, &argmax_op, NULL), VKDML_E_INVALIDARG, "op");
+    vkdml_operator_desc bad_type = {99, &argmax_desc};
+    EXPECT_HR(vkdml_operator_create(dev, &bad_type, &op), VKDML_E_INVALIDARG, "desc->type");
+    vkdml_argmax_desc no_input = argmax_desc;
+    no_input.input = NULL;
+    vkdml_operator_desc d1 = {VKDML_OPERATOR_ARGMAX, &no_input};
+    EXPECT_HR(vkdml_operator_create(dev, &d1, &op), VKDML_E_INVALIDARG, "input");
+    vkdml_tensor_desc owned = in23;
+    owned.flags = 1;
+    vkdml_argmax_desc owned_desc = argmax_desc;
+    owned_desc.input = &owned;
+    vkdml_operator_desc d2 = {VKDML_OPERATOR_ARGMAX, &owned_desc};
+    EXPECT_HR(vkdml_operator_create(dev, &d2, &op), VKDML_E_INVALIDARG, "input.flags");
+    vkdml_tensor_desc deep = in23;
+    deep.dimension_count = 9;
+    owned_desc.input = &deep;
+    EXPECT_HR(vkdml_operator_create(dev, &d2, &op), VKDML_E_INVALIDARG, "input.dimension_count");
+    vkdml_tensor_desc no_sizes = in23;
+    no_sizes.sizes = NULL;
+    owned_desc.input = &no_sizes;
+    EXPECT_HR(vkdml_operator_create(dev, &d2, &op), VKDML_E_INVALIDARG, "input.sizes");
+    vkdml_argmax_desc no_axes = argmax_desc;
+    no_axes.axes = NULL;
+    vkdml_operator_desc d3 = {VKDML_OPERATOR_ARGMAX, &no_axes};
+    EXPECT_HR(vkdml_operator_create(dev, &d3, &op), VKDML_E_INVALIDARG, "axes");
+    vkdml_reduce_desc sum = {11 /* DML_REDUCE_FUNCTION_SUM */, &in23, &out21, 1, axis1};
+    vkdml_operator_desc d4 = {VKDML_OPERATOR_REDUCE, &sum};
+    EXPECT_HR(vkdml_operator_create(dev, &d4, &op), VKDML_DXGI_ERROR_UNSUPPORTED, "Function");
+    EXPECT_HR(vkdml_operator_create(4242, &argmax_op, &op), VKDML_E_INVALIDARG, "device");
+
+    uint64_t size = 0;
+    uint32_t three[1] = {3}, stride2[1] = {2};
+    vkdml_tensor_desc i8 = {VKDML_DATA_TYPE_INT8, 0, 1, three, NULL, 0, 0};
+    MUST(vkdml_calc_buffer_tensor_size(&i8, &size));
+    EXPECT(size == 4);
+    i8.strides = stride2;
+    MUST(vkdml_calc_buffer_tensor_size(&i8, &size));
+    EXPECT(size == 8); /* elements 0, 2, 4: 5 bytes, rounded up to 8 */
+    EXPECT_HR(vkdml_calc_buffer_tensor_size(NULL, &size), VKDML_E_INVALIDARG, "desc");
+}
+
+static void run_errors(vkdml_device dev) {
+    vkdml_operator op = 0;
+    MUST(vkdml_operator_create(dev, &argmax_op, &op));
+    float x[6] = {0, 1, 2, 5, 4, 3};
+    uint32_t y[2] = {9, 9};
+    vkdml_buffer ins[2] = {{x, sizeof x}, {x, sizeof x}}, outs[1] = {{y, sizeof y}};
+    EXPECT_HR(vkdml_operator_run(op, ins, 2, outs, 1), VKDML_E_INVALIDARG, "input_count");
+    EXPECT_HR(vkdml_operator_run(op, ins, 1, outs, 0), VKDML_E_INVALIDARG, "output_count");
+    EXPECT_HR(vkdml_operator_run(op, NULL, 1, outs, 1), VKDML_E_INVALIDARG, "inputs");
+    vkdml_buffer small[1] = {{x, sizeof x - 1}};
+    EXPECT_HR(vkdml_operator_run(op, small, 1, outs, 1), VKDML_E_INVALIDARG, "inputs[0].size_in_bytes");
+    vkdml_buffer none[1] = {{NULL, 0}};
+    EXPECT_HR(vkdml_operator_run(op, ins, 1, none, 1), VKDML_E_INVALIDARG, "outputs[0].data");
+    EXPECT(y[0] == 9 && y[1] == 9); /* nothing ran */
+    MUST(vkdml_operator_run(op, ins, 1, outs, 1));
+    EXPECT(y[0] == 2 && y[1] == 0);
+    EXPECT(strcmp(vkdml_last_error(), "") == 0); /* success clears it */
+
+    EXPECT_HR(vkdml_device_destroy(dev), VKDML_E_INVALIDARG, "still exist");
+    MUST(vkdml_operator_destroy(op));
+    EXPECT_HR(vkdml_operator_destroy(op), VKDML_E_INVALIDARG, "not a live operator handle");
+    EXPECT_HR(vkdml_operator_run(op, ins, 1, outs, 1), VKDML_E_INVALIDARG, "op");
+    EXPECT_HR(vkdml_operator_destroy(dev), VKDML_E_INVALIDARG, "not a live operator handle");
+}
+
+/* A strided output: the bytes between its elements keep their values. */
+static void strided_output(vkdml_device dev) {
+    uint32_t out_strides[2] = {2, 1};
+    vkdml_tensor_desc out = {VKDML_DATA_TYPE_UINT32, 0, 2, sizes21, out_strides, 0, 0};
+    vkdml_argmax_desc am = argmax_desc;
+    am.output = &out;
+    am.axis_direction = VKDML_AXIS_DIRECTION_DECREASING;
+    vkdml_operator_desc desc = {VKDML_OPERATOR_ARGMIN, &am};
+    float x[6] = {1, 1, 2, 7, 3, 3};
+    uint32_t y[3] = {0xAAAAAAAAu, 0xBBBBBBBBu, 0xCCCCCCCCu};
+    vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
+    MUST(vkdml_run(dev, &desc, ins, 1, outs, 1));
+    EXPECT(y[0] == 1 && y[1] == 0xBBBBBBBBu && y[2] == 2);
+}
+
+/* REDUCE (ARGMIN), MAX_POOLING without indices, and MAX_POOLING1 with the
+ * optional indices absent and present. */
+static void other_operators(vkdml_device dev) {
+    vkdml_reduce_desc rd = {VKDML_REDUCE_FUNCTION_ARGMIN, &in23, &out21, 1, axis1};
+    vkdml_operator_desc d = {VKDML_OPERATOR_REDUCE, &rd};
+    float x[6] = {3, 1, 1, -4, 0, -4};
+    uint32_t y[2];
+    vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
+    MUST(vkdml_run(dev, &d, ins, 1, outs, 1));
+    EXPECT(y[0] == 1 && y[1] == 0);
+
+    uint32_t in_sizes[4] = {1, 1, 2, 3}, out_sizes[4] = {1, 1, 1, 2};
+    uint32_t strides[2] = {1, 2}, window[2] = {2, 2}, zero[2] = {0, 0};
+    vkdml_tensor_desc pin = {VKDML_DATA_TYPE_FLOAT32, 0, 4, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc pout = {VKDML_DATA_TYPE_FLOAT32, 0, 4, out_sizes, NULL, 0, 0};
+    vkdml_tensor_desc pidx = {VKDML_DATA_TYPE_UINT64, 0, 4, out_sizes, NULL, 0, 0};
+    vkdml_max_pooling_desc mp = {&pin, &pout, 2, strides, window, zero, zero};
+    vkdml_operator_desc dm = {VKDML_OPERATOR_MAX_POOLING, &mp};
+    float px[6] = {1, 9, 2, 4, 5, 6}, py[2] = {0, 0};
+    vkdml_buffer pins[1] = {{px, sizeof px}}, pouts[1] = {{py, sizeof py}};
+    MUST(vkdml_run(dev, &dm, pins, 1, pouts, 1));
+    EXPECT(py[0] == 9 && py[1] == 6);
+
+    vkdml_max_pooling1_desc mp1 = {&pin, &pout, NULL, 2, strides, window, zero, zero};
+    vkdml_operator_desc dm1 = {VKDML_OPERATOR_MAX_POOLING1, &mp1};
+    uint64_t pi[2] = {77, 77};
+    vkdml_buffer two[2] = {{py, sizeof py}, {NULL, 0}};
+    MUST(vkdml_run(dev, &dm1, pins, 1, two, 2));
+    two[1].data = pi;
+    two[1].size_in_bytes = sizeof pi;
+    EXPECT_HR(vkdml_run(dev, &dm1, pins, 1, two, 2), VKDML_E_INVALIDARG, "outputs[1].data");
+    mp1.output_indices = &pidx;
+    MUST(vkdml_run(dev, &dm1, pins, 1, two, 2));
+    EXPECT(pi[0] == 1 && pi[1] == 5);
+}
+
+/* Messages belong to the thread whose call failed. */
+static void *fail_in_thread(void *arg) {
+    (void)arg;
+    VKDML_HRESULT hr = vkdml_device_destroy(999999);
+    return (void *)(intptr_t)(hr == VKDML_E_INVALIDARG && strstr(vkdml_last_error(), "999999") != NULL);
+}
+
+static void thread_local_errors(void) {
+    EXPECT_HR(vkdml_operator_destroy(31337), VKDML_E_INVALIDARG, "31337");
+    pthread_t t;
+    void *ok = NULL;
+    pthread_create(&t, NULL, fail_in_thread, NULL);
+    pthread_join(t, &ok);
+    EXPECT(ok != NULL);
+    EXPECT(strstr(vkdml_last_error(), "31337") != NULL); /* ours is unchanged */
+}
+
+/* Four threads share one prepared operator and the device. */
+struct worker {
+    vkdml_device dev;
+    vkdml_operator op;
+    int id, bad;
+};
+
+static void *work(void *arg) {
+    struct worker *w = arg;
+    for (int i = 0; i < 25; i++) {
+        float x[6] = {0, 0, 0, 0, 0, 0};
+        x[(w->id + i) % 3] = 1;
+        x[3 + (w->id + 2 * i) % 3] = 1;
+        uint32_t y[2] = {9, 9};
+        vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
+        VKDML_HRESULT hr = (i % 2) ? vkdml_operator_run(w->op, ins, 1, outs, 1)
+                                   : vkdml_run(w->dev, &argmax_op, ins, 1, outs, 1);
+        if (VKDML_FAILED(hr) || y[0] != (uint32_t)((w->id + i) % 3) || y[1] != (uint32_t)((w->id + 2 * i) % 3)) {
+            fprintf(stderr, "worker %d run %d: %s, got [%u, %u]\n", w->id, i, vkdml_last_error(), y[0], y[1]);
+            w->bad++;
+        }
+    }
+    return NULL;
+}
+
+static void concurrency(vkdml_device dev) {
+    vkdml_operator op = 0;
+    MUST(vkdml_operator_create(dev, &argmax_op, &op));
+    pthread_t t[4];
+    struct worker w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (struct worker){dev, op, i, 0};
+        pthread_create(&t[i], NULL, work, &w[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        EXPECT(w[i].bad == 0);
+    }
+    MUST(vkdml_operator_destroy(op));
+}
+
+int main(void) {
+    vkdml_device_options opts = {VKDML_CREATE_DEVICE_FLAG_DEBUG, 0, NULL};
+    vkdml_device dev = 0;
+    MUST(vkdml_device_create(&opts, &dev));
+    device_errors(dev);
+    desc_errors(dev);
+    run_errors(dev);
+    strided_output(dev);
+    other_operators(dev);
+    thread_local_errors();
+    concurrency(dev);
+    MUST(vkdml_device_destroy(dev));
+    EXPECT_HR(vkdml_device_destroy(dev), VKDML_E_INVALIDARG, "not a live device handle");
+    if (failures) {
+        fprintf(stderr, "abi_test: %d failures\n", failures);
+        return 1;
+    }
+    printf("abi_test: ok\n");
+    return 0;
+}
