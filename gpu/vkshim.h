@@ -4,7 +4,9 @@
 // libvulkan.so.1 starts and reports "no Vulkan loader" instead of failing to
 // link. Every create-info is built here in C from plain arguments, so no Go
 // pointer to memory that itself holds Go pointers ever crosses into C.
-// Non-dispatchable handles are uint64_t on every platform.
+// Non-dispatchable handles are uint64_t on every platform. The shim uses
+// only C99 and the dlopen family, which glibc, musl and Android's bionic
+// all provide.
 #ifndef VKDML_VKSHIM_H
 #define VKDML_VKSHIM_H
 
@@ -12,7 +14,9 @@
 #define VK_DEFINE_NON_DISPATCHABLE_HANDLE(object) typedef uint64_t object;
 #include <stdint.h>
 #include <stddef.h>
-#include <vulkan/vulkan.h>
+// The Vulkan declarations come from vkapi.h, generated from the Khronos
+// headers, so that no Vulkan development package is needed to build.
+#include "vkapi.h"
 
 // vkdml_load opens the loader (once) and resolves the global functions. It
 // returns 0 on success and writes a message into err otherwise.
