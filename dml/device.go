@@ -222,6 +222,8 @@ func (d *Device) wrap(call string, err error) error {
 		code = hresult.DXGI_ERROR_DEVICE_REMOVED
 	case errors.Is(err, gpu.ErrOutOfMemory):
 		code = hresult.E_OUTOFMEMORY
+	case errors.Is(err, gpu.ErrMissingFeature):
+		code = hresult.DXGI_ERROR_UNSUPPORTED
 	case errors.Is(err, gpu.ErrValidation):
 		code = hresult.E_FAIL
 	}

@@ -221,10 +221,8 @@ func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags
 	}
 	c := &CompiledOperator{op: op}
 	for i, k := range op.plan.Kernels {
+		// gpu refuses a module whose capabilities the device lacks.
 		code, err := shaders.SPIRV(k.Variant)
-		if err == nil {
-			err = d.checkCapabilities(k.Variant, code)
-		}
 		var kern *gpu.Kernel
 		if err == nil {
 			kern, err = d.gpu.NewKernel(gpu.KernelDesc{
@@ -265,42 +263,6 @@ func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags
 		PersistentResourceSize:  persistent,
 	}
 	return c, nil
-}
-
-// checkCapabilities refuses a variant that needs a capability the device
-// has not enabled, naming both, instead of letting the driver fail later.
-func (d *Device) checkCapabilities(name string, code []byte) error {
-	caps, err := shaders.Capabilities(code)
-	if err != nil {
-		return err
-	}
-	f := d.gpu.Features
-	for _, c := range caps {
-		var ok bool
-		var feature string
-		switch c {
-		case shaders.CapInt64:
-			ok, feature = f.ShaderInt64, "shaderInt64"
-		case shaders.CapInt16:
-			ok, feature = f.ShaderInt16, "shaderInt16"
-		case shaders.CapInt8:
-			ok, feature = f.ShaderInt8, "shaderInt8"
-		case shaders.CapFloat16:
-			ok, feature = f.ShaderFloat16, "shaderFloat16"
-		case shaders.CapStorageBuffer8BitAccess:
-			ok, feature = f.StorageBuffer8Bit, "storageBuffer8BitAccess"
-		case shaders.CapStorageBuffer16BitAccess:
-			ok, feature = f.StorageBuffer16Bit, "storageBuffer16BitAccess"
-		case shaders.CapGroupNonUniformArith:
-			ok, feature = f.SubgroupArithmetic, "subgroup arithmetic"
-		default:
-			ok = true
-		}
-		if !ok {
-			return fmt.Errorf("dml: kernel %s needs %s, which the device does not have (or Disable turned off)", name, feature)
-		}
-	}
-	return nil
 }
 
 // alignUp rounds v up to a multiple of a; false when that overflows.

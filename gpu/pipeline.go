@@ -16,6 +16,9 @@ import (
 	"path/filepath"
 	"sync"
 	"unsafe"
+
+	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/shaders/spirv"
 )
 
 // KernelDesc describes a compute pipeline built from embedded SPIR-V.
@@ -30,7 +33,7 @@ type KernelDesc struct {
 	SPIRV         []byte   // the module; entry point "main"
 	Bindings      int      // storage buffers at set 0, bindings 0..Bindings-1
 	ParamBytes    uint32   // push-constant bytes after the base offsets
-	Spec          []uint32 // specialization constants with IDs 0..len-1
+	Spec          []uint32 // specialization constants with IDs 0..len-1 (any number)
 	SubgroupSize  uint32   // required subgroup size; 0 = the device's choice
 	FullSubgroups bool     // require full subgroups (needs ComputeFullSubgroups)
 }
@@ -57,6 +60,17 @@ type Kernel struct {
 // MaxBindings is the most storage buffers one kernel may use.
 const MaxBindings = 8
 
+// maxSpecConstants is the most specialization constants a kernel may take:
+// VkSpecializationMapEntry.offset, a 32-bit byte offset, must reach the
+// last one. It is Vulkan's bound, not vkdml's.
+const maxSpecConstants = 1 << 30
+
+// ErrMissingFeature is wrapped by NewKernel's error for a module that
+// declares a SPIR-V capability the device has not enabled (or
+// Options.Disable turned off): the kernel is refused before the driver
+// sees it.
+var ErrMissingFeature = errors.New("gpu: the device lacks a feature the kernel needs")
+
 // NewKernel compiles desc through the device's pipeline cache.
 func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	if err := d.enter("NewKernel"); err != nil {
@@ -81,6 +95,12 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	}
 	if desc.FullSubgroups && !d.Features.ComputeFullSubgroups {
 		return nil, fmt.Errorf("gpu: kernel %s: full subgroups requested but computeFullSubgroups is not enabled", desc.Name)
+	}
+	if len(desc.Spec) > maxSpecConstants {
+		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants, more than the %d whose byte offsets VkSpecializationMapEntry can hold", desc.Name, len(desc.Spec), maxSpecConstants)
+	}
+	if err := d.checkCapabilities(desc.Name, desc.SPIRV); err != nil {
+		return nil, err
 	}
 	// The code is copied into C memory so that its alignment is right for
 	// uint32_t whatever the embedded slice's is.
@@ -115,6 +135,57 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	}
 	d.track(k)
 	return k, nil
+}
+
+// checkCapabilities refuses a module that declares a SPIR-V capability
+// whose device feature is not enabled, naming both, rather than letting the
+// driver fail (or crash) on it.
+func (d *Device) checkCapabilities(name string, code []byte) error {
+	caps, err := spirv.Capabilities(code)
+	if err != nil {
+		return fmt.Errorf("gpu: kernel %s: %w", name, err)
+	}
+	for _, c := range caps {
+		if feature, ok := d.hasCapability(c); !ok {
+			return fmt.Errorf("%w: kernel %s declares SPIR-V capability %v, which needs %s; the device does not have it enabled (or Options.Disable turned it off)",
+				ErrMissingFeature, name, c, feature)
+		}
+	}
+	return nil
+}
+
+// hasCapability reports whether the device can run a module that declares
+// capability c, and names the feature c needs. A capability vkdml does not
+// know how to check is refused.
+func (d *Device) hasCapability(c spirv.Capability) (feature string, ok bool) {
+	f, ops := d.Features, d.Limits.SubgroupOperations
+	switch c {
+	case spirv.CapShader:
+		return "Vulkan compute", true
+	case spirv.CapInt64:
+		return "shaderInt64", f.ShaderInt64
+	case spirv.CapInt16:
+		return "shaderInt16", f.ShaderInt16
+	case spirv.CapInt8:
+		return "shaderInt8", f.ShaderInt8
+	case spirv.CapFloat16:
+		return "shaderFloat16", f.ShaderFloat16
+	case spirv.CapStorageBuffer8BitAccess:
+		return "storageBuffer8BitAccess", f.StorageBuffer8Bit
+	case spirv.CapStorageBuffer16BitAccess:
+		return "storageBuffer16BitAccess", f.StorageBuffer16Bit
+	case spirv.CapGroupNonUniform:
+		return "subgroup basic operations in compute shaders", ops&caps.SubgroupBasic != 0
+	case spirv.CapGroupNonUniformVote:
+		return "subgroup vote operations in compute shaders", ops&caps.SubgroupVote != 0
+	case spirv.CapGroupNonUniformArithmetic:
+		return "subgroup arithmetic in compute shaders", f.SubgroupArithmetic && ops&caps.SubgroupArithmetic != 0
+	case spirv.CapGroupNonUniformBallot:
+		return "subgroup ballot operations in compute shaders", ops&caps.SubgroupBallot != 0
+	case spirv.CapGroupNonUniformShuffle:
+		return "subgroup shuffle operations in compute shaders", ops&caps.SubgroupShuffle != 0
+	}
+	return "a device feature vkdml does not check for", false
 }
 
 // Name is the kernel's name.

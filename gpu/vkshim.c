@@ -625,17 +625,21 @@ void vkdml_destroy_pipeline_layout(VkDevice d, VkPipelineLayout l) { p_vkDestroy
 VkResult vkdml_create_compute_pipeline(VkDevice d, VkPipelineCache cache, VkShaderModule m, VkPipelineLayout l,
                                        const uint32_t *spec, uint32_t spec_count, uint32_t required_subgroup_size,
                                        uint32_t full_subgroups, VkPipeline *out) {
-	VkSpecializationMapEntry entries[32];
-	if (spec_count > 32) {
-		return VK_ERROR_INITIALIZATION_FAILED;
+	// Constant i (IDs 0..spec_count-1) is word i of spec; any count.
+	VkSpecializationMapEntry *entries = NULL;
+	if (spec_count > 0) {
+		entries = calloc(spec_count, sizeof *entries);
+		if (entries == NULL) {
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+		}
 	}
 	for (uint32_t i = 0; i < spec_count; i++) {
-		entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4, .size = 4};
+		entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4u, .size = 4};
 	}
 	VkSpecializationInfo si = {
 	    .mapEntryCount = spec_count,
 	    .pMapEntries = entries,
-	    .dataSize = spec_count * 4,
+	    .dataSize = (size_t)spec_count * 4u,
 	    .pData = spec,
 	};
 	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs = {
@@ -656,7 +660,9 @@ VkResult vkdml_create_compute_pipeline(VkDevice d, VkPipelineCache cache, VkShad
 	    .stage = st,
 	    .layout = l,
 	};
-	return p_vkCreateComputePipelines(d, cache, 1, &ci, NULL, out);
+	VkResult r = p_vkCreateComputePipelines(d, cache, 1, &ci, NULL, out);
+	free(entries);
+	return r;
 }
 
 void vkdml_destroy_pipeline(VkDevice d, VkPipeline p) { p_vkDestroyPipeline(d, p, NULL); }

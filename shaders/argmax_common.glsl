@@ -2,9 +2,8 @@
 // argmax_vec.comp and argmax_combine.comp. See argmax.comp for why the
 // order is correct. Include elem.glsl first.
 //
-// Specialization constants (0 is the workgroup size, in common.glsl; the
-// host passes at most 32):
-//   1     FLAGS: KIND (bits 0-1: 0 unsigned, 1 signed, 2 float), IS_MIN
+// Specialization constants (0 is the workgroup size, in common.glsl):
+//   1     FLAGS: KIND (bits 0-1: elem.glsl's KIND_*), IS_MIN
 //         (bit 2, ARGMIN), LAST (bit 3, DML_AXIS_DIRECTION_DECREASING: the
 //         last extreme wins), OUT_MODE (bits 4-5: 0 32-bit indices to the
 //         output, 1 64-bit indices as two words with the high word 0, 2

@@ -1,0 +1,94 @@
+package gpu_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// TestNewKernelRefusesMissingCapabilities: a module whose SPIR-V
+// capabilities need a feature the device has not enabled is refused by
+// NewKernel, naming the kernel, the capability and the feature, before the
+// driver sees it; with the feature enabled the same module builds.
+func TestNewKernelRefusesMissingCapabilities(t *testing.T) {
+	cases := []struct {
+		variant    string
+		bindings   int
+		params     uint32
+		spec       int
+		capability string
+		feature    string
+		has        func(f gpu.Features) bool
+	}{
+		{shaders.CopyName(8, true), 2, 104, 1, "StorageBuffer8BitAccess", "storageBuffer8BitAccess", func(f gpu.Features) bool { return f.StorageBuffer8Bit }},
+		{shaders.CopyName(16, true), 2, 104, 1, "StorageBuffer16BitAccess", "storageBuffer16BitAccess", func(f gpu.Features) bool { return f.StorageBuffer16Bit }},
+		{shaders.ArgMaxVecRow64, 2, 40, 26, "Int64", "shaderInt64", func(f gpu.Features) bool { return f.ShaderInt64 }},
+		{shaders.ArgMaxName(32, false, shaders.ArgMaxGroupSG), 2, 40, 26, "GroupNonUniformArithmetic", "subgroup arithmetic", func(f gpu.Features) bool { return f.SubgroupArithmetic }},
+	}
+	build := func(d *gpu.Device, variant string, bindings int, params uint32, spec int) (*gpu.Kernel, error) {
+		code, err := shaders.SPIRV(variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := make([]uint32, spec)
+		for i := range s {
+			s[i] = 1
+		}
+		s[0] = 64
+		return d.NewKernel(gpu.KernelDesc{Name: variant, SPIRV: code, Bindings: bindings, ParamBytes: params, Spec: s})
+	}
+
+	off := gpu.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true, ShaderInt64: true, SubgroupArithmetic: true}
+	lacking := testutil.OpenGPU(t, gpu.Options{Disable: off})
+	for _, c := range cases {
+		k, err := build(lacking, c.variant, c.bindings, c.params, c.spec)
+		if err == nil {
+			k.Destroy()
+			t.Errorf("%s built on a device without %s", c.variant, c.feature)
+			continue
+		}
+		msg := err.Error()
+		if !errors.Is(err, gpu.ErrMissingFeature) || !strings.Contains(msg, c.variant) || !strings.Contains(msg, c.capability) || !strings.Contains(msg, c.feature) {
+			t.Errorf("%s: %v; want ErrMissingFeature naming the kernel, %s and %s", c.variant, err, c.capability, c.feature)
+		}
+	}
+
+	full := testutil.OpenGPU(t, gpu.Options{})
+	for _, c := range cases {
+		if !c.has(full.Features) {
+			t.Logf("%s: the device has no %s; only the refusal was checked", c.variant, c.feature)
+			continue
+		}
+		k, err := build(full, c.variant, c.bindings, c.params, c.spec)
+		if err != nil {
+			t.Errorf("%s with %s enabled: %v", c.variant, c.feature, err)
+			continue
+		}
+		k.Destroy()
+	}
+}
+
+// TestNewKernelTakesManySpecConstants: the number of specialization
+// constants is not capped (the C shim once refused more than 32 with
+// VK_ERROR_INITIALIZATION_FAILED).
+func TestNewKernelTakesManySpecConstants(t *testing.T) {
+	d := testutil.OpenGPU(t, gpu.Options{})
+	code, err := shaders.SPIRV(shaders.MaxPoolName(32, false, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := make([]uint32, 100) // the module reads 0..30; the rest are unused IDs
+	for i := range spec {
+		spec[i] = 1
+	}
+	spec[0] = 64
+	k, err := d.NewKernel(gpu.KernelDesc{Name: "maxpool", SPIRV: code, Bindings: 3, ParamBytes: 40, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Destroy()
+}
