@@ -141,11 +141,11 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 // whose device feature is not enabled, naming both, rather than letting the
 // driver fail (or crash) on it.
 func (d *Device) checkCapabilities(name string, code []byte) error {
-	caps, err := spirv.Capabilities(code)
+	declared, err := spirv.Capabilities(code)
 	if err != nil {
 		return fmt.Errorf("gpu: kernel %s: %w", name, err)
 	}
-	for _, c := range caps {
+	for _, c := range declared {
 		if feature, ok := d.hasCapability(c); !ok {
 			return fmt.Errorf("%w: kernel %s declares SPIR-V capability %v, which needs %s; the device does not have it enabled (or Options.Disable turned it off)",
 				ErrMissingFeature, name, c, feature)

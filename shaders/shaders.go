@@ -1,12 +1,22 @@
 // Package shaders holds vkdml's GLSL compute kernels and their SPIR-V.
 //
-// Every kernel variant (element type, index width, storage path, kernel
-// shape) is one GLSL source compiled with a set of defines. The table below
-// names each variant; `make shaders` (go generate) compiles it with glslc into
-// spv/NAME.spv, which is committed and embedded, so building vkdml needs no
-// shader compiler. `make check-shaders` recompiles into a temporary folder,
-// fails when a committed file differs (stale), is missing or is not in the
-// table, and runs spirv-val on each.
+// Every kernel variant (element width, index width, storage path, kernel
+// shape) is one GLSL source compiled with a set of defines; what the
+// element's bits mean (unsigned, signed, float) is a specialization
+// constant, so one variant serves every type of a width. Every kernel
+// shares elem.glsl: the storage declarations, element loads and stores on
+// both storage paths, 64-bit values as two words, and the one
+// order-preserving key. The table (Variants) names each variant; `make
+// shaders` (go generate) compiles it with glslc into spv/NAME.spv, which is
+// committed and embedded, so building vkdml needs no shader compiler. `make
+// check-shaders` recompiles into a temporary folder, fails when a committed
+// file differs (stale), is missing or is not in the table, and runs
+// spirv-val on each.
+//
+// The Go↔GLSL contract: each table row declares the bindings, push-constant
+// bytes and specialization constants of its kernel; Info parses each module
+// once (package spirv) and the tests prove the rows against the modules;
+// CheckKernel holds a planned kernel to its module.
 package shaders
 
 import (
