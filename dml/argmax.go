@@ -3,41 +3,50 @@ package dml
 import "github.com/vkdml/vkdml/ops"
 
 // DML_ARGMAX_OPERATOR_DESC, DML_ARGMIN_OPERATOR_DESC and
-// DML_REDUCE_OPERATOR_DESC (ARGMAX and ARGMIN functions only).
+// DML_REDUCE_OPERATOR_DESC (ARGMAX and ARGMIN functions only), defined with
+// their validation, planner and CPU reference in package ops.
 type (
-	ArgMax         = ops.ArgMax
-	ArgMin         = ops.ArgMin
-	Reduce         = ops.Reduce
-	AxisDirection  = ops.AxisDirection
+	// ArgMax is DML_ARGMAX_OPERATOR_DESC: the index of the largest element
+	// of each block of reduced axes (semantics.md rules 1-6).
+	ArgMax = ops.ArgMax
+	// ArgMin is DML_ARGMIN_OPERATOR_DESC, ArgMax's twin for the smallest.
+	ArgMin = ops.ArgMin
+	// Reduce is DML_REDUCE_OPERATOR_DESC; vkdml implements its ARGMAX and
+	// ARGMIN functions, which break ties as AxisDirectionIncreasing.
+	Reduce = ops.Reduce
+	// AxisDirection is DML_AXIS_DIRECTION: which of tied extremes wins.
+	AxisDirection = ops.AxisDirection
+	// ReduceFunction is DML_REDUCE_FUNCTION.
 	ReduceFunction = ops.ReduceFunction
 )
 
 // DML_AXIS_DIRECTION.
 const (
-	AxisDirectionIncreasing = ops.AxisDirectionIncreasing
-	AxisDirectionDecreasing = ops.AxisDirectionDecreasing
+	AxisDirectionIncreasing = ops.AxisDirectionIncreasing // the first extreme element wins a tie
+	AxisDirectionDecreasing = ops.AxisDirectionDecreasing // the last extreme element wins a tie
 )
 
 // DML_REDUCE_FUNCTION, with DirectML's values. vkdml's REDUCE implements
 // ARGMAX and ARGMIN; the others return DXGI_ERROR_UNSUPPORTED.
 const (
-	ReduceFunctionArgMax    = ops.ReduceFunctionArgMax
-	ReduceFunctionArgMin    = ops.ReduceFunctionArgMin
-	ReduceFunctionAverage   = ops.ReduceFunctionAverage
-	ReduceFunctionL1        = ops.ReduceFunctionL1
-	ReduceFunctionL2        = ops.ReduceFunctionL2
-	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum
-	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp
-	ReduceFunctionMax       = ops.ReduceFunctionMax
-	ReduceFunctionMin       = ops.ReduceFunctionMin
-	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply
-	ReduceFunctionSum       = ops.ReduceFunctionSum
-	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare
+	ReduceFunctionArgMax    = ops.ReduceFunctionArgMax    // DML_REDUCE_FUNCTION_ARGMAX: implemented
+	ReduceFunctionArgMin    = ops.ReduceFunctionArgMin    // DML_REDUCE_FUNCTION_ARGMIN: implemented
+	ReduceFunctionAverage   = ops.ReduceFunctionAverage   // DML_REDUCE_FUNCTION_AVERAGE: unsupported
+	ReduceFunctionL1        = ops.ReduceFunctionL1        // DML_REDUCE_FUNCTION_L1: unsupported
+	ReduceFunctionL2        = ops.ReduceFunctionL2        // DML_REDUCE_FUNCTION_L2: unsupported
+	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum    // DML_REDUCE_FUNCTION_LOG_SUM: unsupported
+	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: unsupported
+	ReduceFunctionMax       = ops.ReduceFunctionMax       // DML_REDUCE_FUNCTION_MAX: unsupported
+	ReduceFunctionMin       = ops.ReduceFunctionMin       // DML_REDUCE_FUNCTION_MIN: unsupported
+	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: unsupported
+	ReduceFunctionSum       = ops.ReduceFunctionSum       // DML_REDUCE_FUNCTION_SUM: unsupported
+	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare // DML_REDUCE_FUNCTION_SUM_SQUARE: unsupported
 )
 
-// ArgMax strategies, for CreateOperatorWithKernel.
+// ArgMax strategies, for CreateOperatorWithKernel (see package ops for
+// when the planner chooses each).
 const (
-	ArgStrategyThread = ops.ArgStrategyThread
-	ArgStrategyGroup  = ops.ArgStrategyGroup
-	ArgStrategySplitK = ops.ArgStrategySplitK
+	ArgStrategyThread = ops.ArgStrategyThread // one invocation scans each output's block
+	ArgStrategyGroup  = ops.ArgStrategyGroup  // one workgroup per output, lanes along the block
+	ArgStrategySplitK = ops.ArgStrategySplitK // blocks cut into segments, partials combined in a second pass
 )

@@ -53,6 +53,7 @@ import (
 type CreateDeviceFlags uint32
 
 const (
+	// CreateDeviceFlagNone is DML_CREATE_DEVICE_FLAG_NONE.
 	CreateDeviceFlagNone CreateDeviceFlags = 0
 	// CreateDeviceFlagDebug turns on the Khronos validation layer with
 	// synchronization validation; its messages become errors.

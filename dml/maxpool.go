@@ -2,11 +2,15 @@ package dml
 
 import "github.com/vkdml/vkdml/ops"
 
-// The max-pooling descs (DML_MAX_POOLING_OPERATOR_DESC, ..._POOLING1_...,
-// ..._POOLING2_...); see package ops and semantics.md rules 7-11.
+// The max-pooling descs, defined with their validation, planner and CPU
+// reference in package ops; see semantics.md rules 7-11.
 type (
-	MaxPooling  = ops.MaxPooling
+	// MaxPooling is DML_MAX_POOLING_OPERATOR_DESC: values only.
+	MaxPooling = ops.MaxPooling
+	// MaxPooling1 is DML_MAX_POOLING1_OPERATOR_DESC: optional indices.
 	MaxPooling1 = ops.MaxPooling1
+	// MaxPooling2 is DML_MAX_POOLING2_OPERATOR_DESC: optional indices and
+	// dilations.
 	MaxPooling2 = ops.MaxPooling2
 )
 

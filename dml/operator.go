@@ -17,6 +17,7 @@ import (
 type ExecutionFlags uint32
 
 const (
+	// ExecutionFlagNone is DML_EXECUTION_FLAG_NONE.
 	ExecutionFlagNone ExecutionFlags = 0
 	// ExecutionFlagAllowHalfPrecisionComputation permits FLOAT16 math; vkdml's
 	// operators compare values exactly and never need it, so it changes
@@ -40,9 +41,9 @@ type BindingProperties struct {
 // Alignment of temporary and persistent bindings, and the minimum alignment
 // of every tensor binding (DirectML's constants).
 const (
-	TemporaryBufferAlignment     = 256
-	PersistentBufferAlignment    = 256
-	MinimumBufferTensorAlignment = tensor.MinimumBufferTensorAlignment
+	TemporaryBufferAlignment     = 256                                 // DML_TEMPORARY_BUFFER_ALIGNMENT
+	PersistentBufferAlignment    = 256                                 // DML_PERSISTENT_BUFFER_ALIGNMENT
+	MinimumBufferTensorAlignment = tensor.MinimumBufferTensorAlignment // DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (16)
 )
 
 // Dispatchable is IDMLDispatchable: a compiled operator or an initializer.
@@ -98,7 +99,7 @@ func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Ope
 	if err != nil {
 		return nil, d.wrap(call, err)
 	}
-	if err := checkPlan(plan, desc); err != nil {
+	if err := ops.CheckPlan(ctx, desc, plan); err != nil {
 		return nil, d.wrap(call, err)
 	}
 	if l, ok := desc.(ops.Linter); ok {
@@ -117,38 +118,6 @@ func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Ope
 		return out
 	}
 	return &Operator{d: d, desc: desc, kind: desc.OperatorType(), plan: plan, inputs: snap(desc.Inputs()), outputs: snap(desc.Outputs())}, nil
-}
-
-// checkPlan catches planner bugs before anything reaches the GPU: every step
-// names a kernel and binds slots that exist.
-func checkPlan(p *ops.Plan, desc ops.Desc) error {
-	ins, outs := desc.Inputs(), desc.Outputs()
-	for i, s := range p.Steps {
-		if s.Kernel < 0 || s.Kernel >= len(p.Kernels) {
-			return fmt.Errorf("dml: plan step %d: kernel %d out of range", i, s.Kernel)
-		}
-		k := p.Kernels[s.Kernel]
-		if len(s.Bindings) != k.Bindings || uint32(len(s.Params)) != k.ParamBytes {
-			return fmt.Errorf("dml: plan step %d: %d bindings and %d parameter bytes for kernel %s (%d, %d)", i, len(s.Bindings), len(s.Params), k.Variant, k.Bindings, k.ParamBytes)
-		}
-		for j, sl := range s.Bindings {
-			ok := true
-			switch sl.Kind {
-			case ops.SlotInput:
-				ok = sl.Index >= 0 && sl.Index < len(ins) && ins[sl.Index] != nil
-			case ops.SlotOutput:
-				ok = sl.Index >= 0 && sl.Index < len(outs) && outs[sl.Index] != nil
-			case ops.SlotTemporary:
-				ok = p.TemporarySize > 0
-			case ops.SlotPersistent:
-				ok = p.PersistentSize > 0
-			}
-			if !ok {
-				return fmt.Errorf("dml: plan step %d binding %d: no %v %d", i, j, sl.Kind, sl.Index)
-			}
-		}
-	}
-	return nil
 }
 
 // Type is the operator's DirectML type name, e.g. "ARGMAX" ("" for a nil

@@ -17,16 +17,16 @@ type HRESULT uint32
 
 // The codes DirectML returns, with their Windows values.
 const (
-	S_OK                             HRESULT = 0x00000000
-	E_FAIL                           HRESULT = 0x80004005
-	E_INVALIDARG                     HRESULT = 0x80070057
-	E_OUTOFMEMORY                    HRESULT = 0x8007000E
-	E_NOTIMPL                        HRESULT = 0x80004001
-	DXGI_ERROR_UNSUPPORTED           HRESULT = 0x887A0004
-	DXGI_ERROR_DEVICE_REMOVED        HRESULT = 0x887A0005
-	DXGI_ERROR_DEVICE_HUNG           HRESULT = 0x887A0006
-	DXGI_ERROR_DRIVER_INTERNAL       HRESULT = 0x887A0020
-	DXGI_ERROR_SDK_COMPONENT_MISSING HRESULT = 0x887A002D
+	S_OK                             HRESULT = 0x00000000 // success
+	E_FAIL                           HRESULT = 0x80004005 // unspecified failure (vkdml: a Vulkan error without a closer code, a closed command list)
+	E_INVALIDARG                     HRESULT = 0x80070057 // an argument, desc field or binding breaks a rule; also the use of a released, closed or foreign object
+	E_OUTOFMEMORY                    HRESULT = 0x8007000E // the host or the device cannot hold what was asked for
+	E_NOTIMPL                        HRESULT = 0x80004001 // not implemented
+	DXGI_ERROR_UNSUPPORTED           HRESULT = 0x887A0004 // valid, but not supported by vkdml or the device
+	DXGI_ERROR_DEVICE_REMOVED        HRESULT = 0x887A0005 // the device was lost; every later call fails
+	DXGI_ERROR_DEVICE_HUNG           HRESULT = 0x887A0006 // the device stopped responding
+	DXGI_ERROR_DRIVER_INTERNAL       HRESULT = 0x887A0020 // the driver failed internally
+	DXGI_ERROR_SDK_COMPONENT_MISSING HRESULT = 0x887A002D // a required runtime component (e.g. the Vulkan loader) is missing
 )
 
 var names = map[HRESULT]string{
@@ -62,6 +62,7 @@ func (h HRESULT) Name() string {
 // Failed reports whether h is an error code (its severity bit is set).
 func (h HRESULT) Failed() bool { return h&0x80000000 != 0 }
 
+// Error makes an HRESULT usable as an error and as an errors.Is target.
 func (h HRESULT) Error() string { return h.String() }
 
 // Error is a failure with DirectML's HRESULT, the call it came from, the
@@ -74,6 +75,7 @@ type Error struct {
 	Err   error   // an underlying cause, if any
 }
 
+// Error formats "Op: Field: Rule: cause [CODE]", leaving out what is empty.
 func (e *Error) Error() string {
 	msg := ""
 	if e.Op != "" {

@@ -12,18 +12,18 @@ type DataType uint32
 // DirectML's data types. UINT4/INT4 (feature level 6.3) are not listed:
 // vkdml targets a lower feature level.
 const (
-	Unknown DataType = 0 // DML_TENSOR_DATA_TYPE_UNKNOWN: never valid
-	Float32 DataType = 1
-	Float16 DataType = 2
-	UInt32  DataType = 3
-	UInt16  DataType = 4
-	UInt8   DataType = 5
-	Int32   DataType = 6
-	Int16   DataType = 7
-	Int8    DataType = 8
-	Float64 DataType = 9 // a DirectML enum value that vkdml does not support
-	UInt64  DataType = 10
-	Int64   DataType = 11
+	Unknown DataType = 0  // DML_TENSOR_DATA_TYPE_UNKNOWN: never valid
+	Float32 DataType = 1  // DML_TENSOR_DATA_TYPE_FLOAT32
+	Float16 DataType = 2  // DML_TENSOR_DATA_TYPE_FLOAT16
+	UInt32  DataType = 3  // DML_TENSOR_DATA_TYPE_UINT32
+	UInt16  DataType = 4  // DML_TENSOR_DATA_TYPE_UINT16
+	UInt8   DataType = 5  // DML_TENSOR_DATA_TYPE_UINT8
+	Int32   DataType = 6  // DML_TENSOR_DATA_TYPE_INT32
+	Int16   DataType = 7  // DML_TENSOR_DATA_TYPE_INT16
+	Int8    DataType = 8  // DML_TENSOR_DATA_TYPE_INT8
+	Float64 DataType = 9  // DML_TENSOR_DATA_TYPE_FLOAT64: a DirectML enum value that vkdml does not support
+	UInt64  DataType = 10 // DML_TENSOR_DATA_TYPE_UINT64
+	Int64   DataType = 11 // DML_TENSOR_DATA_TYPE_INT64
 )
 
 // AllTypes lists the ten data types vkdml supports (those for which Valid

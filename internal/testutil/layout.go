@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"fmt"
 	"math/rand"
 
 	"github.com/vkdml/vkdml/tensor"
@@ -19,7 +20,11 @@ const (
 // Layouts lists every layout, for sweeps.
 var Layouts = []Layout{Packed, Fortran, Padded, Broadcast}
 
+// String names the layout in test names ("packed", ...), or "Layout(n)".
 func (l Layout) String() string {
+	if l < 0 || int(l) >= len(Layouts) {
+		return fmt.Sprintf("Layout(%d)", int(l))
+	}
 	return [...]string{"packed", "fortran", "padded", "broadcast"}[l]
 }
 
