@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// The C interface itself is tested from C (capi/tests/abi_test.c, make
+// capi-test) and Python (python/tests); these cover the Go helpers that
+// decide what a handle or a host buffer may be.
+
+func TestHandlesAreNeverZeroAndDieOnRemove(t *testing.T) {
+	d := &device{}
+	h := handles.add(d)
+	if h == 0 {
+		t.Fatal("handle 0 was issued; 0 must stay invalid")
+	}
+	got, err := lookup[*device]("call", "device", h, "device")
+	if err != nil || got != d {
+		t.Fatalf("lookup(%d) = %v, %v; want the device", h, got, err)
+	}
+	if _, err := lookup[*preparedOp]("call", "op", h, "operator"); !errors.Is(err, hresult.E_INVALIDARG) {
+		t.Fatalf("a device handle looked up as an operator: %v; want E_INVALIDARG", err)
+	}
+	handles.remove(h)
+	if _, err := lookup[*device]("call", "device", h, "device"); !errors.Is(err, hresult.E_INVALIDARG) {
+		t.Fatalf("a removed handle: %v; want E_INVALIDARG", err)
+	}
+	if h2 := handles.add(d); h2 == h {
+		t.Fatalf("handle %d was reused after removal", h)
+	}
+}
+
+func TestMinimumBytesIsTheLastAddressedByte(t *testing.T) {
+	for _, c := range []struct {
+		desc tensor.Desc
+		want uint64
+	}{
+		{tensor.NewDesc(tensor.Int8, []uint32{3}), 3}, // not rounded up to 4
+		{tensor.NewDesc(tensor.Float32, []uint32{2, 3}), 24},
+		{tensor.NewStridedDesc(tensor.Int16, []uint32{3, 2}, []uint32{1, 3}), 12},
+		{tensor.NewStridedDesc(tensor.UInt64, []uint32{4, 5}, []uint32{0, 1}), 40}, // broadcast rows
+		{tensor.NewStridedDesc(tensor.Int8, []uint32{3}, []uint32{3}), 7},
+	} {
+		if got := minimumBytes(&c.desc); got != c.want {
+			t.Errorf("minimumBytes(%v) = %d, want %d", c.desc, got, c.want)
+		}
+	}
+}
+
+func TestDeviceRefusesCloseWhileOperatorsLive(t *testing.T) {
+	d := &device{}
+	if err := d.acquire("create"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.close("destroy"); !errors.Is(err, hresult.E_INVALIDARG) {
+		t.Fatalf("close with a live operator: %v; want E_INVALIDARG", err)
+	}
+	d.releaseOne()
+	d.closed = true // as close does, without a real device
+	if err := d.acquire("create"); !errors.Is(err, hresult.E_INVALIDARG) {
+		t.Fatalf("acquire on a closed device: %v; want E_INVALIDARG", err)
+	}
+}
