@@ -219,6 +219,7 @@ func (d *Device) wrap(call string, err error) error {
 	switch {
 	case isLifecycleErr(err):
 		code = hresult.E_INVALIDARG
+		err = withDMLSentinel(err)
 	case errors.Is(err, gpu.ErrDeviceLost):
 		code = hresult.DXGI_ERROR_DEVICE_REMOVED
 	case errors.Is(err, gpu.ErrOutOfMemory):

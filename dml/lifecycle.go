@@ -2,6 +2,9 @@ package dml
 
 import (
 	"errors"
+	"fmt"
+
+	"github.com/vkdml/vkdml/gpu"
 
 	"github.com/vkdml/vkdml/hresult"
 )
@@ -78,5 +81,26 @@ func isLifecycleErr(err error) bool {
 	return false
 }
 
-// lifecycleSentinels are dml's own and the host layer's lifecycle errors.
-var lifecycleSentinels = []error{ErrReleased, ErrDeviceClosed, ErrNotCreated, ErrForeignDevice, ErrPending}
+// lifecycleSentinels are dml's own and the host layer's lifecycle errors
+// (a range outside a buffer included: a caller's mistake, E_INVALIDARG).
+var lifecycleSentinels = []error{ErrReleased, ErrDeviceClosed, ErrNotCreated, ErrForeignDevice, ErrPending,
+	gpu.ErrReleased, gpu.ErrDeviceClosed, gpu.ErrForeignDevice, gpu.ErrPending, gpu.ErrOutOfRange}
+
+// gpuToDML pairs the host layer's lifecycle sentinels with dml's.
+var gpuToDML = []struct{ gpu, dml error }{
+	{gpu.ErrReleased, ErrReleased},
+	{gpu.ErrDeviceClosed, ErrDeviceClosed},
+	{gpu.ErrForeignDevice, ErrForeignDevice},
+	{gpu.ErrPending, ErrPending},
+}
+
+// withDMLSentinel makes a host-layer lifecycle error also match dml's
+// sentinel, so that callers of dml test one set of errors.
+func withDMLSentinel(err error) error {
+	for _, p := range gpuToDML {
+		if errors.Is(err, p.gpu) && !errors.Is(err, p.dml) {
+			return fmt.Errorf("%w: %w", p.dml, err)
+		}
+	}
+	return err
+}

@@ -3,7 +3,6 @@ package dml
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -571,6 +570,4 @@ func (l *CommandList) remember(disp Dispatchable, t *BindingTable) {
 }
 
 // isTimeout reports whether err is the host layer's wait timeout.
-func isTimeout(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "VK_TIMEOUT")
-}
+func isTimeout(err error) bool { return errors.Is(err, gpu.ErrTimeout) }
