@@ -167,14 +167,21 @@ class _Tensor:
         return out
 
 
-def _run(device, op_type, desc, inputs, outputs):
+def _buffers(tensors):
+    return (_capi.Buffer * len(tensors))(*[t.buffer if t is not None else _capi.Buffer() for t in tensors])
+
+
+def _operator_desc(plan):
+    return _capi.OperatorDesc(plan.op_type, ctypes.cast(ctypes.pointer(plan.desc), ctypes.c_void_p))
+
+
+def _run(device, plan):
     """Creates, runs and releases one operator; the GIL is released while
     libvkdml works."""
     dev = default_device() if device is None else device
-    od = _capi.OperatorDesc(op_type, ctypes.cast(ctypes.pointer(desc), ctypes.c_void_p))
-    ins = (_capi.Buffer * len(inputs))(*[t.buffer for t in inputs])
-    outs = (_capi.Buffer * len(outputs))(*[t.buffer if t is not None else _capi.Buffer() for t in outputs])
-    _check(_lib.vkdml_run(dev.handle, ctypes.byref(od), ins, len(inputs), outs, len(outputs)))
+    od = _operator_desc(plan)
+    ins, outs = _buffers([plan.inp]), _buffers(plan.outputs)
+    _check(_lib.vkdml_run(dev.handle, ctypes.byref(od), ins, len(ins), outs, len(outs)))
 
 
 def _index_dtype(call, index_dtype):
@@ -202,7 +209,20 @@ def _normalize_axes(call, axes, ndim):
     return out
 
 
-def _arg(call, op_type, x, axes, direction, index_dtype, device):
+class _Plan:
+    """An operator desc over numpy arrays: the C desc (whose pointers the
+    plan keeps alive), the input and the freshly allocated outputs."""
+
+    def __init__(self, op_type, desc, keep, inp, outputs):
+        self.op_type, self.desc, self.keep = op_type, desc, keep
+        self.inp, self.outputs = inp, outputs
+
+    def results(self):
+        arrays = [t.array for t in self.outputs if t is not None]
+        return arrays[0] if len(arrays) == 1 else tuple(arrays)
+
+
+def _arg_plan(call, op_type, x, axes, direction, index_dtype):
     x = np.asarray(x)
     ax = _normalize_axes(call, axes, x.ndim)
     if direction not in _DIRECTIONS:
@@ -210,13 +230,17 @@ def _arg(call, op_type, x, axes, direction, index_dtype, device):
     idt = _index_dtype(call, index_dtype)
     inp = _Tensor(call, "x", x)
     shape = tuple(1 if i in ax else n for i, n in enumerate(x.shape))
-    y = np.empty(shape, idt)
-    out = _Tensor(call, "output", y)
+    out = _Tensor(call, "output", np.empty(shape, idt))
     axes_arr = _capi.u32_array(ax)
     desc = _capi.ArgMaxDesc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc), len(ax), axes_arr,
                             _DIRECTIONS[direction])
-    _run(device, op_type, desc, [inp], [out])
-    return y
+    return _Plan(op_type, desc, [axes_arr], inp, [out])
+
+
+def _arg(call, op_type, x, axes, direction, index_dtype, device):
+    plan = _arg_plan(call, op_type, x, axes, direction, index_dtype)
+    _run(device, plan)
+    return plan.results()
 
 
 def argmax(x, axes, *, direction="increasing", index_dtype="uint32", device=None):
@@ -280,6 +304,14 @@ def max_pool(x, window, *, strides=None, dilations=None, start_padding=None, end
     and -inf are never selected; an all-padding window gives the type's
     lowest finite value and index 0.
     """
+    plan = _pool_plan(x, window, strides, dilations, start_padding, end_padding, output_size,
+                      return_indices, index_dtype)
+    _run(device, plan)
+    return plan.results()
+
+
+def _pool_plan(x, window, strides, dilations, start_padding, end_padding, output_size,
+               return_indices, index_dtype):
     call = "max_pool"
     x = np.asarray(x)
     if x.ndim not in (4, 5):
@@ -297,13 +329,84 @@ def max_pool(x, window, *, strides=None, dilations=None, start_padding=None, end
     idt = _index_dtype(call, index_dtype)
     inp = _Tensor(call, "x", x)
     shape = tuple(x.shape[:2]) + tuple(size)
-    y = np.empty(shape, x.dtype if inp.array.dtype == x.dtype else inp.array.dtype)
-    out = _Tensor(call, "output", y)
+    out = _Tensor(call, "output", np.empty(shape, inp.array.dtype))
     idx = _Tensor(call, "indices", np.empty(shape, idt)) if return_indices else None
     arrays = [_capi.u32_array(a) for a in (st, win, sp, ep, dil)]
     desc = _capi.MaxPooling2Desc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc),
                                  ctypes.pointer(idx.desc) if idx else None, dims, *arrays)
-    _run(device, _capi.OPERATOR_MAX_POOLING2, desc, [inp], [out, idx])
-    if return_indices:
-        return y, idx.array
-    return y
+    return _Plan(_capi.OPERATOR_MAX_POOLING2, desc, arrays, inp, [out, idx])
+
+
+class Operator:
+    """A prepared operator: validated, compiled and initialized once for
+    one input shape and dtype, then called on many C-ordered arrays of that
+    shape and dtype without recompiling (other layouts are copied to C
+    order). Make one with prepare_argmax, prepare_argmin or
+    prepare_max_pool; close it (or use it as a context manager) before
+    closing its device. Calls from several threads take turns."""
+
+    def __init__(self, plan, device):
+        self._plan = plan
+        self._shape = plan.inp.array.shape
+        self._dtype = plan.inp.array.dtype
+        self._device = default_device() if device is None else device
+        handle = ctypes.c_uint64(0)
+        od = _operator_desc(plan)
+        _check(_lib.vkdml_operator_create(self._device.handle, ctypes.byref(od), ctypes.byref(handle)))
+        self._handle = handle.value
+
+    def __call__(self, x):
+        """Runs the operator on x; returns what the one-shot function would."""
+        if not self._handle:
+            raise _invalid("Operator", "op", "is closed")
+        x = np.asarray(x)
+        if x.shape != self._shape or x.dtype.newbyteorder("=") != self._dtype:
+            raise _invalid("Operator", "x", "shape %s dtype %s; the operator was prepared for shape %s dtype %s"
+                           % (x.shape, x.dtype, self._shape, self._dtype))
+        inp = _Tensor("Operator", "x", np.ascontiguousarray(x, self._dtype))
+        outputs = [None if t is None else _Tensor("Operator", "output", np.empty_like(t.array))
+                   for t in self._plan.outputs]
+        ins, outs = _buffers([inp]), _buffers(outputs)
+        _check(_lib.vkdml_operator_run(self._handle, ins, len(ins), outs, len(outs)))
+        arrays = [t.array for t in outputs if t is not None]
+        return arrays[0] if len(arrays) == 1 else tuple(arrays)
+
+    def close(self):
+        """Releases the operator; idempotent."""
+        if self._handle:
+            _check(_lib.vkdml_operator_destroy(self._handle))
+            self._handle = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _template(shape, dtype):
+    """A C-ordered array standing for the inputs a prepared operator takes."""
+    return np.empty(tuple(int(n) for n in shape), np.dtype(dtype))
+
+
+def prepare_argmax(shape, dtype, axes, *, direction="increasing", index_dtype="uint32", device=None):
+    """argmax prepared for arrays of shape and dtype: an Operator."""
+    plan = _arg_plan("prepare_argmax", _capi.OPERATOR_ARGMAX, _template(shape, dtype), axes, direction,
+                     index_dtype)
+    return Operator(plan, device)
+
+
+def prepare_argmin(shape, dtype, axes, *, direction="increasing", index_dtype="uint32", device=None):
+    """argmin prepared for arrays of shape and dtype: an Operator."""
+    plan = _arg_plan("prepare_argmin", _capi.OPERATOR_ARGMIN, _template(shape, dtype), axes, direction,
+                     index_dtype)
+    return Operator(plan, device)
+
+
+def prepare_max_pool(shape, dtype, window, *, strides=None, dilations=None, start_padding=None,
+                     end_padding=None, output_size=None, return_indices=False, index_dtype="uint32",
+                     device=None):
+    """max_pool prepared for arrays of shape and dtype: an Operator."""
+    plan = _pool_plan(_template(shape, dtype), window, strides, dilations, start_padding, end_padding,
+                      output_size, return_indices, index_dtype)
+    return Operator(plan, device)
