@@ -211,14 +211,50 @@ func runFaultChild(t *testing.T, name string) {
 		}
 		t.Skipf("cannot build the fault-injecting loader: %v\n%s", err, out)
 	}
+	runChild(t, name, "VKDML_FAULT_CHILD=1", "VKDML_VULKAN_LIBRARY="+lib, "VKDML_FAULT_HANG_FILE="+filepath.Join(t.TempDir(), "hang"))
+}
+
+// runChild runs test name in a child process with env added, and fails
+// unless it passes.
+func runChild(t *testing.T, name string, env ...string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), "VKDML_FAULT_CHILD=1", "VKDML_VULKAN_LIBRARY="+lib,
-		"VKDML_FAULT_HANG_FILE="+filepath.Join(t.TempDir(), "hang"))
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 	t.Logf("child:\n%s", out)
+}
+
+// TestLoaderErrors: a loader that is not there is named in the error, and
+// a loader with no driver behind it says what to install.
+func TestLoaderErrors(t *testing.T) {
+	switch os.Getenv("VKDML_LOADER_CHILD") {
+	case "":
+		runChild(t, "TestLoaderErrors", "VKDML_LOADER_CHILD=missing", "VKDML_VULKAN_LIBRARY=/nonexistent/libvulkan-test.so.1")
+		if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libvulkan.so.1"); err == nil || os.Getenv("CI") == "true" {
+			runChild(t, "TestLoaderErrors", "VKDML_LOADER_CHILD=nodriver", "VK_DRIVER_FILES=/nonexistent/icd.json",
+				"VK_ICD_FILENAMES=/nonexistent/icd.json", "VK_ADD_DRIVER_FILES=")
+		}
+	case "missing":
+		_, err := Open(Options{PipelineCacheDir: "off"})
+		if !errors.Is(err, ErrNoLoader) || !strings.Contains(err.Error(), "/nonexistent/libvulkan-test.so.1") {
+			t.Fatalf("want ErrNoLoader naming the library, got %v", err)
+		}
+		if LoaderLibrary() != "" {
+			t.Fatalf("LoaderLibrary with no loader: %q", LoaderLibrary())
+		}
+		t.Log(err)
+	case "nodriver":
+		_, err := Open(Options{PipelineCacheDir: "off"})
+		if !errors.Is(err, ErrNoDevice) || !strings.Contains(err.Error(), "mesa-vulkan-drivers") {
+			t.Fatalf("want ErrNoDevice with a hint, got %v", err)
+		}
+		if !strings.Contains(LoaderLibrary(), "libvulkan.so") {
+			t.Fatalf("LoaderLibrary: %q", LoaderLibrary())
+		}
+		t.Log(err, "; loader:", LoaderLibrary())
+	}
 }
 
 // TestOneInstancePerProcess: devices come and go on the process's two
