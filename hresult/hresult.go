@@ -9,6 +9,7 @@ package hresult
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // HRESULT is a Windows result code. It implements error so that it can be
@@ -91,8 +92,18 @@ func (e *Error) Error() string {
 		}
 		msg += e.Err.Error()
 	}
-	return msg + " [" + e.Code.Name() + "]"
+	return asciiFor.Replace(msg) + " [" + e.Code.Name() + "]"
 }
+
+// asciiFor spells the non-ASCII characters a message may carry (from a
+// rule's formula or a caller's string) in ASCII, so that error text reads
+// the same on every terminal and log: a UTF-8 middle dot or non-breaking
+// space shows as "Â·" or "Â " under Latin-1.
+var asciiFor = strings.NewReplacer(
+	"\u00a0", " ", "\u202f", " ", "\u2009", " ", "\u00b7", "*", "\u00d7", "x", "\u2212", "-", "\u2013", "-", "\u2014", "-",
+	"\u2264", "<=", "\u2265", ">=", "\u2260", "!=", "\u00b1", "+/-", "\u00b5", "u", "\u03a3", "sum", "\u03a0", "prod",
+	"\u2026", "...", "\u2018", "'", "\u2019", "'", "\u201c", "\"", "\u201d", "\"", "\u2192", "->", "\u221e", "inf",
+)
 
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }

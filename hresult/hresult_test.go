@@ -35,3 +35,18 @@ func TestErrorIsAndMessage(t *testing.T) {
 		t.Fatal("unknown name")
 	}
 }
+
+// TestErrorTextIsASCII: a rule written with formula characters, or a
+// caller's string with a non-breaking space, prints in ASCII.
+func TestErrorTextIsASCII(t *testing.T) {
+	err := &Error{Code: E_INVALIDARG, Op: "op\u00a0x", Field: "Strides", Rule: "Σ (Sizes[i]−1)·Strides[i] ≥ 2^64 × 2 ≤ 3", Err: errors.New("a\u00a0b")}
+	got := err.Error()
+	for _, r := range got {
+		if r > 0x7F {
+			t.Fatalf("non-ASCII %q in %q", r, got)
+		}
+	}
+	if want := "op x: Strides: sum (Sizes[i]-1)*Strides[i] >= 2^64 x 2 <= 3: a b [E_INVALIDARG]"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

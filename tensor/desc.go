@@ -213,7 +213,7 @@ func (d *Desc) Validate() error {
 	}
 	implied := CalcBufferTensorSize(d.DataType, d.Sizes, d.Strides)
 	if implied == math.MaxUint64 {
-		return hresult.InvalidArg("Strides", "the byte offset of the last element, Σ (Sizes[i]-1)·Strides[i], overflows 64 bits")
+		return hresult.InvalidArg("Strides", "the byte offset of the last element, the sum of (Sizes[i]-1)*Strides[i], overflows 64 bits")
 	}
 	if d.TotalTensorSizeInBytes < implied {
 		return hresult.InvalidArg("TotalTensorSizeInBytes", "must be at least the minimum implied size of %d bytes (DMLCalcBufferTensorSize); got %d", implied, d.TotalTensorSizeInBytes)
@@ -227,7 +227,7 @@ func (d *Desc) Validate() error {
 // countString prints an element count, spelling out saturation.
 func countString(n uint64) string {
 	if n == math.MaxUint64 {
-		return "≥ 2^64"
+		return ">= 2^64"
 	}
 	return strconv.FormatUint(n, 10)
 }
@@ -269,7 +269,7 @@ func (d *Desc) ValidateOutput() error {
 			return hresult.InvalidArg("Strides", "stride 0 on dimension %d (size %d) makes elements share memory; broadcast strides are allowed on inputs only", i, d.Sizes[i])
 		}
 		if st <= span {
-			return hresult.InvalidArg("Strides", "strides %v make output elements share memory: Strides[%d] = %d must exceed %d, the span Σ (Sizes[j]-1)·Strides[j] of dimensions %v with smaller strides", d.Strides, i, st, span, dims[:k])
+			return hresult.InvalidArg("Strides", "strides %s make output elements share memory: Strides[%d] = %d must exceed %d, the span sum of (Sizes[j]-1)*Strides[j] of dimensions %s with smaller strides", Shape(d.Strides), i, st, span, Shape(dims[:k]))
 		}
 		span = addSat(span, mulSat(uint64(d.Sizes[i]-1), st))
 	}
@@ -358,15 +358,22 @@ func (d Desc) String() string {
 	return b.String()
 }
 
-func writeList(b *strings.Builder, v []uint32) {
+func writeList(b *strings.Builder, v []uint32) { b.WriteString(Shape(v)) }
+
+// Shape formats a list of sizes, strides or axes the one way vkdml's
+// messages and tools print them: "[2,3,4]", with no spaces (as Desc's
+// String does).
+func Shape[T ~uint32 | ~int | ~int64 | ~uint64](v []T) string {
+	var b strings.Builder
 	b.WriteByte('[')
 	for i, x := range v {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.FormatUint(uint64(x), 10))
+		b.WriteString(strconv.FormatInt(int64(x), 10))
 	}
 	b.WriteByte(']')
+	return b.String()
 }
 
 // Clone returns a deep copy of d.

@@ -363,3 +363,19 @@ func TestDescMethods(t *testing.T) {
 		}()
 	}
 }
+
+// TestShape pins the one style shapes print in: "[2,3,4]".
+func TestShape(t *testing.T) {
+	if got := Shape([]uint32{2, 3, 4}); got != "[2,3,4]" {
+		t.Fatalf("Shape = %q", got)
+	}
+	if got := Shape([]int64{100000, 100000}); got != "[100000,100000]" {
+		t.Fatalf("Shape = %q", got)
+	}
+	if got := Shape([]int(nil)); got != "[]" {
+		t.Fatalf("Shape(nil) = %q", got)
+	}
+	if got := NewStridedDesc(Float32, []uint32{2, 3}, []uint32{3, 1}).String(); got != "FLOAT32[2,3] strides[3,1]" {
+		t.Fatalf("Desc.String = %q", got)
+	}
+}

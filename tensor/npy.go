@@ -205,7 +205,7 @@ func parseNpyHeader(hdr []byte) (*npyHeader, error) {
 		count = mulSat(count, uint64(s))
 	}
 	if count > MaxElementCount {
-		return nil, badNpy("shape: %v holds %s elements, more than DirectML's limit of 2^32-1", shape, countString(count))
+		return nil, badNpy("shape: %s holds %s elements, more than DirectML's limit of 2^32-1", Shape(shape), countString(count))
 	}
 	return h, nil
 }
