@@ -30,33 +30,6 @@ func (d AxisDirection) String() string {
 	return fmt.Sprintf("DML_AXIS_DIRECTION(%d)", uint32(d))
 }
 
-// ReduceFunction is DML_REDUCE_FUNCTION, with DirectML's values.
-type ReduceFunction uint32
-
-const (
-	ReduceFunctionArgMax    ReduceFunction = 0
-	ReduceFunctionArgMin    ReduceFunction = 1
-	ReduceFunctionAverage   ReduceFunction = 2
-	ReduceFunctionL1        ReduceFunction = 3
-	ReduceFunctionL2        ReduceFunction = 4
-	ReduceFunctionLogSum    ReduceFunction = 5
-	ReduceFunctionLogSumExp ReduceFunction = 6
-	ReduceFunctionMax       ReduceFunction = 7
-	ReduceFunctionMin       ReduceFunction = 8
-	ReduceFunctionMultiply  ReduceFunction = 9
-	ReduceFunctionSum       ReduceFunction = 10
-	ReduceFunctionSumSquare ReduceFunction = 11
-)
-
-var reduceFunctionNames = [...]string{"ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM", "SUM_SQUARE"}
-
-func (f ReduceFunction) String() string {
-	if int(f) < len(reduceFunctionNames) {
-		return "DML_REDUCE_FUNCTION_" + reduceFunctionNames[f]
-	}
-	return fmt.Sprintf("DML_REDUCE_FUNCTION(%d)", uint32(f))
-}
-
 // ArgMax is DML_ARGMAX_OPERATOR_DESC: for each output element, the index of
 // the largest input element in its block of reduced axes. See
 // semantics.md rules 1-6 for the index, axes, shape, tie, NaN and write
@@ -76,27 +49,23 @@ type ArgMin struct {
 	AxisDirection AxisDirection
 }
 
-// Reduce is DML_REDUCE_OPERATOR_DESC. vkdml implements only the ARGMAX and
-// ARGMIN functions (deprecated by DirectML at feature level 3.0 in favour of
-// the standalone operators, and equal to them with INCREASING direction);
-// the others are DXGI_ERROR_UNSUPPORTED.
-type Reduce struct {
-	Function ReduceFunction
-	Input    tensor.Desc
-	Output   tensor.Desc
-	Axes     []uint32
-}
-
+// OperatorType is "ARGMAX".
 func (*ArgMax) OperatorType() string { return "ARGMAX" }
-func (*ArgMin) OperatorType() string { return "ARGMIN" }
-func (*Reduce) OperatorType() string { return "REDUCE" }
 
-func (o *ArgMax) Inputs() []*tensor.Desc  { return []*tensor.Desc{&o.Input} }
+// OperatorType is "ARGMIN".
+func (*ArgMin) OperatorType() string { return "ARGMIN" }
+
+// Inputs is [InputTensor].
+func (o *ArgMax) Inputs() []*tensor.Desc { return []*tensor.Desc{&o.Input} }
+
+// Outputs is [OutputTensor].
 func (o *ArgMax) Outputs() []*tensor.Desc { return []*tensor.Desc{&o.Output} }
-func (o *ArgMin) Inputs() []*tensor.Desc  { return []*tensor.Desc{&o.Input} }
+
+// Inputs is [InputTensor].
+func (o *ArgMin) Inputs() []*tensor.Desc { return []*tensor.Desc{&o.Input} }
+
+// Outputs is [OutputTensor].
 func (o *ArgMin) Outputs() []*tensor.Desc { return []*tensor.Desc{&o.Output} }
-func (o *Reduce) Inputs() []*tensor.Desc  { return []*tensor.Desc{&o.Input} }
-func (o *Reduce) Outputs() []*tensor.Desc { return []*tensor.Desc{&o.Output} }
 
 // argOp is what the three descs have in common.
 type argOp struct {
@@ -115,34 +84,26 @@ func (o *ArgMax) op() *argOp {
 func (o *ArgMin) op() *argOp {
 	return &argOp{typ: "ARGMIN", in: &o.Input, out: &o.Output, axes: o.Axes, dir: o.AxisDirection, isMin: true}
 }
-func (o *Reduce) op() *argOp {
-	return &argOp{typ: "REDUCE", in: &o.Input, out: &o.Output, axes: o.Axes, isMin: o.Function == ReduceFunctionArgMin, reduce: true}
-}
 
+// Validate applies DirectML's rules and semantics.md rules 1-3.
 func (o *ArgMax) Validate(ctx *Context) error { return o.op().validate(ctx) }
+
+// Validate applies DirectML's rules and semantics.md rules 1-3.
 func (o *ArgMin) Validate(ctx *Context) error { return o.op().validate(ctx) }
 
-func (o *Reduce) Validate(ctx *Context) error {
-	if int(o.Function) >= len(reduceFunctionNames) {
-		return hresult.InvalidArg("Function", "%d is not a DML_REDUCE_FUNCTION (0..%d)", uint32(o.Function), len(reduceFunctionNames)-1)
-	}
-	if o.Function != ReduceFunctionArgMax && o.Function != ReduceFunctionArgMin {
-		return hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE supports DML_REDUCE_FUNCTION_ARGMAX and DML_REDUCE_FUNCTION_ARGMIN only)", o.Function)
-	}
-	return o.op().validate(ctx)
-}
-
+// Plan chooses the kernels and steps (argmax_plan.go).
 func (o *ArgMax) Plan(ctx *Context) (*Plan, error) { return o.op().plan(ctx) }
-func (o *ArgMin) Plan(ctx *Context) (*Plan, error) { return o.op().plan(ctx) }
-func (o *Reduce) Plan(ctx *Context) (*Plan, error) { return o.op().plan(ctx) }
 
+// Plan chooses the kernels and steps (argmax_plan.go).
+func (o *ArgMin) Plan(ctx *Context) (*Plan, error) { return o.op().plan(ctx) }
+
+// Reference computes the indices on the CPU (argmax_ref.go).
 func (o *ArgMax) Reference(inputs, outputs []*tensor.Tensor) error {
 	return o.op().reference(inputs, outputs)
 }
+
+// Reference computes the indices on the CPU (argmax_ref.go).
 func (o *ArgMin) Reference(inputs, outputs []*tensor.Tensor) error {
-	return o.op().reference(inputs, outputs)
-}
-func (o *Reduce) Reference(inputs, outputs []*tensor.Tensor) error {
 	return o.op().reference(inputs, outputs)
 }
 

@@ -349,9 +349,23 @@ func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
 			return hresult.Unsupported("InputTensor", "%d partials per output do not fit one storage binding", s.nseg)
 		}
 	}
-	if k.vec != "col" {
-		return nil
+	if k.vec == "col" {
+		if err := l.colMisfit(k, s); err != nil {
+			return err
+		}
 	}
+	// Count the dispatches before making any: tiny windows over many
+	// outputs would otherwise build millions of steps only to refuse them.
+	if n := l.countSteps(k, s); n > 2*maxPlanSteps {
+		return errTooManySteps("InputTensor", n, l.budget)
+	}
+	return nil
+}
+
+// colMisfit says why vec-col cannot run the layout: its output boxes and
+// every step's run of outputs must be multiples of its vw outputs per
+// invocation.
+func (l *argLayout) colMisfit(k argKernel, s *argSegments) error {
 	for _, ro := range l.outs {
 		if ro.begin%k.vw != 0 || ro.count%k.vw != 0 {
 			return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window holds %d from output %d", k.vw, ro.count, ro.begin)
@@ -363,6 +377,23 @@ func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
 		}
 	}
 	return nil
+}
+
+// countSteps is how many dispatches emit will make.
+func (l *argLayout) countSteps(k argKernel, s *argSegments) uint64 {
+	var n uint64
+	for _, ro := range l.outs {
+		for i := range l.blocks {
+			if per := l.outputsPerStep(k, s, ro, i); per > 0 {
+				n += (ro.count + per - 1) / per
+			}
+		}
+		if s.partial {
+			per := max(l.budget/(s.nseg*argPartial), 1)
+			n += (ro.count + per - 1) / per
+		}
+	}
+	return n
 }
 
 // outputsPerStep is how many outputs of box ro one first-pass step over
@@ -380,8 +411,9 @@ func (l *argLayout) outputsPerStep(k argKernel, s *argSegments, ro box, i int) u
 	return n
 }
 
-// emit builds the plan: first-pass steps over every (output box, block
-// box) pair, cut so that the partials fit a window, then the combine pass.
+// emit builds the plan misfit accepted: first-pass steps over every
+// (output box, block box) pair, cut so that the partials fit a window, then
+// the combine pass.
 func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*Plan, error) {
 	outMode := uint32(0)
 	if l.os == 8 {
@@ -439,9 +471,6 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 	}
 	if s.partial {
 		a.emitCombine(ctx, l, k, s, plan, outMode)
-	}
-	if len(plan.Steps) > 2*maxPlanSteps {
-		return nil, errTooManySteps("InputTensor", uint64(len(plan.Steps)), l.budget)
 	}
 	return plan, nil
 }

@@ -89,6 +89,8 @@ func newDesc(op string) (ops.Desc, error) {
 	return nil, fmt.Errorf("unknown operator %q", op)
 }
 
+// TestGoldenPlans plans the corpus, checks every plan with ops.CheckPlan
+// and compares the dump with the committed one.
 func TestGoldenPlans(t *testing.T) {
 	if *rebuildCases {
 		cases, err := buildGoldenCases()
@@ -130,16 +132,21 @@ func TestGoldenPlans(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
+		check := func(name string, err error) {
+			if err != nil {
+				t.Errorf("%s: CheckPlan: %v", name, err)
+			}
+		}
 		if c.Context != nil {
-			dumpPlan(&out, c.Name, c.Context, desc)
+			check(c.Name, dumpPlan(&out, c.Name, c.Context, desc))
 		}
 		for _, n := range c.Contexts {
-			dumpPlan(&out, c.Name+"@"+n, named[n], desc)
+			check(c.Name+"@"+n, dumpPlan(&out, c.Name+"@"+n, named[n], desc))
 		}
 		for _, k := range c.Kernels {
 			ctx := *named["lvp8"]
 			ctx.Kernel = k
-			dumpPlan(&out, c.Name+"@lvp8/"+k, &ctx, desc)
+			check(c.Name+"@lvp8/"+k, dumpPlan(&out, c.Name+"@lvp8/"+k, &ctx, desc))
 		}
 	}
 	if *updateGolden {
@@ -190,16 +197,18 @@ func firstDiffs(want, got string, n int) string {
 // goldenStepsShown is how many steps a dump lists; the rest are hashed.
 const goldenStepsShown = 12
 
-func dumpPlan(w *bytes.Buffer, name string, ctx *ops.Context, desc ops.Desc) {
+// dumpPlan validates and plans desc on ctx, writes the plan (or the error)
+// to w, and returns what ops.CheckPlan says of the plan.
+func dumpPlan(w *bytes.Buffer, name string, ctx *ops.Context, desc ops.Desc) error {
 	fmt.Fprintf(w, "== %s %s\n", name, desc.OperatorType())
 	if err := desc.Validate(ctx); err != nil {
 		fmt.Fprintf(w, "invalid: %v\n", err)
-		return
+		return nil
 	}
 	p, err := desc.Plan(ctx)
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
-		return
+		return nil
 	}
 	fmt.Fprintf(w, "plan %s temp=%d persistent=%d steps=%d\n", p.Strategy, p.TemporarySize, p.PersistentSize, len(p.Steps))
 	for i, k := range p.Kernels {
@@ -232,6 +241,7 @@ func dumpPlan(w *bytes.Buffer, name string, ctx *ops.Context, desc ops.Desc) {
 	if len(p.Steps) > goldenStepsShown {
 		fmt.Fprintf(w, "  ... %d more steps, sha256 %x\n", len(p.Steps)-goldenStepsShown, h.Sum(nil)[:12])
 	}
+	return ops.CheckPlan(ctx, desc, p)
 }
 
 // buildGoldenCases assembles the corpus: every parity case on the four

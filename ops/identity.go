@@ -66,10 +66,13 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 	default:
 		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of ELEMENT_WISE_IDENTITY (strategies: vec4, strided)", ctx.Kernel)
 	}
+	// Whole-tensor bindings: each must fit one binding by layout.go's
+	// window rule.
+	budget := windowBudget(ctx, 4)
 	for i, d := range []*tensor.Desc{&o.Input, &o.Output} {
-		if d.TotalTensorSizeInBytes > uint64(ctx.Limits.MaxStorageBufferRange) {
+		if d.TotalTensorSizeInBytes > budget {
 			return nil, hresult.Unsupported([]string{"InputTensor", "OutputTensor"}[i]+".TotalTensorSizeInBytes",
-				"%d bytes exceed the device's maxStorageBufferRange %d", d.TotalTensorSizeInBytes, ctx.Limits.MaxStorageBufferRange)
+				"%d bytes exceed what one binding covers (%d of maxStorageBufferRange %d)", d.TotalTensorSizeInBytes, budget, ctx.Limits.MaxStorageBufferRange)
 		}
 	}
 	if vec4OK && ctx.Kernel != "strided" {

@@ -12,7 +12,8 @@ import (
 )
 
 // checkDescPlan validates desc and, when it is valid, plans it and checks
-// the plan's invariants; on a small input it also runs the CPU reference.
+// the plan with ops.CheckPlan; on a small input it also runs the CPU
+// reference.
 // It returns an error for any broken rule.
 func checkDescPlan(ctx *ops.Context, desc ops.Desc, fill []byte) error {
 	err := desc.Validate(ctx)
@@ -35,60 +36,10 @@ func checkDescPlan(ctx *ops.Context, desc ops.Desc, fill []byte) error {
 		}
 		return nil
 	}
-	size := func(sl ops.Slot) (uint64, bool) {
-		var list []*tensor.Desc
-		switch sl.Kind {
-		case ops.SlotInput:
-			list = desc.Inputs()
-		case ops.SlotOutput:
-			list = desc.Outputs()
-		case ops.SlotTemporary:
-			return p.TemporarySize, p.TemporarySize > 0
-		case ops.SlotPersistent:
-			return p.PersistentSize, p.PersistentSize > 0
-		}
-		if sl.Index < 0 || sl.Index >= len(list) || list[sl.Index] == nil {
-			return 0, false
-		}
-		return list[sl.Index].TotalTensorSizeInBytes, true
-	}
-	if len(p.Steps) == 0 {
-		return fmt.Errorf("plan %q has no steps", p.Strategy)
-	}
-	for i, s := range p.Steps {
-		if s.Kernel < 0 || s.Kernel >= len(p.Kernels) {
-			return fmt.Errorf("step %d: kernel %d of %d", i, s.Kernel, len(p.Kernels))
-		}
-		k := p.Kernels[s.Kernel]
-		if len(s.Bindings) != k.Bindings || len(s.Params) != int(k.ParamBytes) || 4*uint32(k.Bindings)+k.ParamBytes > 128 {
-			return fmt.Errorf("step %d: %d bindings, %d parameter bytes for kernel %+v", i, len(s.Bindings), len(s.Params), k)
-		}
-		if len(k.Spec) == 0 || k.Spec[0] == 0 || k.Spec[0] > ctx.Limits.MaxComputeWorkGroupInvocations {
-			return fmt.Errorf("step %d: workgroup size %v", i, k.Spec)
-		}
-		for g := range 3 {
-			if s.Groups[g] == 0 || s.Groups[g] > ctx.Limits.MaxComputeWorkGroupCount[g] {
-				return fmt.Errorf("step %d: groups %v", i, s.Groups)
-			}
-		}
-		for j, sl := range s.Bindings {
-			total, ok := size(sl)
-			if !ok {
-				return fmt.Errorf("step %d binding %d: no %v %d", i, j, sl.Kind, sl.Index)
-			}
-			n := sl.Size
-			if n == 0 {
-				n = total - min(sl.Offset, total)
-			}
-			if sl.Offset > total || n > total-sl.Offset {
-				return fmt.Errorf("step %d binding %d: window [%d,+%d) outside the %d-byte %v", i, j, sl.Offset, n, total, sl.Kind)
-			}
-			// A window may start up to minStorageBufferOffsetAlignment-4
-			// bytes before what it addresses (the host rounds down).
-			if n > uint64(ctx.Limits.MaxStorageBufferRange) {
-				return fmt.Errorf("step %d binding %d: window of %d bytes over maxStorageBufferRange %d", i, j, n, ctx.Limits.MaxStorageBufferRange)
-			}
-		}
+	// The one plan check CreateOperator also applies: kernels against their
+	// SPIR-V and the device, steps against their resources and limits.
+	if err := ops.CheckPlan(ctx, desc, p); err != nil {
+		return err
 	}
 	// The CPU reference on small tensors: it must not panic.
 	var ins, outs []*tensor.Tensor

@@ -46,7 +46,7 @@ func CheckOperator(t testing.TB, d *dml.Device, desc ops.Desc, inputs []*tensor.
 		if res.Outputs[i] == nil {
 			continue
 		}
-		if diff := DiffTensors(res.Expected[i], res.Outputs[i], 8); diff != "" {
+		if diff := DiffTensorsWithin(res.Expected[i], res.Outputs[i], ops.ToleranceOf(desc, i), 8); diff != "" {
 			t.Fatalf("%s (%s): output %d differs from the CPU reference:\n%s", desc.OperatorType(), res.Strategy, i, diff)
 		}
 	}
@@ -248,6 +248,13 @@ func RunPoisoned(d *dml.Device, desc ops.Desc, inputs []*tensor.Tensor, rng *ran
 // whole bytes (addressed elements and the bytes between them) and
 // describes up to max differing elements; "" when equal.
 func DiffTensors(want, got *tensor.Tensor, max int) string {
+	return DiffTensorsWithin(want, got, ops.Tolerance{}, max)
+}
+
+// DiffTensorsWithin is DiffTensors with addressed elements compared within
+// tol (ops.ToleranceOf the operator's output; the zero Tolerance is bit for
+// bit); the bytes between strided elements must still be unchanged.
+func DiffTensorsWithin(want, got *tensor.Tensor, tol ops.Tolerance, max int) string {
 	if bytes.Equal(want.Data, got.Data) {
 		return ""
 	}
@@ -255,7 +262,7 @@ func DiffTensors(want, got *tensor.Tensor, max int) string {
 	n := 0
 	tensor.ForEachIndex(want.Desc.Sizes, func(c []uint32) {
 		w, g := want.Bits(c...), got.Bits(c...)
-		if w != g {
+		if !tol.Accepts(want.Desc.DataType, w, g) {
 			if n < max {
 				fmt.Fprintf(&b, "  at %v: want %s, got %s\n", c, formatBits(want.Desc.DataType, w, want, c), formatBits(got.Desc.DataType, g, got, c))
 			}
@@ -263,6 +270,12 @@ func DiffTensors(want, got *tensor.Tensor, max int) string {
 		}
 	})
 	if n == 0 {
+		// Every addressed element is within tol: the rest must be unchanged.
+		masked := &tensor.Tensor{Desc: got.Desc, Data: append([]byte(nil), got.Data...)}
+		tensor.ForEachIndex(want.Desc.Sizes, func(c []uint32) { masked.SetBits(c, want.Bits(c...)) })
+		if bytes.Equal(masked.Data, want.Data) {
+			return ""
+		}
 		b.WriteString("  every addressed element matches, but bytes between strided elements changed (semantics.md rule 6)\n")
 	} else if n > max {
 		fmt.Fprintf(&b, "  ... %d elements differ in all\n", n)

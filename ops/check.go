@@ -1,0 +1,177 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/shaders/spirv"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// ErrBadPlan is wrapped by CheckPlan's errors: a planner produced a plan
+// that breaks its kernels' contract or the device's limits. It is a bug in
+// vkdml, never in the caller's desc.
+var ErrBadPlan = errors.New("ops: the plan breaks its kernels' or the device's rules")
+
+// CheckPlan holds a plan to its desc, its kernels and the device before
+// anything reaches a GPU; dml.Device.CreateOperator and the desc fuzzer
+// call it on every plan. It checks that:
+//
+//   - every kernel exists and agrees with its SPIR-V module, parsed once
+//     (shaders.CheckKernel: bindings, push-constant size, specialization
+//     IDs), needs no capability the context lacks, and fits the device's
+//     workgroup, push-constant and subgroup limits;
+//   - every step names a kernel, passes its bindings and parameter bytes,
+//     and dispatches between 1 and maxComputeWorkGroupCount groups per
+//     axis;
+//   - every binding refers to a tensor, temporary or persistent resource
+//     that exists, starts at a multiple of 4 bytes, lies inside it, and
+//     makes a descriptor within maxStorageBufferRange (and the context's
+//     BindingWindowCap) by layout.go's window rule.
+//
+// The error is an *hresult.Error with E_FAIL wrapping ErrBadPlan.
+func CheckPlan(ctx *Context, desc Desc, p *Plan) error {
+	if err := checkPlan(ctx, desc, p); err != nil {
+		return &hresult.Error{Code: hresult.E_FAIL, Field: desc.OperatorType(), Rule: "internal error: " + err.Error(), Err: ErrBadPlan}
+	}
+	return nil
+}
+
+func checkPlan(ctx *Context, desc Desc, p *Plan) error {
+	if p == nil || len(p.Kernels) == 0 || len(p.Steps) == 0 {
+		return errors.New("the plan has no kernel or no step")
+	}
+	for i, k := range p.Kernels {
+		if err := checkKernel(ctx, k); err != nil {
+			return fmt.Errorf("kernel %d (%s): %w", i, k.Variant, err)
+		}
+	}
+	for i, s := range p.Steps {
+		if err := checkStep(ctx, desc, p, s); err != nil {
+			return fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkKernel holds one kernel to its module and the device.
+func checkKernel(ctx *Context, k Kernel) error {
+	if err := shaders.CheckKernel(k.Variant, k.Bindings, k.ParamBytes, len(k.Spec)); err != nil {
+		return err
+	}
+	m, err := shaders.Info(k.Variant)
+	if err != nil {
+		return err
+	}
+	for _, c := range m.Capabilities {
+		if feature, ok := capabilityFeature(ctx.Features, c); !ok {
+			return fmt.Errorf("its module needs capability %v, and the device lacks %s", c, feature)
+		}
+	}
+	lim := ctx.Limits
+	if len(k.Spec) == 0 || k.Spec[0] == 0 || k.Spec[0] > lim.MaxComputeWorkGroupInvocations || k.Spec[0] > lim.MaxComputeWorkGroupSize[0] {
+		return fmt.Errorf("workgroup size (spec constant 0) %v is not in [1, %d]", k.Spec, min(lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0]))
+	}
+	if push := 4*uint32(k.Bindings) + k.ParamBytes; push > lim.MaxPushConstantsSize {
+		return fmt.Errorf("%d push-constant bytes, over maxPushConstantsSize %d", push, lim.MaxPushConstantsSize)
+	}
+	if uint32(k.Bindings) > lim.MaxPerStageStorageBuffers {
+		return fmt.Errorf("%d storage buffers, over maxPerStageDescriptorStorageBuffers %d", k.Bindings, lim.MaxPerStageStorageBuffers)
+	}
+	if k.SubgroupSize != 0 && (!ctx.Features.SubgroupSizeControl || k.SubgroupSize < lim.MinSubgroupSize || k.SubgroupSize > lim.MaxSubgroupSize) {
+		return fmt.Errorf("required subgroup size %d without subgroupSizeControl in [%d, %d]", k.SubgroupSize, lim.MinSubgroupSize, lim.MaxSubgroupSize)
+	}
+	if k.FullSubgroups && !ctx.Features.ComputeFullSubgroups {
+		return errors.New("full subgroups without computeFullSubgroups")
+	}
+	return nil
+}
+
+// capabilityFeature says whether the features allow SPIR-V capability c,
+// and names the feature it needs.
+func capabilityFeature(f caps.Features, c spirv.Capability) (string, bool) {
+	switch c {
+	case spirv.CapInt64:
+		return "shaderInt64", f.ShaderInt64
+	case spirv.CapInt16:
+		return "shaderInt16", f.ShaderInt16
+	case spirv.CapInt8:
+		return "shaderInt8", f.ShaderInt8
+	case spirv.CapFloat16:
+		return "shaderFloat16", f.ShaderFloat16
+	case spirv.CapStorageBuffer8BitAccess:
+		return "storageBuffer8BitAccess", f.StorageBuffer8Bit
+	case spirv.CapStorageBuffer16BitAccess:
+		return "storageBuffer16BitAccess", f.StorageBuffer16Bit
+	case spirv.CapGroupNonUniformArithmetic:
+		return "subgroup arithmetic", f.SubgroupArithmetic
+	case spirv.CapInt64Atomics:
+		return "shaderBufferInt64Atomics", false
+	}
+	return "", true
+}
+
+// checkStep holds one step to its kernel, its resources and the device.
+func checkStep(ctx *Context, desc Desc, p *Plan, s Step) error {
+	if s.Kernel < 0 || s.Kernel >= len(p.Kernels) {
+		return fmt.Errorf("kernel %d of %d", s.Kernel, len(p.Kernels))
+	}
+	k := p.Kernels[s.Kernel]
+	if len(s.Bindings) != k.Bindings || uint32(len(s.Params)) != k.ParamBytes {
+		return fmt.Errorf("%d bindings and %d parameter bytes for kernel %s (%d, %d)", len(s.Bindings), len(s.Params), k.Variant, k.Bindings, k.ParamBytes)
+	}
+	for g := range 3 {
+		if s.Groups[g] == 0 || s.Groups[g] > ctx.Limits.MaxComputeWorkGroupCount[g] {
+			return fmt.Errorf("groups %v outside [1, maxComputeWorkGroupCount %v]", s.Groups, ctx.Limits.MaxComputeWorkGroupCount)
+		}
+	}
+	rng := uint64(ctx.Limits.MaxStorageBufferRange)
+	if ctx.BindingWindowCap > 0 {
+		rng = min(rng, ctx.BindingWindowCap)
+	}
+	devAlign := max(ctx.Limits.MinStorageBufferOffsetAlignment, 4)
+	for j, sl := range s.Bindings {
+		total, ok := slotTotal(desc, p, sl)
+		if !ok {
+			return fmt.Errorf("binding %d: no %v %d", j, sl.Kind, sl.Index)
+		}
+		n := sl.Size
+		if n == 0 {
+			n = total - min(sl.Offset, total)
+		}
+		if sl.Offset%4 != 0 || sl.Offset > total || n > total-sl.Offset {
+			return fmt.Errorf("binding %d: window [%d,+%d) is not word-aligned inside the %d-byte %v", j, sl.Offset, n, total, sl.Kind)
+		}
+		// Dispatch rounds the descriptor's offset down to devAlign and its
+		// size up to 4 (layout.go's window rule).
+		if desc := (n+3)&^3 + devAlign - 4; desc > rng {
+			return fmt.Errorf("binding %d: a window of %d bytes makes a descriptor of up to %d bytes, over the %d-byte binding range", j, n, desc, rng)
+		}
+	}
+	return nil
+}
+
+// slotTotal is the size of the resource a slot refers to, and whether it
+// exists.
+func slotTotal(desc Desc, p *Plan, sl Slot) (uint64, bool) {
+	var list []*tensor.Desc
+	switch sl.Kind {
+	case SlotInput:
+		list = desc.Inputs()
+	case SlotOutput:
+		list = desc.Outputs()
+	case SlotTemporary:
+		return p.TemporarySize, p.TemporarySize > 0
+	case SlotPersistent:
+		return p.PersistentSize, p.PersistentSize > 0
+	default:
+		return 0, false
+	}
+	if sl.Index < 0 || sl.Index >= len(list) || list[sl.Index] == nil {
+		return 0, false
+	}
+	return list[sl.Index].TotalTensorSizeInBytes, true
+}
