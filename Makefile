@@ -87,7 +87,7 @@ fuzz-long: deps
 	FUZZLONG=$(FUZZLONG) GO=$(GO) sh scripts/fuzz-long.sh
 
 # test-device runs the whole suite, validation layer on, on the device that
-# $$VKDML_DEVICE selects (an index or a name substring; default the best
+# $VKDML_DEVICE selects (an index or a name substring; default the best
 # device, a GPU before lavapipe) instead of the lavapipe .ci/run forces. It
 # lists the devices first and stops if the selector matches none. CI=true:
 # a missing device, binary or ONNX data fails rather than skips.
