@@ -188,3 +188,47 @@ func prerecorded(b *testing.B, d *dml.Device, desc *dml.ArgMax) (*dml.CommandLis
 	}
 	return list, func(p []byte) error { return in.Write(0, p) }, func(p []byte) error { return out.Read(0, p) }
 }
+
+// TestConcurrentComputeCache runs Compute from 6 goroutines over 5 descs on
+// a cache of 2, so that entries are evicted while other goroutines still
+// run them; every result must stay exact. Run it under -race.
+func TestConcurrentComputeCache(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{ComputeCacheSize: 2})
+	descs := make([]*dml.ArgMax, 5)
+	inputs := make([]*tensor.Tensor, 5)
+	for i := range descs {
+		descs[i] = rowArgMax(4, uint32(60+i))
+		inputs[i] = randomInput(t, descs[i].Input)
+	}
+	done := make(chan error, 6)
+	for g := range 6 {
+		go func() {
+			for round := range 12 {
+				i := (g + round) % len(descs)
+				outs, err := d.Compute(descs[i], inputs[i])
+				if err != nil {
+					done <- err
+					return
+				}
+				want := &tensor.Tensor{Desc: outs[0].Desc.Clone(), Data: make([]byte, len(outs[0].Data))}
+				if err := descs[i].Reference([]*tensor.Tensor{inputs[i]}, []*tensor.Tensor{want}); err != nil {
+					done <- err
+					return
+				}
+				if !bytes.Equal(want.Data, outs[0].Data) {
+					done <- errors.New(testutil.DiffTensors(want, outs[0], 4))
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 6 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := d.CachedOperators(); n > 2 {
+		t.Fatalf("%d cached operators with ComputeCacheSize 2", n)
+	}
+}
