@@ -38,9 +38,9 @@ const (
 
 // Range is a byte range of a Buffer bound to a kernel.
 type Range struct {
-	Buffer *Buffer
-	Offset uint64 // a multiple of 4
-	Size   uint64
+	Buffer *Buffer // of the list's device, not freed
+	Offset uint64  // bytes from the buffer's start; a multiple of 4 for a kernel binding
+	Size   uint64  // bytes; Offset+Size must not pass the buffer's end
 }
 
 // CommandList is a command buffer with its own pools: it records many

@@ -120,9 +120,9 @@ func choose(infos []*DeviceInfo, selector string) (int, error) {
 // Buffer, Kernel or CommandList of it returns an error wrapping
 // ErrDeviceClosed.
 type Device struct {
-	Info     *DeviceInfo
-	Features Features // what is enabled: the device's features less Options.Disable
-	Limits   Limits
+	Info     *DeviceInfo // the physical device, as read when it was opened
+	Features Features    // what is enabled: the device's features less Options.Disable
+	Limits   Limits      // the device's limits (Info.Limits)
 
 	in     *instance
 	sink   *messageSink
