@@ -142,7 +142,7 @@ func checkBuffer(d *Device, field string, b *BufferBinding, td *tensor.Desc, nee
 		return hresult.InvalidArg(field+".SizeInBytes", "%d is less than %s %d", b.SizeInBytes, what, need)
 	}
 	if size := b.Buffer.Size(); b.Offset > size || b.SizeInBytes > size-b.Offset {
-		return hresult.InvalidArg(field, "range [%d,%d) lies outside the %d-byte buffer", b.Offset, b.Offset+b.SizeInBytes, size)
+		return hresult.InvalidArg(field, "the range of %d bytes at offset %d lies outside the %d-byte buffer", b.SizeInBytes, b.Offset, size)
 	}
 	return nil
 }

@@ -327,6 +327,10 @@ func (d *Device) CreateBuffer(size uint64) (*Resource, error) {
 	if size == 0 {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "size", Rule: "must be greater than 0"}
 	}
+	if limit := d.maxBuffer(); limit != 0 && size > limit {
+		return nil, &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: "size",
+			Rule: fmt.Sprintf("%d bytes exceed the largest buffer the device can allocate (%d bytes)", size, limit)}
+	}
 	b, err := d.gpu.NewBuffer(size)
 	if err != nil {
 		return nil, d.wrap(call, err)

@@ -112,10 +112,7 @@ func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) e
 			*sum += n
 		}
 	}
-	limit := d.gpu.Limits.MaxMemoryAllocationSize
-	if b := d.gpu.Limits.MaxBufferSize; b != 0 && (limit == 0 || b < limit) {
-		limit = b
-	}
+	limit := d.maxBuffer()
 	check := func(field string, n uint64) error {
 		if limit != 0 && n > limit {
 			return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: field,
@@ -157,6 +154,16 @@ func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) e
 			Rule: fmt.Sprintf("the outputs need %d bytes of host memory; the machine has %d", hostBytes, ram)}
 	}
 	return nil
+}
+
+// maxBuffer is the largest buffer the device allocates (the smaller of
+// maxMemoryAllocationSize and maxBufferSize), or 0 when it reports neither.
+func (d *Device) maxBuffer() uint64 {
+	limit := d.gpu.Limits.MaxMemoryAllocationSize
+	if b := d.gpu.Limits.MaxBufferSize; b != 0 && (limit == 0 || b < limit) {
+		limit = b
+	}
+	return limit
 }
 
 // deviceMemory is the size of the largest device-local heap, or 0 when

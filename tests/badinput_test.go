@@ -217,6 +217,34 @@ var apiCases = []apiCase{
 
 	// Device and compile calls.
 	{"zero-byte buffer", invalid, "size", "greater than 0", func(e *badEnv) error { _, err := e.d.CreateBuffer(0); return err }},
+	// Sizes near 2^64, where rounding up once wrapped to 0 (issue 12 item 1),
+	// and just above what the device allocates.
+	{"buffer of 2^64-1 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64)},
+	{"buffer of 2^64-255 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64 - 254)},
+	{"buffer of 2^64-256 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64 - 255)},
+	{"buffer of 2^63 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(1 << 63)},
+	{"buffer one byte over the device's largest", hresult.E_OUTOFMEMORY, "size", "largest buffer", func(e *badEnv) error {
+		lim := e.d.GPU().Limits
+		n := min(lim.MaxMemoryAllocationSize, lim.MaxBufferSize)
+		if n == 0 {
+			n = max(lim.MaxMemoryAllocationSize, lim.MaxBufferSize)
+		}
+		_, err := e.d.CreateBuffer(n + 1)
+		return err
+	}},
+	{"binding of 2^64-1 bytes", invalid, "bindings[0]", "outside", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(e.at(0, math.MaxUint64))
+	}},
+	{"binding 16 bytes past the end", invalid, "bindings[0]", "outside", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindInputs(e.at(16, arenaSize))
+	}},
+	{"temporary at offset 2^64-256", invalid, "binding", "outside", func(e *badEnv) error {
+		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
+		return e.table(cop).BindTemporaryResource(e.at(math.MaxUint64-255, cop.BindingProperties().TemporaryResourceSize))
+	}},
+	{"output offset wrapping 2^64", invalid, "bindings[0]", "outside", func(e *badEnv) error {
+		return e.table(e.compile(argDescSmall(), "")).BindOutputs(e.at(math.MaxUint64-15, 16))
+	}},
 	{"unknown execution flags", invalid, "flags", "unknown DML_EXECUTION_FLAGS", func(e *badEnv) error {
 		op, err := e.d.CreateOperator(argDescSmall())
 		if err != nil {
@@ -415,6 +443,11 @@ var apiCases = []apiCase{
 	}},
 	{"Compute: nil desc", invalid, "desc", "nil", func(e *badEnv) error { _, err := e.d.Compute(nil); return err }},
 	{"Compute: missing input", invalid, "inputs", "0 tensors for an operator with 1", func(e *badEnv) error { _, err := e.d.Compute(argDescSmall()); return err }},
+}
+
+// createBuffer tries to create a buffer of n bytes.
+func createBuffer(n uint64) func(e *badEnv) error {
+	return func(e *badEnv) error { _, err := e.d.CreateBuffer(n); return err }
 }
 
 // computePool runs Compute with a good [1,2,6,6] input on a 2x2 max
