@@ -18,18 +18,27 @@
 //	rec.RecordDispatch(list, cop, table)
 //	list.Close(); list.Execute(); list.Wait()
 //
-// Device.Run does all of that for host tensors in one call.
+// Device.Compute and Device.Run do all of that for host tensors in one
+// call (see the Examples). They keep the compiled operator of each desc in
+// a bounded cache (DeviceOptions.ComputeCacheSize, DefaultComputeCacheSize
+// by default), so that repeating a desc costs a small fraction of the
+// first call (BenchmarkCompute).
 //
 // Errors carry DirectML's HRESULT (see package hresult): test them with
 // errors.Is(err, hresult.E_INVALIDARG) and reach the field and rule with
 // errors.As. Where DirectML would remove the device (a wrong binding count,
 // a binding too small), vkdml returns an error at bind or record time and the
 // device stays usable; a real Vulkan device loss makes every later call
-// return DXGI_ERROR_DEVICE_REMOVED.
+// return DXGI_ERROR_DEVICE_REMOVED. Where DirectML's behaviour is undefined
+// (an object used after Release, after Device.Close, with another device's
+// objects, or as a zero value), vkdml returns E_INVALIDARG wrapping
+// ErrReleased, ErrDeviceClosed, ErrForeignDevice or ErrNotCreated; Release
+// and Close are idempotent.
 //
 // Thread safety follows DirectML: Device, CommandRecorder and
 // CompiledOperator are safe for concurrent use; a BindingTable and a
-// CommandList are not.
+// CommandList are not (though a second Execute of a pending list is
+// refused with ErrPending rather than submitted twice).
 //
 // The operators' exact semantics (index order, ties, NaN, padding, sizes,
 // errors), where each rule comes from and where vkdml deliberately differs
