@@ -20,6 +20,7 @@ const (
 	AxisDirectionDecreasing AxisDirection = 1
 )
 
+// String is DirectML's name, e.g. DML_AXIS_DIRECTION_INCREASING.
 func (d AxisDirection) String() string {
 	switch d {
 	case AxisDirectionIncreasing:

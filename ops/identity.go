@@ -14,14 +14,19 @@ type ElementWiseIdentity struct {
 	Output tensor.Desc
 }
 
+// OperatorType is "ELEMENT_WISE_IDENTITY".
 func (*ElementWiseIdentity) OperatorType() string { return "ELEMENT_WISE_IDENTITY" }
 
-func (o *ElementWiseIdentity) Inputs() []*tensor.Desc  { return []*tensor.Desc{&o.Input} }
+// Inputs is [InputTensor].
+func (o *ElementWiseIdentity) Inputs() []*tensor.Desc { return []*tensor.Desc{&o.Input} }
+
+// Outputs is [OutputTensor].
 func (o *ElementWiseIdentity) Outputs() []*tensor.Desc { return []*tensor.Desc{&o.Output} }
 
 // identityMaxRank is the rank limit of element-wise operators from FL 3.0.
 const identityMaxRank = 8
 
+// Validate checks the tensors: same type, rank and sizes.
 func (o *ElementWiseIdentity) Validate(ctx *Context) error {
 	if err := ValidateTensor("InputTensor", &o.Input, 1, identityMaxRank, false); err != nil {
 		return err
@@ -54,6 +59,8 @@ const identityWorkgroup = 256
 // loads in flight.
 const vec4PerInvocation = 4
 
+// Plan picks the packed 16-byte copy when both tensors are packed, else
+// the strided copy; both bind whole tensors.
 func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 	bytes := o.Input.ElementCount() * uint64(o.Input.DataType.Size())
 	vec4OK := o.Input.IsPacked() && o.Output.IsPacked() && bytes%16 == 0

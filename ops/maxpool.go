@@ -77,38 +77,72 @@ func (o *MaxPooling2) pool() *maxPool {
 		strides: o.Strides, window: o.WindowSize, start: o.StartPadding, end: o.EndPadding, dil: o.Dilations}
 }
 
-func (*MaxPooling) OperatorType() string  { return "MAX_POOLING" }
+// OperatorType is "MAX_POOLING".
+func (*MaxPooling) OperatorType() string { return "MAX_POOLING" }
+
+// OperatorType is "MAX_POOLING1".
 func (*MaxPooling1) OperatorType() string { return "MAX_POOLING1" }
+
+// OperatorType is "MAX_POOLING2".
 func (*MaxPooling2) OperatorType() string { return "MAX_POOLING2" }
 
-func (o *MaxPooling) Inputs() []*tensor.Desc  { return []*tensor.Desc{&o.Input} }
+// Inputs is [InputTensor].
+func (o *MaxPooling) Inputs() []*tensor.Desc { return []*tensor.Desc{&o.Input} }
+
+// Inputs is [InputTensor].
 func (o *MaxPooling1) Inputs() []*tensor.Desc { return []*tensor.Desc{&o.Input} }
+
+// Inputs is [InputTensor].
 func (o *MaxPooling2) Inputs() []*tensor.Desc { return []*tensor.Desc{&o.Input} }
 
 // Outputs are [OutputTensor, OutputIndicesTensor] for MAX_POOLING1/2
 // (DirectML's binding order, fixed in DML 1.4.1).
 func (o *MaxPooling) Outputs() []*tensor.Desc { return []*tensor.Desc{&o.Output} }
+
+// Outputs is [OutputTensor, OutputIndicesTensor] (nil when absent).
 func (o *MaxPooling1) Outputs() []*tensor.Desc {
 	return []*tensor.Desc{&o.Output, o.OutputIndices}
 }
+
+// Outputs is [OutputTensor, OutputIndicesTensor] (nil when absent).
 func (o *MaxPooling2) Outputs() []*tensor.Desc {
 	return []*tensor.Desc{&o.Output, o.OutputIndices}
 }
 
-func (o *MaxPooling) Validate(ctx *Context) error  { return o.pool().validate(ctx) }
+// Validate applies DirectML's rules and semantics.md rules 7-11.
+func (o *MaxPooling) Validate(ctx *Context) error { return o.pool().validate(ctx) }
+
+// Validate applies DirectML's rules and semantics.md rules 7-11.
 func (o *MaxPooling1) Validate(ctx *Context) error { return o.pool().validate(ctx) }
+
+// Validate applies DirectML's rules and semantics.md rules 7-11.
 func (o *MaxPooling2) Validate(ctx *Context) error { return o.pool().validate(ctx) }
 
-func (o *MaxPooling) Plan(ctx *Context) (*Plan, error)  { return o.pool().plan(ctx) }
+// Plan chooses the kernels and steps (maxpool_plan.go).
+func (o *MaxPooling) Plan(ctx *Context) (*Plan, error) { return o.pool().plan(ctx) }
+
+// Plan chooses the kernels and steps (maxpool_plan.go).
 func (o *MaxPooling1) Plan(ctx *Context) (*Plan, error) { return o.pool().plan(ctx) }
+
+// Plan chooses the kernels and steps (maxpool_plan.go).
 func (o *MaxPooling2) Plan(ctx *Context) (*Plan, error) { return o.pool().plan(ctx) }
 
-func (o *MaxPooling) Reference(in, out []*tensor.Tensor) error  { return o.pool().reference(in, out) }
+// Reference pools on the CPU (maxpool_ref.go).
+func (o *MaxPooling) Reference(in, out []*tensor.Tensor) error { return o.pool().reference(in, out) }
+
+// Reference pools on the CPU (maxpool_ref.go).
 func (o *MaxPooling1) Reference(in, out []*tensor.Tensor) error { return o.pool().reference(in, out) }
+
+// Reference pools on the CPU (maxpool_ref.go).
 func (o *MaxPooling2) Reference(in, out []*tensor.Tensor) error { return o.pool().reference(in, out) }
 
-func (o *MaxPooling) Lint() []string  { return o.pool().lint() }
+// Lint reports output extents that are neither the floor nor the ceil size.
+func (o *MaxPooling) Lint() []string { return o.pool().lint() }
+
+// Lint reports output extents that are neither the floor nor the ceil size.
 func (o *MaxPooling1) Lint() []string { return o.pool().lint() }
+
+// Lint reports output extents that are neither the floor nor the ceil size.
 func (o *MaxPooling2) Lint() []string { return o.pool().lint() }
 
 // lint reports output extents that are neither the floor nor the ceil size

@@ -28,6 +28,80 @@ func LowestFinite(dt tensor.DataType) uint64 {
 	return 0 // unsigned types
 }
 
+// poolBest is rule 9's running best of one window: it starts at the
+// lowest finite value, and a tap replaces it only when strictly greater
+// (never a NaN).
+type poolBest struct {
+	dt tensor.DataType
+	f  float64
+	i  int64
+	u  uint64
+}
+
+func newPoolBest(dt tensor.DataType) poolBest {
+	b := poolBest{dt: dt}
+	switch {
+	case dt == tensor.Float16:
+		b.f = -65504
+	case dt.IsFloat():
+		b.f = -math.MaxFloat32
+	case dt.IsSigned():
+		b.i = math.MinInt64 >> (64 - 8*dt.Size())
+	}
+	return b
+}
+
+// beats reports whether the element of in at c is strictly greater than
+// the best so far, and makes it the best if so.
+func (b *poolBest) beats(in *tensor.Tensor, c []uint32) bool {
+	switch {
+	case b.dt.IsFloat():
+		if v := in.Float64At(c...); v > b.f { // false for NaN
+			b.f = v
+			return true
+		}
+	case b.dt.IsSigned():
+		if v := in.Int64At(c...); v > b.i {
+			b.i = v
+			return true
+		}
+	default:
+		if v := in.Uint64At(c...); v > b.u {
+			b.u = v
+			return true
+		}
+	}
+	return false
+}
+
+// inBoundsTaps sets [lo[i], hi[i]) to the taps of output o's window that
+// fall inside the input on each spatial axis, and reports whether there is
+// any. Taps outside [0, In) are padding and change nothing (rule 8), so
+// only these are visited; in row-major window order they come in the same
+// order as in the whole window. (Walking the whole window would take
+// forever for the huge windows a fuzzer or a hostile desc may declare.)
+func (m *maxPool) inBoundsTaps(o, inSizes, lo, hi []uint32) bool {
+	for i := range lo {
+		first := int64(o[2+i])*int64(m.strides[i]) - int64(m.start[i])
+		d := int64(m.dilation(i))
+		l := int64(0)
+		if first < 0 {
+			l = (-first + d - 1) / d
+		}
+		h := int64(m.window[i])
+		if last := int64(inSizes[2+i]) - 1 - first; last < 0 {
+			h = 0
+		} else if n := last/d + 1; n < h {
+			h = n
+		}
+		if l >= h {
+			return false
+		}
+		lo[i], hi[i] = uint32(l), uint32(h)
+	}
+	return true
+}
+
 // reference is max pooling written from the rules, one output at a time:
 // rule 8's window, rule 9's scan, rule 10's index.
 func (m *maxPool) reference(inputs, outputs []*tensor.Tensor) error {
@@ -45,86 +119,19 @@ func (m *maxPool) reference(inputs, outputs []*tensor.Tensor) error {
 	dt := in.Desc.DataType
 	dims := len(in.Desc.Sizes) - 2
 	inSizes := in.Desc.Sizes
-
-	// greater reports whether the element at coords is strictly greater than
-	// the best so far, and makes it the best if so.
-	var (
-		bestF float64
-		bestI int64
-		bestU uint64
-	)
-	reset := func() {
-		switch {
-		case dt.IsFloat():
-			bestF = -math.MaxFloat32
-			if dt == tensor.Float16 {
-				bestF = -65504
-			}
-		case dt.IsSigned():
-			bestI = math.MinInt64 >> (64 - 8*dt.Size())
-		default:
-			bestU = 0
-		}
-	}
-	greater := func(c []uint32) bool {
-		switch {
-		case dt.IsFloat():
-			if v := in.Float64At(c...); v > bestF { // false for NaN
-				bestF = v
-				return true
-			}
-		case dt.IsSigned():
-			if v := in.Int64At(c...); v > bestI {
-				bestI = v
-				return true
-			}
-		default:
-			if v := in.Uint64At(c...); v > bestU {
-				bestU = v
-				return true
-			}
-		}
-		return false
-	}
-
 	inC := make([]uint32, len(inSizes))
 	k := make([]uint32, dims)
 	lo, hi := make([]uint32, dims), make([]uint32, dims)
 	tensor.ForEachIndex(out.Desc.Sizes, func(o []uint32) {
-		reset()
+		best := newPoolBest(dt)
 		bits := LowestFinite(dt)
-		var best uint64 // index: 0 when no tap is in bounds
+		var at uint64 // index: 0 when no tap is in bounds
 		found := false
 		inC[0], inC[1] = o[0], o[1]
-		// Taps outside [0, In) are padding and change nothing (rule 8), so
-		// only the in-bounds taps [lo, hi) of each axis are visited; in
-		// row-major window order they come in the same order as in the
-		// whole window. (Walking the whole window would take forever for
-		// the huge windows a fuzzer or a hostile desc may declare.)
-		empty := false
-		for i := 0; i < dims; i++ {
-			first := int64(o[2+i])*int64(m.strides[i]) - int64(m.start[i])
-			d := int64(m.dilation(i))
-			l := int64(0)
-			if first < 0 {
-				l = (-first + d - 1) / d
+		for ok := m.inBoundsTaps(o, inSizes, lo, hi); ok; ok = nextTap(k, lo, hi) {
+			if !found {
+				copy(k, lo)
 			}
-			h := int64(m.window[i])
-			if last := int64(inSizes[2+i]) - 1 - first; last < 0 {
-				h = 0
-			} else if n := last/d + 1; n < h {
-				h = n
-			}
-			if l >= h {
-				empty = true
-				break
-			}
-			lo[i], hi[i] = uint32(l), uint32(h)
-		}
-		for i := 0; i < dims && !empty; i++ {
-			k[i] = lo[i]
-		}
-		for !empty {
 			for i := 0; i < dims; i++ {
 				inC[2+i] = uint32(int64(o[2+i])*int64(m.strides[i]) - int64(m.start[i]) + int64(k[i])*int64(m.dilation(i)))
 			}
@@ -134,28 +141,29 @@ func (m *maxPool) reference(inputs, outputs []*tensor.Tensor) error {
 				flat = flat*uint64(inSizes[i]) + uint64(c)
 			}
 			if !found {
-				found, best = true, flat
+				found, at = true, flat
 			}
-			if greater(inC) {
-				bits, best = in.Bits(inC...), flat
-			}
-			// Next in-bounds tap.
-			i := dims - 1
-			for ; i >= 0; i-- {
-				k[i]++
-				if k[i] < hi[i] {
-					break
-				}
-				k[i] = lo[i]
-			}
-			if i < 0 {
-				break
+			if best.beats(in, inC) {
+				bits, at = in.Bits(inC...), flat
 			}
 		}
 		out.SetBits(o, bits)
 		if idx != nil {
-			idx.SetUint64(o, best)
+			idx.SetUint64(o, at)
 		}
 	})
 	return nil
+}
+
+// nextTap steps k to the next tap in row-major order within [lo, hi) per
+// axis, and reports false after the last.
+func nextTap(k, lo, hi []uint32) bool {
+	for i := len(k) - 1; i >= 0; i-- {
+		k[i]++
+		if k[i] < hi[i] {
+			return true
+		}
+		k[i] = lo[i]
+	}
+	return false
 }

@@ -60,6 +60,7 @@ func (l FeatureLevel) Valid() bool {
 	return false
 }
 
+// String is the level as DirectML writes it, e.g. "6_4".
 func (l FeatureLevel) String() string { return fmt.Sprintf("%d_%d", l>>12, (l>>8)&0xf) }
 
 // Context is what validation and planning may depend on: the device's
@@ -123,13 +124,15 @@ type Kernel struct {
 // SlotKind says which bound resource a step's binding refers to.
 type SlotKind int
 
+// The resources a step can bind.
 const (
-	SlotInput SlotKind = iota
-	SlotOutput
-	SlotTemporary
-	SlotPersistent
+	SlotInput      SlotKind = iota // an input tensor (Slot.Index in Desc.Inputs)
+	SlotOutput                     // an output tensor (Slot.Index in Desc.Outputs)
+	SlotTemporary                  // the temporary resource (Plan.TemporarySize)
+	SlotPersistent                 // the persistent resource (Plan.PersistentSize)
 )
 
+// String is the kind in lower case, e.g. "input".
 func (k SlotKind) String() string {
 	return [...]string{"input", "output", "temporary", "persistent"}[k]
 }
@@ -144,8 +147,10 @@ type Slot struct {
 	Size   uint64
 }
 
-// In and Out are the whole-tensor slots of input i and output i.
-func In(i int) Slot  { return Slot{Kind: SlotInput, Index: i} }
+// In is the whole-tensor slot of input i.
+func In(i int) Slot { return Slot{Kind: SlotInput, Index: i} }
+
+// Out is the whole-tensor slot of output i.
 func Out(i int) Slot { return Slot{Kind: SlotOutput, Index: i} }
 
 // Step is one dispatch.
