@@ -33,18 +33,11 @@ the plot then show one series per strategy). Strategies:
 --json prints one self-contained JSON object per case (docs/json.md).
 `
 
-// benchKernels lists each operator's strategies for --kernel.
-var benchKernels = map[string][]string{
-	"argmax":   {dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
-	"argmin":   {dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
-	"maxpool":  {"direct", "vec2x2"},
-	"identity": {"vec4", "strided"},
-}
-
 func kernelList() string {
 	var b strings.Builder
 	for _, n := range operators.Names() {
-		fmt.Fprintf(&b, "  %-9s %s\n", n, strings.Join(benchKernels[n], ", "))
+		op, _ := operators.Lookup(n)
+		fmt.Fprintf(&b, "  %-9s %s\n", n, strings.Join(op.Kernels, ", "))
 	}
 	return b.String()
 }
@@ -181,7 +174,7 @@ func parseBench(args []string, stderr io.Writer) (*benchOptions, error) {
 	if o.repeat < 1 || o.repeat > 100000 || o.warmup < 0 || o.warmup > 100000 {
 		return nil, fmt.Errorf("%w: --repeat must be in [1,100000] and --warmup in [0,100000]", errUsage)
 	}
-	if o.kernels, err = kernelsFor(o.op.Name, *kernel); err != nil {
+	if o.kernels, err = kernelsFor(o.op, *kernel); err != nil {
 		return nil, err
 	}
 	if err := checkPlotPath(o.plot); err != nil {
@@ -192,19 +185,19 @@ func parseBench(args []string, stderr io.Writer) (*benchOptions, error) {
 }
 
 // kernelsFor expands --kernel: "" (vkdml chooses), one strategy, or all.
-func kernelsFor(op, k string) ([]string, error) {
+func kernelsFor(op *operators.Operator, k string) ([]string, error) {
 	switch k {
 	case "":
 		return []string{""}, nil
 	case "all":
-		return benchKernels[op], nil
+		return op.Kernels, nil
 	}
-	for _, s := range benchKernels[op] {
+	for _, s := range op.Kernels {
 		if s == k {
 			return []string{k}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op, strings.Join(benchKernels[op], ", "))
+	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op.Name, strings.Join(op.Kernels, ", "))
 }
 
 // checkPlotPath fails early, before anything is measured, when the plot

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 )
 
@@ -67,5 +68,77 @@ func TestBenchUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 mentioning %q", c.args, code, stderr, c.msg)
 		}
+	}
+}
+
+// TestBenchAllKernelsAndRecords: --kernel all measures every strategy;
+// each JSON record stands alone, and no progress bar (\r) is written to a
+// stderr that is not a terminal.
+func TestBenchAllKernelsAndRecords(t *testing.T) {
+	code, out, stderr := vkdml("bench", "--op", "maxpool", "--shape", "1,2,8,8", "--window", "2", "--strides", "2", "--kernel", "all", "--repeat", "2", "--warmup", "0", "--json")
+	if code != 0 {
+		if strings.Contains(stderr, "no usable Vulkan device") {
+			testutil.NoDevice(t, stderrError(stderr))
+		}
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "\r") {
+		t.Errorf("a progress bar went to a non-terminal: %q", stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one record per strategy (direct, vec2x2), got %d:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"schema_version", "vkdml_version", "device", "driver", "params", "kernel_requested", "p25_ms", "gbps_low", "gbps_high", "copy_gbps"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("key %q missing: %s", k, l)
+			}
+		}
+		if p := r["params"].(map[string]any); p["window"] == nil || p["strides"] == nil {
+			t.Errorf("params lack the window: %v", p)
+		}
+	}
+}
+
+// TestParityOutsideTheRepository: from a folder outside the repository,
+// parity without --corpus says how to name it, and with --corpus and
+// --json prints the comparison as JSON.
+func TestParityOutsideTheRepository(t *testing.T) {
+	corpus, err := filepath.Abs("../../tests/parity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	code, _, stderr := vkdml("parity")
+	if code != 2 || !strings.Contains(stderr, "--corpus DIR") || strings.Contains(stderr, "parity: parity:") {
+		t.Fatalf("no corpus: exit %d, %q", code, stderr)
+	}
+	testutil.OpenDML(t, dml.DeviceOptions{})
+	code, out, stderr := vkdml("parity", "--corpus", corpus, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		SchemaVersion int  `json:"schema_version"`
+		Equal         int  `json:"equal"`
+		Passed        bool `json:"passed"`
+		Cases         []struct {
+			Case, Verdict string
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if rep.SchemaVersion != 1 || !rep.Passed || rep.Equal == 0 || len(rep.Cases) < rep.Equal {
+		t.Fatalf("report: %+v", rep)
 	}
 }

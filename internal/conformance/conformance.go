@@ -64,9 +64,13 @@ var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*"}
 // Status is a case's outcome.
 type Status string
 
+// The outcomes of a data set.
 const (
+	// Pass: the device and the CPU reference match ONNX's outputs exactly.
 	Pass Status = "pass"
+	// Fail: an output differs, or the case could not run; Reason says why.
 	Fail Status = "fail"
+	// Skip: the node has no DirectML equivalent; Reason says why.
 	Skip Status = "skip"
 )
 
@@ -81,6 +85,7 @@ type Result struct {
 
 // Summary counts results.
 type Summary struct {
+	// Total counts every data set; the others count each outcome.
 	Total, Passed, Failed, Skipped int
 }
 
@@ -100,6 +105,7 @@ func Summarize(rs []Result) Summary {
 	return s
 }
 
+// String is the summary line: "conformance: N passed, M failed, K skipped".
 func (s Summary) String() string {
 	return fmt.Sprintf("conformance: %d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
 }

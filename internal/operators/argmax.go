@@ -39,6 +39,7 @@ func argOperator(name, extreme string) *Operator {
 input, -1 is axis 2. The index runs row-major over the reduced axes. A NaN
 is the largest (ARGMAX) or smallest (ARGMIN) value, as in DirectML.
 `,
+		Kernels:  []string{dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
 		Flags:    func(fs *flag.FlagSet, _ Use) *Builder { return argFlags(name, fs) },
 		FromCase: argFromCase,
 		FromONNX: argFromONNX,

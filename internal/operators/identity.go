@@ -18,6 +18,7 @@ func identityOperator() *Operator {
 		Aliases:  []string{"copy"},
 		Summary:  "ELEMENT_WISE_IDENTITY: copy (a Fortran-order input comes out in C order); bench calls it copy",
 		Synopsis: "IN.npy OUT.npy",
+		Kernels:  []string{"vec4", "strided"},
 		Flags: func(fs *flag.FlagSet, _ Use) *Builder {
 			return &Builder{
 				Check: func() error { return nil },

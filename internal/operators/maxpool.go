@@ -47,6 +47,7 @@ func maxPoolOperator() *Operator {
 			"[--ceil-mode | --output-size ..] [--indices IDX.npy] [--index-type uint32|uint64] IN.npy OUT.npy",
 		Summary:   "MAX_POOLING2: max pooling of a 4D (NCHW) or 5D (NCDHW) tensor, with flat indices",
 		Help:      maxPoolHelp,
+		Kernels:   []string{"direct", "vec2x2"},
 		Flags:     poolFlags,
 		DMLTypes:  []string{"MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2"},
 		FromCase:  poolFromCase,

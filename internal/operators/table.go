@@ -53,6 +53,10 @@ type Operator struct {
 	Synopsis string
 	// Help is printed after the flags by `vkdml run NAME -h`, when set.
 	Help string
+	// Kernels are the strategies `vkdml bench --kernel` may force
+	// (Device.CreateOperatorWithKernel's names), in the order --kernel all
+	// measures them.
+	Kernels []string
 	// Flags registers the operator's flags on fs and returns the builder
 	// that turns them, once parsed, into a desc.
 	Flags func(fs *flag.FlagSet, use Use) *Builder
@@ -128,6 +132,7 @@ type ONNXMapping struct {
 // conformance suite skips such a case with the reason).
 type NoEquivalentError struct{ Reason string }
 
+// Error returns the reason.
 func (e *NoEquivalentError) Error() string { return e.Reason }
 
 // Table lists every operator the tools know, in the order help lists them.

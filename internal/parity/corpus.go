@@ -165,7 +165,8 @@ func (t *Tensor) Desc() (tensor.Desc, error) {
 	return d, nil
 }
 
-// ElementCount is the number of elements of the tensor's physical buffer.
+// BufferElements is the number of elements of the tensor's physical
+// buffer: TotalTensorSizeInBytes over the element size.
 func (t *Tensor) BufferElements() (uint64, error) {
 	dt, err := tensor.ParseDataType(t.DataType)
 	if err != nil {

@@ -1,0 +1,153 @@
+package operators
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/onnx"
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// sampleInput and sampleFlags give each operator an input and flags its
+// desc builds from, for the checks below.
+var sampleInput = map[string][]uint32{"argmax": {4, 64}, "argmin": {4, 64}, "maxpool": {1, 2, 8, 8}, "identity": {256}}
+
+var sampleFlags = map[string][]string{"argmax": {"--axes", "-1"}, "argmin": {"--axes", "1"}, "maxpool": {"--window", "2", "--strides", "2"}}
+
+func build(t *testing.T, op *Operator, use Use) dml.OperatorDesc {
+	t.Helper()
+	fs := flag.NewFlagSet(op.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	b := op.Flags(fs, use)
+	if err := fs.Parse(sampleFlags[op.Name]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Check(); err != nil {
+		t.Fatalf("%s: %v", op.Name, err)
+	}
+	desc, err := b.Desc("x", tensor.NewDesc(tensor.Float32, sampleInput[op.Name]))
+	if err != nil {
+		t.Fatalf("%s: %v", op.Name, err)
+	}
+	if b.Params() == nil {
+		t.Fatalf("%s: no params", op.Name)
+	}
+	return desc
+}
+
+// TestTable: names are unique, every row is complete, and every kernel a
+// row lists is a strategy the operator accepts on the device.
+func TestTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, op := range Table {
+		for _, n := range append([]string{op.Name}, op.Aliases...) {
+			if seen[n] {
+				t.Errorf("name %q twice", n)
+			}
+			seen[n] = true
+			if got, ok := Lookup(n); !ok || got != op {
+				t.Errorf("Lookup(%q) = %v", n, got)
+			}
+		}
+		if op.Summary == "" || op.Synopsis == "" || op.Flags == nil || len(op.Kernels) == 0 || len(op.Demos) == 0 {
+			t.Errorf("%s: incomplete row", op.Name)
+		}
+		if (len(op.DMLTypes) > 0) != (op.FromCase != nil) || (len(op.ONNXTypes) > 0) != (op.FromONNX != nil) {
+			t.Errorf("%s: mapping types without a mapping, or the reverse", op.Name)
+		}
+		build(t, op, UseBench)
+	}
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	for _, op := range Table {
+		desc := build(t, op, UseRun)
+		for _, k := range op.Kernels {
+			if _, err := d.CreateOperatorWithKernel(desc, k); err != nil && strings.Contains(err.Error(), "not a strategy") {
+				t.Errorf("%s lists kernel %q, which the operator refuses: %v", op.Name, k, err)
+			}
+		}
+		if _, err := d.CreateOperatorWithKernel(desc, "no-such-kernel"); err == nil {
+			t.Errorf("%s accepted a kernel name it does not have", op.Name)
+		}
+	}
+}
+
+// TestEveryCaseMaps: every case of the parity corpus builds through the
+// table, and an unknown operator is an error.
+func TestEveryCaseMaps(t *testing.T) {
+	c, err := parity.LoadCorpus("../../tests/parity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	for i := range c.Cases {
+		cs := &c.Cases[i]
+		desc, err := FromCase(cs)
+		if err != nil {
+			t.Fatalf("case %s: %v", cs.Name, err)
+		}
+		if got := desc.OperatorType(); got != cs.Operator {
+			t.Errorf("case %s: %s built as %s", cs.Name, cs.Operator, got)
+		}
+		types[cs.Operator]++
+	}
+	if len(types) < 6 {
+		t.Errorf("the corpus covers %v; want ARGMAX, ARGMIN, REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2", types)
+	}
+	bad := c.Cases[0]
+	bad.Operator = "CONVOLUTION"
+	if _, err := FromCase(&bad); err == nil || !strings.Contains(err.Error(), "unknown operator") {
+		t.Errorf("an unknown operator: %v", err)
+	}
+	var ne *NoEquivalentError
+	if _, err := FromONNX(&onnx.Node{OpType: "Conv"}, []uint32{1, 1, 2, 2}, 1); !errors.As(err, &ne) {
+		t.Errorf("ONNX Conv: %v", err)
+	}
+}
+
+// TestParseAxes: negative axes count from the end; the range is
+// [-rank, rank).
+func TestParseAxes(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		rank int
+		want string
+	}{
+		{"-1", 3, "[2]"}, {"0,-1", 2, "[0,1]"}, {"-3", 3, "[0]"}, {"2", 3, "[2]"},
+		{"-4", 3, "out of range"}, {"3", 3, "out of range"}, {"x", 3, "not an integer"}, {"", 3, "required"},
+	} {
+		axes, err := ParseAxes(c.s, c.rank)
+		got := Shape(axes)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("ParseAxes(%q, %d) = %s; want %s", c.s, c.rank, got, c.want)
+		}
+	}
+}
+
+// TestCeilMode: --ceil-mode follows ONNX and PyTorch, dropping a last
+// window that would start in the end padding.
+func TestCeilMode(t *testing.T) {
+	for _, c := range []struct {
+		in, w, s, pad uint32
+		ceil          bool
+		want          uint32
+	}{
+		{5, 2, 2, 0, false, 2}, {5, 2, 2, 0, true, 3}, {4, 2, 2, 0, true, 2},
+		{5, 3, 2, 1, true, 3}, // floor((5+2-3)/2)+1 = 3 already
+		{6, 3, 2, 1, true, 4}, // ceil gives 4; the 4th window starts at 6-1=5 < 6+1: kept
+		{2, 1, 2, 1, true, 2}, // ceil gives 3; the 3rd starts at 4 >= 2+1: dropped
+	} {
+		got, err := poolExtent(0, c.in, c.w, c.s, c.pad, c.pad, 1, c.ceil)
+		if err != nil || got != c.want {
+			t.Errorf("in %d window %d stride %d pad %d ceil %v: %d %v; want %d", c.in, c.w, c.s, c.pad, c.ceil, got, err, c.want)
+		}
+	}
+}
