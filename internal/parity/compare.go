@@ -244,7 +244,7 @@ func coordsOf(t *Tensor, e uint64) string {
 	found := ""
 	tensor.ForEachIndex(d.Sizes, func(c []uint32) {
 		if found == "" && d.Offset(c) == e {
-			found = fmt.Sprint(c)
+			found = strings.ReplaceAll(fmt.Sprint(c), " ", ",")
 		}
 	})
 	if found == "" {
