@@ -209,7 +209,7 @@ func splitWindows(kept, red []dim, es, os, limBytes uint64) (cut, error) {
 			c.redPeel++
 		}
 	}
-	return cut{}, hresult.Unsupported("InputTensor.Strides", "the tensor cannot be covered with at most %d windows of %d bytes: its strides scatter the elements too widely", maxPlanSteps, limBytes)
+	return cut{}, hresult.Unsupported("InputTensor", "covering the tensors with windows of at most %d bytes (one binding each) would take more than %d dispatches: the tensor is too large for the binding range, or its strides scatter its elements too widely", limBytes, maxPlanSteps)
 }
 
 // The binding-window rule. A step binds a window of a tensor as a Slot:
