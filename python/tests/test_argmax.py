@@ -111,3 +111,17 @@ def test_prepared_sizes_cover_strided_tail(device):
     base = np.arange(7, dtype=np.int8)
     view = base[::3]  # elements 0, 3, 6: the last byte of the buffer
     assert vkdml.argmax(view, 0, device=device)[0] == 2
+
+
+def test_other_inputs(device):
+    """Lists become arrays (Python ints are int64); big-endian arrays are
+    converted to native order; a 0-D array has no axis to reduce."""
+    assert vkdml.argmax([3, 9, 9, 1], 0, device=device)[0] == 1
+    x = np.array([[2, -1, 7], [0, 5, 5]], ">f4")
+    np.testing.assert_array_equal(vkdml.argmin(x, 1, device=device).ravel(), [1, 0])
+    y = vkdml.max_pool(np.arange(16, dtype=">i2").reshape(1, 1, 4, 4), 2, strides=2, device=device)
+    assert y.dtype == np.int16
+    np.testing.assert_array_equal(y.ravel(), [5, 7, 13, 15])
+    with pytest.raises(vkdml.Error) as e:
+        vkdml.argmax(np.float32(1), 0, device=device)
+    assert e.value.hresult == vkdml.E_INVALIDARG
