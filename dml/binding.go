@@ -14,9 +14,9 @@ type Binding interface{ isBinding() }
 
 // BufferBinding is DML_BUFFER_BINDING: a range of a buffer.
 type BufferBinding struct {
-	Buffer      *Resource
-	Offset      uint64
-	SizeInBytes uint64
+	Buffer      *Resource // the buffer; nil is refused (bind a nil Binding for NONE)
+	Offset      uint64    // bytes from the buffer's start; a multiple of the tensor's alignment
+	SizeInBytes uint64    // at least the tensor's TotalTensorSizeInBytes (or the resource size)
 }
 
 // BufferArrayBinding is DML_BUFFER_ARRAY_BINDING: an initializer's inputs

@@ -33,9 +33,9 @@ const (
 
 // BindingProperties is DML_BINDING_PROPERTIES.
 type BindingProperties struct {
-	RequiredDescriptorCount uint32
-	TemporaryResourceSize   uint64
-	PersistentResourceSize  uint64
+	RequiredDescriptorCount uint32 // descriptors a DirectML heap would need (vkdml manages its own)
+	TemporaryResourceSize   uint64 // bytes of scratch to bind with BindTemporaryResource; 0 for none
+	PersistentResourceSize  uint64 // bytes to bind with BindPersistentResource (and as the initializer's output); 0 for none
 }
 
 // Alignment of temporary and persistent bindings, and the minimum alignment
