@@ -38,8 +38,8 @@ const (
 
 // Desc is DML_BUFFER_TENSOR_DESC. DimensionCount is len(Sizes).
 type Desc struct {
-	DataType DataType
-	Flags    Flags
+	DataType DataType // the element type (DML_TENSOR_DATA_TYPE)
+	Flags    Flags    // FlagNone or FlagOwnedByDML (DML_TENSOR_FLAGS)
 	// Sizes are the logical dimensions, outermost first.
 	Sizes []uint32
 	// Strides are in elements, one per dimension; nil (or empty) means

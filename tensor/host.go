@@ -30,8 +30,8 @@ import (
 //     Uint64At for them, and Bits for exact comparisons including NaN
 //     payloads.
 type Tensor struct {
-	Desc Desc
-	Data []byte
+	Desc Desc   // the layout of Data
+	Data []byte // at least Desc.TotalTensorSizeInBytes bytes, little-endian elements
 }
 
 // New returns a packed, zeroed tensor. It panics if the descriptor is
