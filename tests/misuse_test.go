@@ -118,7 +118,7 @@ func (e *lifeEnv) closedDevice() *dml.Device {
 
 type lifeCase struct {
 	name     string
-	sentinel error  // errors.Is target besides E_INVALIDARG
+	sentinel error  // errors.Is target besides E_INVALIDARG (nil: none)
 	field    string // must occur in the error's Field
 	rule     string // must occur in the message
 	run      func(e *lifeEnv) error
@@ -444,6 +444,26 @@ var zeroCases = []lifeCase{
 		l, _ := e.d.CreateCommandList()
 		return e.rec.RecordDispatch(l, cop, &dml.BindingTable{})
 	}},
+	{"WholeBuffer(nil) as an input", nil, "bindings[0].Buffer", "is nil", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.BindInputs(dml.WholeBuffer(nil))
+	}},
+	{"WholeBuffer(nil) as an output", nil, "bindings[0].Buffer", "is nil", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.BindOutputs(dml.WholeBuffer(nil))
+	}},
+	{"WholeBuffer(nil) as the temporary resource", nil, "binding.Buffer", "is nil", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.BindTemporaryResource(dml.WholeBuffer(nil))
+	}},
+	{"WholeBuffer(nil) as the persistent resource", nil, "binding.Buffer", "is nil", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.BindPersistentResource(dml.WholeBuffer(nil))
+	}},
+	{"WholeBuffer of a zero Resource", zero, "bindings[0].Buffer", "zero value", func(e *lifeEnv) error {
+		tb, _ := e.argTable(e.d)
+		return tb.BindInputs(dml.WholeBuffer(&dml.Resource{}))
+	}},
 	{"zero Resource Write", zero, "resource", "zero value", func(e *lifeEnv) error { return (&dml.Resource{}).Write(0, []byte{1}) }},
 	{"zero Resource Read", zero, "resource", "zero value", func(e *lifeEnv) error { return (&dml.Resource{}).Read(0, []byte{1}) }},
 	{"nil Resource Fill", zero, "resource", "nil", func(e *lifeEnv) error { var r *dml.Resource; return r.Fill(0, 4, 0) }},
@@ -557,7 +577,7 @@ func checkLifeErr(t *testing.T, err error, c lifeCase) {
 	if err == nil {
 		t.Fatalf("accepted; want E_INVALIDARG wrapping %v", c.sentinel)
 	}
-	if !errors.Is(err, hresult.E_INVALIDARG) || !errors.Is(err, c.sentinel) {
+	if !errors.Is(err, hresult.E_INVALIDARG) || c.sentinel != nil && !errors.Is(err, c.sentinel) {
 		t.Fatalf("want E_INVALIDARG and %v; got %v", c.sentinel, err)
 	}
 	var he *hresult.Error
