@@ -305,7 +305,7 @@ func (d *Device) Close() error {
 	d.destroy()
 	err := d.TakeValidationError()
 	if left != "" && d.debug {
-		err = errors.Join(fmt.Errorf("%w: Close: left alive: %s", ErrValidation, left), err)
+		err = errors.Join(fmt.Errorf("%w: Close: not destroyed before vkDestroyDevice: %s (Close destroyed them)", ErrValidation, left), err)
 	}
 	return err
 }
