@@ -11,8 +11,8 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// FuzzArgs feeds arbitrary argument lists to `vkdml run`, `version` and
-// `help`: every one must end in a clean exit code with no panic, and any
+// FuzzArgs feeds arbitrary argument lists to `vkdml run`, `bench`,
+// `parity`, `version` and `help`: every one must end in a clean exit code with no panic, and any
 // error must be a sentence on stderr. The device is replaced by an error,
 // so only parsing and validation run.
 func FuzzArgs(f *testing.F) {
@@ -37,6 +37,14 @@ func FuzzArgs(f *testing.F) {
 		"run maxpool --window 2,2 --dilations 0,1 --indices IDX IN OUT",
 		"run maxpool --window 3 --start-padding 1,1 --end-padding x IN OUT",
 		"run argmax --axes 1 BAD OUT",
+		"run argmax --axes -1,-2 IN OUT",
+		"run maxpool --window 2 --padding 1 --ceil-mode --indices IDX IN OUT",
+		"run maxpool --window 3 --padding 1 --start-padding 0 IN OUT",
+		"run identity IN IN",
+		"bench --op copy --shape 4 --kernel all",
+		"bench --op maxpool --shape 1,1,4,4 --window 2 --kernel vec2x2 --plot OUT.svg",
+		"parity --corpus IN --json",
+		"--version",
 		"version --",
 		"run -h",
 		"run",
