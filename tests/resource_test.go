@@ -73,6 +73,42 @@ func TestCreateDestroyLoopArgMaxPool(t *testing.T) {
 	}
 }
 
+// TestComputeLoopReleasesEverything runs Compute over ARGMAX (split-K),
+// ARGMIN and MAX_POOLING2 30 times on a cache of 2 (so that operators are
+// evicted and compiled again): after every round no device memory is held,
+// and Close, which releases the cached operators, reports no Vulkan object
+// left alive.
+func TestComputeLoopReleasesEverything(t *testing.T) {
+	d, err := dml.CreateDevice(dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug, PipelineCacheDir: "off", ComputeCacheSize: 2})
+	if err != nil {
+		testutil.NoDevice(t, err)
+	}
+	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 2, 4, 4})
+	descs := []ops.Desc{
+		&dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 600}), Output: tensor.NewDesc(tensor.UInt64, []uint32{2, 1}), Axes: []uint32{1}},
+		&dml.ArgMin{Input: tensor.NewDesc(tensor.UInt8, []uint32{5, 7, 3}), Output: tensor.NewDesc(tensor.Int32, []uint32{1, 7, 1}), Axes: []uint32{0, 2}},
+		&dml.MaxPooling2{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 9, 9}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 4, 4}), OutputIndices: &idx,
+			Strides: []uint32{2, 2}, WindowSize: []uint32{3, 3}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}},
+	}
+	for round := range 30 {
+		for _, desc := range descs {
+			in := desc.Inputs()[0]
+			if _, err := d.Compute(desc, &tensor.Tensor{Desc: in.Clone(), Data: make([]byte, in.TotalTensorSizeInBytes)}); err != nil {
+				t.Fatalf("round %d %s: %v", round, desc.OperatorType(), err)
+			}
+		}
+		if n := d.GPU().Allocated(); n != 0 {
+			t.Fatalf("round %d: %d bytes of device memory held after Compute returned", round, n)
+		}
+		if n := d.CachedOperators(); n > 2 {
+			t.Fatalf("round %d: %d cached operators with ComputeCacheSize 2", round, n)
+		}
+	}
+	if err := d.Close(); err != nil {
+		t.Fatalf("Close after the Compute loop reports: %v", err)
+	}
+}
+
 // TestCloseReportsLeaks proves the check above can fail: a compiled
 // operator and a buffer that are never released are named at Close.
 func TestCloseReportsLeaks(t *testing.T) {
