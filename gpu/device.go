@@ -222,6 +222,9 @@ func (d *Device) Debug() bool { return d.debug }
 // TakeValidationError returns the validation messages reported since the
 // last call as one error wrapping ErrValidation, or nil when there were none.
 func (d *Device) TakeValidationError() error {
+	if d == nil || d.sink == nil {
+		return nil
+	}
 	msgs := d.sink.take()
 	if len(msgs) == 0 {
 		return nil
@@ -233,8 +236,8 @@ func (d *Device) TakeValidationError() error {
 // reports ErrDeviceClosed after Close; on success the caller must call
 // d.life.RUnlock.
 func (d *Device) enter(call string) error {
-	if d == nil {
-		return fmt.Errorf("gpu: %s: nil Device: %w", call, ErrReleased)
+	if d == nil || d.dev == nil {
+		return fmt.Errorf("gpu: %s: a nil or zero Device (use Open): %w", call, ErrReleased)
 	}
 	d.life.RLock()
 	if d.closed.Load() {
@@ -287,7 +290,7 @@ func (d *Device) WaitIdle() error {
 // rather than freed, since the GPU may still be using them, and Close
 // returns an error wrapping ErrTimeout.
 func (d *Device) Close() error {
-	if d == nil {
+	if d == nil || d.dev == nil {
 		return nil
 	}
 	d.life.Lock()

@@ -107,7 +107,7 @@ func newAllocator(d *Device, forceStaging bool) *allocator {
 
 // Direct reports whether tensors live in host-visible memory, so that
 // uploads and readbacks are plain copies with no staging.
-func (d *Device) Direct() bool { return d.mem.main.mapped }
+func (d *Device) Direct() bool { return d != nil && d.mem != nil && d.mem.main.mapped }
 
 // maxBlock is the largest single allocation the device allows for one
 // buffer.

@@ -498,3 +498,43 @@ func TestCloseDuringUse(t *testing.T) {
 		k.Destroy()
 	}
 }
+
+// TestZeroValues: zero and nil objects return errors, never panic.
+func TestZeroValues(t *testing.T) {
+	var zero gpu.Device
+	if _, err := zero.NewBuffer(4); !errors.Is(err, gpu.ErrReleased) {
+		t.Errorf("NewBuffer on a zero Device: %v", err)
+	}
+	if _, err := zero.NewCommandList(); !errors.Is(err, gpu.ErrReleased) {
+		t.Errorf("NewCommandList on a zero Device: %v", err)
+	}
+	if _, err := zero.NewKernel(gpu.KernelDesc{}); !errors.Is(err, gpu.ErrReleased) {
+		t.Errorf("NewKernel on a zero Device: %v", err)
+	}
+	var nilDevice *gpu.Device
+	if err := errors.Join(zero.WaitIdle(), nilDevice.WaitIdle()); !errors.Is(err, gpu.ErrReleased) {
+		t.Errorf("WaitIdle: %v", err)
+	}
+	if zero.Close() != nil || nilDevice.Close() != nil || zero.TakeValidationError() != nil || zero.Allocated() != 0 || zero.Direct() {
+		t.Error("Close, TakeValidationError, Allocated or Direct of a zero Device")
+	}
+	var b gpu.Buffer
+	var nilBuffer *gpu.Buffer
+	for name, err := range map[string]error{
+		"Write": b.Write(0, []byte{1}), "Read": b.Read(0, make([]byte, 1)), "Fill": b.Fill(0, 4, 0),
+		"nil Write": nilBuffer.Write(0, nil), "nil Read": nilBuffer.Read(0, nil), "nil Fill": nilBuffer.Fill(0, 0, 0),
+	} {
+		if !errors.Is(err, gpu.ErrReleased) {
+			t.Errorf("%s on a zero Buffer: %v", name, err)
+		}
+	}
+	if b.Free() != nil || nilBuffer.Free() != nil || b.Size() != 0 || nilBuffer.Size() != 0 {
+		t.Error("Free or Size of a zero Buffer")
+	}
+	var k gpu.Kernel
+	var nilKernel *gpu.Kernel
+	if k.Destroy() != nil || nilKernel.Destroy() != nil {
+		t.Error("Destroy of a zero Kernel")
+	}
+	checkListErrors(t, &gpu.CommandList{}, &b, &k, gpu.ErrReleased)
+}
