@@ -26,7 +26,9 @@ const maxPoolHelp = `The output extent per spatial axis is, unless --output-size
 or with --ceil-mode the ceiling, dropping a last window that would start in
 the end padding (as ONNX and PyTorch do). --padding P sets both sides.
 
-ONNX's auto_pad: VALID is no padding (the default). SAME_UPPER and SAME_LOWER
+ONNX's auto_pad: NOTSET (its default) is the explicit pads, given here as
+--start-padding (ONNX's pads[:n]) and --end-padding (pads[n:]); VALID is no
+padding. SAME_UPPER and SAME_LOWER
 give Out = ceil(In / Stride) and a total padding of
   max((Out-1)*Stride + (Window-1)*Dilation + 1 - In, 0)
 split as Start = total/2, End = total - Start (SAME_UPPER), or with the odd
@@ -111,7 +113,7 @@ type poolOptions struct {
 
 func poolFlags(fs *flag.FlagSet, use Use) *Builder {
 	p := &poolOptions{}
-	fs.Var(&p.window, "window", "window size per spatial axis, {H,W} or {D,H,W} (required; one value applies to every axis)")
+	fs.Var(&p.window, "window", "window size per spatial axis, H,W or D,H,W (required; one value applies to every axis)")
 	fs.Var(&p.strides, "strides", "window strides (default 1)")
 	fs.Var(&p.dilations, "dilations", "window dilations (default 1)")
 	fs.Var(&p.start, "start-padding", "padding before each spatial axis (default 0)")
