@@ -49,6 +49,8 @@ build:
 cross-arm64: deps
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		$(GO) build -ldflags "$(LDFLAGS)" -o bin/vkdml-linux-arm64 ./cmd/vkdml
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
+		$(call LIBVKDML_BUILD,bin/libvkdml-linux-arm64.so)
 
 vet:
 	$(GO) vet ./...
