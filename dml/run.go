@@ -283,43 +283,9 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 	}
 	s := &runScratch{d: d}
 	defer s.release()
-	props := cop.BindingProperties()
-	persistent, err := s.alloc(props.PersistentResourceSize)
+	b, err := s.bindHost(cop, inputs, outputs)
 	if err != nil {
 		return err
-	}
-	temporary, err := s.alloc(props.TemporaryResourceSize)
-	if err != nil {
-		return err
-	}
-	execIn := make([]Binding, len(inputs))
-	initIn := make(BufferArrayBinding, len(inputs))
-	owned := false
-	for i, t := range inputs {
-		if t == nil {
-			continue
-		}
-		b, err := s.upload(t)
-		if err != nil {
-			return err
-		}
-		if cop.owned[i] >= 0 {
-			initIn[i], owned = *b, true
-		} else {
-			execIn[i] = b
-		}
-	}
-	execOut := make([]Binding, len(outputs))
-	outBind := make([]*BufferBinding, len(outputs))
-	for i, t := range outputs {
-		if t == nil {
-			continue
-		}
-		b, err := s.upload(t)
-		if err != nil {
-			return err
-		}
-		execOut[i], outBind[i] = b, b
 	}
 	list, err := d.CreateCommandList()
 	if err != nil {
@@ -331,7 +297,7 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 		return err
 	}
 	if initialize {
-		if err := recordInit(d, rec, list, cop, owned, initIn, persistent); err != nil {
+		if err := recordInit(d, rec, list, cop, b.owned, b.initIn, b.persistent); err != nil {
 			return err
 		}
 	}
@@ -339,8 +305,8 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 	if err != nil {
 		return err
 	}
-	err = errors.Join(table.BindInputs(execIn...), table.BindOutputs(execOut...),
-		table.BindTemporaryResource(temporary), table.BindPersistentResource(persistent))
+	err = errors.Join(table.BindInputs(b.execIn...), table.BindOutputs(b.execOut...),
+		table.BindTemporaryResource(b.temporary), table.BindPersistentResource(b.persistent))
 	if err != nil {
 		return err
 	}
@@ -358,12 +324,62 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 	}
 	for i, t := range outputs {
 		if t != nil {
-			if err := outBind[i].Buffer.Read(0, t.Data[:t.Desc.TotalTensorSizeInBytes]); err != nil {
+			if err := b.outBind[i].Buffer.Read(0, t.Data[:t.Desc.TotalTensorSizeInBytes]); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// hostBindings are the buffers one run binds.
+type hostBindings struct {
+	execIn, execOut       []Binding
+	initIn                BufferArrayBinding // OWNED_BY_DML inputs, bound at initialization
+	owned                 bool               // initIn binds something
+	outBind               []*BufferBinding
+	temporary, persistent *BufferBinding
+}
+
+// bindHost uploads the host tensors (outputs too, so that bytes the output
+// strides skip keep their values) and allocates the temporary and
+// persistent resources.
+func (s *runScratch) bindHost(cop *CompiledOperator, inputs, outputs []*tensor.Tensor) (*hostBindings, error) {
+	props := cop.BindingProperties()
+	b := &hostBindings{execIn: make([]Binding, len(inputs)), initIn: make(BufferArrayBinding, len(inputs)),
+		execOut: make([]Binding, len(outputs)), outBind: make([]*BufferBinding, len(outputs))}
+	var err error
+	if b.persistent, err = s.alloc(props.PersistentResourceSize); err != nil {
+		return nil, err
+	}
+	if b.temporary, err = s.alloc(props.TemporaryResourceSize); err != nil {
+		return nil, err
+	}
+	for i, t := range inputs {
+		if t == nil {
+			continue
+		}
+		in, err := s.upload(t)
+		if err != nil {
+			return nil, err
+		}
+		if cop.owned[i] >= 0 {
+			b.initIn[i], b.owned = *in, true
+		} else {
+			b.execIn[i] = in
+		}
+	}
+	for i, t := range outputs {
+		if t == nil {
+			continue
+		}
+		out, err := s.upload(t)
+		if err != nil {
+			return nil, err
+		}
+		b.execOut[i], b.outBind[i] = out, out
+	}
+	return b, nil
 }
 
 // recordInit records cop's initialization and a barrier after it.

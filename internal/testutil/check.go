@@ -58,7 +58,6 @@ func CheckOperator(t testing.TB, d *dml.Device, desc ops.Desc, inputs []*tensor.
 // overwritten is an error).
 func RunPoisoned(d *dml.Device, desc ops.Desc, inputs []*tensor.Tensor, rng *rand.Rand) (Checked, error) {
 	var res Checked
-	poison := byte(rng.Intn(256))
 	op, err := d.CreateOperator(desc)
 	if err != nil {
 		return res, err
@@ -69,164 +68,211 @@ func RunPoisoned(d *dml.Device, desc ops.Desc, inputs []*tensor.Tensor, rng *ran
 		return res, err
 	}
 	defer cop.Release()
-	init, err := d.CreateOperatorInitializer(cop)
+	r := &poisonRun{d: d, rng: rng, poison: byte(rng.Intn(256))}
+	defer r.release()
+	b, err := r.bind(desc, cop, inputs, &res)
 	if err != nil {
 		return res, err
 	}
-
-	type placed struct {
-		r      *dml.Resource
-		kind   string // input, output, temporary
-		off    uint64
-		size   uint64
-		before []byte // the whole buffer as uploaded
+	if err := r.execute(cop, b); err != nil {
+		return res, err
 	}
-	var all []*placed
-	defer func() {
-		for _, p := range all {
-			p.r.Release()
-		}
-	}()
-	place := func(kind string, data []byte, size uint64) (*placed, error) {
-		off := guardBytes + 16*uint64(rng.Intn(16))
-		if kind == "temporary" {
-			off = guardBytes // DirectML: 256-byte aligned
-		}
-		total := off + size + guardBytes
-		r, err := d.CreateBuffer(total)
-		if err != nil {
-			return nil, err
-		}
-		buf := bytes.Repeat([]byte{poison}, int(total))
-		copy(buf[off:], data)
-		if err := r.Write(0, buf); err != nil {
-			r.Release()
-			return nil, err
-		}
-		p := &placed{r: r, kind: kind, off: off, size: size, before: buf}
-		all = append(all, p)
-		return p, nil
+	if err := r.readBack(desc, b.outPlaced, &res); err != nil {
+		return res, err
 	}
+	if err := desc.Reference(inputs, res.Expected); err != nil {
+		return res, fmt.Errorf("reference: %w", err)
+	}
+	return res, nil
+}
 
-	ins := desc.Inputs()
+// poisonRun is one RunPoisoned: its buffers, each a tensor between guard
+// bands of poison.
+type poisonRun struct {
+	d      *dml.Device
+	rng    *rand.Rand
+	poison byte
+	all    []*placed
+}
+
+// placed is one buffer of a run and where its tensor lies in it.
+type placed struct {
+	r      *dml.Resource
+	kind   string // input, output, temporary, persistent
+	off    uint64
+	size   uint64
+	before []byte // the whole buffer as uploaded (nil: not checked)
+}
+
+// runBindings are the bindings of one run.
+type runBindings struct {
+	execIn, execOut []dml.Binding
+	initIn          dml.BufferArrayBinding
+	owned           bool // some input is OWNED_BY_DML: bind initIn at initialization
+	temp, pers      *dml.BufferBinding
+	outPlaced       []*placed
+}
+
+func (r *poisonRun) release() {
+	for _, p := range r.all {
+		p.r.Release()
+	}
+}
+
+// place puts data (size bytes) at a random aligned offset of a new buffer
+// filled with poison.
+func (r *poisonRun) place(kind string, data []byte, size uint64) (*placed, error) {
+	off := guardBytes + 16*uint64(r.rng.Intn(16))
+	if kind == "temporary" {
+		off = guardBytes // DirectML: 256-byte aligned
+	}
+	total := off + size + guardBytes
+	res, err := r.d.CreateBuffer(total)
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.Repeat([]byte{r.poison}, int(total))
+	copy(buf[off:], data)
+	if err := res.Write(0, buf); err != nil {
+		res.Release()
+		return nil, err
+	}
+	p := &placed{r: res, kind: kind, off: off, size: size, before: buf}
+	r.all = append(r.all, p)
+	return p, nil
+}
+
+func (p *placed) binding() *dml.BufferBinding {
+	return &dml.BufferBinding{Buffer: p.r, Offset: p.off, SizeInBytes: p.size}
+}
+
+// bind places every tensor and the temporary and persistent resources,
+// and sets res.Expected to the poisoned outputs.
+func (r *poisonRun) bind(desc ops.Desc, cop *dml.CompiledOperator, inputs []*tensor.Tensor, res *Checked) (*runBindings, error) {
+	ins, outs := desc.Inputs(), desc.Outputs()
 	if len(inputs) != len(ins) {
-		return res, fmt.Errorf("%d inputs for %d", len(inputs), len(ins))
+		return nil, fmt.Errorf("%d inputs for %d", len(inputs), len(ins))
 	}
-	execIn := make([]dml.Binding, len(ins))
-	initIn := make(dml.BufferArrayBinding, len(ins))
-	owned := false
+	b := &runBindings{execIn: make([]dml.Binding, len(ins)), initIn: make(dml.BufferArrayBinding, len(ins)),
+		execOut: make([]dml.Binding, len(outs)), outPlaced: make([]*placed, len(outs))}
 	for i, td := range ins {
 		if td == nil {
 			continue
 		}
-		p, err := place("input", inputs[i].Data[:td.TotalTensorSizeInBytes], td.TotalTensorSizeInBytes)
+		p, err := r.place("input", inputs[i].Data[:td.TotalTensorSizeInBytes], td.TotalTensorSizeInBytes)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		b := &dml.BufferBinding{Buffer: p.r, Offset: p.off, SizeInBytes: p.size}
 		if td.Flags&tensor.FlagOwnedByDML != 0 {
-			initIn[i], owned = *b, true
+			b.initIn[i], b.owned = *p.binding(), true
 		} else {
-			execIn[i] = b
+			b.execIn[i] = p.binding()
 		}
 	}
-	outs := desc.Outputs()
-	execOut := make([]dml.Binding, len(outs))
-	outPlaced := make([]*placed, len(outs))
 	res.Outputs = make([]*tensor.Tensor, len(outs))
 	res.Expected = make([]*tensor.Tensor, len(outs))
 	for i, td := range outs {
 		if td == nil {
 			continue
 		}
-		fill := bytes.Repeat([]byte{poison}, int(td.TotalTensorSizeInBytes))
-		p, err := place("output", fill, td.TotalTensorSizeInBytes)
+		fill := bytes.Repeat([]byte{r.poison}, int(td.TotalTensorSizeInBytes))
+		p, err := r.place("output", fill, td.TotalTensorSizeInBytes)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		outPlaced[i] = p
-		execOut[i] = &dml.BufferBinding{Buffer: p.r, Offset: p.off, SizeInBytes: p.size}
+		b.outPlaced[i], b.execOut[i] = p, p.binding()
 		res.Expected[i] = &tensor.Tensor{Desc: td.Clone(), Data: append([]byte(nil), fill...)}
 	}
 	props := cop.BindingProperties()
-	var temp, pers *dml.BufferBinding
 	if props.TemporaryResourceSize > 0 {
-		p, err := place("temporary", nil, props.TemporaryResourceSize)
+		p, err := r.place("temporary", nil, props.TemporaryResourceSize)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		temp = &dml.BufferBinding{Buffer: p.r, Offset: p.off, SizeInBytes: p.size}
+		b.temp = p.binding()
 	}
 	if props.PersistentResourceSize > 0 {
-		r, err := d.CreateBuffer(props.PersistentResourceSize)
+		res, err := r.d.CreateBuffer(props.PersistentResourceSize)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		all = append(all, &placed{r: r, kind: "persistent"})
-		pers = &dml.BufferBinding{Buffer: r, SizeInBytes: props.PersistentResourceSize}
+		r.all = append(r.all, &placed{r: res, kind: "persistent"})
+		b.pers = &dml.BufferBinding{Buffer: res, SizeInBytes: props.PersistentResourceSize}
 	}
+	return b, nil
+}
 
+// execute initializes cop and dispatches it in one list, and waits.
+func (r *poisonRun) execute(cop *dml.CompiledOperator, b *runBindings) error {
+	d := r.d
+	init, err := d.CreateOperatorInitializer(cop)
+	if err != nil {
+		return err
+	}
 	list, err := d.CreateCommandList()
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer list.Release()
 	rec, err := d.CreateCommandRecorder()
 	if err != nil {
-		return res, err
+		return err
 	}
 	it, err := d.CreateBindingTable(init)
 	if err != nil {
-		return res, err
+		return err
 	}
-	if owned {
-		if err := it.BindInputs(initIn); err != nil {
-			return res, err
+	if b.owned {
+		if err := it.BindInputs(b.initIn); err != nil {
+			return err
 		}
 	}
-	if pers != nil {
-		if err := it.BindOutputs(pers); err != nil {
-			return res, err
+	if b.pers != nil {
+		if err := it.BindOutputs(b.pers); err != nil {
+			return err
 		}
 	}
 	if err := rec.RecordDispatch(list, init, it); err != nil {
-		return res, err
+		return err
 	}
 	if err := list.ResourceBarrierUAV(); err != nil {
-		return res, err
+		return err
 	}
 	table, err := d.CreateBindingTable(cop)
 	if err != nil {
-		return res, err
+		return err
 	}
-	for _, step := range []error{
-		table.BindInputs(execIn...),
-		table.BindOutputs(execOut...),
-		table.BindTemporaryResource(temp),
-		table.BindPersistentResource(pers),
-		rec.RecordDispatch(list, cop, table),
-		list.Close(),
-		list.Execute(),
-		list.Wait(),
+	for _, step := range []func() error{
+		func() error { return table.BindInputs(b.execIn...) },
+		func() error { return table.BindOutputs(b.execOut...) },
+		func() error { return table.BindTemporaryResource(b.temp) },
+		func() error { return table.BindPersistentResource(b.pers) },
+		func() error { return rec.RecordDispatch(list, cop, table) },
+		list.Close, list.Execute, list.Wait,
 	} {
-		if step != nil {
-			return res, step
+		if err := step(); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	// Guards and inputs must be untouched; outputs are read back.
-	for _, p := range all {
+// readBack checks that guards and inputs are untouched and reads the
+// outputs into res.Outputs.
+func (r *poisonRun) readBack(desc ops.Desc, outPlaced []*placed, res *Checked) error {
+	outs := desc.Outputs()
+	for _, p := range r.all {
 		if p.before == nil {
 			continue
 		}
 		after := make([]byte, len(p.before))
 		if err := p.r.Read(0, after); err != nil {
-			return res, err
+			return err
 		}
 		for i := range after {
 			inTensor := uint64(i) >= p.off && uint64(i) < p.off+p.size
 			if !inTensor && after[i] != p.before[i] {
-				return res, fmt.Errorf("guard byte %d (tensor at [%d,%d)) changed from %#02x to %#02x: a write outside the bound range", i, p.off, p.off+p.size, p.before[i], after[i])
+				return fmt.Errorf("guard byte %d (tensor at [%d,%d)) changed from %#02x to %#02x: a write outside the bound range", i, p.off, p.off+p.size, p.before[i], after[i])
 			}
 		}
 		for i, op := range outPlaced {
@@ -235,13 +281,10 @@ func RunPoisoned(d *dml.Device, desc ops.Desc, inputs []*tensor.Tensor, rng *ran
 			}
 		}
 		if p.kind == "input" && !bytes.Equal(after, p.before) {
-			return res, fmt.Errorf("an input buffer changed: DirectML never writes inputs")
+			return fmt.Errorf("an input buffer changed: DirectML never writes inputs")
 		}
 	}
-	if err := desc.Reference(inputs, res.Expected); err != nil {
-		return res, fmt.Errorf("reference: %w", err)
-	}
-	return res, nil
+	return nil
 }
 
 // DiffTensors compares two tensors with one desc bit for bit over their
