@@ -100,8 +100,10 @@ test-device: deps build
 # test-bins builds the suite as binaries for a machine without Go (the GPU
 # machine): bin/tests/ (vkdml, PKG.test, ONNX's data sets). There, from the
 # repository root: sh scripts/test-bins.sh run (see README, Testing).
+# TESTPKGS limits it to some packages (default: every package with tests).
+TESTPKGS ?=
 test-bins: deps
-	GO=$(GO) sh scripts/test-bins.sh build bin/tests
+	GO=$(GO) sh scripts/test-bins.sh build bin/tests $(TESTPKGS)
 
 # parity runs tests/parity through the real DirectML.dll under Wine (it
 # installs Wine, Xvfb and mingw, and fetches DirectML with npm), refreshes

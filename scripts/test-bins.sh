@@ -2,9 +2,11 @@
 # test-bins.sh: the whole test suite as prebuilt binaries, for a machine
 # with a GPU but no Go (see README, "Testing on another device").
 #
-#   scripts/test-bins.sh build [DIR]   here: builds DIR/vkdml, one test
-#                                      binary per package with tests
-#                                      (DIR/PKG.test, PKG with _ for /), and
+#   scripts/test-bins.sh build [DIR [PKG...]]
+#                                      here: builds DIR/vkdml, one test
+#                                      binary per package with tests, or per
+#                                      PKG given (DIR/PKG.test, PKG with _
+#                                      for /; stripped, ~5-15 MB each), and
 #                                      copies ONNX's ArgMax/ArgMin/MaxPool
 #                                      node tests into DIR/onnx (1.8 MB)
 #   scripts/test-bins.sh run [DIR]     there, from the repository root:
@@ -20,6 +22,7 @@ set -u
 cd "$(dirname "$0")/.."
 mode=${1:-}
 dir=${2:-bin/tests}
+[ $# -gt 2 ] && shift 2 || set --
 GO=${GO:-go}
 ONNX=${VKDML_ONNX_SRC:-/usr/share/libonnx-testdata/data/node}
 case "$mode" in
@@ -27,7 +30,9 @@ build)
 	set -e
 	mkdir -p "$dir/onnx"
 	$GO build -trimpath -ldflags "-s -w" -o "$dir/vkdml" ./cmd/vkdml
-	for p in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+	rm -f "$dir/packages.new"
+	[ $# -gt 0 ] || set -- ./...
+	for p in $($GO list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' "$@"); do
 		rel=${p#github.com/vkdml/vkdml}
 		rel=${rel#/}
 		[ -n "$rel" ] || continue
