@@ -183,9 +183,10 @@ func unwrapPathError(err error) error {
 
 // outputWriter is the state a signal handler needs to undo a write.
 type outputWriter struct {
-	mu      sync.Mutex
-	files   []*outputFile
-	aborted bool
+	mu        sync.Mutex
+	files     []*outputFile
+	aborted   bool
+	committed bool // every output is in place: a signal no longer undoes it
 }
 
 // writeOutputs writes ts[i] to paths[i], all or none (see the comment at
@@ -225,14 +226,21 @@ func (w *outputWriter) onSignal(sigs chan os.Signal, done chan struct{}) {
 	select {
 	case s := <-sigs:
 		w.mu.Lock()
-		w.undoLocked()
-		w.aborted = true
+		committed := w.committed
+		if !committed {
+			w.undoLocked()
+			w.aborted = true
+		}
 		w.mu.Unlock()
 		code := 1
 		if n, ok := s.(syscall.Signal); ok {
 			code = 128 + int(n)
 		}
-		fmt.Fprintf(os.Stderr, "vkdml: %v: the outputs were not written\n", s)
+		if committed {
+			fmt.Fprintf(os.Stderr, "vkdml: %v (after the outputs were written)\n", s)
+		} else {
+			fmt.Fprintf(os.Stderr, "vkdml: %v: the outputs were not written\n", s)
+		}
 		exitProcess(code)
 	case <-done:
 	}
@@ -290,7 +298,9 @@ func (w *outputWriter) commit() error {
 		if f.backup != "" {
 			os.Remove(f.backup)
 		}
+		f.backup, f.placed = "", false
 	}
+	w.committed = true
 	return nil
 }
 

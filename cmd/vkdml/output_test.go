@@ -238,3 +238,39 @@ func TestWriteOutputsSignal(t *testing.T) {
 		checkUntouched(t, dir)
 	}
 }
+
+// TestWriteOutputsSignalAfterCommit: a signal that arrives once every
+// output is in place undoes nothing.
+func TestWriteOutputsSignalAfterCommit(t *testing.T) {
+	dir, a, _ := outputDir(t)
+	newB := filepath.Join(dir, "new.npy")
+	w := &outputWriter{files: []*outputFile{}}
+	files, err := checkOutputs(nil, []string{a, newB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.files = files
+	for i, f := range files {
+		if err := w.stage(f, twoTensors()[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.commit(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan int, 1)
+	exitProcess = func(code int) { exited <- code }
+	defer func() { exitProcess = os.Exit }()
+	sigs, done := make(chan os.Signal, 1), make(chan struct{})
+	sigs <- syscall.SIGTERM
+	w.onSignal(sigs, done)
+	if code := <-exited; code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d", code)
+	}
+	for i, p := range []string{a, newB} {
+		got, err := tensor.ReadNpyFile(p)
+		if err != nil || !bytes.Equal(got.Data, twoTensors()[i].Data) {
+			t.Fatalf("%s was undone after the commit: %v", p, err)
+		}
+	}
+}
