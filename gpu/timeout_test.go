@@ -24,7 +24,9 @@ func TestTimeoutKeepsWorkAlive(t *testing.T) {
 		runFaultChild(t, "TestTimeoutKeepsWorkAlive")
 		return
 	}
-	SubmitTimeout, CloseTimeout = 20*time.Millisecond, 200*time.Millisecond
+	// Real work must finish within these even on a loaded machine; the
+	// fault loader reports timeouts at once whatever they are.
+	SubmitTimeout, CloseTimeout = 30*time.Second, 30*time.Second
 	hang := os.Getenv("VKDML_FAULT_HANG_FILE")
 	setHang := func(on bool) {
 		if on {
@@ -53,7 +55,7 @@ func TestTimeoutKeepsWorkAlive(t *testing.T) {
 	}
 	start := time.Now()
 	err := d.Close()
-	if !errors.Is(err, ErrTimeout) || time.Since(start) > 10*CloseTimeout {
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > CloseTimeout/2 {
 		t.Fatalf("Close during a hang: %v after %v", err, time.Since(start))
 	}
 	if src.freed || dst.freed || l.freed || d.mem.closed {

@@ -11,11 +11,12 @@ against the system's <vulkan/vulkan.h> (where installed) and compares.
 Usage (from the repository root, with the Vulkan headers installed):
     python3 gpu/internal/vkapigen/vkapigen.py [/usr/include/vulkan/vulkan_core.h]
 """
+import glob
 import re
 import sys
 
 CORE = sys.argv[1] if len(sys.argv) > 1 else "/usr/include/vulkan/vulkan_core.h"
-SHIM = ["gpu/vkshim.c", "gpu/vkshim.h"]
+SHIM = sorted(glob.glob("gpu/vkshim*.[ch]"))
 
 # Types vkdml reads through a pointer member without declaring them itself.
 EXTRA_FULL = {"VkDebugUtilsObjectNameInfoEXT"}
@@ -41,7 +42,7 @@ for m in re.finditer(r"^static const (Vk\w+) (VK_\w+) = (.+);$", src, re.M):
     bitmasks[m.group(2)] = (m.group(1), m.group(3))
 
 used = set(re.findall(r"\b(?:Vk\w+|VK_\w+|PFN_\w+)\b", shim))
-funcs = re.findall(r"X\((vk\w+)\)", shim)
+funcs = re.findall(r"X\((vk\w+)\)", shim)  # the VKDML_FUNCS list
 used |= {"PFN_" + f for f in funcs}
 used |= EXTRA_FULL | EXTRA_CONSTS
 
