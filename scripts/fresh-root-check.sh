@@ -174,13 +174,21 @@ for step in $steps; do
 		status=FAIL result=1
 		tail -40 "$logs/make-$step.log"
 	fi
-	line="  make $step: $status in $((SECONDS - t0)) s (log $logs/make-$step.log)"
+	line="  make $step: $status in $((SECONDS - t0)) s, load average $(cut -d' ' -f1-3 /proc/loadavg) (log $logs/make-$step.log)"
+	if [ "$status" = FAIL ]; then
+		failed=$(grep -E '^(--- FAIL|FAIL|panic:|make: \*\*\*)' "$logs/make-$step.log" | sort -u | head -20 || true)
+		[ -z "$failed" ] || line="$line
+$(printf '%s\n' "$failed" | sed 's/^/    /')"
+	fi
 	say "${line#  }"
 	summary="$summary
 $line"
 	[ "$status" = PASS ] || break # make test after a failed make run says nothing new
 done
 
+cmd='dpkg-query -W -f="\${Package} \${Version}, " mesa-vulkan-drivers libvulkan1 vulkan-validationlayers glslc 2>/dev/null; true'
+summary="$summary
+  root's packages: $(in_root 2>/dev/null | sed 's/, $//')"
 unmount_all
 if [ "$keep" = 0 ]; then remove_root; else say "kept $root (--reuse uses it)"; fi
 printf '%s\n' "$summary" | tee "$cache/last-result.txt"
