@@ -22,7 +22,6 @@ package shaders
 import (
 	"embed"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -71,16 +70,6 @@ func SPIRV(name string) ([]byte, error) {
 		return nil, fmt.Errorf("shaders: variant %q has no compiled module (run make shaders): %w", name, err)
 	}
 	return b, nil
-}
-
-// Names lists every variant, sorted.
-func Names() []string {
-	out := make([]string, 0, len(Variants))
-	for _, v := range Variants {
-		out = append(out, v.Name)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // name joins parts with underscores, skipping empty ones.
