@@ -164,10 +164,10 @@ bool key_gt(uvec2 a, uvec2 b) { return a.y > b.y || (a.y == b.y && a.x > b.x); }
 // the low word and 0 in the high word, so (y, x) compares lexicographically
 // at every width.
 //
-// The float arm negates the magnitude of negative values in two's
-// complement, (m ^ n) - n with n all ones for a negative value and 0
-// otherwise, and then flips the sign bit: that is 2^(B-1) - m or
-// 2^(B-1) + m. One expression serves uint and uvec4.
+// The float arm negates the magnitude m of a negative value in two's
+// complement, (m ^ -s) + s with s the sign bit (0 or 1), and then flips the
+// sign bit: that is 2^(B-1) - m or 2^(B-1) + m. One expression serves uint
+// and uvec4.
 #if ELEM_BITS < 64
 const uint ELEM_SIGN = 1u << (ELEM_BITS - 1);
 // The magnitude of infinity; no magnitude exceeds it for 8-bit elements,
