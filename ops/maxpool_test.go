@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
@@ -478,28 +479,55 @@ func (l limited) Plan(ctx *ops.Context) (*ops.Plan, error) {
 }
 
 // TestMaxPoolWindowCap runs random pools on devices whose bindings are
-// capped (dml.DeviceOptions.BindingWindowCap) to a few hundred or thousand
-// bytes, so that tensors that would fit one binding take the split
-// strategies, and checks the strategy errors.
+// capped (dml.DeviceOptions.BindingWindowCap, a few hundred or thousand
+// bytes), each case on the smallest cap that holds one (batch, channel)
+// plane of every tensor but not the whole of the largest, so that tensors
+// that would fit one binding take the split strategies; and checks the
+// strategy errors.
 func TestMaxPoolWindowCap(t *testing.T) {
 	devices := windowDevices(t)
 	rng := testutil.Rand(t)
 	g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
+	caps := []uint64{64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192}
+	slack := uint64(4 + 4 + 16) // layout.go's window rule on lavapipe (offset alignment 16)
 	strategies := map[string]int{}
-	for i := 0; i < 12; i++ {
+	ran := func() int { return strategies["split-n"] + strategies["split-c"] }
+	drawCases(12, func() bool { return ran() >= 6 }, func(i int) {
 		desc, in, name := g.randomPool(rng)
-		win := []uint64{256, 1024, 4096}[i%3]
+		var plane, total uint64
+		for _, td := range append(desc.Inputs(), desc.Outputs()...) {
+			if td == nil {
+				continue
+			}
+			st, es := td.EffectiveStrides(), uint64(td.DataType.Size())
+			last := uint64(0)
+			for j := 2; j < len(st); j++ {
+				last += uint64(td.Sizes[j]-1) * uint64(st[j])
+			}
+			plane = max(plane, (last+1)*es)
+			total = max(total, td.TotalTensorSizeInBytes)
+		}
+		win := uint64(0)
+		for _, c := range caps {
+			if c-slack >= plane && c-slack < total {
+				win = c
+				break
+			}
+		}
+		if win == 0 {
+			strategies["no cap fits"]++
+			return
+		}
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Logf("%s, window cap %d", name, win)
 			res, err := testutil.RunPoisoned(devices(win), desc, []*tensor.Tensor{in}, rng)
-			if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
-				strategies["unsupported"]++
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			strategies[res.Strategy[:min(7, len(res.Strategy))]]++
+			if !strings.HasPrefix(res.Strategy, "split-") {
+				t.Errorf("strategy %q under a cap below the tensors' size", res.Strategy)
+			}
 			for j := range res.Outputs {
 				if res.Outputs[j] != nil {
 					if diff := testutil.DiffTensors(res.Expected[j], res.Outputs[j], 8); diff != "" {
@@ -508,10 +536,10 @@ func TestMaxPoolWindowCap(t *testing.T) {
 				}
 			}
 		})
-	}
+	})
 	t.Logf("strategies: %v", strategies)
-	if strategies["split-n"]+strategies["split-c"] == 0 {
-		t.Errorf("no case took a split strategy under the window cap: %v", strategies)
+	if ran() < 6 {
+		t.Errorf("too few cases ran under a window cap: %v", strategies)
 	}
 	d := devices(0)
 	desc, _, _ := g.randomPool(rng)
