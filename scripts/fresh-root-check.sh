@@ -89,6 +89,7 @@ remove_root() {
 	rm -rf --one-file-system "$root"
 }
 trap unmount_all EXIT
+trap 'exit 130' INT TERM # so that the EXIT trap unmounts on a signal too
 
 in_root() { # runs a shell command in the root with an empty, fresh environment
 	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
@@ -132,6 +133,7 @@ else
 	cp -a "$goroot" "$root/usr/local/go"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+unmount_all # what a killed run may have left
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
 mount --bind /dev "$root/dev"
