@@ -342,6 +342,9 @@ func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorIniti
 	if needsBinding && (t.inputs == nil || t.outputs == nil) {
 		return hresult.InvalidArg("bindings", "the initializer's inputs and outputs must be bound (its targets have persistent resources)")
 	}
+	if err := t.checkInitializerBindings(targets); err != nil {
+		return err
+	}
 	// Claim every target before recording anything, atomically per
 	// target, so that two goroutines initializing one operator cannot both
 	// pass; a failure below gives the claims back.
@@ -571,3 +574,33 @@ func (l *CommandList) remember(disp Dispatchable, t *BindingTable) {
 
 // isTimeout reports whether err is the host layer's wait timeout.
 func isTimeout(err error) bool { return errors.Is(err, gpu.ErrTimeout) }
+
+// checkInitializerBindings applies the bind-time rules again to an
+// initializer's bindings: the initializer may have been Reset to other
+// operators since they were bound.
+func (t *BindingTable) checkInitializerBindings(targets []*CompiledOperator) error {
+	for _, b := range []struct {
+		what string
+		list []Binding
+	}{{"inputs", t.inputs}, {"outputs", t.outputs}} {
+		if b.list != nil && len(b.list) != len(targets) {
+			return hresult.InvalidArg(b.what, "%d bindings for an initializer of %d operators: it was Reset since; bind again", len(b.list), len(targets))
+		}
+	}
+	for i, c := range targets {
+		if t.inputs != nil {
+			if err := t.checkInitializerInput(fmt.Sprintf("inputs[%d]", i), c, t.inputs[i]); err != nil {
+				return err
+			}
+		}
+		if t.outputs == nil {
+			continue
+		}
+		if out, _ := t.outputs[i].(*BufferBinding); out != nil {
+			if err := checkBuffer(t.d, fmt.Sprintf("outputs[%d]", i), out, nil, c.props.PersistentResourceSize, PersistentBufferAlignment); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -505,6 +505,34 @@ var zeroCases = []lifeCase{
 	}},
 }
 
+// staleCases record bindings made for an initializer's earlier targets.
+var staleCases = []lifeCase{
+	{"initializer Reset to more operators after binding", nil, "inputs", "was Reset since", func(e *lifeEnv) error {
+		owned := argDescSmall()
+		owned.Input.Flags = tensor.FlagOwnedByDML
+		a, b := e.compiled(e.d, owned), e.compiled(e.d, owned)
+		init, _ := e.d.CreateOperatorInitializer(a)
+		tb, _ := e.d.CreateBindingTable(init)
+		e.must(tb.BindInputs(dml.BufferArrayBinding{{Buffer: e.buffer(e.d, 2048), SizeInBytes: 128}}))
+		e.must(tb.BindOutputs(dml.WholeBuffer(e.buffer(e.d, a.BindingProperties().PersistentResourceSize))))
+		e.must(init.Reset(a, b))
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, init, tb)
+	}},
+	{"initializer Reset to an operator with other inputs after binding", nil, "inputs[0]", "OWNED_BY_DML", func(e *lifeEnv) error {
+		owned := argDescSmall()
+		owned.Input.Flags = tensor.FlagOwnedByDML
+		a := e.compiled(e.d, owned)
+		b := e.compiled(e.d, argDescSmall())
+		init, _ := e.d.CreateOperatorInitializer(a)
+		tb, _ := e.d.CreateBindingTable(init)
+		e.must(tb.BindInputs(dml.BufferArrayBinding{{Buffer: e.buffer(e.d, 2048), SizeInBytes: 128}}))
+		e.must(init.Reset(b))
+		l, _ := e.d.CreateCommandList()
+		return e.rec.RecordDispatch(l, init, tb)
+	}},
+}
+
 // pendingCases resubmit or reset a list that has not been waited for.
 var pendingCases = []lifeCase{
 	{"Execute a pending list again", pending, "commandList", "still executing", func(e *lifeEnv) error {
@@ -529,6 +557,7 @@ func allLifeCases() []lifeCase {
 	all = append(all, releasedCases...)
 	all = append(all, foreignCases...)
 	all = append(all, zeroCases...)
+	all = append(all, staleCases...)
 	return append(all, pendingCases...)
 }
 
