@@ -88,8 +88,10 @@ remove_root() {
 	[ -z "$(mounted)" ] || die "still mounted under $root; not deleting it"
 	rm -rf --one-file-system "$root"
 }
-trap unmount_all EXIT
-trap 'exit 130' INT TERM # so that the EXIT trap unmounts on a signal too
+child=""
+trap 'unmount_all' EXIT
+# On a signal, stop the running step (its own process group) and unmount.
+trap '[ -z "$child" ] || kill -TERM -- "-$child" 2>/dev/null; exit 130' INT TERM
 
 in_root() { # runs a shell command in the root with an empty, fresh environment
 	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
@@ -170,9 +172,15 @@ for step in $steps; do
 	say "make $step"
 	t0=$SECONDS
 	cmd="cd /root/src/vkdml && nice -n $niceness make $step"
-	if in_root CI=true >"$logs/make-$step.log" 2>&1; then
+	# In its own session and waited for with wait, so that a signal to
+	# this script is handled at once rather than after the step.
+	root="$root" cmd="$cmd" setsid -w bash -c "$(declare -f in_root); in_root CI=true" >"$logs/make-$step.log" 2>&1 &
+	child=$!
+	if wait "$child"; then
+		child=""
 		status=PASS
 	else
+		child=""
 		status=FAIL result=1
 		tail -40 "$logs/make-$step.log"
 	fi
