@@ -19,6 +19,8 @@
 # --shared DIR (default REPO/../shared), --cache DIR (default
 # $VKDML_FRESH_CACHE or /var/tmp/vkdml-fresh-root), --mirror URL,
 # --refresh (rebuild the cached debootstrap tarball), --nice N (default 10),
+# --goroot DIR (the Go to copy in; default `go env GOROOT`; e.g. the minimum
+# version: GOTOOLCHAIN=go1.24.0 go env GOROOT),
 # --no-host-ca (do not copy this machine's /usr/local/share/ca-certificates
 # into the root; they are copied by default so that a network that
 # intercepts TLS lets `go` download modules).
@@ -40,7 +42,7 @@ shared=""
 rev=HEAD
 cache=${VKDML_FRESH_CACHE:-/var/tmp/vkdml-fresh-root}
 mirror=http://deb.debian.org/debian
-keep=0 reuse=0 refresh=0 niceness=10 host_ca=1
+keep=0 reuse=0 refresh=0 niceness=10 host_ca=1 goroot=""
 steps="run test"
 
 die() { echo "fresh-root: $*" >&2; exit 2; }
@@ -57,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--cache) shift; cache=${1:?--cache needs a directory} ;;
 	--mirror) shift; mirror=${1:?--mirror needs a URL} ;;
 	--nice) shift; niceness=${1:?--nice needs a number} ;;
+	--goroot) shift; goroot=${1:?--goroot needs a directory} ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument $1 (try --help)" ;;
 	esac
@@ -64,7 +67,8 @@ while [ $# -gt 0 ]; do
 done
 shared=${shared:-$repo/../shared}
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
-goroot=$(go env GOROOT 2>/dev/null) || die "no Go on this machine to copy into the root"
+goroot=${goroot:-$(go env GOROOT 2>/dev/null)} || die "no Go on this machine to copy into the root"
+[ -x "$goroot/bin/go" ] || die "no Go at $goroot (give --goroot DIR)"
 commit=$(git -C "$repo" rev-parse --verify "$rev^{commit}") || die "no commit $rev in $repo"
 
 root=$cache/root
@@ -132,8 +136,9 @@ else
 		deb $mirror bookworm-updates main
 		deb http://security.debian.org/debian-security bookworm-security main
 	EOF
-	cp -a "$goroot" "$root/usr/local/go"
 fi
+rm -rf --one-file-system "$root/usr/local/go"
+cp -a "$goroot" "$root/usr/local/go"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 unmount_all # what a killed run may have left
 mount -t proc proc "$root/proc"
