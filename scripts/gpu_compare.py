@@ -1,0 +1,472 @@
+#!/usr/bin/python3
+"""vkdml against torch on CUDA, on the same shapes, interleaved in one run
+(issue 10, item 1).
+
+Each round times every case once on each side, torch first, then vkdml:
+
+- torch: warm-up calls, then one pair of CUDA events around each of many
+  calls (wall clock with --torch-device cpu); the median.
+- vkdml: `vkdml bench --json` (docs/json.md): the median of its device
+  times from timestamp queries, and the kernel it chose.
+
+A round also measures each side's copy bandwidth over one large FLOAT32
+buffer (1 GiB; 16 MiB with --quick): torch's `clone` and vkdml's copy
+kernel (`vkdml bench --op copy`). For each case the table shows the medians
+over rounds of torch ms and vkdml ms, the median of the per-round ratios
+(torch ms / vkdml ms: above 1 means vkdml is faster), and each side's
+%copy: the minimal bytes moved (input read once, outputs written once)
+per second, as a share of that side's copy bandwidth in the same round.
+vkdml is asked for 64-bit indices (argmax INT64, max pooling UINT64), so
+both sides write the same bytes as torch, whose indices are int64.
+
+torch has no argmax for unsigned 16-, 32- and 64-bit integers; those cases
+compare vkdml's unsigned type with torch on the signed twin. The strided
+case gives torch a transposed view; `vkdml bench` has no strided-input
+flag, so vkdml reads the same bytes as a packed tensor along the other
+axis, which is the same memory walk and the same result.
+
+On the GPU machine (see ../shared/gpu/README.md), from the project root:
+
+    ../shared/gpu/prepare.sh ./ops              # here: builds .gpu/vkdml
+    bash .gpu/on-device.sh 'python3 scripts/gpu_compare.py --out "$OUT/gpu"'
+
+Dry run without a GPU (torch on the CPU, vkdml on lavapipe):
+
+    go build -o bin/vkdml ./cmd/vkdml
+    VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \\
+      /usr/bin/python3 scripts/gpu_compare.py --torch-device cpu --quick
+
+The table (Markdown) goes to stdout and DIR/gpu_compare.md, everything
+measured to DIR/gpu_compare.json; both are rewritten after every round, so
+a run cut short keeps what it finished. A case that fails on one side is
+recorded with the reason and the run goes on.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# vkdml's ten types: (torch dtype, the note when torch runs a signed twin).
+TYPES = {
+    "FLOAT32": (torch.float32, ""), "FLOAT16": (torch.float16, ""),
+    "UINT8": (torch.uint8, ""), "INT8": (torch.int8, ""),
+    "UINT16": (torch.int16, "torch: int16"), "INT16": (torch.int16, ""),
+    "UINT32": (torch.int32, "torch: int32"), "INT32": (torch.int32, ""),
+    "UINT64": (torch.int64, "torch: int64"), "INT64": (torch.int64, ""),
+}
+M = 1 << 20
+
+
+class Case:
+    """One comparison: an ARGMAX (axes None = the whole tensor) or a 2D max
+    pooling with indices, at its full size; shrink() gives the --quick one."""
+
+    def __init__(self, op, shape, dtype="FLOAT32", axes=None, pool=None, transposed=False):
+        self.op, self.shape, self.dtype, self.axes = op, tuple(shape), dtype, axes
+        self.pool, self.transposed = pool, transposed
+        self.id = self.label()  # --cases matches the full-size name too
+
+    def shrink(self, limit):
+        """The same case with every size scaled by one factor so that it has
+        at most limit elements; odd sizes stay odd."""
+        n = math.prod(self.shape)
+        if n <= limit:
+            return self
+        f = (limit / n) ** (1 / len(self.shape))
+        shape = [max(1, int(s * f)) | (s & 1) for s in self.shape]
+        if self.pool:  # keep the padded spatial extent at least one window
+            reach = (self.pool["window"] - 1) * self.pool.get("dilation", 1) + 1
+            shape[2:] = [max(s, reach) for s in shape[2:]]
+        c = Case(self.op, shape, self.dtype, self.axes, self.pool, self.transposed)
+        c.id = self.id
+        return c
+
+    def label(self):
+        dims = "×".join(map(str, self.shape))
+        if len(self.shape) == 1:
+            dims = f"{self.shape[0] // M}M elements" if self.shape[0] % M == 0 else f"{self.shape[0]} elements"
+        twin = TYPES[self.dtype][1]
+        dt = "" if self.dtype == "FLOAT32" else f" {self.dtype}" + (f" ({twin})" if twin else "")
+        if self.op == "maxpool":
+            p = self.pool
+            desc = f"{p['window']}×{p['window']} s{p['stride']}" + (f" p{p['padding']}" if p.get("padding") else "")
+            desc += f" dilation {p['dilation']}" if p.get("dilation", 1) > 1 else ""
+            return f"max pooling {desc}, indices, [{','.join(map(str, self.shape))}]{dt}"
+        where = "whole tensor" if self.axes is None else f"axis {self.axes[0]}"
+        if self.transposed:
+            return f"argmax {dims}{dt} transposed view (strides 1,{self.shape[0]}), {where}"
+        return f"argmax {dims}{dt}, {where}"
+
+    def vkdml_args(self):
+        """`vkdml bench` flags for this case. The transposed view's bytes are
+        the packed reversed shape, reduced along the other axis."""
+        shape, axes = self.shape, self.axes
+        if self.transposed:
+            shape, axes = shape[::-1], [len(shape) - 1 - axes[0]]
+        args = ["--dtype", self.dtype.lower(), "--shape", ",".join(map(str, shape))]
+        if self.op == "argmax":
+            axes = range(len(shape)) if axes is None else axes
+            return ["--op", "argmax", "--axes", ",".join(map(str, axes)), "--index-type", "int64"] + args
+        p = self.pool
+        args += ["--op", "maxpool", "--window", str(p["window"]), "--strides", str(p["stride"]),
+                 "--indices", "--index-type", "uint64"]
+        if p.get("padding"):
+            args += ["--padding", str(p["padding"])]
+        if p.get("dilation", 1) > 1:
+            args += ["--dilations", str(p["dilation"])]
+        return args
+
+
+def all_cases():
+    """Every row of issue 10's table, the row and column cases in all ten
+    types, odd sizes, a strided input and the max pooling rows."""
+    a = lambda shape, axes=None, dtype="FLOAT32", **kw: Case("argmax", shape, dtype, axes, **kw)
+    pool = lambda shape, **p: Case("maxpool", shape, pool=p)
+    cases = [
+        a([64 * M]), a([256 * M]),
+        a([4096, 16384], [1]), a([4096, 16384], [0]), a([16384, 4096], [0]),
+        a([65536, 1000], [1]), a([128, 256000], [1]), a([32, 1000], [1]), a([8, 32000], [1]),
+        a([64 * M], dtype="FLOAT16"),
+    ]
+    for dt in TYPES:
+        if dt != "FLOAT32":
+            cases += [a([4096, 16384], [1], dt), a([4096, 16384], [0], dt)]
+    cases += [
+        a([64 * M + 1]), a([4097, 16383], [1]), a([4097, 16383], [0]), a([4097, 16383], [0], "INT8"),
+        a([4097, 16383], [1], "FLOAT16"), a([63, 1031, 1025], [1]),
+        a([4096, 16384], [1], transposed=True),
+        pool([32, 64, 112, 112], window=3, stride=2, padding=1),
+        pool([8, 64, 128, 128], window=3, stride=1, padding=1, dilation=2),
+        pool([16, 64, 512, 512], window=2, stride=2),
+        pool([7, 61, 111, 113], window=3, stride=2, padding=1),
+    ]
+    return cases
+
+
+def torch_input(case, device):
+    """Random values of the case's torch type (the transposed case's view
+    over a packed tensor of the reversed shape)."""
+    dt = TYPES[case.dtype][0]
+    shape = case.shape[::-1] if case.transposed else case.shape
+    if dt.is_floating_point:
+        x = torch.randn(shape, device=device, dtype=torch.float32).to(dt)
+    else:
+        lo, hi = (torch.iinfo(dt).min, torch.iinfo(dt).max) if dt != torch.int64 else (-(1 << 40), 1 << 40)
+        x = torch.randint(lo, hi, shape, device=device, dtype=dt)
+    return x.t() if case.transposed else x
+
+
+def torch_fn(case, x):
+    if case.op == "argmax":
+        return (lambda: x.argmax()) if case.axes is None else (lambda: x.argmax(dim=case.axes[0]))
+    p = case.pool
+    return lambda: F.max_pool2d(x, p["window"], p["stride"], p.get("padding", 0), p.get("dilation", 1),
+                                return_indices=True)
+
+
+def time_torch(fn, warmup, repeat, cuda):
+    """Milliseconds per call, sorted: CUDA events around each call, or the
+    wall clock on the CPU."""
+    for _ in range(warmup):
+        fn()
+    if not cuda:
+        ts = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fn()
+            ts.append((time.perf_counter() - t) * 1e3)
+        return sorted(ts)
+    torch.cuda.synchronize()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeat)]
+    for start, end in ev:
+        start.record()
+        fn()
+        end.record()
+    torch.cuda.synchronize()
+    return sorted(s.elapsed_time(e) for s, e in ev)
+
+
+def nbytes(*ts):
+    return sum(t.numel() * t.element_size() for t in ts)
+
+
+def run_torch(case, a, device):
+    """One round of a case in torch: median ms and the minimal bytes moved."""
+    x = torch_input(case, device)
+    fn = torch_fn(case, x)
+    out = fn()
+    outs = out if isinstance(out, tuple) else (out,)
+    ts = time_torch(fn, a.torch_warmup, a.torch_repeat, device == "cuda")
+    return {"ms": statistics.median(ts), "min_ms": ts[0], "max_ms": ts[-1], "bytes": nbytes(x, *outs),
+            "torch_dtype": str(x.dtype).replace("torch.", "")}
+
+
+class VkdmlError(Exception):
+    pass
+
+
+def run_vkdml(args, a):
+    """One `vkdml bench --json` run: its single record."""
+    cmd = [a.vkdml, "bench", "--json", "--repeat", str(a.vkdml_repeat), "--warmup", str(a.vkdml_warmup)] + args
+    if a.vkdml_device:
+        cmd += ["--device", a.vkdml_device]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.case_timeout)
+    except subprocess.TimeoutExpired:
+        raise VkdmlError(f"timed out after {a.case_timeout} s")
+    if p.returncode != 0:
+        err = p.stderr.strip().splitlines()
+        raise VkdmlError(f"exit {p.returncode}: {err[-1] if err else '(no message)'}")
+    try:
+        recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    except ValueError as e:
+        raise VkdmlError(f"unreadable JSON record: {e}")
+    if len(recs) != 1:
+        raise VkdmlError(f"expected one JSON record, got {len(recs)}")
+    r = recs[0]
+    missing = [k for k in ("median_ms", "kernel", "bytes", "gbps") if k not in r]
+    if r.get("schema_version") != 1 or missing:
+        raise VkdmlError(f"unexpected record (schema_version {r.get('schema_version')}, missing {missing})")
+    return r
+
+
+def copy_round(a, device):
+    """Each side's copy bandwidth (GB/s, read + write) over one buffer of
+    32-bit elements, this round."""
+    n = a.copy_bytes // 4
+    out = {}
+    try:
+        x = torch.randn(n, device=device)
+        ms = statistics.median(time_torch(lambda: x.clone(), a.torch_warmup, a.torch_repeat, device == "cuda"))
+        out["torch_gbps"] = 2 * x.numel() * 4 / ms / 1e6
+        del x
+    except Exception as e:  # noqa: BLE001 - recorded, the run goes on
+        out["torch_error"] = f"{type(e).__name__}: {e}"
+    try:
+        # UINT32 moves the same bytes and `vkdml bench` fills it faster than FLOAT32.
+        r = run_vkdml(["--op", "copy", "--dtype", "uint32", "--shape", str(n)], a)
+        out["vkdml_gbps"], out["vkdml_kernel"], out["vkdml_record"] = r["gbps"], r["kernel"], r
+    except VkdmlError as e:
+        out["vkdml_error"] = str(e)
+    return out
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def summarize(case, rounds, copies):
+    """The medians over rounds of one case, with each side's %copy against
+    that round's copy bandwidth."""
+    s = {"torch_ms": med([r.get("torch", {}).get("ms") for r in rounds]),
+         "vkdml_ms": med([r.get("vkdml", {}).get("median_ms") for r in rounds]),
+         "kernel": next((r["vkdml"]["kernel"] for r in rounds if "vkdml" in r), None),
+         "errors": sorted({r[k] for r in rounds for k in ("torch_error", "vkdml_error") if k in r})}
+    ratios, vpct, tpct = [], [], []
+    for r, c in zip(rounds, copies):
+        t, v = r.get("torch"), r.get("vkdml")
+        if t and v:
+            ratios.append(t["ms"] / v["median_ms"])
+        if v and c.get("vkdml_gbps"):
+            vpct.append(100 * v["bytes"] / v["median_ms"] / 1e6 / c["vkdml_gbps"])
+        if t and c.get("torch_gbps"):
+            tpct.append(100 * t["bytes"] / t["ms"] / 1e6 / c["torch_gbps"])
+    s["ratio"], s["vkdml_pct_copy"], s["torch_pct_copy"] = med(ratios), med(vpct), med(tpct)
+    s["bytes"] = next((r["vkdml"]["bytes"] for r in rounds if "vkdml" in r), None)
+    return s
+
+
+def fmt(v, spec, suffix=""):
+    return "—" if v is None else format(v, spec) + suffix
+
+
+def markdown(env, results, copies):
+    tc, vc = med([c.get("torch_gbps") for c in copies]), med([c.get("vkdml_gbps") for c in copies])
+    lines = [
+        f"vkdml on {env['vkdml_device']} ({env['vkdml_driver']}, Vulkan {env['vulkan_api']}); "
+        f"torch {env['torch']} on {env['torch_device_name']}; {env['date']}, {env['rounds_done']} round(s).",
+        "",
+        f"Copy bandwidth of the same run (read + write, {env['copy_bytes'] // M} MiB of 32-bit elements, median of rounds): "
+        f"torch `clone` {fmt(tc, '.1f')} GB/s, vkdml's copy kernel {fmt(vc, '.1f')} GB/s.",
+        "",
+        "| case (FLOAT32 unless named) | torch ms | vkdml ms | kernel | ratio | vkdml %copy | torch %copy |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for case, rounds in results:
+        s = summarize(case, rounds, copies)
+        ratio = fmt(s["ratio"], ".2f")
+        if s["ratio"] is not None and s["ratio"] < 1:
+            ratio = f"**{ratio}**"
+        row = [case.label(), fmt(s["torch_ms"], ".3f"), fmt(s["vkdml_ms"], ".3f"), s["kernel"] or "—", ratio,
+               fmt(s["vkdml_pct_copy"], ".0f", "%"), fmt(s["torch_pct_copy"], ".0f", "%")]
+        lines.append("| " + " | ".join(row) + " |")
+        for e in s["errors"]:
+            lines.append(f"| ↳ failed: {e.replace('|', '/')} | | | | | | |")
+    lines += ["", "ratio = torch ms ÷ vkdml ms per round, median over rounds (above 1: vkdml is faster). "
+              "%copy = minimal bytes moved (input once, outputs once, 64-bit indices on both sides) per second "
+              "÷ that side's copy bandwidth in the same round (a case that fits in cache can pass 100%). torch: "
+              + ("CUDA events" if env["torch_device"] == "cuda" else "wall clock on the CPU") + ", median of "
+              f"{env['torch_repeat']} calls; vkdml: `vkdml bench --json` device timestamps, median of "
+              f"{env['vkdml_repeat']} runs."]
+    lines += ["", *goals(results, copies)]
+    return "\n".join(lines) + "\n"
+
+
+def goals(results, copies):
+    """Issue 10's 'done when' lines, checked on this run."""
+    behind, slow_arg, slow_pool, counted = [], [], [], {"argmax": 0, "maxpool": 0}
+    for case, rounds in results:
+        s = summarize(case, rounds, copies)
+        if s["ratio"] is None or s["ratio"] < 1:
+            behind.append(case.label())
+        big = (s["bytes"] or 0) >= 64 * M
+        pct = s["vkdml_pct_copy"]
+        if case.op == "argmax" and big:
+            counted["argmax"] += 1
+            if pct is None or pct < 85:
+                slow_arg.append(case.label())
+        if case.op == "maxpool":
+            counted["maxpool"] += 1
+            if pct is None or pct < 80:
+                slow_pool.append(case.label())
+
+    def say(what, bad, n):
+        if n == 0:
+            return f"- {what}: no such case in this run"
+        return f"- {what}: " + ("yes" if not bad else f"no, {len(bad)} of {n}: " + "; ".join(bad))
+    return [say("every case at or above 1.0× torch", behind, len(results)),
+            say("every argmax moving 64 MiB or more at 85% of copy or more", slow_arg, counted["argmax"]),
+            say("every max pooling case at 80% of copy or more", slow_pool, counted["maxpool"])]
+
+
+def environment(a, device):
+    env = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
+           "torch": torch.__version__, "cuda": torch.version.cuda, "torch_device": device,
+           "torch_device_name": torch.cuda.get_device_name() if device == "cuda" else "the CPU",
+           "vkdml": a.vkdml, "copy_bytes": a.copy_bytes, "quick": a.quick,
+           "torch_repeat": a.torch_repeat, "vkdml_repeat": a.vkdml_repeat}
+    if shutil.which("nvidia-smi"):
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True)
+        env["nvidia_smi"] = q.stdout.strip()
+    return env
+
+
+def write(a, env, results, copies):
+    """Rewrites DIR/gpu_compare.md and DIR/gpu_compare.json."""
+    first = next((c["vkdml_record"] for c in copies if "vkdml_record" in c), None)
+    first = first or next((r["vkdml"] for _, rs in results for r in rs if "vkdml" in r), {})
+    env.update(vkdml_device=first.get("device", "?"), vkdml_driver=first.get("driver", "?"),
+               vulkan_api=first.get("vulkan_api", "?"), vkdml_version=first.get("vkdml_version", "?"),
+               rounds_done=len(copies))
+    md = markdown(env, results, copies)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "gpu_compare.md"), "w") as f:
+        f.write(md)
+    doc = {"environment": env, "copy_rounds": copies,
+           "cases": [{"id": c.id, "label": c.label(), "op": c.op, "shape": list(c.shape), "dtype": c.dtype,
+                      "torch_dtype": str(TYPES[c.dtype][0]).replace("torch.", ""), "axes": c.axes,
+                      "pool": c.pool, "transposed": c.transposed, "vkdml_args": c.vkdml_args(),
+                      "summary": summarize(c, rs, copies), "rounds": rs} for c, rs in results]}
+    with open(os.path.join(a.out, "gpu_compare.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    return md
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vkdml", default="", help="the vkdml binary (default: .gpu/vkdml, bin/vkdml, then PATH)")
+    ap.add_argument("--vkdml-device", default="", help="passed to vkdml as --device")
+    ap.add_argument("--torch-device", default="cuda", choices=["cuda", "cpu"])
+    ap.add_argument("--quick", action="store_true", help="small shapes and few repeats: a dry run")
+    ap.add_argument("--cases", default="", help="run only the cases whose name matches this regular expression")
+    ap.add_argument("--out", default="gpu-compare", help="folder for gpu_compare.md and gpu_compare.json")
+    ap.add_argument("--rounds", type=int, default=None, help="rounds (default 3; 1 with --quick)")
+    ap.add_argument("--time-limit", type=float, default=480,
+                    help="seconds: start no round that would end past this (the GPU machine allows 600 per command)")
+    ap.add_argument("--case-timeout", type=float, default=120, help="seconds one vkdml bench run may take")
+    ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    a = ap.parse_args()
+    a.rounds = a.rounds or (1 if a.quick else 3)
+    a.torch_warmup, a.torch_repeat = (2, 5) if a.quick else (10, 100)
+    a.vkdml_warmup, a.vkdml_repeat = (1, 5) if a.quick else (5, 50)
+    a.copy_bytes = 16 * M if a.quick else 1024 * M
+    if not a.vkdml:
+        found = [p for p in (os.path.join(ROOT, ".gpu/vkdml"), os.path.join(ROOT, "bin/vkdml")) if os.path.exists(p)]
+        a.vkdml = found[0] if found else shutil.which("vkdml") or ""
+    if not a.list and not (a.vkdml and os.access(a.vkdml, os.X_OK)):
+        ap.error("no vkdml binary: build one (go build -o bin/vkdml ./cmd/vkdml) or pass --vkdml PATH")
+    return a
+
+
+def main():
+    a = parse_args()
+    device = a.torch_device
+    # --quick: 1/256 of the elements, or 256K, whichever is more
+    cases = [c.shrink(max(1 << 18, math.prod(c.shape) // 256)) if a.quick else c for c in all_cases()]
+    if a.cases:
+        rx = re.compile(a.cases)
+        cases = [c for c in cases if rx.search(c.id) or rx.search(c.label())]
+    if a.list:
+        for c in cases:
+            print(f"{c.label():70} vkdml bench {' '.join(c.vkdml_args())}")
+        return
+    if not cases:
+        sys.exit(f"gpu_compare: no case matches --cases {a.cases!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        sys.exit("gpu_compare: torch sees no CUDA device; use --torch-device cpu for a dry run")
+    env = environment(a, device)
+    print(f"gpu_compare: {len(cases)} cases, vkdml binary {a.vkdml}, torch on {env['torch_device_name']}",
+          file=sys.stderr)
+    results = [(c, []) for c in cases]
+    copies = []
+    began = time.monotonic()
+    for rnd in range(a.rounds):
+        elapsed = time.monotonic() - began
+        if rnd and elapsed / rnd * (rnd + 1) > a.time_limit:
+            print(f"stopping after {rnd} round(s): another would end past --time-limit {a.time_limit:.0f} s",
+                  file=sys.stderr)
+            break
+        copies.append(copy_round(a, device))
+        for i, (case, rounds) in enumerate(results):
+            if time.monotonic() - began > a.time_limit:
+                print(f"stopping in round {rnd + 1} at case {i + 1}: past --time-limit {a.time_limit:.0f} s",
+                      file=sys.stderr)
+                break
+            r = {}
+            try:
+                r["torch"] = run_torch(case, a, device)
+            except Exception as e:  # noqa: BLE001 - recorded, the run goes on
+                r["torch_error"] = f"torch: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            if device == "cuda":
+                torch.cuda.empty_cache()  # leave the memory to vkdml's process
+            try:
+                r["vkdml"] = run_vkdml(case.vkdml_args(), a)
+            except VkdmlError as e:
+                r["vkdml_error"] = f"vkdml: {e}"
+            rounds.append(r)
+            t, v = r.get("torch", {}).get("ms"), r.get("vkdml", {}).get("median_ms")
+            print(f"{time.monotonic() - began:5.0f} s round {rnd + 1}/{a.rounds} case {i + 1}/{len(results)} {case.label()}: torch {fmt(t, '.3f')} ms, "
+                  f"vkdml {fmt(v, '.3f')} ms {r.get('vkdml', {}).get('kernel', '')}"
+                  + "".join(f" [{r[k]}]" for k in ("torch_error", "vkdml_error") if k in r), file=sys.stderr)
+        md = write(a, env, results, copies)
+        print(f"round {rnd + 1} done at {time.monotonic() - began:.0f} s; written to {a.out}/", file=sys.stderr)
+    print(md, end="")
+
+
+if __name__ == "__main__":
+    main()
