@@ -25,10 +25,11 @@ case gives torch a transposed view; `vkdml bench` has no strided-input
 flag, so vkdml reads the same bytes as a packed tensor along the other
 axis, which is the same memory walk and the same result.
 
-On the GPU machine (see ../shared/gpu/README.md), from the project root:
+Prepared here, run on the GPU machine with .gpu and .gl carried along
+(../shared/gpu/README.md), both from the project root:
 
-    ../shared/gpu/prepare.sh ./ops              # here: builds .gpu/vkdml
-    bash .gpu/on-device.sh 'python3 scripts/gpu_compare.py --out "$OUT/gpu"'
+    ../shared/gpu/prepare.sh ./ops              # here: .gpu/vkdml, the loader in .gl
+    bash .gpu/on-device.sh 'python3 scripts/gpu_compare.py --out "$OUT/gpu"'   # there
 
 Dry run without a GPU (torch on the CPU, vkdml on lavapipe):
 
