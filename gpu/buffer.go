@@ -16,11 +16,10 @@ import (
 // methods are safe for concurrent use; concurrent writes to overlapping
 // bytes are the caller's race, as with any memory.
 type Buffer struct {
-	d      *Device
-	pool   *pool
-	blk    *block
-	offset uint64
-	size   uint64
+	d    *Device
+	pool *pool
+	segs []segment // its allocations: one, unless segmented (segment.go)
+	size uint64
 
 	// Lifetime, guarded by mu. users counts host copies in progress and
 	// pending submissions that use the buffer; the memory goes back to the
@@ -47,11 +46,15 @@ func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
 
 // newBuffer allocates from p; the caller holds the life lock.
 func (d *Device) newBuffer(p *pool, size uint64) (*Buffer, error) {
-	b, off, err := d.mem.alloc(p, size)
+	limit := d.mem.maxBlock()
+	if _, err := blockBytes(size, limit); err != nil && d.mem.segmented && p == d.mem.main {
+		return d.newSegmented(p, size, limit)
+	}
+	blk, off, err := d.mem.alloc(p, size)
 	if err != nil {
 		return nil, err
 	}
-	return &Buffer{d: d, pool: p, blk: b, offset: off, size: size}, nil
+	return &Buffer{d: d, pool: p, segs: []segment{{blk: blk, offset: off, size: size}}, size: size}, nil
 }
 
 // Size is the usable size in bytes (0 for a nil Buffer).
@@ -104,7 +107,9 @@ func (b *Buffer) Free() error {
 func (b *Buffer) freeMemory() {
 	if !b.freed {
 		b.freed = true
-		b.d.mem.release(b.pool, b.blk, b.offset, b.size)
+		for _, s := range b.segs {
+			b.d.mem.release(b.pool, s.blk, s.offset, s.size)
+		}
 	}
 }
 
@@ -165,15 +170,6 @@ func (b *Buffer) hostUse(call string) (done func(), err error) {
 	}, nil
 }
 
-// mapped returns the buffer's bytes when its memory is host-visible, nil
-// otherwise; valid while a use is counted.
-func (b *Buffer) mapped() []byte {
-	if b.blk.mapped == nil {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Add(b.blk.mapped, b.offset)), b.size)
-}
-
 // checkRange reports whether [off, off+n) lies inside the buffer, with
 // overflow-safe arithmetic.
 func (b *Buffer) checkRange(call string, off, n uint64) error {
@@ -194,11 +190,15 @@ func (b *Buffer) Write(off uint64, data []byte) error {
 	if err := b.checkRange("Buffer.Write", off, uint64(len(data))); err != nil || len(data) == 0 {
 		return err
 	}
-	if m := b.mapped(); m != nil {
-		copy(m[off:], data)
-		return nil
+	for _, p := range b.pieces(off, uint64(len(data))) {
+		part := data[p.pos : p.pos+p.n]
+		if m := p.seg.mapped(); m != nil {
+			copy(m[p.at:], part)
+		} else if err := b.d.stage(b, p.seg, p.at, part, true); err != nil {
+			return err
+		}
 	}
-	return b.d.stage(b, off, data, true)
+	return nil
 }
 
 // Read copies len(out) bytes at off into out. Work that wrote the range
@@ -212,11 +212,15 @@ func (b *Buffer) Read(off uint64, out []byte) error {
 	if err := b.checkRange("Buffer.Read", off, uint64(len(out))); err != nil || len(out) == 0 {
 		return err
 	}
-	if m := b.mapped(); m != nil {
-		copy(out, m[off:])
-		return nil
+	for _, p := range b.pieces(off, uint64(len(out))) {
+		part := out[p.pos : p.pos+p.n]
+		if m := p.seg.mapped(); m != nil {
+			copy(part, m[p.at:])
+		} else if err := b.d.stage(b, p.seg, p.at, part, false); err != nil {
+			return err
+		}
 	}
-	return b.d.stage(b, off, out, false)
+	return nil
 }
 
 // Fill writes value into every 32-bit word of [off, off+size); off and size
@@ -233,23 +237,30 @@ func (b *Buffer) Fill(off, size uint64, value uint32) error {
 	if err := b.checkRange("Buffer.Fill", off, size); err != nil || size == 0 {
 		return err
 	}
-	if m := b.mapped(); m != nil {
-		w := unsafe.Slice((*uint32)(unsafe.Pointer(&m[off])), size/4)
-		for i := range w {
-			w[i] = value
+	pieces := b.pieces(off, size) // segments are 256-byte multiples: pieces stay word-aligned
+	if pieces[0].seg.mapped() != nil {
+		for _, p := range pieces {
+			m := p.seg.mapped()
+			w := unsafe.Slice((*uint32)(unsafe.Pointer(&m[p.at])), p.n/4)
+			for i := range w {
+				w[i] = value
+			}
 		}
 		return nil
 	}
 	return b.d.runOnce([]*Buffer{b}, func(cmd C.VkCommandBuffer) {
 		C.vkdml_cmd_memory_barrier(cmd, allCommands, memRW, transferStage, transferRW)
-		C.vkdml_cmd_fill_buffer(cmd, b.blk.buf, C.uint64_t(b.offset+off), C.uint64_t(size), C.uint32_t(value))
+		for _, p := range pieces {
+			C.vkdml_cmd_fill_buffer(cmd, p.seg.blk.buf, C.uint64_t(p.seg.offset+p.at), C.uint64_t(p.n), C.uint32_t(value))
+		}
 		C.vkdml_cmd_memory_barrier(cmd, transferStage, transferRW, allCommands|hostStage, memRW|hostRW)
 	})
 }
 
-// stage copies through a host-visible staging buffer, in chunks. The caller
-// holds the life lock and a use of b.
-func (d *Device) stage(b *Buffer, off uint64, data []byte, upload bool) error {
+// stage copies data to or from bytes [off, off+len(data)) of segment seg
+// of b through a host-visible staging buffer, in chunks. The caller holds
+// the life lock and a use of b.
+func (d *Device) stage(b *Buffer, seg *segment, off uint64, data []byte, upload bool) error {
 	if d.mem.staging == nil {
 		return fmt.Errorf("gpu: the device has no host-visible memory for staging")
 	}
@@ -260,11 +271,12 @@ func (d *Device) stage(b *Buffer, off uint64, data []byte, upload bool) error {
 		if err != nil {
 			return err
 		}
-		host := sb.mapped()[:n]
+		ss := &sb.segs[0]
+		host := ss.mapped()[:n]
 		if upload {
 			copy(host, data[done:done+n])
 		}
-		src, srcOff, dst, dstOff := sb.blk.buf, sb.offset, b.blk.buf, b.offset+off+uint64(done)
+		src, srcOff, dst, dstOff := ss.blk.buf, ss.offset, seg.blk.buf, seg.offset+off+uint64(done)
 		if !upload {
 			src, srcOff, dst, dstOff = dst, dstOff, src, srcOff
 		}

@@ -72,6 +72,7 @@ type CommandList struct {
 	bufs    map[*Buffer]struct{}
 	kernels map[*Kernel]struct{}
 	held    bool
+	scratch []*Buffer // the list's own copies of windows that cross segments
 
 	destroyed bool // Destroy was called
 	freed     bool // the Vulkan objects are gone
@@ -167,6 +168,7 @@ func (l *CommandList) free() {
 		return
 	}
 	l.freed = true
+	l.freeScratch()
 	for _, p := range l.descPools {
 		C.vkdml_destroy_descriptor_pool(d.dev, p)
 	}
@@ -207,6 +209,7 @@ func (l *CommandList) begin(oneTime bool) error {
 	}
 	clear(l.bufs)
 	clear(l.kernels)
+	l.freeScratch()
 	l.state = stateInitial
 	one := C.int(0)
 	if oneTime {
@@ -269,38 +272,60 @@ func (l *CommandList) allocSet(layout C.VkDescriptorSetLayout) (C.VkDescriptorSe
 	return s, nil
 }
 
-// descriptorRange is where binding r of a kernel points: the range of the
-// block's VkBuffer from base, aligned down to minStorageBufferOffsetAlignment,
-// of size bytes, and the word offset delta the shader adds.
-func (l *CommandList) descriptorRange(name string, i int, r Range) (base, size, delta uint64, err error) {
+// descriptorRange is where binding r of a kernel points: the range of
+// buf (a block's VkBuffer) from base, aligned down to
+// minStorageBufferOffsetAlignment, of size bytes, and the word offset delta
+// the shader adds. A window that crosses a segment boundary is bound as a
+// scratch copy, returned as cross (see segment.go).
+func (l *CommandList) descriptorRange(name string, i int, r Range) (buf C.VkBuffer, base, size, delta uint64, cross *crossing, err error) {
 	if err := r.Buffer.usableBy(l.d, "Dispatch "+name, fmt.Sprintf("binding %d", i)); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, nil, err
 	}
 	if r.Offset%4 != 0 {
-		return 0, 0, 0, fmt.Errorf("gpu: Dispatch %s: binding %d offset %d is not a multiple of 4: %w", name, i, r.Offset, ErrOutOfRange)
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d offset %d is not a multiple of 4: %w", name, i, r.Offset, ErrOutOfRange)
 	}
 	if err := r.Buffer.checkRange("Dispatch "+name, r.Offset, r.Size); err != nil {
-		return 0, 0, 0, fmt.Errorf("binding %d: %w", i, err)
+		return 0, 0, 0, 0, nil, fmt.Errorf("binding %d: %w", i, err)
 	}
 	lim := l.d.Limits
 	align := max(lim.MinStorageBufferOffsetAlignment, 4)
-	// The buffer lies inside its block, so these sums cannot overflow:
-	// abs+r.Size <= offset+Size <= blk.size, and alignment adds < 4 bytes
-	// within the 256-aligned range alloc handed out.
-	abs := r.Buffer.offset + r.Offset
+	seg := r.Buffer.segmentFor(r.Offset)
+	if end := r.Offset + r.Size; end > seg.start+seg.size { // within the buffer: no overflow
+		return l.scratchRange(name, i, r)
+	}
+	// The range lies inside its segment's block, so these sums cannot
+	// overflow: a segment is at most its block, and rounding adds < 4
+	// bytes within the 256-aligned range alloc handed out.
+	abs := seg.offset + r.Offset - seg.start
 	base = abs / align * align
 	delta = abs - base
 	size, _ = alignUp(max(r.Size, 4)+delta, 4)
 	if size > uint64(lim.MaxStorageBufferRange) {
-		return 0, 0, 0, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d: %w", name, i, size, lim.MaxStorageBufferRange, ErrOutOfRange)
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d: %w", name, i, size, lim.MaxStorageBufferRange, ErrOutOfRange)
 	}
-	if end, ok := addRange(base, size); !ok || end > r.Buffer.blk.size {
+	if end, ok := addRange(base, size); !ok || end > seg.blk.size {
 		// A bug in vkdml, not in the caller's ranges: report it rather than
 		// bind a range the shader could overrun.
-		return 0, 0, 0, fmt.Errorf("gpu: Dispatch %s: binding %d: descriptor range [%d,+%d) outside its block of %d bytes (internal error): %w",
-			name, i, base, size, r.Buffer.blk.size, ErrOutOfRange)
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d: descriptor range [%d,+%d) outside its block of %d bytes (internal error): %w",
+			name, i, base, size, seg.blk.size, ErrOutOfRange)
 	}
-	return base, size, delta, nil
+	return seg.blk.buf, base, size, delta, nil, nil
+}
+
+// scratchRange binds a window that crosses a segment boundary as a new
+// scratch buffer of the list, which recordCrossing fills and copies back.
+func (l *CommandList) scratchRange(name string, i int, r Range) (C.VkBuffer, uint64, uint64, uint64, *crossing, error) {
+	size, _ := alignUp(r.Size, 4)
+	if size > uint64(l.d.Limits.MaxStorageBufferRange) {
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d: %w", name, i, size, l.d.Limits.MaxStorageBufferRange, ErrOutOfRange)
+	}
+	scratch, err := l.d.newBuffer(l.d.mem.main, size)
+	if err != nil {
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d: scratch for a window across allocations: %w", name, i, err)
+	}
+	l.scratch = append(l.scratch, scratch)
+	sc := &scratch.segs[0]
+	return sc.blk.buf, sc.offset, size, 0, &crossing{r: r, n: min(size, r.Buffer.size-r.Offset), scratch: scratch}, nil
 }
 
 // Dispatch records k over groups workgroups with the given bindings and
@@ -331,12 +356,16 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 	var bufs [MaxBindings]C.VkBuffer
 	var offs, ranges [MaxBindings]C.uint64_t
 	push := make([]byte, k.pushBytes)
+	var crossings []crossing
 	for i, r := range bindings {
-		base, size, delta, err := l.descriptorRange(k.name, i, r)
+		buf, base, size, delta, cross, err := l.descriptorRange(k.name, i, r)
 		if err != nil {
 			return err
 		}
-		bufs[i], offs[i], ranges[i] = r.Buffer.blk.buf, C.uint64_t(base), C.uint64_t(size)
+		if cross != nil {
+			crossings = append(crossings, *cross)
+		}
+		bufs[i], offs[i], ranges[i] = buf, C.uint64_t(base), C.uint64_t(size)
 		binary.LittleEndian.PutUint32(push[4*i:], uint32(delta/4))
 	}
 	copy(push[4*k.bindings:], params)
@@ -349,10 +378,17 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 	}
 	l.kernels[k] = struct{}{}
 	C.vkdml_write_set(l.d.dev, set, C.uint32_t(k.bindings), &bufs[0], &offs[0], &ranges[0])
-	C.vkdml_cmd_bind_pipeline(l.cmd, k.pipeline)
-	C.vkdml_cmd_bind_set(l.cmd, k.layout, set)
-	C.vkdml_cmd_push_constants(l.cmd, k.layout, C.uint32_t(len(push)), unsafe.Pointer(&push[0]))
-	C.vkdml_cmd_dispatch(l.cmd, C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
+	dispatch := func() {
+		C.vkdml_cmd_bind_pipeline(l.cmd, k.pipeline)
+		C.vkdml_cmd_bind_set(l.cmd, k.layout, set)
+		C.vkdml_cmd_push_constants(l.cmd, k.layout, C.uint32_t(len(push)), unsafe.Pointer(&push[0]))
+		C.vkdml_cmd_dispatch(l.cmd, C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
+	}
+	if len(crossings) > 0 {
+		l.recordCrossing(crossings, dispatch)
+	} else {
+		dispatch()
+	}
 	l.dispatchN++
 	return nil
 }
@@ -400,12 +436,18 @@ func (l *CommandList) Copy(dst, src Range) error {
 	if src.Size == 0 {
 		return nil
 	}
-	s, t := src.Buffer.offset+src.Offset, dst.Buffer.offset+dst.Offset
-	if src.Buffer.blk == dst.Buffer.blk && s < t+dst.Size && t < s+src.Size {
+	if src.Buffer == dst.Buffer && src.Offset < dst.Offset+dst.Size && dst.Offset < src.Offset+src.Size {
 		return fmt.Errorf("gpu: Copy: source and destination overlap: %w", ErrOutOfRange)
 	}
 	l.bufs[src.Buffer], l.bufs[dst.Buffer] = struct{}{}, struct{}{}
-	C.vkdml_cmd_copy_buffer(l.cmd, src.Buffer.blk.buf, C.uint64_t(s), dst.Buffer.blk.buf, C.uint64_t(t), C.uint64_t(src.Size))
+	// Piece by piece where either buffer has several segments.
+	for pos := uint64(0); pos < src.Size; {
+		ss, ds := src.Buffer.segmentFor(src.Offset+pos), dst.Buffer.segmentFor(dst.Offset+pos)
+		sAt, dAt := src.Offset+pos-ss.start, dst.Offset+pos-ds.start
+		n := min(src.Size-pos, ss.size-sAt, ds.size-dAt)
+		C.vkdml_cmd_copy_buffer(l.cmd, ss.blk.buf, C.uint64_t(ss.offset+sAt), ds.blk.buf, C.uint64_t(ds.offset+dAt), C.uint64_t(n))
+		pos += n
+	}
 	return nil
 }
 
@@ -429,6 +471,8 @@ func (l *CommandList) Fill(r Range, value uint32) error {
 		return err
 	}
 	l.bufs[r.Buffer] = struct{}{}
-	C.vkdml_cmd_fill_buffer(l.cmd, r.Buffer.blk.buf, C.uint64_t(r.Buffer.offset+r.Offset), C.uint64_t(r.Size), C.uint32_t(value))
+	for _, p := range r.Buffer.pieces(r.Offset, r.Size) {
+		C.vkdml_cmd_fill_buffer(l.cmd, p.seg.blk.buf, C.uint64_t(p.seg.offset+p.at), C.uint64_t(p.n), C.uint32_t(value))
+	}
 	return nil
 }

@@ -49,7 +49,19 @@ type Options struct {
 	// uploads and readbacks through a staging copy, as on a discrete GPU
 	// without resizable BAR, so that path is tested on any device.
 	ForceStaging bool
+	// MaxAllocation, when not 0, lets a buffer larger than one allocation
+	// span several, of at most MaxAllocation bytes each (rounded down to
+	// BufferAlignment, and at most the device's maxMemoryAllocationSize:
+	// math.MaxUint64 means the device's own cap). Device.Limits then
+	// report it as MaxMemoryAllocationSize, and MaxStorageBufferRange is
+	// lowered to it, so that every binding window fits one allocation.
+	// Small values exercise the split on any device. 0 keeps one
+	// allocation per buffer, and a larger buffer fails with ErrOutOfMemory.
+	MaxAllocation uint64
 }
+
+// MinAllocation is the smallest Options.MaxAllocation.
+const MinAllocation = 4096
 
 // Enumerate lists every Vulkan device vkdml can see, in the loader's order,
 // and the index of the one Open would pick with the same selector (-1 when
@@ -176,6 +188,20 @@ func openOn(in *instance, opts Options) (*Device, error) {
 	feat := info.Features.Without(opts.Disable)
 	d := &Device{Info: info, Features: feat, Limits: info.Limits, in: in, family: uint32(info.computeFamily), debug: opts.Debug,
 		kernels: map[*Kernel]struct{}{}, lists: map[*CommandList]struct{}{}, pending: map[*CommandList]struct{}{}}
+	if opts.MaxAllocation != 0 {
+		if opts.MaxAllocation < MinAllocation {
+			return nil, fmt.Errorf("gpu: Options.MaxAllocation %d is below the minimum of %d bytes", opts.MaxAllocation, MinAllocation)
+		}
+		devCap := d.Limits.MaxMemoryAllocationSize
+		if m := d.Limits.MaxBufferSize; m != 0 && m < devCap || devCap == 0 {
+			devCap = max(m, 1<<30)
+		}
+		capped := min(opts.MaxAllocation, devCap) &^ (BufferAlignment - 1)
+		d.Limits.MaxMemoryAllocationSize = capped
+		if uint64(d.Limits.MaxStorageBufferRange) > capped {
+			d.Limits.MaxStorageBufferRange = uint32(capped)
+		}
+	}
 	d.sink = in.listen()
 	on := deviceFeatures(feat)
 	if r := C.vkdml_create_device(pds[pick], &info.raw, &on, &d.dev); r != C.VK_SUCCESS {
@@ -186,6 +212,7 @@ func openOn(in *instance, opts Options) (*Device, error) {
 	d.sink.device = uint64(uintptr(unsafe.Pointer(d.dev)))
 	d.queue = C.vkdml_get_queue(d.dev, C.uint32_t(d.family))
 	d.mem = newAllocator(d, opts.ForceStaging)
+	d.mem.segmented = opts.MaxAllocation != 0
 	d.cache = openPipelineCache(d, opts.PipelineCacheDir)
 	if err := d.TakeValidationError(); err != nil {
 		d.destroy()

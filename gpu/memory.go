@@ -55,6 +55,9 @@ type allocator struct {
 	main    *pool
 	staging *pool // nil when main is host-visible
 	closed  bool  // destroy has run; guarded by mu
+	// segmented lets a tensor buffer span several allocations
+	// (Options.MaxAllocation).
+	segmented bool
 }
 
 // pickTypes chooses the memory types. When a type is device-local,
@@ -238,7 +241,8 @@ func (a *allocator) alloc(p *pool, size uint64) (*block, uint64, error) {
 	if a.closed {
 		return nil, 0, fmt.Errorf("gpu: alloc: %w", ErrDeviceClosed)
 	}
-	if size <= blockSize/2 {
+	shared := min(blockSize, a.maxBlock()&^(BufferAlignment-1))
+	if size <= shared/2 {
 		for _, b := range p.blocks {
 			if !b.dedicated {
 				if off, ok := b.take(size); ok {
@@ -247,8 +251,8 @@ func (a *allocator) alloc(p *pool, size uint64) (*block, uint64, error) {
 			}
 		}
 	}
-	bs, dedicated := uint64(blockSize), false
-	if size > blockSize/2 {
+	bs, dedicated := shared, false
+	if size > shared/2 {
 		bs, dedicated = size, true
 	}
 	b, err := a.newBlock(p, bs, dedicated)

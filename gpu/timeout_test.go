@@ -95,7 +95,7 @@ func timeoutRound(t *testing.T, d *Device, setHang func(bool)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if squat.blk == src.blk && squat.offset == src.offset {
+	if squat.segs[0].blk == src.segs[0].blk && squat.segs[0].offset == src.segs[0].offset {
 		t.Fatal("the range of a buffer in flight was handed out again")
 	}
 	if d.mem.staging != nil {
