@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file reads and writes NumPy .npy files (format versions 1.0, 2.0 and
@@ -268,7 +269,13 @@ func (p *dictParser) found() string {
 	if p.peek() == 0 && p.i >= len(p.s) {
 		return "end of header"
 	}
-	return fmt.Sprintf("%q at byte %d", p.s[p.i], p.i)
+	// Quote the character, not its first byte: %q of a lone byte such as
+	// 0xC2 (the start of a UTF-8 non-breaking space) prints 'Â'.
+	r, _ := utf8.DecodeRune([]byte(p.s[p.i:min(p.i+utf8.UTFMax, len(p.s))]))
+	if r == utf8.RuneError {
+		return fmt.Sprintf("byte 0x%02X at byte %d", p.s[p.i], p.i)
+	}
+	return fmt.Sprintf("%+q at byte %d", r, p.i)
 }
 
 func (p *dictParser) expect(c byte, what string) error {

@@ -267,6 +267,10 @@ func TestNpyCorrupt(t *testing.T) {
 		{"truncated data", good[:len(good)-1], "needs 24 bytes of data but only 23"},
 		{"no data", good[:128], "only 0 follow"},
 		{"not a dict", hdr("['descr', '<f4']", 4), "want '{'"},
+		// A non-breaking space is named as the character, in ASCII, never
+		// as its first byte (which %q of a byte prints as 'Â').
+		{"non-breaking space", hdr("{'descr':\u00a0'<f4', 'fortran_order': False, 'shape': (1,)}", 4), `'\u00a0' at byte`},
+		{"non-UTF-8 byte", hdr("{'descr':\xa0'<f4', 'fortran_order': False, 'shape': (1,)}", 4), "byte 0xA0 at byte"},
 		{"unterminated dict", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), ", 4), "end of header"},
 		{"missing comma", hdr("{'descr': '<f4' 'fortran_order': False, 'shape': (1,)}", 4), "want ',' or '}'"},
 		{"missing key", hdr("{'descr': '<f4', 'shape': (1,)}", 4), `missing key "fortran_order"`},
