@@ -3,6 +3,7 @@ package dml
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/vkdml/vkdml/gpu"
 
@@ -34,6 +35,17 @@ func lifeErr(call, field, rule string, cause error) error {
 }
 
 func nop() {}
+
+// isNil reports whether v is nil or a typed nil pointer (a nil *ArgMax
+// passed as an ops.Desc is not == nil, and its methods would dereference
+// it).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
+}
 
 // enter guards one call on the device or an object of it: it fails after
 // Close (and, for an ordinary call, after a device loss) and otherwise holds

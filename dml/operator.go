@@ -76,7 +76,7 @@ func (d *Device) CreateOperator(desc ops.Desc) (*Operator, error) {
 // for benchmarks that compare variants; "" lets vkdml choose.
 func (d *Device) CreateOperatorWithKernel(desc ops.Desc, kernel string) (*Operator, error) {
 	call := "CreateOperator"
-	if desc == nil {
+	if isNil(desc) {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
 	}
 	call += "(" + desc.OperatorType() + ")"

@@ -67,7 +67,7 @@ type prepared struct {
 // prepare validates and compiles desc, or takes it from the cache; call
 // is "Run" or "Compute".
 func (d *Device) prepare(call string, desc ops.Desc) (*prepared, error) {
-	if desc == nil {
+	if isNil(desc) {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
 	}
 	leave, err := d.enter(call + "(" + desc.OperatorType() + ")")

@@ -442,6 +442,9 @@ var apiCases = []apiCase{
 		return e.d.Run(desc, []*tensor.Tensor{tensor.New(tensor.Float32, 4, 8)}, []*tensor.Tensor{out})
 	}},
 	{"Compute: nil desc", invalid, "desc", "nil", func(e *badEnv) error { _, err := e.d.Compute(nil); return err }},
+	{"Compute: typed nil desc", invalid, "desc", "nil", func(e *badEnv) error { var p *dml.MaxPooling2; _, err := e.d.Compute(p); return err }},
+	{"CreateOperator: typed nil desc", invalid, "desc", "nil", func(e *badEnv) error { var a *dml.ArgMax; _, err := e.d.CreateOperator(a); return err }},
+	{"Run: typed nil desc", invalid, "desc", "nil", func(e *badEnv) error { var r *dml.Reduce; return e.d.Run(r, nil, nil) }},
 	{"Compute: missing input", invalid, "inputs", "0 tensors for an operator with 1", func(e *badEnv) error { _, err := e.d.Compute(argDescSmall()); return err }},
 }
 
