@@ -6,7 +6,6 @@ import (
 	"reflect"
 
 	"github.com/vkdml/vkdml/gpu"
-
 	"github.com/vkdml/vkdml/hresult"
 )
 
@@ -29,11 +28,13 @@ var (
 	ErrPending = errors.New("dml: command list pending")
 )
 
-// lifeErr is the error for call when obj cannot be used because of cause.
+// lifeErr is the E_INVALIDARG error of call when the object named field
+// cannot be used: rule says why, cause is the sentinel.
 func lifeErr(call, field, rule string, cause error) error {
 	return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: field, Rule: rule, Err: cause}
 }
 
+// nop is the leave function of a guard that took nothing.
 func nop() {}
 
 // isNil reports whether v is nil or a typed nil pointer (a nil *ArgMax
