@@ -252,6 +252,21 @@ var closedCases = []lifeCase{
 		e.closedDevice()
 		return l.Execute()
 	}},
+	{"CreateBuffer after the gpu device underneath was closed", closed, "", "closed", func(e *lifeEnv) error {
+		e.d.GPU().Close()
+		_, err := e.d.CreateBuffer(256)
+		return err
+	}},
+	{"Resource.Write after the gpu device underneath was closed", closed, "", "closed", func(e *lifeEnv) error {
+		r := e.buffer(e.d, 256)
+		e.d.GPU().Close()
+		return r.Write(0, []byte{1, 2, 3, 4})
+	}},
+	{"Compute after the gpu device underneath was closed", closed, "", "closed", func(e *lifeEnv) error {
+		e.d.GPU().Close()
+		_, err := e.d.Compute(argDescSmall(), tensor.New(tensor.Float32, 4, 8))
+		return err
+	}},
 	{"GetDeviceRemovedReason after Close", closed, "device", "closed", func(e *lifeEnv) error { return e.closedDevice().GetDeviceRemovedReason() }},
 }
 
