@@ -64,7 +64,9 @@ const (
 )
 
 // plan is choose the strategy → per candidate kernel: choose the variant
-// and workgroup → cut segments → check that they fit → emit the steps.
+// (chooseVariant) → choose the workgroup (chooseWorkgroup, with the
+// device-class tuning) → cut segments → check that they fit (misfit) →
+// emit the steps.
 func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	kept, red := coalesce(a.in.Sizes, a.in.EffectiveStrides(), a.out.EffectiveStrides(), a.reducedAxes())
 	if len(kept)+len(red) > 8 {
@@ -215,12 +217,28 @@ func pow2Floor(n uint32) uint32 {
 	return p
 }
 
-// chooseKernel picks the variant and workgroup of a candidate: vector
+// chooseKernel is a candidate's variant, then its workgroup: vector
 // layout vec ("", "row", "col") and, when small, tuning's small
 // workgroups.
 func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, small bool) argKernel {
+	k := a.chooseVariant(ctx, l, strategy, vec)
+	k.small = small
+	chooseWorkgroup(ctx, &k)
+	if k.variant == "" {
+		f := ctx.Features
+		bits := 8 * int(l.es)
+		native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
+		k.variant = shaders.ArgMaxName(bits, native, k.shape)
+	}
+	return k
+}
+
+// chooseVariant picks the kernel shape or vectorised variant, its
+// standard workgroup and vector width, from the strategy, the layout and
+// the features. Scalar variants are named once the workgroup is known.
+func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) argKernel {
 	f := ctx.Features
-	k := argKernel{shape: shaders.ArgMaxThread, wg: argThreadWG, vec: vec, label: strategy, vw: 4, small: small}
+	k := argKernel{shape: shaders.ArgMaxThread, wg: argThreadWG, vec: vec, label: strategy, vw: 4}
 	if strategy != ArgStrategyThread {
 		k.shape, k.wg = shaders.ArgMaxGroup, argGroupWG
 		if f.SubgroupArithmetic {
@@ -248,23 +266,29 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			}
 		}
 	}
-	if small {
+	return k
+}
+
+// chooseWorkgroup sizes k's workgroup: the standard size, or with k.small
+// the tuning's small one, clamped to the device and a power of two; a
+// vec-row workgroup of exactly one full subgroup switches to the variant
+// that combines without shared memory or barriers (measured on lavapipe:
+// 64M FLOAT32 55 -> 35 ms, 4096x16384 axis 1 78 -> 26 ms).
+func chooseWorkgroup(ctx *Context, k *argKernel) {
+	f, lim := ctx.Features, ctx.Limits
+	if k.small {
 		t := tuningFor(ctx.DeviceType)
-		k.wg = max(ctx.Limits.SubgroupSize, 4)
-		if vec == "col" {
+		k.wg = max(lim.SubgroupSize, 4)
+		if k.vec == "col" {
 			k.wg = t.argColWG4
 			if k.vw == 8 {
 				k.wg = t.argColWG8
 			}
 		}
 	}
-	wgLimit := min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
+	wgLimit := min(lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0])
 	k.wg = pow2Floor(min(k.wg, max(wgLimit, 1), argGroupWG))
-	// A workgroup of exactly one full subgroup combines without shared
-	// memory or barriers (measured on lavapipe: 64M FLOAT32 55 -> 35 ms,
-	// 4096x16384 axis 1 78 -> 26 ms).
-	lim := ctx.Limits
-	if vec == "row" && small && f.SubgroupArithmetic && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
+	if k.vec == "row" && k.small && f.SubgroupArithmetic && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
 		k.wg == lim.SubgroupSize && k.wg >= lim.MinSubgroupSize && k.wg <= lim.MaxSubgroupSize {
 		k.sgSize = k.wg
 		if k.variant == shaders.ArgMaxVecRow64SG {
@@ -273,12 +297,6 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			k.variant = shaders.ArgMaxVecRowSG1
 		}
 	}
-	if k.variant == "" {
-		bits := 8 * int(l.es)
-		native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
-		k.variant = shaders.ArgMaxName(bits, native, k.shape)
-	}
-	return k
 }
 
 // argSegments is how a kernel cuts each block box into segments: one
