@@ -96,6 +96,12 @@ type DeviceOptions struct {
 	// it again: 0 means DefaultComputeCacheSize, a negative value turns the
 	// cache off.
 	ComputeCacheSize int
+	// MaxAllocation, when not 0, lets a buffer span several device
+	// allocations of at most this many bytes (gpu.Options.MaxAllocation,
+	// at least gpu.MinAllocation; math.MaxUint64 means the device's own
+	// maxMemoryAllocationSize), so that a buffer is bounded by the device's
+	// memory instead of one allocation. 0 keeps one allocation per buffer.
+	MaxAllocation uint64
 	// BindingWindowCap, when not 0, caps the bytes one dispatch binds of a
 	// tensor below maxStorageBufferRange, so that small tensors take the
 	// windowed paths big ones take (for tests; ops.Context.BindingWindowCap).
@@ -110,9 +116,10 @@ type Device struct {
 
 	// life is held shared by every call and exclusively by Close, so that
 	// Close never frees what a running call uses; closed is set under it.
-	life   sync.RWMutex
-	closed bool
-	cache  *computeCache
+	life      sync.RWMutex
+	closed    bool
+	cache     *computeCache
+	segmented bool // DeviceOptions.MaxAllocation: a buffer may span several allocations
 
 	debugMu  sync.Mutex
 	debugLog []string
@@ -134,12 +141,16 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	if min > MaxFeatureLevel {
 		return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: op, Field: "MinimumFeatureLevel", Rule: fmt.Sprintf("%v is above the highest level vkdml supports (%v)", min, MaxFeatureLevel)}
 	}
+	if a := opts.MaxAllocation; a != 0 && a < gpu.MinAllocation {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxAllocation", Rule: fmt.Sprintf("%d is below the minimum of %d bytes (0 turns multi-allocation buffers off)", a, gpu.MinAllocation)}
+	}
 	g, err := gpu.Open(gpu.Options{
 		Debug:            opts.Flags&CreateDeviceFlagDebug != 0,
 		Device:           opts.Device,
 		Disable:          opts.Disable,
 		PipelineCacheDir: opts.PipelineCacheDir,
 		ForceStaging:     opts.ForceStaging,
+		MaxAllocation:    opts.MaxAllocation,
 	})
 	if err != nil {
 		code := hresult.DXGI_ERROR_UNSUPPORTED
@@ -148,7 +159,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		}
 		return nil, &hresult.Error{Code: code, Op: op, Rule: "no usable Vulkan device", Err: err}
 	}
-	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap}, nil
+	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), segmented: opts.MaxAllocation != 0, windowCap: opts.BindingWindowCap}, nil
 }
 
 // DebugMessages returns and clears the messages the debug layer reported

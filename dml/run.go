@@ -156,9 +156,14 @@ func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) e
 	return nil
 }
 
-// maxBuffer is the largest buffer the device allocates (the smaller of
-// maxMemoryAllocationSize and maxBufferSize), or 0 when it reports neither.
+// maxBuffer is the largest buffer the device allocates: with
+// multi-allocation buffers (DeviceOptions.MaxAllocation) its memory,
+// otherwise the smaller of maxMemoryAllocationSize and maxBufferSize; 0
+// when it reports none.
 func (d *Device) maxBuffer() uint64 {
+	if d.segmented {
+		return d.deviceMemory()
+	}
 	limit := d.gpu.Limits.MaxMemoryAllocationSize
 	if b := d.gpu.Limits.MaxBufferSize; b != 0 && (limit == 0 || b < limit) {
 		limit = b
