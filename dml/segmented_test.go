@@ -17,8 +17,20 @@ import (
 // pooling with indices, through the whole API (CheckOperator's guard bands
 // and poisoned outputs) and through Compute, against the CPU reference.
 func TestMultiAllocationTensors(t *testing.T) {
+	for _, staging := range []bool{false, true} {
+		name := "mapped"
+		if staging {
+			name = "staging"
+		}
+		t.Run(name, func(t *testing.T) { multiAllocation(t, staging) })
+	}
+}
+
+// multiAllocation is TestMultiAllocationTensors with host-mapped memory or
+// (staging) uploads and readbacks through staging copies.
+func multiAllocation(t *testing.T, staging bool) {
 	const mib = 1 << 20
-	d := testutil.OpenDML(t, dml.DeviceOptions{MaxAllocation: mib})
+	d := testutil.OpenDML(t, dml.DeviceOptions{MaxAllocation: mib, ForceStaging: staging})
 	if got := d.GPU().Limits.MaxMemoryAllocationSize; got > mib {
 		t.Fatalf("MaxMemoryAllocationSize %d with MaxAllocation 1 MiB", got)
 	}
