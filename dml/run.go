@@ -247,9 +247,10 @@ func (s *runScratch) release() {
 	}
 }
 
-// upload copies a host tensor into a new buffer.
-func (s *runScratch) upload(t *tensor.Tensor) (*BufferBinding, error) {
-	size := t.Desc.TotalTensorSizeInBytes
+// upload copies the first size bytes of a host tensor into a new buffer.
+// size is the operator's desc's TotalTensorSizeInBytes, which checkHost
+// held Data to; the host tensor's own desc may declare another total.
+func (s *runScratch) upload(t *tensor.Tensor, size uint64) (*BufferBinding, error) {
 	b, err := s.alloc(size)
 	if err != nil {
 		return nil, err
@@ -329,7 +330,7 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 	}
 	for i, t := range outputs {
 		if t != nil {
-			if err := b.outBind[i].Buffer.Read(0, t.Data[:t.Desc.TotalTensorSizeInBytes]); err != nil {
+			if err := b.outBind[i].Buffer.Read(0, t.Data[:b.outBind[i].SizeInBytes]); err != nil {
 				return err
 			}
 		}
@@ -364,7 +365,7 @@ func (s *runScratch) bindHost(cop *CompiledOperator, inputs, outputs []*tensor.T
 		if t == nil {
 			continue
 		}
-		in, err := s.upload(t)
+		in, err := s.upload(t, cop.op.inputs[i].TotalTensorSizeInBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -378,7 +379,7 @@ func (s *runScratch) bindHost(cop *CompiledOperator, inputs, outputs []*tensor.T
 		if t == nil {
 			continue
 		}
-		out, err := s.upload(t)
+		out, err := s.upload(t, cop.op.outputs[i].TotalTensorSizeInBytes)
 		if err != nil {
 			return nil, err
 		}
