@@ -8,6 +8,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"strings"
 	"unsafe"
 
@@ -78,7 +79,9 @@ func vkdmlgo_device_name(h C.vkdml_device, name *C.char, capacity C.size_t, leng
 		*length = C.size_t(len(s))
 	}
 	if capacity > 0 {
-		dst := unsafe.Slice((*byte)(unsafe.Pointer(name)), int(capacity))
+		// Only len(s)+1 bytes are written: a capacity larger than Go can
+		// view (size_t is unsigned) is no error.
+		dst := unsafe.Slice((*byte)(unsafe.Pointer(name)), int(min(uint64(capacity), uint64(len(s))+1)))
 		n := copy(dst[:len(dst)-1], s)
 		dst[n] = 0
 	}
@@ -186,6 +189,11 @@ func runHost(call string, p *preparedOp, inputs *C.vkdml_buffer, nin C.uint32_t,
 	return p.run(ins, outs)
 }
 
+// maxHostBytes bounds a host buffer's size_in_bytes: Go cannot view more
+// (unsafe.Slice panics above its largest allocation, 2^48 bytes on 64-bit
+// machines), and no machine's address space holds more.
+const maxHostBytes = 1 << 47
+
 // hostBuffers views n vkdml_buffers as Go slices over their C memory.
 func hostBuffers(call, field string, p *C.vkdml_buffer, n C.uint32_t) ([]hostBuffer, error) {
 	if n > maxArrayCount {
@@ -199,6 +207,9 @@ func hostBuffers(call, field string, p *C.vkdml_buffer, n C.uint32_t) ([]hostBuf
 	}
 	out := make([]hostBuffer, n)
 	for i, b := range unsafe.Slice(p, int(n)) {
+		if uint64(b.size_in_bytes) > maxHostBytes {
+			return nil, invalidArg(call, fmt.Sprintf("%s[%d].size_in_bytes", field, i), "%d is larger than any host buffer can be (at most %d)", uint64(b.size_in_bytes), uint64(maxHostBytes))
+		}
 		if b.data != nil && b.size_in_bytes > 0 {
 			out[i] = unsafe.Slice((*byte)(b.data), int(b.size_in_bytes))
 		} else if b.data != nil {

@@ -73,6 +73,11 @@ static void device_errors(vkdml_device dev) {
     MUST(vkdml_device_name(dev, name, sizeof name, &len));
     EXPECT(strlen(name) == 7 && len >= 7); /* truncated, NUL-terminated */
     EXPECT_HR(vkdml_device_name(dev, NULL, 4, NULL), VKDML_E_INVALIDARG, "name");
+    /* A capacity beyond what Go can view: only the name and its NUL are
+     * written, so it is no error (it was a recovered panic, E_FAIL). */
+    char whole[256];
+    MUST(vkdml_device_name(dev, whole, SIZE_MAX, &len));
+    EXPECT(strlen(whole) == len);
     uint32_t bad[1] = {0x1234}, best = 0;
     EXPECT_HR(vkdml_device_feature_levels(dev, bad, 1, &best), VKDML_E_INVALIDARG, "RequestedFeatureLevels[0]");
     EXPECT_HR(vkdml_device_feature_levels(dev, NULL, 0, &best), VKDML_E_INVALIDARG, "RequestedFeatureLevelCount");
@@ -134,6 +139,9 @@ static void run_errors(vkdml_device dev) {
     EXPECT_HR(vkdml_operator_run(op, NULL, 1, outs, 1), VKDML_E_INVALIDARG, "inputs");
     vkdml_buffer small[1] = {{x, sizeof x - 1}};
     EXPECT_HR(vkdml_operator_run(op, small, 1, outs, 1), VKDML_E_INVALIDARG, "inputs[0].size_in_bytes");
+    /* A size no host buffer can have is refused, not a recovered panic. */
+    vkdml_buffer huge[1] = {{x, SIZE_MAX}};
+    EXPECT_HR(vkdml_operator_run(op, huge, 1, outs, 1), VKDML_E_INVALIDARG, "inputs[0].size_in_bytes");
     vkdml_buffer none[1] = {{NULL, 0}};
     EXPECT_HR(vkdml_operator_run(op, ins, 1, none, 1), VKDML_E_INVALIDARG, "outputs[0].data");
     EXPECT(y[0] == 9 && y[1] == 9); /* nothing ran */
