@@ -63,7 +63,7 @@ func prepare(call string, d *device, desc ops.Desc) (_ *preparedOp, err error) {
 	if err := d.acquire(call); err != nil {
 		return nil, err
 	}
-	p := &preparedOp{dev: d, kind: desc.OperatorType(), inputs: cloneDescs(desc.Inputs()), outputs: cloneDescs(desc.Outputs())}
+	p := &preparedOp{dev: d, kind: desc.OperatorType(), inputs: tensor.CloneDescs(desc.Inputs()), outputs: tensor.CloneDescs(desc.Outputs())}
 	defer func() {
 		if err != nil {
 			p.release()
@@ -123,17 +123,6 @@ func prepare(call string, d *device, desc ops.Desc) (_ *preparedOp, err error) {
 		return nil, err
 	}
 	return p, p.list.Close()
-}
-
-func cloneDescs(list []*tensor.Desc) []*tensor.Desc {
-	out := make([]*tensor.Desc, len(list))
-	for i, t := range list {
-		if t != nil {
-			c := t.Clone()
-			out[i] = &c
-		}
-	}
-	return out
 }
 
 // buffer allocates a device buffer of size bytes, or returns nil for 0.

@@ -107,17 +107,7 @@ func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Ope
 			d.debugf("[vkdml DEBUG] %s: %s", call, m)
 		}
 	}
-	snap := func(list []*tensor.Desc) []*tensor.Desc {
-		out := make([]*tensor.Desc, len(list))
-		for i, t := range list {
-			if t != nil {
-				c := t.Clone()
-				out[i] = &c
-			}
-		}
-		return out
-	}
-	return &Operator{d: d, desc: desc, kind: desc.OperatorType(), plan: plan, inputs: snap(desc.Inputs()), outputs: snap(desc.Outputs())}, nil
+	return &Operator{d: d, desc: desc, kind: desc.OperatorType(), plan: plan, inputs: tensor.CloneDescs(desc.Inputs()), outputs: tensor.CloneDescs(desc.Outputs())}, nil
 }
 
 // Type is the operator's DirectML type name, e.g. "ARGMAX" ("" for a nil

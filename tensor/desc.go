@@ -383,3 +383,16 @@ func (d Desc) Clone() Desc {
 	c.Strides = slices.Clone(d.Strides)
 	return c
 }
+
+// CloneDescs returns deep copies of the descs in list, as an operator
+// keeps them; a nil entry (an absent optional tensor) stays nil.
+func CloneDescs(list []*Desc) []*Desc {
+	out := make([]*Desc, len(list))
+	for i, t := range list {
+		if t != nil {
+			c := t.Clone()
+			out[i] = &c
+		}
+	}
+	return out
+}

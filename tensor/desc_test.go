@@ -343,6 +343,11 @@ func TestDescMethods(t *testing.T) {
 	if n.Sizes[0] != 1 || n.Strides[0] != 30 {
 		t.Errorf("Clone shares memory")
 	}
+	cs := CloneDescs([]*Desc{&n, nil})
+	cs[0].Sizes[1], cs[0].Strides[1] = 9, 9
+	if len(cs) != 2 || cs[1] != nil || cs[0] == &n || n.Sizes[1] != 2 || n.Strides[1] != 1 || cs[0].TotalTensorSizeInBytes != 128 {
+		t.Errorf("CloneDescs: %v shares memory with or differs from %v, or keeps no nil", cs, n)
+	}
 	sizes := []uint32{4}
 	nd := NewDesc(Int8, sizes)
 	sizes[0] = 5
