@@ -54,19 +54,15 @@ func isNil(v any) bool {
 // never frees what a running call is using. Calls never nest enter: a
 // reader waiting behind a pending Close would deadlock.
 func (d *Device) enter(call string) (func(), error) {
-	if d == nil || d.gpu == nil {
-		return nop, lifeErr(call, "device", "is nil or a zero value; use CreateDevice", ErrNotCreated)
-	}
-	d.life.RLock()
-	if d.closed {
-		d.life.RUnlock()
-		return nop, lifeErr(call, "device", "the device was closed", ErrDeviceClosed)
-	}
-	if err := d.removed(call); err != nil {
-		d.life.RUnlock()
+	leave, err := d.enterAny(call)
+	if err != nil {
 		return nop, err
 	}
-	return d.life.RUnlock, nil
+	if err := d.removed(call); err != nil {
+		leave()
+		return nop, err
+	}
+	return leave, nil
 }
 
 // enterAny is enter for calls that must work on a lost device too (reading
