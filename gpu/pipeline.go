@@ -155,35 +155,30 @@ func (d *Device) checkCapabilities(name string, code []byte) error {
 }
 
 // hasCapability reports whether the device can run a module that declares
-// capability c, and names the feature c needs. A capability vkdml does not
-// know how to check is refused.
+// capability c, and names the feature c needs: a feature flag
+// (spirv.Capability.Feature), or for the subgroup operation classes, the
+// operations the device supports in compute shaders as well. A capability
+// vkdml does not know how to check is refused.
 func (d *Device) hasCapability(c spirv.Capability) (feature string, ok bool) {
-	f, ops := d.Features, d.Limits.SubgroupOperations
+	ops := d.Limits.SubgroupOperations
 	switch c {
 	case spirv.CapShader:
 		return "Vulkan compute", true
-	case spirv.CapInt64:
-		return "shaderInt64", f.ShaderInt64
-	case spirv.CapInt16:
-		return "shaderInt16", f.ShaderInt16
-	case spirv.CapInt8:
-		return "shaderInt8", f.ShaderInt8
-	case spirv.CapFloat16:
-		return "shaderFloat16", f.ShaderFloat16
-	case spirv.CapStorageBuffer8BitAccess:
-		return "storageBuffer8BitAccess", f.StorageBuffer8Bit
-	case spirv.CapStorageBuffer16BitAccess:
-		return "storageBuffer16BitAccess", f.StorageBuffer16Bit
 	case spirv.CapGroupNonUniform:
 		return "subgroup basic operations in compute shaders", ops&caps.SubgroupBasic != 0
 	case spirv.CapGroupNonUniformVote:
 		return "subgroup vote operations in compute shaders", ops&caps.SubgroupVote != 0
 	case spirv.CapGroupNonUniformArithmetic:
-		return "subgroup arithmetic in compute shaders", f.SubgroupArithmetic && ops&caps.SubgroupArithmetic != 0
+		if ops&caps.SubgroupArithmetic == 0 {
+			return "subgroup arithmetic in compute shaders", false
+		}
 	case spirv.CapGroupNonUniformBallot:
 		return "subgroup ballot operations in compute shaders", ops&caps.SubgroupBallot != 0
 	case spirv.CapGroupNonUniformShuffle:
 		return "subgroup shuffle operations in compute shaders", ops&caps.SubgroupShuffle != 0
+	}
+	if feature, ok, known := c.Feature(d.Features); known {
+		return feature, ok
 	}
 	return "a device feature vkdml does not check for", false
 }

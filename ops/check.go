@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
-	"github.com/vkdml/vkdml/shaders/spirv"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -67,7 +65,10 @@ func checkKernel(ctx *Context, k Kernel) error {
 		return err
 	}
 	for _, c := range m.Capabilities {
-		if feature, ok := capabilityFeature(ctx.Features, c); !ok {
+		// Only the feature flags are the plan's to check: gpu holds the
+		// subgroup operation classes and unknown capabilities to the
+		// device when it creates the kernel.
+		if feature, ok, known := c.Feature(ctx.Features); known && !ok {
 			return fmt.Errorf("its module needs capability %v, and the device lacks %s", c, feature)
 		}
 	}
@@ -88,30 +89,6 @@ func checkKernel(ctx *Context, k Kernel) error {
 		return errors.New("full subgroups without computeFullSubgroups")
 	}
 	return nil
-}
-
-// capabilityFeature says whether the features allow SPIR-V capability c,
-// and names the feature it needs.
-func capabilityFeature(f caps.Features, c spirv.Capability) (string, bool) {
-	switch c {
-	case spirv.CapInt64:
-		return "shaderInt64", f.ShaderInt64
-	case spirv.CapInt16:
-		return "shaderInt16", f.ShaderInt16
-	case spirv.CapInt8:
-		return "shaderInt8", f.ShaderInt8
-	case spirv.CapFloat16:
-		return "shaderFloat16", f.ShaderFloat16
-	case spirv.CapStorageBuffer8BitAccess:
-		return "storageBuffer8BitAccess", f.StorageBuffer8Bit
-	case spirv.CapStorageBuffer16BitAccess:
-		return "storageBuffer16BitAccess", f.StorageBuffer16Bit
-	case spirv.CapGroupNonUniformArithmetic:
-		return "subgroup arithmetic", f.SubgroupArithmetic
-	case spirv.CapInt64Atomics:
-		return "shaderBufferInt64Atomics", false
-	}
-	return "", true
 }
 
 // checkStep holds one step to its kernel, its resources and the device.

@@ -1,6 +1,10 @@
 package spirv
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vkdml/vkdml/caps"
+)
 
 // Capability is a SPIR-V capability (an OpCapability operand).
 type Capability uint32
@@ -46,4 +50,32 @@ func (c Capability) String() string {
 		return n
 	}
 	return fmt.Sprintf("Capability(%d)", uint32(c))
+}
+
+// Feature names the device feature (caps.Features) that a module declaring
+// c needs, and reports whether f has it; known is false for a capability
+// no feature flag governs (Shader, the subgroup operation classes other
+// than arithmetic, and capabilities vkdml does not use), which the caller
+// judges itself. The gpu package refuses kernels with it and ops.CheckPlan
+// checks plans with it, so the two agree on what each capability needs.
+func (c Capability) Feature(f caps.Features) (feature string, ok, known bool) {
+	switch c {
+	case CapInt64:
+		return "shaderInt64", f.ShaderInt64, true
+	case CapInt16:
+		return "shaderInt16", f.ShaderInt16, true
+	case CapInt8:
+		return "shaderInt8", f.ShaderInt8, true
+	case CapFloat16:
+		return "shaderFloat16", f.ShaderFloat16, true
+	case CapStorageBuffer8BitAccess:
+		return "storageBuffer8BitAccess", f.StorageBuffer8Bit, true
+	case CapStorageBuffer16BitAccess:
+		return "storageBuffer16BitAccess", f.StorageBuffer16Bit, true
+	case CapGroupNonUniformArithmetic:
+		return "subgroup arithmetic in compute shaders", f.SubgroupArithmetic, true
+	case CapInt64Atomics:
+		return "shaderBufferInt64Atomics", false, true // vkdml never enables it
+	}
+	return "", false, false
 }

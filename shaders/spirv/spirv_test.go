@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/vkdml/vkdml/caps"
 )
 
 // asm assembles instructions (opcode, operands...) after a module header.
@@ -154,5 +157,43 @@ func TestCapabilityString(t *testing.T) {
 	}
 	if s := Capability(5000).String(); s != "Capability(5000)" {
 		t.Errorf("got %q", s)
+	}
+}
+
+// TestCapabilityFeature: each feature-governed capability follows its flag
+// alone; the others are left to the caller (known false).
+func TestCapabilityFeature(t *testing.T) {
+	flags := []struct {
+		c    Capability
+		name string
+		set  func(f *caps.Features)
+	}{
+		{CapInt64, "shaderInt64", func(f *caps.Features) { f.ShaderInt64 = true }},
+		{CapInt16, "shaderInt16", func(f *caps.Features) { f.ShaderInt16 = true }},
+		{CapInt8, "shaderInt8", func(f *caps.Features) { f.ShaderInt8 = true }},
+		{CapFloat16, "shaderFloat16", func(f *caps.Features) { f.ShaderFloat16 = true }},
+		{CapStorageBuffer8BitAccess, "storageBuffer8BitAccess", func(f *caps.Features) { f.StorageBuffer8Bit = true }},
+		{CapStorageBuffer16BitAccess, "storageBuffer16BitAccess", func(f *caps.Features) { f.StorageBuffer16Bit = true }},
+		{CapGroupNonUniformArithmetic, "subgroup arithmetic", func(f *caps.Features) { f.SubgroupArithmetic = true }},
+	}
+	for _, c := range flags {
+		var f caps.Features
+		if name, ok, known := c.c.Feature(f); !known || ok || !strings.Contains(name, c.name) {
+			t.Errorf("%v without its flag: %q, ok %v, known %v", c.c, name, ok, known)
+		}
+		c.set(&f)
+		if _, ok, known := c.c.Feature(f); !known || !ok {
+			t.Errorf("%v with its flag: ok %v, known %v", c.c, ok, known)
+		}
+	}
+	all := caps.Features{ShaderInt64: true, ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, StorageBuffer8Bit: true,
+		StorageBuffer16Bit: true, SubgroupArithmetic: true, SubgroupSizeControl: true, ComputeFullSubgroups: true, SubgroupExtendedTypes: true}
+	if _, ok, known := CapInt64Atomics.Feature(all); !known || ok {
+		t.Errorf("Int64Atomics: ok %v, known %v; vkdml never enables it", ok, known)
+	}
+	for _, c := range []Capability{CapShader, CapGroupNonUniform, CapGroupNonUniformVote, CapGroupNonUniformBallot, CapGroupNonUniformShuffle, 5000} {
+		if _, _, known := c.Feature(all); known {
+			t.Errorf("%v: known; no feature flag governs it", c)
+		}
 	}
 }
