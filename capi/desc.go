@@ -98,16 +98,23 @@ func operatorDesc(call string, p *C.vkdml_operator_desc) (ops.Desc, error) {
 	return nil, invalidArg(call, "desc->type", "%d is not a vkdml_operator_type (ARGMAX=1 ... MAX_POOLING2=6)", uint32(p._type))
 }
 
+// reduction reads the input, output and axes that ARGMAX, ARGMIN and
+// REDUCE share.
+func reduction(call string, input, output *C.vkdml_tensor_desc, axes *C.uint32_t, count C.uint32_t) (in, out *tensor.Desc, ax []uint32, err error) {
+	if in, err = tensorDesc(call, "input", input, false); err != nil {
+		return nil, nil, nil, err
+	}
+	if out, err = tensorDesc(call, "output", output, false); err != nil {
+		return nil, nil, nil, err
+	}
+	if ax, err = u32s(call, "axes", axes, count); err != nil {
+		return nil, nil, nil, err
+	}
+	return in, out, ax, nil
+}
+
 func argDesc(call string, isMin bool, c *C.vkdml_argmax_desc) (ops.Desc, error) {
-	in, err := tensorDesc(call, "input", c.input, false)
-	if err != nil {
-		return nil, err
-	}
-	out, err := tensorDesc(call, "output", c.output, false)
-	if err != nil {
-		return nil, err
-	}
-	axes, err := u32s(call, "axes", c.axes, c.axis_count)
+	in, out, axes, err := reduction(call, c.input, c.output, c.axes, c.axis_count)
 	if err != nil {
 		return nil, err
 	}
@@ -119,15 +126,7 @@ func argDesc(call string, isMin bool, c *C.vkdml_argmax_desc) (ops.Desc, error) 
 }
 
 func reduceDesc(call string, c *C.vkdml_reduce_desc) (ops.Desc, error) {
-	in, err := tensorDesc(call, "input", c.input, false)
-	if err != nil {
-		return nil, err
-	}
-	out, err := tensorDesc(call, "output", c.output, false)
-	if err != nil {
-		return nil, err
-	}
-	axes, err := u32s(call, "axes", c.axes, c.axis_count)
+	in, out, axes, err := reduction(call, c.input, c.output, c.axes, c.axis_count)
 	if err != nil {
 		return nil, err
 	}
