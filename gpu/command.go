@@ -63,9 +63,14 @@ type CommandList struct {
 	poolUsed  int // sets taken from the last pool
 	queries   C.VkQueryPool
 	queryCap  uint32
-	queryN    uint32
+	queryN    uint32 // timestamps recorded
 	state     listState
 	dispatchN int
+
+	// Timestamps written by the pending submission and by the last
+	// completed one: only those can be read back (a query never executed
+	// has no result, and waiting for one may never end).
+	querySubmitted, queryDone uint32
 
 	// What the recording uses; a submission holds a use of each (held)
 	// until it is seen to complete, so nothing it uses is freed early.

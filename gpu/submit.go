@@ -46,20 +46,21 @@ func (l *CommandList) Timestamp() (int, error) {
 }
 
 // Timestamps returns the recorded timestamps of the last completed
-// submission, in nanoseconds from an arbitrary origin.
+// submission, in nanoseconds from an arbitrary origin; none before a
+// submission has completed.
 func (l *CommandList) Timestamps() ([]float64, error) {
 	if err := l.lock("Timestamps"); err != nil {
 		return nil, err
 	}
 	defer l.unlock()
-	if l.queryN == 0 {
-		return nil, nil
-	}
 	if l.state == statePending {
 		return nil, fmt.Errorf("gpu: CommandList.Timestamps: %w", ErrPending)
 	}
-	raw := make([]uint64, l.queryN)
-	if err := l.d.result("vkGetQueryPoolResults", C.vkdml_query_results(l.d.dev, l.queries, C.uint32_t(l.queryN), (*C.uint64_t)(unsafe.Pointer(&raw[0])))); err != nil {
+	if l.queryDone == 0 {
+		return nil, nil
+	}
+	raw := make([]uint64, l.queryDone)
+	if err := l.d.result("vkGetQueryPoolResults", C.vkdml_query_results(l.d.dev, l.queries, C.uint32_t(l.queryDone), (*C.uint64_t)(unsafe.Pointer(&raw[0])))); err != nil {
 		return nil, err
 	}
 	bits := l.d.Limits.TimestampValidBits
@@ -141,6 +142,7 @@ func (l *CommandList) submit() error {
 		return err
 	}
 	l.state = statePending
+	l.querySubmitted = l.queryN
 	d.objMu.Lock()
 	d.pending[l] = struct{}{}
 	d.objMu.Unlock()
@@ -195,6 +197,7 @@ func (l *CommandList) unhold() {
 func (l *CommandList) complete() {
 	l.unhold()
 	l.state = stateExecutable
+	l.queryDone = l.querySubmitted
 	d := l.d
 	d.objMu.Lock()
 	delete(d.pending, l)
