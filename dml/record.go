@@ -27,6 +27,10 @@ type CommandList struct {
 	released bool
 	profile  bool
 	marks    [][2]int // timestamp indices around each recorded dispatchable
+	// executedMarks are the marks of the recording last executed: the
+	// timestamps the host layer returns are that execution's, and the list
+	// may have been reset and recorded again since.
+	executedMarks [][2]int
 	// What the recorded commands use, checked again at Execute: a resource
 	// or operator released since recording must never reach the GPU.
 	resources []*Resource
@@ -183,7 +187,7 @@ func (l *CommandList) Execute() error {
 	if err := l.l.Submit(); err != nil {
 		return l.d.wrap(call, err)
 	}
-	l.pending = true
+	l.pending, l.executedMarks = true, l.marks
 	return nil
 }
 
@@ -206,7 +210,8 @@ func (l *CommandList) Wait() error {
 }
 
 // DispatchTimes returns the GPU time of each dispatchable recorded while
-// profiling was on, from the last completed execution.
+// profiling was on, from the last completed execution (none before an
+// execution has completed).
 func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
 	const call = "CommandList.DispatchTimes"
 	leave, err := l.use(call, true)
@@ -219,7 +224,7 @@ func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
 		return nil, l.d.wrap(call, err)
 	}
 	var out []time.Duration
-	for _, m := range l.marks {
+	for _, m := range l.executedMarks {
 		if m[0] < 0 || m[1] >= len(ts) {
 			return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: call, Rule: "the device has no timestamps on its compute queue"}
 		}
