@@ -2,6 +2,7 @@ package dml
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/tensor"
@@ -177,7 +178,7 @@ func (t *BindingTable) BindInputs(bindings ...Binding) error {
 			return hresult.WithOp(call, err)
 		}
 	}
-	t.inputs = append([]Binding(nil), bindings...)
+	t.inputs = copyBindings(bindings)
 	return nil
 }
 
@@ -296,7 +297,7 @@ func (t *BindingTable) BindOutputs(bindings ...Binding) error {
 			}
 		}
 	}
-	t.outputs = append([]Binding(nil), bindings...)
+	t.outputs = copyBindings(bindings)
 	return nil
 }
 
@@ -314,7 +315,7 @@ func (t *BindingTable) BindTemporaryResource(b *BufferBinding) error {
 			return hresult.WithOp(call, err)
 		}
 	}
-	t.temporary = b
+	t.temporary = copyBuffer(b)
 	return nil
 }
 
@@ -336,8 +337,35 @@ func (t *BindingTable) BindPersistentResource(b *BufferBinding) error {
 			return hresult.WithOp(call, err)
 		}
 	}
-	t.persistent = b
+	t.persistent = copyBuffer(b)
 	return nil
+}
+
+// copyBindings copies what the caller bound, as DirectML copies bindings
+// into its descriptor heap: a change to the caller's BufferBinding (or
+// array) after the Bind call must not reach the table past its checks.
+func copyBindings(bindings []Binding) []Binding {
+	out := make([]Binding, len(bindings))
+	for i, b := range bindings {
+		switch x := b.(type) {
+		case *BufferBinding:
+			out[i] = copyBuffer(x)
+		case BufferArrayBinding:
+			out[i] = slices.Clone(x)
+		default:
+			out[i] = b
+		}
+	}
+	return out
+}
+
+// copyBuffer copies one BufferBinding (nil stays nil).
+func copyBuffer(b *BufferBinding) *BufferBinding {
+	if b == nil {
+		return nil
+	}
+	c := *b
+	return &c
 }
 
 // area is a byte range of one buffer.
