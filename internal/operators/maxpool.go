@@ -249,7 +249,11 @@ func poolExtent(i int, in, w, s, a, b, dl uint32, ceil bool) (uint32, error) {
 	if ceil && o > 1 && (o-1)*uint64(s) >= uint64(in)+uint64(a) {
 		o--
 	}
-	if o < 1 || o > math.MaxUint32 {
+	if o > math.MaxUint32 {
+		return 0, fmt.Errorf("%w: spatial axis %d: the output extent %d (from input %d, padding %d+%d, stride %d) is over DirectML's 2^32-1; give --output-size to choose an extent",
+			ErrUsage, i, o, in, a, b, s)
+	}
+	if o < 1 {
 		return 0, fmt.Errorf("%w: spatial axis %d: the dilated window 1+(%d-1)*%d is larger than the padded input %d+%d+%d, so the output would be empty; give --output-size to choose an extent",
 			ErrUsage, i, w, dl, in, a, b)
 	}
