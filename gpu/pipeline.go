@@ -86,10 +86,12 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	if desc.Bindings < 1 || desc.Bindings > MaxBindings {
 		return nil, fmt.Errorf("gpu: kernel %s: %d bindings outside [1,%d]", desc.Name, desc.Bindings, MaxBindings)
 	}
-	push := uint32(4*desc.Bindings) + desc.ParamBytes
-	if push > d.Limits.MaxPushConstantsSize || desc.ParamBytes%4 != 0 {
-		return nil, fmt.Errorf("gpu: kernel %s: %d push-constant bytes (multiple of 4, at most maxPushConstantsSize %d)", desc.Name, push, d.Limits.MaxPushConstantsSize)
+	// In 64 bits: a ParamBytes near 2^32 must not wrap to a small size.
+	push64 := uint64(4*desc.Bindings) + uint64(desc.ParamBytes)
+	if push64 > uint64(d.Limits.MaxPushConstantsSize) || desc.ParamBytes%4 != 0 {
+		return nil, fmt.Errorf("gpu: kernel %s: %d push-constant bytes (multiple of 4, at most maxPushConstantsSize %d)", desc.Name, push64, d.Limits.MaxPushConstantsSize)
 	}
+	push := uint32(push64)
 	if desc.SubgroupSize != 0 && (!d.Features.SubgroupSizeControl || desc.SubgroupSize < d.Limits.MinSubgroupSize || desc.SubgroupSize > d.Limits.MaxSubgroupSize) {
 		return nil, fmt.Errorf("gpu: kernel %s: required subgroup size %d not supported (control %v, range [%d,%d])", desc.Name, desc.SubgroupSize, d.Features.SubgroupSizeControl, d.Limits.MinSubgroupSize, d.Limits.MaxSubgroupSize)
 	}

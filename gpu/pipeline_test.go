@@ -92,3 +92,24 @@ func TestNewKernelTakesManySpecConstants(t *testing.T) {
 	}
 	k.Destroy()
 }
+
+// TestNewKernelParamBytesOverflow: ParamBytes near 2^32 wrapped the
+// push-constant size (4*bindings + ParamBytes) to a small number that
+// passed the maxPushConstantsSize check, and a push-constant range of 0
+// bytes reached vkCreatePipelineLayout. It is refused first.
+func TestNewKernelParamBytesOverflow(t *testing.T) {
+	d := testutil.OpenGPU(t, gpu.Options{})
+	code, err := shaders.SPIRV(shaders.MaxPoolName(32, false, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, params := range []uint32{1<<32 - 12, 1<<32 - 4} {
+		k, err := d.NewKernel(gpu.KernelDesc{Name: "maxpool", SPIRV: code, Bindings: 3, ParamBytes: params, Spec: []uint32{64}})
+		if err == nil {
+			k.Destroy()
+			t.Errorf("ParamBytes %d: a kernel was built", params)
+		} else if !strings.Contains(err.Error(), "push-constant") {
+			t.Errorf("ParamBytes %d: %v; want the push-constant size refused", params, err)
+		}
+	}
+}
