@@ -101,7 +101,7 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	if len(desc.Spec) > maxSpecConstants {
 		return nil, fmt.Errorf("gpu: kernel %s: %d specialization constants, more than the %d whose byte offsets VkSpecializationMapEntry can hold", desc.Name, len(desc.Spec), maxSpecConstants)
 	}
-	if err := d.checkCapabilities(desc.Name, desc.SPIRV); err != nil {
+	if err := d.checkModule(desc, push); err != nil {
 		return nil, err
 	}
 	// The code is copied into C memory so that its alignment is right for
@@ -139,15 +139,23 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	return k, nil
 }
 
-// checkCapabilities refuses a module that declares a SPIR-V capability
-// whose device feature is not enabled, naming both, rather than letting the
-// driver fail (or crash) on it.
-func (d *Device) checkCapabilities(name string, code []byte) error {
-	declared, err := spirv.Capabilities(code)
+// checkModule refuses a module that declares a SPIR-V capability whose
+// device feature is not enabled, naming both, or whose storage buffers or
+// push-constant block lie outside the layout desc builds (push bytes),
+// rather than letting the driver fail (or crash) on it.
+func (d *Device) checkModule(desc KernelDesc, push uint32) error {
+	name := desc.Name
+	m, err := spirv.Parse(desc.SPIRV)
 	if err != nil {
 		return fmt.Errorf("gpu: kernel %s: %w", name, err)
 	}
-	for _, c := range declared {
+	if n := len(m.Bindings); n > 0 && m.Bindings[n-1] >= uint32(desc.Bindings) {
+		return fmt.Errorf("gpu: kernel %s: the module uses storage buffer binding %d; the kernel binds %d (0..%d)", name, m.Bindings[n-1], desc.Bindings, desc.Bindings-1)
+	}
+	if m.PushConstantBytes > push {
+		return fmt.Errorf("gpu: kernel %s: the module's push-constant block is %d bytes; the kernel's push-constant range (4 per binding + ParamBytes) is %d", name, m.PushConstantBytes, push)
+	}
+	for _, c := range m.Capabilities {
 		if feature, ok := d.hasCapability(c); !ok {
 			return fmt.Errorf("%w: kernel %s declares SPIR-V capability %v, which needs %s; the device does not have it enabled (or Options.Disable turned it off)",
 				ErrMissingFeature, name, c, feature)

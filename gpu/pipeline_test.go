@@ -113,3 +113,31 @@ func TestNewKernelParamBytesOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestNewKernelChecksTheModuleLayout: a kernel whose push-constant range
+// is smaller than the module's block, or that binds fewer storage buffers
+// than the module uses, is refused before the driver sees the mismatch.
+func TestNewKernelChecksTheModuleLayout(t *testing.T) {
+	d := testutil.OpenGPU(t, gpu.Options{})
+	code, err := shaders.SPIRV(shaders.CopyName(32, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bindings int
+		params   uint32
+		want     string
+	}{
+		{2, 0, "push-constant block"},
+		{2, 4*26 - 4, "push-constant block"},
+		{1, 4 * 27, "binding 1"},
+	} {
+		k, err := d.NewKernel(gpu.KernelDesc{Name: "copy", SPIRV: code, Bindings: c.bindings, ParamBytes: c.params, Spec: []uint32{64}})
+		if err == nil {
+			k.Destroy()
+			t.Errorf("bindings %d, params %d: a kernel was built", c.bindings, c.params)
+		} else if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "validation") {
+			t.Errorf("bindings %d, params %d: %v; want the mismatch named (%q) before the driver", c.bindings, c.params, err, c.want)
+		}
+	}
+}
