@@ -259,10 +259,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			r, err := measure(d, desc, k, o.repeat, o.warmup, rng, prog)
 			if err != nil {
 				if len(o.kernels) > 1 { // --kernel all: a strategy may not apply to this shape
-					fmt.Fprintf(stderr, "vkdml bench: %s %s: %v\n", Shape(o.shapes[i]), k, err)
+					fmt.Fprintf(stderr, "vkdml bench: %s %s: %v\n", tensor.Shape(o.shapes[i]), k, err)
 					continue
 				}
-				return fmt.Errorf("shape %s: %w", Shape(o.shapes[i]), err)
+				return fmt.Errorf("shape %s: %w", tensor.Shape(o.shapes[i]), err)
 			}
 			if copyGBps == 0 {
 				// The copy kernel over the same input, in the same run.
@@ -283,7 +283,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintln(stdout, string(b))
 			} else {
 				fmt.Fprintf(stdout, "%-8s %-20s %-8s %-14s %8.3fms %8.3fms %8.3fms %8.3fms %8.2f %7.1f%%\n",
-					r.Op, Shape(r.Shape), r.DType, r.Kernel, r.MedianMS, r.MinMS, r.MaxMS, r.WallMedianMS, r.GBps, r.PctOfCopy)
+					r.Op, tensor.Shape(r.Shape), r.DType, r.Kernel, r.MedianMS, r.MinMS, r.MaxMS, r.WallMedianMS, r.GBps, r.PctOfCopy)
 			}
 		}
 	}
@@ -301,9 +301,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
-
-// Shape formats sizes as every message of the command does: [2,3,4].
-func Shape(v []uint32) string { return operators.Shape(v) }
 
 // copyBaseline is the copy kernel over n elements of dt, or over as many
 // (a multiple of 4) as one storage binding of limit bytes holds.

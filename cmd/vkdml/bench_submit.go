@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/tensor"
 )
 
 // runSubmitBench is `vkdml bench --op submit`: the host-side cost of
@@ -72,7 +73,7 @@ func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kern
 	}
 	fmt.Fprintf(stdout, "device: %s (%s)\n", r.Device, r.Driver)
 	fmt.Fprintf(stdout, "pre-recorded ARGMAX %s %s (%s), Execute + Wait: median %.1f us (min %.1f, max %.1f)\n",
-		Shape(r.Shape), r.DType, r.Kernel, 1e3*r.WallMedianMS, 1e3*r.MinMS, 1e3*r.MaxMS)
+		tensor.Shape(r.Shape), r.DType, r.Kernel, 1e3*r.WallMedianMS, 1e3*r.MinMS, 1e3*r.MaxMS)
 	fmt.Fprintf(stdout, "empty command list, Execute + Wait:       median %.1f us\n", 1e3*r.EmptyWallMedianMS)
 	fmt.Fprintf(stdout, "ratio: %.2fx (%d interleaved runs each)\n", r.SubmitRatio, repeat)
 	return nil

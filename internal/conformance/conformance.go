@@ -296,7 +296,7 @@ func check(m *Mapped, d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) er
 // bits), and the bytes are equal.
 func compare(name, who string, want, got *tensor.Tensor, onnxSizes []uint32) error {
 	if !slices.Equal(want.Desc.Sizes, onnxSizes) {
-		return fmt.Errorf("output %s: ONNX's shape %s differs from the mapped shape %s", name, operators.Shape(want.Desc.Sizes), operators.Shape(onnxSizes))
+		return fmt.Errorf("output %s: ONNX's shape %s differs from the mapped shape %s", name, tensor.Shape(want.Desc.Sizes), tensor.Shape(onnxSizes))
 	}
 	wt, gt := want.Desc.DataType, got.Desc.DataType
 	if wt != gt && !(wt == tensor.Int64 && gt == tensor.UInt64) {

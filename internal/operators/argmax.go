@@ -259,9 +259,9 @@ func demoArg(d *dml.Device, w io.Writer, op string, vals []float32, sizes, axes 
 
 	// The pages' layout: the input, the fields, then the output with each
 	// element's block in a comment.
-	fmt.Fprintf(w, "InputTensor: (Sizes:%s, DataType:FLOAT32)\n%s\n\n", Shape(sizes), nested(in.Float64s(), sizes, nil))
-	fmt.Fprintf(w, "AxisCount: %d\nAxes: %s\nAxisDirection: %v\n", len(axes), Shape(axes), dir)
-	fmt.Fprintf(w, "OutputTensor: (Sizes:%s, DataType:UINT32)\n%s\n", Shape(osizes), nested(toFloats(got), osizes, argBlocks(op, in, axes, osizes)))
+	fmt.Fprintf(w, "InputTensor: (Sizes:%s, DataType:FLOAT32)\n%s\n\n", tensor.Shape(sizes), nested(in.Float64s(), sizes, nil))
+	fmt.Fprintf(w, "AxisCount: %d\nAxes: %s\nAxisDirection: %v\n", len(axes), tensor.Shape(axes), dir)
+	fmt.Fprintf(w, "OutputTensor: (Sizes:%s, DataType:UINT32)\n%s\n", tensor.Shape(osizes), nested(toFloats(got), osizes, argBlocks(op, in, axes, osizes)))
 
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("got %v, the page says %v", got, want)

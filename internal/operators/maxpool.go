@@ -189,7 +189,7 @@ func (p *poolOptions) desc(what string, in tensor.Desc) (dml.OperatorDesc, error
 	}
 	rank := in.Rank()
 	if rank != 4 && rank != 5 {
-		return nil, fmt.Errorf("%w: %s has %d dimensions %s; max pooling takes 4D (N,C,H,W) or 5D (N,C,D,H,W) tensors", ErrUsage, what, rank, Shape(in.Sizes))
+		return nil, fmt.Errorf("%w: %s has %d dimensions %s; max pooling takes 4D (N,C,H,W) or 5D (N,C,D,H,W) tensors", ErrUsage, what, rank, tensor.Shape(in.Sizes))
 	}
 	dims := rank - 2
 	start, end := &p.start, &p.end
@@ -280,15 +280,15 @@ func poolFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 // checks the GPU's outputs against the CPU reference and the values and
 // indices real DirectML gave.
 func demoMaxPool(d *dml.Device, w io.Writer, desc *dml.MaxPooling2, in *tensor.Tensor, wantValues []float64, wantIdx []uint64) error {
-	fmt.Fprintf(w, "InputTensor: (Sizes:%s, DataType:%v)\n%s\n\n", Shape(in.Desc.Sizes), in.Desc.DataType, poolNested(in))
+	fmt.Fprintf(w, "InputTensor: (Sizes:%s, DataType:%v)\n%s\n\n", tensor.Shape(in.Desc.Sizes), in.Desc.DataType, poolNested(in))
 	fmt.Fprintf(w, "DimensionCount: %d\nStrides: %s\nWindowSize: %s\nStartPadding: %s\nEndPadding: %s\nDilations: %s\n",
-		len(desc.WindowSize), Shape(desc.Strides), Shape(desc.WindowSize), Shape(desc.StartPadding), Shape(desc.EndPadding), Shape(desc.Dilations))
+		len(desc.WindowSize), tensor.Shape(desc.Strides), tensor.Shape(desc.WindowSize), tensor.Shape(desc.StartPadding), tensor.Shape(desc.EndPadding), tensor.Shape(desc.Dilations))
 	outs, err := d.Compute(desc, in)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "OutputTensor: (Sizes:%s, DataType:%v)\n%s\n", Shape(outs[0].Desc.Sizes), outs[0].Desc.DataType, poolNested(outs[0]))
-	fmt.Fprintf(w, "OutputIndicesTensor: (Sizes:%s, DataType:%v)\n%s\n", Shape(outs[1].Desc.Sizes), outs[1].Desc.DataType, poolNested(outs[1]))
+	fmt.Fprintf(w, "OutputTensor: (Sizes:%s, DataType:%v)\n%s\n", tensor.Shape(outs[0].Desc.Sizes), outs[0].Desc.DataType, poolNested(outs[0]))
+	fmt.Fprintf(w, "OutputIndicesTensor: (Sizes:%s, DataType:%v)\n%s\n", tensor.Shape(outs[1].Desc.Sizes), outs[1].Desc.DataType, poolNested(outs[1]))
 
 	want := make([]*tensor.Tensor, 2)
 	for i, td := range desc.Outputs() {
@@ -497,7 +497,7 @@ func poolMapping(in, w, st, di, a, b, o []uint32, outputs int, ceil bool, ap str
 	if ceil {
 		what = append(what, "ceil_mode")
 	}
-	m.Mapping = fmt.Sprintf("window %s strides %s dilations %s pads %s/%s", Shape(w), Shape(st), Shape(di), Shape(a), Shape(b))
+	m.Mapping = fmt.Sprintf("window %s strides %s dilations %s pads %s/%s", tensor.Shape(w), tensor.Shape(st), tensor.Shape(di), tensor.Shape(a), tensor.Shape(b))
 	if len(what) > 0 {
 		m.Mapping += ", " + strings.Join(what, ", ")
 	}

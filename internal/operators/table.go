@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
@@ -226,14 +225,4 @@ func Demos() []Demo {
 		ds = append(ds, op.Demos...)
 	}
 	return ds
-}
-
-// Shape formats sizes the one way the tools print shapes: [2,3,4], as
-// tensor.Desc's String does.
-func Shape(v []uint32) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(s, ",") + "]"
 }

@@ -122,7 +122,7 @@ func TestParseAxes(t *testing.T) {
 		{"-4", 3, "out of range"}, {"3", 3, "out of range"}, {"x", 3, "not an integer"}, {"", 3, "required"},
 	} {
 		axes, err := ParseAxes(c.s, c.rank)
-		got := Shape(axes)
+		got := tensor.Shape(axes)
 		if err != nil {
 			got = err.Error()
 		}
