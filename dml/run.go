@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/vkdml/vkdml/gpu"
 
@@ -202,7 +203,7 @@ func checkHost(what string, want []*tensor.Desc, have []*tensor.Tensor) error {
 		case td == nil:
 			continue
 		}
-		if t.Desc.DataType != td.DataType || !equalU32(t.Desc.Sizes, td.Sizes) || !equalU32(t.Desc.EffectiveStrides(), td.EffectiveStrides()) {
+		if t.Desc.DataType != td.DataType || !slices.Equal(t.Desc.Sizes, td.Sizes) || !slices.Equal(t.Desc.EffectiveStrides(), td.EffectiveStrides()) {
 			return hresult.InvalidArg(field, "host tensor %v does not match the desc's %v", t.Desc, *td)
 		}
 		if uint64(len(t.Data)) < td.TotalTensorSizeInBytes {
@@ -210,18 +211,6 @@ func checkHost(what string, want []*tensor.Desc, have []*tensor.Tensor) error {
 		}
 	}
 	return nil
-}
-
-func equalU32(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // RunOperator is Run for an operator already created: it compiles the
