@@ -233,9 +233,10 @@ func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
 	return out, nil
 }
 
-// Release frees the list, waiting for a pending execution first. Release
-// is idempotent and does nothing after the device was closed; later calls
-// on l return an error wrapping ErrReleased.
+// Release frees the list without waiting: a pending execution keeps the
+// list's Vulkan objects, and what it uses, until it is seen to complete.
+// Release is idempotent and does nothing after the device was closed;
+// later calls on l return an error wrapping ErrReleased.
 func (l *CommandList) Release() {
 	if l == nil || l.d == nil || l.l == nil {
 		return
