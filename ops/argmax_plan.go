@@ -13,7 +13,9 @@ const (
 	// order. Chosen when the reduced axes are not the fastest-varying, so
 	// neighbouring invocations read neighbouring elements (and for short
 	// blocks). Blocks longer than argIters are cut into segments whose
-	// partials a second pass combines, as in split-K.
+	// partials a second pass combines, as in split-K; on a GPU so are
+	// shorter ones when the outputs alone give too few invocations (the
+	// column split, tuning.argColSplitItems; vec-col likewise).
 	ArgStrategyThread = "thread"
 	// ArgStrategyGroup: one workgroup per output, lanes strided along the
 	// block, combined with subgroup operations (when the device has
@@ -82,7 +84,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget,
+	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: tuningFor(ctx.DeviceType),
 		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
 	vec := ""
 	if useVec {
@@ -90,7 +92,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	}
 	// Candidates, best first: vectorised if the layout allows, and on a CPU
 	// device small workgroups; the first whose segments fit is planned.
-	small := tuningFor(ctx.DeviceType).argSmallWG
+	small := l.tune.argSmallWG
 	var cands []argKernel
 	for _, v := range []string{vec, ""} {
 		if small {
@@ -102,8 +104,15 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		}
 	}
 	for i, k := range cands {
-		segs := l.segments(k, strategy)
-		if err := l.misfit(k, segs, strategy); err != nil {
+		segs := l.segments(k, strategy, true)
+		err := l.misfit(k, segs, strategy)
+		if err != nil && segs.colSplit {
+			// The column split only adds segments: without it the
+			// kernel may still fit (tiny binding windows).
+			segs = l.segments(k, strategy, false)
+			err = l.misfit(k, segs, strategy)
+		}
+		if err != nil {
 			if i == len(cands)-1 {
 				return nil, err
 			}
@@ -193,6 +202,7 @@ type argLayout struct {
 	es, os       uint64 // input and output element sizes
 	budget       uint64 // windowBudget: bytes one window's elements may span
 	outs, blocks []box
+	tune         *tuning // the device class's
 }
 
 // argKernel is a candidate first-pass kernel: its variant, workgroup and
@@ -307,18 +317,22 @@ type argSegments struct {
 	segLen, nloc, segBase []uint64 // per block box: segment length, count, first segment number
 	nseg                  uint64   // segments per output
 	partial               bool
+	colSplit              bool   // cut by the tuning's column split
 	temp                  uint64 // bytes of partials
 }
 
 // segments cuts the block boxes for kernel k: segments no longer than one
-// invocation may loop over, or split-K's fixed length.
-func (l *argLayout) segments(k argKernel, strategy string) *argSegments {
+// invocation may loop over, or split-K's fixed length, or for kernels with
+// one invocation per output (when colSplit) the tuning's column split.
+func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSegments {
 	nout, nred := product(l.kept), product(l.red)
 	var splitLen uint64
 	if strategy == ArgStrategySplitK {
 		want := max(argSplitKGroups/nout, 1)
 		want = min(want, max(nred/argSplitKMinSeg, 1))
 		splitLen = (nred + want - 1) / want
+	} else if colSplit && k.perLane() {
+		splitLen = l.colSplitLen(k)
 	}
 	maxSeg := uint64(argIters)
 	switch {
@@ -328,7 +342,7 @@ func (l *argLayout) segments(k argKernel, strategy string) *argSegments {
 	case k.shape != shaders.ArgMaxThread:
 		maxSeg *= uint64(k.wg)
 	}
-	s := &argSegments{}
+	s := &argSegments{colSplit: splitLen > 0 && strategy != ArgStrategySplitK}
 	for _, r := range l.blocks {
 		n := min(r.count, maxSeg)
 		if splitLen > 0 {
@@ -344,6 +358,34 @@ func (l *argLayout) segments(k argKernel, strategy string) *argSegments {
 		s.temp = satMul(satMul(nout, s.nseg), argPartial)
 	}
 	return s
+}
+
+// colSplitLen is the segment length that gives a kernel with one
+// invocation per output (or per vw outputs, vec-col) about
+// tuning.argColSplitItems invocations, with segments of at least
+// tuning.argColSplitMinBytes; 0 when the outputs alone are enough or the
+// blocks too short to split.
+func (l *argLayout) colSplitLen(k argKernel) uint64 {
+	if l.tune.argColSplitItems == 0 {
+		return 0
+	}
+	nred := product(l.red)
+	items := product(l.kept)
+	if k.vec == "col" {
+		items = max(items/k.vw, 1)
+	}
+	want := l.tune.argColSplitItems / items
+	want = min(want, nred/max(l.tune.argColSplitMinBytes/l.es, 1), argIters/2)
+	if want < 2 {
+		return 0
+	}
+	return (nred + want - 1) / want
+}
+
+// perLane: k's invocations each reduce one output's segment in order
+// (thread, vec-col), rather than a workgroup's lanes splitting it.
+func (k argKernel) perLane() bool {
+	return k.vec == "col" || k.vec == "" && k.shape == shaders.ArgMaxThread
 }
 
 // misfit says why kernel k with segments s cannot run the layout, or nil
@@ -453,7 +495,7 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 		}},
 		TemporarySize: s.temp,
 	}
-	perLane := k.vec == "col" || k.vec == "" && k.shape == shaders.ArgMaxThread
+	perLane := k.perLane()
 	for _, ro := range l.outs {
 		for i, rj := range l.blocks {
 			in, inFirst := windowSlot(SlotInput, 0, ro.inLo+rj.inLo, ro.inLo+rj.inLo+ro.inSpan+rj.inSpan+1, l.es, align, a.in.TotalTensorSizeInBytes)

@@ -273,6 +273,25 @@ type tuning struct {
 	// ~240 ms; with 4 outputs per lane 4 lanes beat 8 by about 2x.
 	argSmallWG           bool
 	argColWG4, argColWG8 uint32
+	// argColSplitItems and argColSplitMinBytes split the blocks of the
+	// kernels with one invocation per output (thread, vec-col) into
+	// segments when the outputs alone give too few invocations: a
+	// reduction over a non-innermost axis of 4096 columns is 4096 (or
+	// 512, 8 per vec-col invocation) threads, each walking a whole column,
+	// which leaves a GPU almost idle (issue 10: 4096x16384 axis 0 at 4% of
+	// copy bandwidth). The first pass then runs over (output, segment)
+	// pairs, outputs fastest so that neighbouring invocations still read
+	// neighbouring elements, aiming at about argColSplitItems invocations
+	// (a few hundred per compute unit of a large GPU, enough loads in
+	// flight) with segments of at least argColSplitMinBytes bytes of one
+	// output's block, so that the partials (16 bytes each, written once
+	// and read once by the combine pass) add at most 6% to the bytes
+	// moved. Both are first guesses, to be measured on a GPU (issue 10's
+	// scripts/gpu_compare.py). 0 never splits: on a CPU
+	// device the outputs' loops already keep every core busy and partials
+	// only add work.
+	argColSplitItems    uint64
+	argColSplitMinBytes uint64
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
 	// through its own part of the tensors.
@@ -281,7 +300,7 @@ type tuning struct {
 }
 
 var (
-	tuningGPU = tuning{poolVecWG: 64, poolVecGroups: 1 << 16}
+	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, poolVecWG: 64, poolVecGroups: 1 << 16}
 	tuningCPU = tuning{argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

@@ -43,8 +43,9 @@
 //              elem.glsl
 //   GROUP      0: one invocation per (output, segment), scanning its
 //              elements in order (the kept axis is the fast one, so adjacent
-//              invocations read adjacent memory); 1: one workgroup per
-//              (output, segment), lanes strided along the reduced axis
+//              invocations, adjacent outputs, read adjacent memory); 1: one
+//              workgroup per (output, segment), lanes strided along the
+//              reduced axis
 //   SUBGROUP   with GROUP: 1 uses subgroup arithmetic and shared memory for
 //              the subgroups' results; 0 shared memory only
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
@@ -97,7 +98,11 @@ void main() {
 	uint items = pc.o_count * pc.nloc;
 	uint step = grid_size();
 	for (uint it = grid_index(); it < items; it += step) {
-		uint ol = it / pc.nloc, sl = it % pc.nloc;
+		// Outputs vary fastest: when a block is cut into segments (long
+		// blocks, or the GPU column split), neighbouring invocations scan
+		// the same positions of neighbouring outputs, which for the layouts
+		// this kernel gets lie next to each other in memory.
+		uint ol = it % pc.o_count, sl = it / pc.o_count;
 		uint o = pc.o_begin + ol;
 		uint kin, kout;
 		kept_offsets(o, kin, kout);
