@@ -243,8 +243,9 @@ func deviceFeatures(feat Features) C.vkdml_device_features {
 	}
 }
 
-// Debug reports whether the validation layer is on.
-func (d *Device) Debug() bool { return d.debug }
+// Debug reports whether the validation layer is on (false for a nil
+// Device).
+func (d *Device) Debug() bool { return d != nil && d.debug }
 
 // TakeValidationError returns the validation messages reported since the
 // last call as one error wrapping ErrValidation, or nil when there were none.
@@ -291,11 +292,12 @@ func (d *Device) result(call string, r C.VkResult) error {
 	return err
 }
 
-// Lost reports whether the device has been lost.
-func (d *Device) Lost() bool { return d.lost.Load() }
+// Lost reports whether the device has been lost (false for a nil Device).
+func (d *Device) Lost() bool { return d != nil && d.lost.Load() }
 
-// Closed reports whether Close has been called.
-func (d *Device) Closed() bool { return d.closed.Load() }
+// Closed reports whether Close has been called (false for a nil Device,
+// which was never opened).
+func (d *Device) Closed() bool { return d != nil && d.closed.Load() }
 
 // WaitIdle waits for all submitted work, at most SubmitTimeout; work that
 // is done is then known complete, as if each list had been waited for.

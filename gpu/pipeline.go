@@ -194,10 +194,20 @@ func (d *Device) hasCapability(c spirv.Capability) (feature string, ok bool) {
 }
 
 // Name is the kernel's name.
-func (k *Kernel) Name() string { return k.name }
+func (k *Kernel) Name() string {
+	if k == nil {
+		return ""
+	}
+	return k.name
+}
 
 // Bindings is the number of storage buffers the kernel binds.
-func (k *Kernel) Bindings() int { return k.bindings }
+func (k *Kernel) Bindings() int {
+	if k == nil {
+		return 0
+	}
+	return k.bindings
+}
 
 // free destroys the Vulkan objects; the caller holds k.mu (or owns k
 // alone) and the device's life lock.
@@ -345,5 +355,11 @@ func (pc *pipelineCache) destroy() {
 	}
 }
 
-// CachePath is the file the pipeline cache is saved to ("" when none).
-func (d *Device) CachePath() string { return d.cache.path }
+// CachePath is the file the pipeline cache is saved to ("" when none, and
+// for a nil or zero Device).
+func (d *Device) CachePath() string {
+	if d == nil || d.cache == nil {
+		return ""
+	}
+	return d.cache.path
+}
