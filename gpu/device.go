@@ -209,7 +209,7 @@ func openOn(in *instance, opts Options) (*Device, error) {
 		in.ignore(d.sink)
 		return nil, errors.Join(err, d.TakeValidationError())
 	}
-	d.sink.device = uint64(uintptr(unsafe.Pointer(d.dev)))
+	in.bind(d.sink, uint64(uintptr(unsafe.Pointer(d.dev))))
 	d.queue = C.vkdml_get_queue(d.dev, C.uint32_t(d.family))
 	d.mem = newAllocator(d, opts.ForceStaging)
 	d.mem.segmented = opts.MaxAllocation != 0

@@ -31,7 +31,7 @@ type instance struct {
 
 // messageSink collects one device's validation messages between checks.
 type messageSink struct {
-	device uint64 // the VkDevice as an integer; 0 until it is created
+	device uint64 // the VkDevice as an integer; 0 until it is created (guarded by the instance's mu)
 	mu     sync.Mutex
 	msgs   []string
 }
@@ -139,6 +139,15 @@ func (in *instance) listen() *messageSink {
 }
 
 // ignore unregisters a sink.
+// bind names the device whose messages s collects. It takes the lock
+// deliver reads the sinks' devices under: the messenger may report for
+// another device while this one is being opened.
+func (in *instance) bind(s *messageSink, device uint64) {
+	in.mu.Lock()
+	s.device = device
+	in.mu.Unlock()
+}
+
 func (in *instance) ignore(s *messageSink) {
 	in.mu.Lock()
 	delete(in.sinks, s)
