@@ -77,6 +77,8 @@ const MaxFeatureLevel = ops.FeatureLevel6_4
 
 // DeviceOptions configure CreateDevice.
 type DeviceOptions struct {
+	// Flags are DMLCreateDevice's DML_CREATE_DEVICE_FLAGS:
+	// CreateDeviceFlagDebug turns on the Vulkan validation layer.
 	Flags CreateDeviceFlags
 	// MinimumFeatureLevel is DMLCreateDevice1's minimum level; 0 means
 	// FeatureLevel1_0 (DMLCreateDevice).
