@@ -49,6 +49,7 @@ package dml
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -98,11 +99,13 @@ type DeviceOptions struct {
 	// it again: 0 means DefaultComputeCacheSize, a negative value turns the
 	// cache off.
 	ComputeCacheSize int
-	// MaxAllocation, when not 0, lets a buffer span several device
-	// allocations of at most this many bytes (gpu.Options.MaxAllocation,
-	// at least gpu.MinAllocation; math.MaxUint64 means the device's own
-	// maxMemoryAllocationSize), so that a buffer is bounded by the device's
-	// memory instead of one allocation. 0 keeps one allocation per buffer.
+	// MaxAllocation caps the device allocations a buffer is made of
+	// (gpu.Options.MaxAllocation, at least gpu.MinAllocation). A buffer
+	// larger than one allocation spans several, so that, as in DirectML,
+	// a buffer is bounded by the device's memory rather than by
+	// maxMemoryAllocationSize (just under 4 GiB on NVIDIA). 0 means the
+	// device's own maxMemoryAllocationSize; a small value exercises the
+	// split on any device (tests).
 	MaxAllocation uint64
 	// BindingWindowCap, when not 0, caps the bytes one dispatch binds of a
 	// tensor below maxStorageBufferRange, so that small tensors take the
@@ -118,10 +121,9 @@ type Device struct {
 
 	// life is held shared by every call and exclusively by Close, so that
 	// Close never frees what a running call uses; closed is set under it.
-	life      sync.RWMutex
-	closed    bool
-	cache     *computeCache
-	segmented bool // DeviceOptions.MaxAllocation: a buffer may span several allocations
+	life   sync.RWMutex
+	closed bool
+	cache  *computeCache
 
 	debugMu  sync.Mutex
 	debugLog []string
@@ -143,8 +145,12 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	if min > MaxFeatureLevel {
 		return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: op, Field: "MinimumFeatureLevel", Rule: fmt.Sprintf("%v is above the highest level vkdml supports (%v)", min, MaxFeatureLevel)}
 	}
-	if a := opts.MaxAllocation; a != 0 && a < gpu.MinAllocation {
-		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxAllocation", Rule: fmt.Sprintf("%d is below the minimum of %d bytes (0 turns multi-allocation buffers off)", a, gpu.MinAllocation)}
+	maxAlloc := opts.MaxAllocation
+	if maxAlloc == 0 {
+		maxAlloc = math.MaxUint64 // the device's own cap
+	}
+	if maxAlloc < gpu.MinAllocation {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxAllocation", Rule: fmt.Sprintf("%d is below the minimum of %d bytes (0 means the device's own maxMemoryAllocationSize)", maxAlloc, gpu.MinAllocation)}
 	}
 	g, err := gpu.Open(gpu.Options{
 		Debug:            opts.Flags&CreateDeviceFlagDebug != 0,
@@ -152,7 +158,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		Disable:          opts.Disable,
 		PipelineCacheDir: opts.PipelineCacheDir,
 		ForceStaging:     opts.ForceStaging,
-		MaxAllocation:    opts.MaxAllocation,
+		MaxAllocation:    maxAlloc,
 	})
 	if err != nil {
 		code := hresult.DXGI_ERROR_UNSUPPORTED
@@ -161,7 +167,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		}
 		return nil, &hresult.Error{Code: code, Op: op, Rule: "no usable Vulkan device", Err: err}
 	}
-	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), segmented: opts.MaxAllocation != 0, windowCap: opts.BindingWindowCap}, nil
+	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap}, nil
 }
 
 // DebugMessages returns and clears the messages the debug layer reported

@@ -157,13 +157,14 @@ func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) e
 	return nil
 }
 
-// maxBuffer is the largest buffer the device allocates: with
-// multi-allocation buffers (DeviceOptions.MaxAllocation) its memory,
-// otherwise the smaller of maxMemoryAllocationSize and maxBufferSize; 0
-// when it reports none.
+// maxBuffer is the largest buffer the device allocates: its largest
+// device-local heap, since a buffer may span several allocations
+// (DeviceOptions.MaxAllocation); where the device reports no such heap,
+// the smaller of maxMemoryAllocationSize and maxBufferSize; 0 when it
+// reports none of them.
 func (d *Device) maxBuffer() uint64 {
-	if d.segmented {
-		return d.deviceMemory()
+	if m := d.deviceMemory(); m != 0 {
+		return m
 	}
 	limit := d.gpu.Limits.MaxMemoryAllocationSize
 	if b := d.gpu.Limits.MaxBufferSize; b != 0 && (limit == 0 || b < limit) {

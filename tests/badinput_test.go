@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -223,13 +224,16 @@ var apiCases = []apiCase{
 	{"buffer of 2^64-255 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64 - 254)},
 	{"buffer of 2^64-256 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64 - 255)},
 	{"buffer of 2^63 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(1 << 63)},
-	{"buffer one byte over the device's largest", hresult.E_OUTOFMEMORY, "size", "largest buffer", func(e *badEnv) error {
-		lim := e.d.GPU().Limits
-		n := min(lim.MaxMemoryAllocationSize, lim.MaxBufferSize)
-		if n == 0 {
-			n = max(lim.MaxMemoryAllocationSize, lim.MaxBufferSize)
+	// A buffer may span several allocations (issue 11), so the largest is
+	// the device's largest device-local heap, not maxMemoryAllocationSize.
+	{"buffer one byte over the device's memory", hresult.E_OUTOFMEMORY, "size", "largest buffer", func(e *badEnv) error {
+		var heap uint64
+		for _, t := range e.d.GPU().Info.MemoryTypes {
+			if t.Flags&gpu.MemoryDeviceLocal != 0 {
+				heap = max(heap, t.HeapSize)
+			}
 		}
-		_, err := e.d.CreateBuffer(n + 1)
+		_, err := e.d.CreateBuffer(heap + 1)
 		return err
 	}},
 	{"binding of 2^64-1 bytes", invalid, "bindings[0]", "outside", func(e *badEnv) error {
