@@ -1,0 +1,128 @@
+//go:build windows
+
+package main
+
+// The C descs of one case: DML_TENSOR_DESC and DML_OPERATOR_DESC built from
+// a parity.Case, kept alive (descs.keep) while DirectML reads them.
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// descs holds the C structs of one case so they stay alive through the
+// calls.
+type descs struct {
+	keep []any
+}
+
+func (d *descs) u32s(v []uint32) unsafe.Pointer {
+	if v == nil {
+		return nil
+	}
+	if len(v) == 0 { // a non-null pointer with a count of 0
+		z := new(uint32)
+		d.keep = append(d.keep, z)
+		return unsafe.Pointer(z)
+	}
+	c := append([]uint32(nil), v...)
+	d.keep = append(d.keep, c)
+	return unsafe.Pointer(&c[0])
+}
+
+func (d *descs) tensor(t *parity.Tensor) (unsafe.Pointer, error) {
+	if t == nil {
+		return nil, nil
+	}
+	dt, err := tensor.ParseDataType(t.DataType)
+	if err != nil {
+		return nil, err
+	}
+	bt := &bufferTensorDesc{dataType: uint32(dt), dimensionCount: uint32(len(t.Sizes)),
+		sizes: d.u32s(t.Sizes), strides: d.u32s(t.Strides), total: t.TotalTensorSizeInBytes}
+	if len(t.Sizes) == 0 {
+		bt.sizes = nil
+	}
+	td := &tensorDesc{typ: dmlTensorTypeBuffer, desc: unsafe.Pointer(bt)}
+	d.keep = append(d.keep, bt, td)
+	return unsafe.Pointer(td), nil
+}
+
+// padded returns v extended with zeros to n entries, so that DirectML never
+// reads past a Go slice whatever DimensionCount says.
+func padded(v []uint32, n int) []uint32 {
+	out := make([]uint32, max(n, len(v)))
+	copy(out, v)
+	return out
+}
+
+// operatorDesc builds the DML_OPERATOR_DESC of c.
+func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
+	in, err := d.tensor(&c.Input)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.tensor(&c.Output)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := d.tensor(c.OutputIndices)
+	if err != nil {
+		return nil, err
+	}
+	op := &operatorDesc{}
+	d.keep = append(d.keep, op)
+	switch c.Operator {
+	case "ARGMAX", "ARGMIN":
+		dir, err := c.Direction()
+		if err != nil {
+			return nil, err
+		}
+		a := &argDesc{in: in, out: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes), direction: dir}
+		op.typ, op.desc = dmlOpArgMax, unsafe.Pointer(a)
+		if c.Operator == "ARGMIN" {
+			op.typ = dmlOpArgMin
+		}
+		d.keep = append(d.keep, a)
+	case "REDUCE":
+		f, err := c.Function()
+		if err != nil {
+			return nil, err
+		}
+		r := &reduceDesc{function: f, in: in, out: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes)}
+		op.typ, op.desc = dmlOpReduce, unsafe.Pointer(r)
+		d.keep = append(d.keep, r)
+	case "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2":
+		n := len(c.WindowSize)
+		st, win, sp, ep, dil := d.u32s(padded(c.Strides, n)), d.u32s(padded(c.WindowSize, n)), d.u32s(padded(c.StartPadding, n)), d.u32s(padded(c.EndPadding, n)), d.u32s(padded(c.Dilations, n))
+		switch c.Operator {
+		case "MAX_POOLING":
+			p := &maxPoolDesc{in: in, out: out, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep}
+			op.typ, op.desc = dmlOpMaxPooling, unsafe.Pointer(p)
+			d.keep = append(d.keep, p)
+		case "MAX_POOLING1":
+			p := &maxPool1Desc{in: in, out: out, indices: idx, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep}
+			op.typ, op.desc = dmlOpMaxPooling1, unsafe.Pointer(p)
+			d.keep = append(d.keep, p)
+		default:
+			p := &maxPool2Desc{in: in, out: out, indices: idx, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep, dilations: dil}
+			op.typ, op.desc = dmlOpMaxPooling2, unsafe.Pointer(p)
+			d.keep = append(d.keep, p)
+		}
+	default:
+		return nil, fmt.Errorf("unknown operator %q", c.Operator)
+	}
+	return op, nil
+}
+
+// outputSlots is the number of output bindings of the operator (optional
+// outputs included).
+func outputSlots(c *parity.Case) int {
+	if c.Operator == "MAX_POOLING1" || c.Operator == "MAX_POOLING2" {
+		return 2
+	}
+	return 1
+}
