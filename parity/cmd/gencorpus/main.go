@@ -4,7 +4,7 @@
 //
 //	go run ./parity/cmd/gencorpus [-dir tests/parity] [-seed N]
 //
-// The corpus has one case per line of ../shared/docs/semantics.md (the
+// The corpus has one case per line of docs/semantics.md (the
 // "covers" field names the rule), one per example on the seed pages, random
 // cases per operator × data type × feature, and must-reject cases with the
 // HRESULT expected. It never touches the goldens (golden/), which only a
