@@ -2,7 +2,7 @@
 // a private Wine prefix, so that the vkd3d 1.6 bundled inside it binds
 // DirectML's descriptor tables on a Vulkan driver without
 // VK_EXT_descriptor_indexing (lavapipe in Mesa 22.3). See
-// docs/dml-under-wine.md, "The patch, as facts":
+// docs/dml-under-wine.md, "Two obstacles and their fixes":
 //
 //   - d3d12_descriptor_heap_create: `41 80 bc 24 ae 09 00 00 00 74 b7`
 //     (cmpb $0,0x9ae(%r12); je skip_register); the je (74 b7) becomes two
