@@ -27,12 +27,15 @@ const (
 	// resource, then a second pass combines each output's partials.
 	// Chosen when few outputs each reduce many elements.
 	ArgStrategySplitK = "splitk"
-	// ArgStrategyVec: 16- or 32-byte vector loads for 32-bit elements
+	// ArgStrategyVec: 16- or 32-byte vector loads for 32-bit elements, and
+	// where the device class's tuning allows (argVecNarrowRow,
+	// argVecNarrowCol) 16-byte loads of 8-, 16- and 64-bit elements
 	// (argmax_vec.comp), in one of two layouts, reported in Plan.Strategy:
 	// "vec-row" when the block is contiguous (lanes of a workgroup split
 	// it, as group/splitk do), "vec-col" when the innermost kept dimension
-	// is contiguous (an invocation scans 4 or 8 adjacent outputs' blocks at
-	// once, as thread does). The planner picks it whenever the layout
+	// is contiguous (an invocation scans the 4 or 8 (32-bit), 16 (8-bit),
+	// 8 (16-bit) or 2 (64-bit) adjacent outputs of 16 or 32 bytes at once,
+	// as thread does). The planner picks it whenever the layout
 	// allows; forced on a layout it does not fit, the planner's own choice
 	// of the other strategies is used (and reported).
 	ArgStrategyVec = "vec"
@@ -88,7 +91,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
 	vec := ""
 	if useVec {
-		vec = argVecLayout(kept, red, es, strategy)
+		vec = argVecLayout(kept, red, es, strategy, l.tune)
 	}
 	// Candidates, best first: vectorised if the layout allows, and on a CPU
 	// device small workgroups; the first whose segments fit is planned.
@@ -161,23 +164,34 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 // argVecLayout says which vectorised layout (argmax_vec.comp) fits: "row"
 // when the block is one contiguous run and the scalar choice lets lanes
 // split blocks (group, splitk); else "col" when outputs come in aligned
-// groups of 4 adjacent input elements; "" otherwise.
-func argVecLayout(kept, red []dim, es uint64, strategy string) string {
-	if es != 4 || len(red) == 0 {
+// groups of argVecPer adjacent input elements; "" otherwise. Elements of
+// other than 32 bits take a layout only where the device class's tuning
+// allows it (argVecNarrowRow, argVecNarrowCol).
+func argVecLayout(kept, red []dim, es uint64, strategy string, t *tuning) string {
+	if len(red) == 0 {
 		return ""
 	}
+	narrow := es != 4
 	if strategy != ArgStrategyThread && len(red) == 1 && red[0].in == 1 {
+		if narrow && !t.argVecNarrowRow {
+			return ""
+		}
 		return "row"
 	}
-	if len(kept) == 0 {
+	if len(kept) == 0 || narrow && !t.argVecNarrowCol {
 		return ""
 	}
-	in := kept[len(kept)-1]
-	if in.in != 1 || in.size%4 != 0 || !argVecAligned(kept, red, 4) {
+	in, per := kept[len(kept)-1], argVecPer(es)
+	if in.in != 1 || in.size%per != 0 || !argVecAligned(kept, red, per) {
 		return ""
 	}
 	return "col"
 }
+
+// argVecPer is the elements of one 16-byte load, which vec-col gives an
+// invocation as its adjacent outputs (4 for 32-bit elements, whose col8
+// variants take 8 when the layout allows).
+func argVecPer(es uint64) uint64 { return 16 / es }
 
 // argVecAligned: every input stride but the innermost kept one's is a
 // multiple of n elements.
@@ -214,6 +228,7 @@ type argKernel struct {
 	vec     string // "", "row" or "col"
 	wg      uint32
 	vw      uint64 // elements per vector load (row), outputs per invocation (col)
+	bits    int    // element width (vectorised variants)
 	align8  bool   // col8w64 with every input stride a multiple of 8 elements
 	sgSize  uint32 // required subgroup size, 0 for any
 	small   bool   // the small-workgroup candidate
@@ -255,6 +270,21 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 			k.shape = shaders.ArgMaxGroupSG
 		}
 	}
+	bits := 8 * int(l.es)
+	k.bits = bits
+	if vec != "" && bits != 32 {
+		// 16-byte loads only: no wide variants below or above 32 bits.
+		k.vw = argVecPer(l.es)
+		if vec == "row" {
+			k.variant, k.label = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecRow), "vec-row"
+			if f.SubgroupArithmetic {
+				k.variant = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecRowSG)
+			}
+		} else {
+			k.variant, k.label, k.wg = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecCol), "vec-col", argThreadWG
+		}
+		return k
+	}
 	switch vec {
 	case "row":
 		k.variant, k.label = shaders.ArgMaxVecRow, "vec-row"
@@ -291,7 +321,7 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 		k.wg = max(lim.SubgroupSize, 4)
 		if k.vec == "col" {
 			k.wg = t.argColWG4
-			if k.vw == 8 {
+			if k.vw >= 8 {
 				k.wg = t.argColWG8
 			}
 		}
@@ -304,7 +334,7 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 		if k.variant == shaders.ArgMaxVecRow64SG {
 			k.variant = shaders.ArgMaxVecRow64SG1
 		} else {
-			k.variant = shaders.ArgMaxVecRowSG1
+			k.variant = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecRowSG1)
 		}
 	}
 }

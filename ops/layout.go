@@ -292,6 +292,17 @@ type tuning struct {
 	// only add work.
 	argColSplitItems    uint64
 	argColSplitMinBytes uint64
+	// argVecNarrowRow and argVecNarrowCol let ARGMAX's vectorised kernels
+	// (vec-row, vec-col) take 8-, 16- and 64-bit elements with 16-byte
+	// loads, as they take 32-bit ones: on a GPU the scalar kernels' 1-, 2-
+	// and 8-byte loads leave most of the bandwidth unused (issue 10:
+	// 4096x16384 INT8 axis 0 at 5% of copy). On lavapipe vec-row is far
+	// faster (median of 5, old vs new binary: 4096x4096 axis 1 INT8 167 ->
+	// 20 ms, FLOAT16 263 -> 11 ms; 2048x4096 INT64 127 -> 14 ms; 64x65536
+	// INT8 50 -> 1.8 ms), while vec-col was mixed (4096x4096 axis 0 INT8
+	// 208 -> 65 ms but FLOAT16 108 -> 265 ms, 2048x4096 INT64 54 -> 152
+	// ms), so lavapipe keeps its scalar column kernels.
+	argVecNarrowRow, argVecNarrowCol bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
 	// through its own part of the tensors.
@@ -300,8 +311,8 @@ type tuning struct {
 }
 
 var (
-	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, poolVecWG: 64, poolVecGroups: 1 << 16}
-	tuningCPU = tuning{argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
+	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16}
+	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 
 // tuningFor returns the tuning of a device type.

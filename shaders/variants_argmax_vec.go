@@ -1,6 +1,10 @@
 package shaders
 
-// Vectorised ARGMAX/ARGMIN first passes for 32-bit elements (argmax_vec.comp).
+import "fmt"
+
+// Vectorised ARGMAX/ARGMIN first passes (argmax_vec.comp). The constants
+// below are the 32-bit variants; ArgMaxVecName names those of the other
+// widths.
 const (
 	// ArgMaxVecRow: lanes split a contiguous block, 16-byte loads; shared
 	// memory combine.
@@ -28,12 +32,29 @@ const (
 	ArgMaxVecCol8W64 = "argmax_vec_col8w64"
 )
 
+// ArgMaxVecNarrowWidths are the element widths other than 32 bits whose
+// vectorised variants exist: 16-byte loads of 16, 8 or 2 elements, read as
+// 32-bit words (no 8/16-bit storage or shaderInt64 needed).
+var ArgMaxVecNarrowWidths = []int{8, 16, 64}
+
+// ArgMaxVecName is the vectorised variant for elemBits-bit elements (one of
+// ArgMaxVecNarrowWidths, or 32) and the 32-bit variant named base, one of
+// ArgMaxVecRow, ArgMaxVecRowSG, ArgMaxVecRowSG1 and ArgMaxVecCol (the wide
+// 32-bit variants have no counterpart): for 32 bits base itself, else
+// base with the width, e.g. argmax_vec_b8_rowsg.
+func ArgMaxVecName(elemBits int, base string) string {
+	if elemBits == 32 {
+		return base
+	}
+	return fmt.Sprintf("argmax_vec_b%d%s", elemBits, base[len("argmax_vec"):])
+}
+
 func argmaxVecVariants() []Variant {
 	vec := func(name string, defines ...string) Variant {
 		return Variant{Name: name, Source: "argmax_vec.comp", Defines: defines,
 			Bindings: argBindings, ParamBytes: argParamBytes, SpecConstants: argSpecConstants}
 	}
-	return []Variant{
+	out := []Variant{
 		vec(ArgMaxVecRow, "COL=0", "SUBGROUP=0", "WIDE=0"),
 		vec(ArgMaxVecRowSG, "COL=0", "SUBGROUP=1", "WIDE=0"),
 		vec(ArgMaxVecRow64, "COL=0", "SUBGROUP=0", "WIDE=1"),
@@ -44,4 +65,13 @@ func argmaxVecVariants() []Variant {
 		vec(ArgMaxVecCol8, "COL=1", "SUBGROUP=0", "WIDE=1"),
 		vec(ArgMaxVecCol8W64, "COL=1", "SUBGROUP=0", "WIDE=1", "W64=1"),
 	}
+	for _, bits := range ArgMaxVecNarrowWidths {
+		eb := fmt.Sprintf("ELEM_BITS=%d", bits)
+		out = append(out,
+			vec(ArgMaxVecName(bits, ArgMaxVecRow), eb, "COL=0", "SUBGROUP=0", "WIDE=0"),
+			vec(ArgMaxVecName(bits, ArgMaxVecRowSG), eb, "COL=0", "SUBGROUP=1", "WIDE=0"),
+			vec(ArgMaxVecName(bits, ArgMaxVecRowSG1), eb, "COL=0", "SUBGROUP=1", "WIDE=0", "ONESG=1"),
+			vec(ArgMaxVecName(bits, ArgMaxVecCol), eb, "COL=1", "SUBGROUP=0", "WIDE=0"))
+	}
+	return out
 }
