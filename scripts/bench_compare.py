@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Side-by-side benchmark: NumPy / PyTorch on the CPU against `vkdml bench`
 on the same shapes, interleaved round by round in one run, printing the
-ratios of issue 6's targets.
+ratios against the targets BENCHMARKS.md records.
 
 Run it with Debian's interpreter (numpy 1.24, torch 1.13 from python3-numpy
 and python3-torch), not a pyenv python3:
