@@ -59,8 +59,9 @@ const identityWorkgroup = 256
 // loads in flight.
 const vec4PerInvocation = 4
 
-// Plan picks the packed 16-byte copy when both tensors are packed, else
-// the strided copy; both bind whole tensors.
+// Plan picks the packed 16-byte copy, in as many binding windows as the
+// tensors need, when both tensors are packed; else the strided copy, which
+// binds whole tensors.
 func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 	bytes := o.Input.ElementCount() * uint64(o.Input.DataType.Size())
 	vec4OK := o.Input.IsPacked() && o.Output.IsPacked() && bytes%16 == 0
@@ -73,27 +74,17 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 	default:
 		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of ELEMENT_WISE_IDENTITY (strategies: vec4, strided)", ctx.Kernel)
 	}
-	// Whole-tensor bindings: each must fit one binding by layout.go's
-	// window rule.
+	if vec4OK && ctx.Kernel != "strided" {
+		return o.planVec4(ctx, bytes/16)
+	}
+	// The strided copy binds whole tensors: each must fit one binding by
+	// layout.go's window rule.
 	budget := windowBudget(ctx, 4)
 	for i, d := range []*tensor.Desc{&o.Input, &o.Output} {
 		if d.TotalTensorSizeInBytes > budget {
 			return nil, hresult.Unsupported([]string{"InputTensor", "OutputTensor"}[i]+".TotalTensorSizeInBytes",
 				"%d bytes exceed what one binding covers (%d of maxStorageBufferRange %d)", d.TotalTensorSizeInBytes, budget, ctx.Limits.MaxStorageBufferRange)
 		}
-	}
-	if vec4OK && ctx.Kernel != "strided" {
-		n := bytes / 16
-		params := Params{}.U32(uint32(n))
-		return &Plan{
-			Strategy: "vec4",
-			Kernels:  []Kernel{{Variant: shaders.CopyVec4Name, Bindings: 2, ParamBytes: uint32(len(params)), Spec: []uint32{identityWorkgroup}}},
-			Steps: []Step{{
-				Bindings: []Slot{In(0), Out(0)},
-				Params:   params,
-				Groups:   GridGroups((n+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup, ctx.Limits),
-			}},
-		}, nil
 	}
 	bits := 8 * o.Input.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
@@ -117,6 +108,34 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 			Groups:   GridGroups(total, identityWorkgroup, ctx.Limits),
 		}},
 	}, nil
+}
+
+// planVec4 copies n 16-byte vectors of packed tensors, in windows that
+// each fit one binding by layout.go's window rule, so that a tensor of the
+// whole binding range (or more) is copied too.
+func (o *ElementWiseIdentity) planVec4(ctx *Context, n uint64) (*Plan, error) {
+	per := windowBudget(ctx, 16) / 16
+	if per == 0 {
+		return nil, hresult.Unsupported("InputTensor", "a binding range of %d bytes cannot hold one 16-byte vector", ctx.Limits.MaxStorageBufferRange)
+	}
+	if steps := (n + per - 1) / per; steps > maxPlanSteps {
+		return nil, errTooManySteps("InputTensor.Sizes", steps, per*16)
+	}
+	plan := &Plan{
+		Strategy: "vec4",
+		Kernels:  []Kernel{{Variant: shaders.CopyVec4Name, Bindings: 2, ParamBytes: 4, Spec: []uint32{identityWorkgroup}}},
+	}
+	for lo := uint64(0); lo < n; lo += per {
+		hi := min(n, lo+per)
+		in, _ := windowSlot(SlotInput, 0, lo, hi, 16, 16, o.Input.TotalTensorSizeInBytes)
+		out, _ := windowSlot(SlotOutput, 0, lo, hi, 16, 16, o.Output.TotalTensorSizeInBytes)
+		plan.Steps = append(plan.Steps, Step{
+			Bindings: []Slot{in, out},
+			Params:   Params{}.U32(uint32(hi - lo)),
+			Groups:   GridGroups((hi-lo+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup, ctx.Limits),
+		})
+	}
+	return plan, nil
 }
 
 // Reference copies every logical element's bits.

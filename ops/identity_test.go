@@ -106,3 +106,34 @@ func TestIdentityVec4(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityWindowed copies packed tensors larger than one binding window
+// (dml.DeviceOptions.BindingWindowCap), so that the vec4 copy runs as
+// several windowed steps, as a tensor of the whole maxStorageBufferRange
+// does on a real device; sizes fall just under, on and just over window
+// boundaries.
+func TestIdentityWindowed(t *testing.T) {
+	rng := testutil.Rand(t)
+	const window = 4096
+	d := testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: window})
+	for _, vecs := range []uint32{1, 250, 251, 252, 253, 254, 255, 256, 500, 1000, 3001} {
+		for _, dt := range []tensor.DataType{tensor.Float32, tensor.UInt8, tensor.Int64} {
+			n := vecs * 16 / uint32(dt.Size())
+			sizes := []uint32{n}
+			in := testutil.NewTensor(rng, dt, sizes, testutil.Packed, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
+			desc := &ops.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(dt, sizes)}
+			t.Run(fmt.Sprintf("%v/%d", dt, n), func(t *testing.T) {
+				ctx := &ops.Context{FeatureLevel: ops.FeatureLevel6_4, Features: d.GPU().Features, Limits: d.GPU().Limits, BindingWindowCap: window}
+				plan, err := desc.Plan(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				per := (window - 20 - max(int(ctx.Limits.MinStorageBufferOffsetAlignment), 4)) / 16
+				if want := (int(vecs) + per - 1) / per; plan.Strategy != "vec4" || len(plan.Steps) != want {
+					t.Fatalf("strategy %s with %d steps, want vec4 with %d", plan.Strategy, len(plan.Steps), want)
+				}
+				testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+			})
+		}
+	}
+}
