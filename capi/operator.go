@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -77,6 +79,9 @@ func prepare(call string, d *device, desc ops.Desc) (_ *preparedOp, err error) {
 		return nil, err
 	}
 	props := p.cop.BindingProperties()
+	if err := p.checkFits(call, props); err != nil {
+		return nil, err
+	}
 	persistent, err := p.buffer(props.PersistentResourceSize)
 	if err != nil {
 		return nil, err
@@ -123,6 +128,63 @@ func prepare(call string, d *device, desc ops.Desc) (_ *preparedOp, err error) {
 		return nil, err
 	}
 	return p, p.list.Close()
+}
+
+// checkFits refuses, with E_OUTOFMEMORY naming the largest tensor, an
+// operator whose buffers together exceed the device's largest
+// device-local heap, before any is allocated: each buffer alone may pass
+// CreateBuffer's check while their sum could only fail part-way, or drive
+// a CPU driver (lavapipe's heap is host memory) into the kernel's OOM
+// killer.
+func (p *preparedOp) checkFits(call string, props dml.BindingProperties) error {
+	heap := largestDeviceHeap(p.dev.dev)
+	if heap == 0 {
+		return nil
+	}
+	total := saturatingAdd(props.PersistentResourceSize, props.TemporaryResourceSize)
+	field, largest := "", uint64(0)
+	for _, group := range []struct {
+		name  string
+		descs []*tensor.Desc
+	}{{"InputTensor", p.inputs}, {"OutputTensor", p.outputs}} {
+		for i, td := range group.descs {
+			if td == nil {
+				continue
+			}
+			total = saturatingAdd(total, td.TotalTensorSizeInBytes)
+			if td.TotalTensorSizeInBytes > largest {
+				field, largest = fmt.Sprintf("%s[%d]", group.name, i), td.TotalTensorSizeInBytes
+			}
+		}
+	}
+	if total <= heap {
+		return nil
+	}
+	return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: field,
+		Rule: fmt.Sprintf("the operator's tensors and resources need %d bytes of device memory (this one %d); the device's largest heap has %d", total, largest, heap)}
+}
+
+// largestDeviceHeap is the size of the device's largest device-local
+// memory heap, or 0 when it reports none.
+func largestDeviceHeap(d *dml.Device) uint64 {
+	info := d.GPU().Info
+	if info == nil {
+		return 0
+	}
+	var best uint64
+	for _, t := range info.MemoryTypes {
+		if t.Flags&gpu.MemoryDeviceLocal != 0 && t.HeapSize > best {
+			best = t.HeapSize
+		}
+	}
+	return best
+}
+
+func saturatingAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
 }
 
 // buffer allocates a device buffer of size bytes, or returns nil for 0.
@@ -277,12 +339,26 @@ func (p *preparedOp) run(ins, outs []hostBuffer) error {
 	}
 	for i, b := range outs {
 		if b != nil {
-			if err := p.outBufs[i].Read(0, b[:min(uint64(len(b)), p.outputs[i].TotalTensorSizeInBytes)]); err != nil {
+			if err := p.outBufs[i].Read(0, b[:readBackBytes(p.outputs[i], len(b))]); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// readBackBytes is how much of an output's host buffer (n bytes) a run
+// writes. Semantics rule 6: bytes no element occupies keep their contents.
+// A packed tensor's elements are its first minimumBytes, so nothing past
+// them is copied back (the device buffer's spare bytes, up to
+// TotalTensorSizeInBytes, hold no caller data). A strided tensor's gaps
+// were uploaded before the run and come back unchanged.
+func readBackBytes(td *tensor.Desc, n int) uint64 {
+	limit := td.TotalTensorSizeInBytes
+	if td.IsPacked() {
+		limit = minimumBytes(td)
+	}
+	return min(uint64(n), limit)
 }
 
 // featureLevels answers vkdml_device_feature_levels.

@@ -4,6 +4,7 @@
 // against vkdml.h, which cgo's own export prototypes would not.
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,47 @@ const char *vkdml_last_error(void) {
 	return msg != NULL ? msg : "";
 }
 
+// A child of fork() has only the forking thread: the Go runtime's threads
+// and the Vulkan driver's are gone, and a call into Go would wait for them
+// forever. pthread_atfork marks the child, and every function that would
+// enter Go refuses with E_FAIL instead (vkdml_last_error, the ABI version
+// and the HRESULT names are plain C and keep working). Registered when the
+// library is loaded, so a fork right after loading is caught too.
+static volatile int vkdml_forked;
+
+static void vkdml_after_fork_in_child(void) { vkdml_forked = 1; }
+
+__attribute__((constructor)) static void vkdml_register_fork_handler(void) {
+	pthread_atfork(NULL, NULL, vkdml_after_fork_in_child);
+}
+
+#define VKDML_FORK_RULE                                                                  \
+	"this process was forked from one that had loaded libvkdml; the Go runtime's and " \
+	"the Vulkan driver's threads do not survive fork(), so libvkdml cannot run in the " \
+	"child: start workers with exec (posix_spawn), or with Python multiprocessing's "   \
+	"\"spawn\" or \"forkserver\" start method [E_FAIL]"
+
+// vkdml_refuse_forked sets the calling thread's message for call and
+// returns E_FAIL.
+static VKDML_HRESULT vkdml_refuse_forked(const char *call) {
+	char msg[512];
+	int n = snprintf(msg, sizeof msg, "%s: %s", call, VKDML_FORK_RULE);
+	if (n < 0) {
+		n = 0;
+	} else if ((size_t)n >= sizeof msg) {
+		n = (int)sizeof msg - 1;
+	}
+	vkdmlc_set_error(msg, (size_t)n);
+	return VKDML_E_FAIL;
+}
+
+#define VKDML_NOT_IN_FORKED_CHILD(call)              \
+	do {                                         \
+		if (vkdml_forked) {                  \
+			return vkdml_refuse_forked(call); \
+		}                                    \
+	} while (0)
+
 uint32_t vkdml_abi_version(void) { return VKDML_ABI_VERSION; }
 
 const char *vkdml_hresult_name(VKDML_HRESULT hr) {
@@ -69,41 +111,50 @@ const char *vkdml_hresult_name(VKDML_HRESULT hr) {
 }
 
 VKDML_HRESULT vkdml_device_create(const vkdml_device_options *options, vkdml_device *device) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_device_create");
 	return vkdmlgo_device_create((vkdml_device_options *)options, device);
 }
 
 VKDML_HRESULT vkdml_device_destroy(vkdml_device device) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_device_destroy");
 	return vkdmlgo_device_destroy(device);
 }
 
 VKDML_HRESULT vkdml_device_name(vkdml_device device, char *name, size_t capacity, size_t *length) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_device_name");
 	return vkdmlgo_device_name(device, name, capacity, length);
 }
 
 VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device, const uint32_t *requested, uint32_t count, uint32_t *max_supported) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_device_feature_levels");
 	return vkdmlgo_device_feature_levels(device, (uint32_t *)requested, count, max_supported);
 }
 
 VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc, uint64_t *size_in_bytes) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_calc_buffer_tensor_size");
 	return vkdmlgo_calc_buffer_tensor_size((vkdml_tensor_desc *)desc, size_in_bytes);
 }
 
 VKDML_HRESULT vkdml_operator_create(vkdml_device device, const vkdml_operator_desc *desc, vkdml_operator *op) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_operator_create");
 	return vkdmlgo_operator_create(device, (vkdml_operator_desc *)desc, op);
 }
 
 VKDML_HRESULT vkdml_operator_run(vkdml_operator op, const vkdml_buffer *inputs, uint32_t input_count,
                                  const vkdml_buffer *outputs, uint32_t output_count) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_operator_run");
 	return vkdmlgo_operator_run(op, (vkdml_buffer *)inputs, input_count, (vkdml_buffer *)outputs, output_count);
 }
 
 VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_operator_destroy");
 	return vkdmlgo_operator_destroy(op);
 }
 
 VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
                         const vkdml_buffer *inputs, uint32_t input_count,
                         const vkdml_buffer *outputs, uint32_t output_count) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_run");
 	return vkdmlgo_run(device, (vkdml_operator_desc *)desc, (vkdml_buffer *)inputs, input_count,
 	                   (vkdml_buffer *)outputs, output_count);
 }

@@ -40,10 +40,23 @@
  *   while another thread uses it is an error the caller must avoid, as in
  *   DirectML (the library reports it where it can detect it).
  *
+ * PROCESSES
+ *   libvkdml cannot be used in a child made by fork() once the library is
+ *   loaded (loading it starts the Go runtime): the Go runtime's and the
+ *   Vulkan driver's threads do not survive fork. In such a child every
+ *   function that would use them returns E_FAIL at once, with a message
+ *   naming the fix; vkdml_last_error, vkdml_abi_version and
+ *   vkdml_hresult_name keep working. Start workers with exec
+ *   (posix_spawn), or with Python multiprocessing's "spawn" or
+ *   "forkserver" start method, and load the library there.
+ *
  * MEMORY
  *   The library never keeps a pointer the caller passed: descs are copied
  *   at vkdml_operator_create, and host buffers are read or written only
- *   during the call that receives them.
+ *   during the call that receives them. Only the bytes of an output's
+ *   elements are written: the bytes between strided elements and the
+ *   spare bytes of a buffer larger than its elements keep their contents
+ *   (docs/semantics.md rule 6).
  */
 #ifndef VKDML_H
 #define VKDML_H
@@ -291,7 +304,9 @@ VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc,
                                             uint64_t *size_in_bytes);
 
 /* Validates desc with every DirectML rule (nothing runs when it fails),
- * compiles it, allocates its device buffers and initializes it. */
+ * compiles it, allocates its device buffers and initializes it. Tensors
+ * that together exceed the device's largest memory heap are
+ * E_OUTOFMEMORY, before anything is allocated. */
 VKDML_HRESULT vkdml_operator_create(vkdml_device device,
                                     const vkdml_operator_desc *desc,
                                     vkdml_operator *op);

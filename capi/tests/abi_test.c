@@ -1,13 +1,17 @@
 /* abi_test.c: libvkdml's C interface under misuse and load. Every bad call
  * must return its HRESULT with a message naming the field, never crash;
- * messages are per thread; strided outputs keep the bytes they skip;
- * operators and devices work from several threads at once. Run by
- * `make capi-test`; exits non-zero on the first failure. */
+ * messages are per thread; outputs keep the bytes no element occupies
+ * (strided gaps and the spare bytes of a rounded-up buffer); operators and
+ * devices work from several threads at once; a forked child gets an error,
+ * never a hang. Run by `make capi-test`; exits non-zero on failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "vkdml.h"
 
@@ -171,6 +175,184 @@ static void strided_output(vkdml_device dev) {
     EXPECT(y[0] == 1 && y[1] == 0xBBBBBBBBu && y[2] == 2);
 }
 
+/* A packed output whose buffer is larger than its elements: the spare
+ * bytes keep their contents (semantics rule 6), one-shot and prepared, on
+ * every run. size is the host buffer and total_tensor_size_in_bytes;
+ * element_bytes are what the elements occupy. */
+struct spare_case {
+    const char *name;
+    vkdml_operator_desc desc;
+    const void *x;
+    size_t x_bytes;
+    const void *want; /* the element bytes */
+    size_t element_bytes, size;
+};
+
+static void check_spare_case(vkdml_device dev, const struct spare_case *c) {
+    unsigned char y[64];
+    vkdml_buffer ins[1] = {{(void *)c->x, c->x_bytes}}, outs[1] = {{y, c->size}};
+    vkdml_operator op = 0;
+    MUST(vkdml_operator_create(dev, &c->desc, &op));
+    for (int run = 0; run < 3; run++) {
+        unsigned char poison = (unsigned char)(0xA5 + 17 * run);
+        memset(y, poison, sizeof y);
+        VKDML_HRESULT hr = run == 0 ? vkdml_run(dev, &c->desc, ins, 1, outs, 1) : vkdml_operator_run(op, ins, 1, outs, 1);
+        if (VKDML_FAILED(hr)) {
+            fprintf(stderr, "%s run %d: %s\n", c->name, run, vkdml_last_error());
+            failures++;
+            continue;
+        }
+        if (memcmp(y, c->want, c->element_bytes) != 0) {
+            fprintf(stderr, "%s run %d: wrong elements\n", c->name, run);
+            failures++;
+        }
+        for (size_t i = c->element_bytes; i < sizeof y; i++) {
+            if (y[i] != poison) {
+                fprintf(stderr, "%s run %d: byte %zu (of a %zu-byte buffer, %zu element bytes) is 0x%02X, was 0x%02X\n",
+                        c->name, run, i, c->size, c->element_bytes, y[i], poison);
+                failures++;
+                break;
+            }
+        }
+    }
+    MUST(vkdml_operator_destroy(op));
+}
+
+static void spare_bytes(vkdml_device dev) {
+    /* ARGMAX: three UINT32 indices in a 16-byte tensor. */
+    static uint32_t s32[2] = {3, 2}, s31[2] = {3, 1}, ax1[1] = {1};
+    static float x32[6] = {1, 2, 4, 3, 5, 5};
+    static vkdml_tensor_desc ain = {VKDML_DATA_TYPE_FLOAT32, 0, 2, s32, NULL, 0, 0};
+    static vkdml_tensor_desc aout = {VKDML_DATA_TYPE_UINT32, 0, 2, s31, NULL, 16, 0};
+    static vkdml_argmax_desc am = {&ain, &aout, 1, ax1, VKDML_AXIS_DIRECTION_INCREASING};
+    static const uint32_t awant[3] = {1, 0, 0};
+    /* MAX_POOLING over pairs: three FLOAT16 (6 bytes, rounded to 8) and
+     * three UINT8 (3 bytes, rounded to 4) values. */
+    static uint32_t pin[4] = {1, 1, 1, 6}, pout[4] = {1, 1, 1, 3}, pst[2] = {1, 2}, pwin[2] = {1, 2}, pzero[2] = {0, 0};
+    static uint16_t xf16[6] = {0x3C00, 0x4000, 0x4400, 0x4200, 0xC000, 0xBC00}; /* 1 2 4 3 -2 -1 */
+    static const uint16_t f16want[3] = {0x4000, 0x4400, 0xBC00};
+    static vkdml_tensor_desc hin = {VKDML_DATA_TYPE_FLOAT16, 0, 4, pin, NULL, 0, 0};
+    static vkdml_tensor_desc hout = {VKDML_DATA_TYPE_FLOAT16, 0, 4, pout, NULL, 0, 0};
+    static vkdml_max_pooling_desc hp = {&hin, &hout, 2, pst, pwin, pzero, pzero};
+    static uint8_t xu8[6] = {7, 3, 0, 255, 9, 9};
+    static const uint8_t u8want[3] = {7, 255, 9};
+    static vkdml_tensor_desc bin = {VKDML_DATA_TYPE_UINT8, 0, 4, pin, NULL, 0, 0};
+    static vkdml_tensor_desc bout = {VKDML_DATA_TYPE_UINT8, 0, 4, pout, NULL, 0, 0};
+    static vkdml_max_pooling_desc bp = {&bin, &bout, 2, pst, pwin, pzero, pzero};
+    /* REDUCE ARGMAX: three INT64 indices in a 32-byte tensor. */
+    static vkdml_tensor_desc rout = {VKDML_DATA_TYPE_INT64, 0, 2, s31, NULL, 32, 0};
+    static vkdml_reduce_desc rd = {VKDML_REDUCE_FUNCTION_ARGMAX, &ain, &rout, 1, ax1};
+    static const int64_t rwant[3] = {1, 0, 0};
+    const struct spare_case cases[] = {
+        {"ARGMAX UINT32 in 16 bytes", {VKDML_OPERATOR_ARGMAX, &am}, x32, sizeof x32, awant, 12, 16},
+        {"MAX_POOLING FLOAT16 in 8 bytes", {VKDML_OPERATOR_MAX_POOLING, &hp}, xf16, sizeof xf16, f16want, 6, 8},
+        {"MAX_POOLING UINT8 in 4 bytes", {VKDML_OPERATOR_MAX_POOLING, &bp}, xu8, sizeof xu8, u8want, 3, 4},
+        {"REDUCE INT64 in 32 bytes", {VKDML_OPERATOR_REDUCE, &rd}, x32, sizeof x32, rwant, 24, 32},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check_spare_case(dev, &cases[i]);
+    }
+}
+
+/* Tensors that together exceed the device's memory are refused with
+ * E_OUTOFMEMORY before anything is allocated. */
+static void too_large_for_the_device(vkdml_device dev) {
+    /* 65535 planes of 256x256 INT64 values and UINT64 indices: each tensor
+     * under 2^32 elements, 69 GB together, more than lavapipe's heap (and
+     * than most GPUs'); each plane fits a storage binding. */
+    uint32_t in_sizes[4] = {65535, 1, 1, 1}, out_sizes[4] = {65535, 1, 256, 256};
+    uint32_t one[2] = {1, 1}, zero[2] = {0, 0}, end[2] = {255, 255};
+    vkdml_tensor_desc in = {VKDML_DATA_TYPE_INT64, 0, 4, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc out = {VKDML_DATA_TYPE_INT64, 0, 4, out_sizes, NULL, 0, 0};
+    vkdml_tensor_desc idx = {VKDML_DATA_TYPE_UINT64, 0, 4, out_sizes, NULL, 0, 0};
+    vkdml_max_pooling1_desc mp = {&in, &out, &idx, 2, one, one, zero, end};
+    vkdml_operator_desc d = {VKDML_OPERATOR_MAX_POOLING1, &mp};
+    vkdml_operator op = 0;
+    EXPECT_HR(vkdml_operator_create(dev, &d, &op), VKDML_E_OUTOFMEMORY, "OutputTensor");
+    EXPECT(op == 0);
+}
+
+/* In a child of fork() every function that would enter the Go runtime
+ * fails at once with E_FAIL and a message naming the start methods; plain
+ * C functions keep working. alarm turns a hang into SIGALRM, which the
+ * parent reports. */
+static int child_refuses(vkdml_device dev) {
+    alarm(20);
+    int bad = 0;
+    vkdml_device d = 0;
+    vkdml_operator op = 0;
+    float x[6] = {0};
+    uint32_t y[2];
+    vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
+    VKDML_HRESULT hrs[4] = {
+        vkdml_device_create(NULL, &d),
+        vkdml_run(dev, &argmax_op, ins, 1, outs, 1),
+        vkdml_operator_create(dev, &argmax_op, &op),
+        vkdml_device_destroy(dev),
+    };
+    for (int i = 0; i < 4; i++) {
+        if (hrs[i] != VKDML_E_FAIL || strstr(vkdml_last_error(), "forkserver") == NULL ||
+            strstr(vkdml_last_error(), "spawn") == NULL) {
+            fprintf(stderr, "forked child: call %d returned 0x%08X: %s\n", i, (unsigned)hrs[i], vkdml_last_error());
+            bad = 1;
+        }
+    }
+    if (vkdml_abi_version() != VKDML_ABI_VERSION || strcmp(vkdml_hresult_name(VKDML_E_FAIL), "E_FAIL") != 0) {
+        bad = 1;
+    }
+    return bad;
+}
+
+/* fork_and_check forks; the child runs child_refuses and exits with its
+ * result; the parent waits and counts a failure for a non-zero exit or a
+ * signal (SIGALRM: a hang). */
+static void fork_and_check(const char *when, vkdml_device dev) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        _exit(child_refuses(dev));
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        fprintf(stderr, "fork %s: fork or waitpid failed\n", when);
+        failures++;
+        return;
+    }
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "fork %s: the child died of signal %d%s\n", when, WTERMSIG(status),
+                WTERMSIG(status) == SIGALRM ? " (it hung)" : "");
+        failures++;
+    } else if (WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "fork %s: the child's calls did not fail as they should\n", when);
+        failures++;
+    }
+}
+
+static void *run_repeatedly(void *arg) {
+    vkdml_device dev = *(vkdml_device *)arg;
+    for (int i = 0; i < 40; i++) {
+        float x[6] = {0, 1, 2, 5, 4, 3};
+        uint32_t y[2];
+        vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
+        if (VKDML_FAILED(vkdml_run(dev, &argmax_op, ins, 1, outs, 1)) || y[0] != 2 || y[1] != 0) {
+            return (void *)1;
+        }
+    }
+    return NULL;
+}
+
+/* A fork while another thread is inside the library. */
+static void fork_during_runs(vkdml_device dev) {
+    pthread_t t;
+    void *bad = NULL;
+    pthread_create(&t, NULL, run_repeatedly, &dev);
+    for (int i = 0; i < 3; i++) {
+        fork_and_check("while another thread runs operators", dev);
+    }
+    pthread_join(t, &bad);
+    EXPECT(bad == NULL); /* the parent is unaffected */
+}
+
 /* REDUCE (ARGMIN), MAX_POOLING without indices, and MAX_POOLING1 with the
  * optional indices absent and present. */
 static void other_operators(vkdml_device dev) {
@@ -266,6 +448,8 @@ static void concurrency(vkdml_device dev) {
 }
 
 int main(void) {
+    /* Before any call: loading the library started the Go runtime. */
+    fork_and_check("right after the library was loaded", 1);
     vkdml_device_options opts = {VKDML_CREATE_DEVICE_FLAG_DEBUG, 0, NULL};
     vkdml_device dev = 0;
     MUST(vkdml_device_create(&opts, &dev));
@@ -276,6 +460,10 @@ int main(void) {
     other_operators(dev);
     thread_local_errors();
     concurrency(dev);
+    spare_bytes(dev);
+    too_large_for_the_device(dev);
+    fork_and_check("after the device was used", dev);
+    fork_during_runs(dev);
     MUST(vkdml_device_destroy(dev));
     EXPECT_HR(vkdml_device_destroy(dev), VKDML_E_INVALIDARG, "not a live device handle");
     if (failures) {
