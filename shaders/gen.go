@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/shaders/spirv"
 )
 
 func main() {
@@ -31,8 +32,12 @@ func main() {
 	}
 }
 
+// compile builds variant v into out. -g keeps the OpNames that
+// shaders.CheckKernel holds the variant table's names to (-O alone strips
+// them); spirv.StripSource then drops what else -g adds, the source text
+// and line information, so the code is exactly -O's.
 func compile(glslc string, v shaders.Variant, out string) error {
-	args := []string{"--target-env=" + shaders.TargetEnv, "-O", "-I", "."}
+	args := []string{"--target-env=" + shaders.TargetEnv, "-O", "-g", "-I", "."}
 	for _, d := range v.Defines {
 		args = append(args, "-D"+d)
 	}
@@ -40,6 +45,16 @@ func compile(glslc string, v shaders.Variant, out string) error {
 	cmd := exec.Command(glslc, args...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s: glslc %s: %v\n%s", v.Name, strings.Join(args, " "), err, msg)
+	}
+	code, err := os.ReadFile(out)
+	if err == nil {
+		code, err = spirv.StripSource(code)
+	}
+	if err == nil {
+		err = os.WriteFile(out, code, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: stripping the source from %s: %w", v.Name, out, err)
 	}
 	return nil
 }

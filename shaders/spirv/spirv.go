@@ -1,9 +1,10 @@
 // Package spirv reads the few facts vkdml needs from a SPIR-V module: the
-// capabilities it declares, its specialization-constant IDs, the size of
-// its push-constant block and the storage-buffer bindings it uses. Both
-// sides of the Go↔GLSL contract are checked against them: the planners'
-// kernels (shaders.CheckKernel) and the device's features (package gpu
-// refuses a module whose capabilities the device lacks).
+// capabilities it declares, its specialization-constant IDs and names, the
+// size and word names of its push-constant block and the storage-buffer
+// bindings it uses. Both sides of the Go↔GLSL contract are checked against
+// them: the planners' kernels (shaders.CheckKernel) and the device's
+// features (package gpu refuses a module whose capabilities the device
+// lacks).
 //
 // It is a reader for modules glslc produces for vkdml's compute kernels,
 // not a validator: instructions it does not need are skipped, and a module
@@ -28,9 +29,19 @@ type Module struct {
 	Capabilities []Capability
 	// SpecIDs are the SpecId decorations, sorted, without repeats.
 	SpecIDs []uint32
+	// SpecNames maps each SpecId to the OpName of its constant: the GLSL
+	// name, where the module keeps debug names. The x component of the
+	// workgroup size (GLSL's local_size_x_id), which GLSL does not name,
+	// is LocalSizeX. A constant the module does not name is absent.
+	SpecNames map[uint32]string
 	// PushConstantBytes is the size of the push-constant block: the end
 	// of its last member (0 when the module has none).
 	PushConstantBytes uint32
+	// PushWords names the push-constant block's 32-bit words in order,
+	// from its OpMemberNames: a one-word member by its name, word i of a
+	// longer member (an array) as name[i]; a word no named member covers
+	// is "". Nil when the module does not name the block's members.
+	PushWords []string
 	// Bindings are the binding numbers of the storage buffers in
 	// descriptor set 0, sorted, without repeats (aliasing views of one
 	// binding count once).
@@ -43,6 +54,8 @@ func (m *Module) Has(c Capability) bool { return slices.Contains(m.Capabilities,
 // Opcodes, decorations and storage classes (SPIR-V specification,
 // section 3).
 const (
+	opName             = 5
+	opMemberName       = 6
 	opCapability       = 17
 	opTypeInt          = 21
 	opTypeFloat        = 22
@@ -52,11 +65,13 @@ const (
 	opTypeStruct       = 30
 	opTypePointer      = 32
 	opConstant         = 43
+	opSpecConstantComp = 51
 	opVariable         = 59
 	opDecorate         = 71
 	opMemberDecorate   = 72
 
 	decSpecID        = 1
+	decBuiltIn       = 11
 	decArrayStride   = 6
 	decBinding       = 33
 	decDescriptorSet = 34
@@ -65,7 +80,13 @@ const (
 	classUniform       = 2
 	classPushConstant  = 9
 	classStorageBuffer = 12
+
+	builtInWorkgroupSize = 25
 )
+
+// LocalSizeX is the name SpecNames gives the workgroup size's x
+// component, after GLSL's local_size_x_id.
+const LocalSizeX = "local_size_x"
 
 const magic = 0x07230203
 
@@ -83,6 +104,12 @@ type module struct {
 	set      map[uint32]uint32    // variable: DescriptorSet decoration
 	buffers  []uint32             // storage-buffer variables
 	push     uint32               // the push-constant variable's pointer type
+
+	specID      map[uint32]uint32    // constant: SpecId decoration
+	name        map[uint32]string    // OpName
+	memberName  map[[2]uint32]string // (struct, member): OpMemberName
+	composite   map[uint32][]uint32  // spec-constant composite: constituents
+	workgroupSz uint32               // the BuiltIn WorkgroupSize composite, 0 when none
 }
 
 // Parse reads a module. Every error wraps ErrMalformed.
@@ -95,6 +122,8 @@ func Parse(code []byte) (*Module, error) {
 		size: map[uint32]uint32{}, array: map[uint32][2]uint32{}, stride: map[uint32]uint32{},
 		constant: map[uint32]uint32{}, members: map[uint32][]uint32{}, offsets: map[[2]uint32]uint32{},
 		pointee: map[uint32]uint32{}, binding: map[uint32]uint32{}, set: map[uint32]uint32{},
+		specID: map[uint32]uint32{}, name: map[uint32]string{}, memberName: map[[2]uint32]string{},
+		composite: map[uint32][]uint32{},
 	}
 	m := &Module{}
 	err = eachInstruction(words, func(op uint32, a []uint32) error {
@@ -105,6 +134,10 @@ func Parse(code []byte) (*Module, error) {
 			st.decorate(m, a)
 		case op == opMemberDecorate && len(a) >= 4 && a[2] == decOffset:
 			st.offsets[[2]uint32{a[0], a[1]}] = a[3]
+		case op == opName && len(a) >= 2:
+			st.name[a[0]] = literalString(a[1:])
+		case op == opMemberName && len(a) >= 3:
+			st.memberName[[2]uint32{a[0], a[1]}] = literalString(a[2:])
 		default:
 			st.declare(op, a)
 		}
@@ -115,6 +148,7 @@ func Parse(code []byte) (*Module, error) {
 	}
 	slices.Sort(m.SpecIDs)
 	m.SpecIDs = slices.Compact(m.SpecIDs)
+	m.SpecNames = st.specNames()
 	for _, v := range st.buffers {
 		b, ok := st.binding[v]
 		if !ok || st.set[v] != 0 {
@@ -125,17 +159,89 @@ func Parse(code []byte) (*Module, error) {
 	slices.Sort(m.Bindings)
 	m.Bindings = slices.Compact(m.Bindings)
 	if st.push != 0 {
-		if m.PushConstantBytes, err = st.sizeOf(st.pointee[st.push], 0); err != nil {
+		block := st.pointee[st.push]
+		if m.PushConstantBytes, err = st.sizeOf(block, 0); err != nil {
+			return nil, fmt.Errorf("push-constant block: %w", err)
+		}
+		if m.PushWords, err = st.wordNames(block, m.PushConstantBytes); err != nil {
 			return nil, fmt.Errorf("push-constant block: %w", err)
 		}
 	}
 	return m, nil
 }
 
+// specNames maps SpecIds to their constants' names (Module.SpecNames).
+func (st *module) specNames() map[uint32]string {
+	out := map[uint32]string{}
+	for c, id := range st.specID {
+		if n, ok := st.name[c]; ok && n != "" {
+			out[id] = n
+		}
+	}
+	// GLSL's local_size_x_id makes an unnamed constant, the first
+	// constituent of the workgroup-size composite.
+	if parts := st.composite[st.workgroupSz]; len(parts) > 0 {
+		if id, ok := st.specID[parts[0]]; ok && st.name[parts[0]] == "" {
+			out[id] = LocalSizeX
+		}
+	}
+	return out
+}
+
+// wordNames names the 32-bit words of struct type block, size bytes
+// (Module.PushWords), or returns nil when it has no named member.
+func (st *module) wordNames(block, size uint32) ([]string, error) {
+	words := make([]string, (size+3)/4)
+	named := false
+	for i, mt := range st.members[block] {
+		n, ok := st.memberName[[2]uint32{block, uint32(i)}]
+		if !ok || n == "" {
+			continue
+		}
+		named = true
+		s, err := st.sizeOf(mt, 1)
+		if err != nil {
+			return nil, err
+		}
+		first, end := st.offsets[[2]uint32{block, uint32(i)}]/4, (st.offsets[[2]uint32{block, uint32(i)}]+s+3)/4
+		for w := first; w < end; w++ {
+			words[w] = n
+			if end-first > 1 {
+				words[w] = fmt.Sprintf("%s[%d]", n, w-first)
+			}
+		}
+	}
+	if !named {
+		return nil, nil
+	}
+	return words, nil
+}
+
+// literalString decodes a SPIR-V literal string: UTF-8 bytes in
+// little-endian words, ended by a zero byte.
+func literalString(words []uint32) string {
+	b := make([]byte, 0, 4*len(words))
+	for _, w := range words {
+		for k := 0; k < 4; k++ {
+			c := byte(w >> (8 * k))
+			if c == 0 {
+				return string(b)
+			}
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
 func (st *module) decorate(m *Module, a []uint32) {
 	switch a[1] {
 	case decSpecID:
 		m.SpecIDs = append(m.SpecIDs, a[2])
+		st.specID[a[0]] = a[2]
+	case decBuiltIn:
+		if a[2] == builtInWorkgroupSize {
+			st.workgroupSz = a[0]
+		}
 	case decBinding:
 		st.binding[a[0]] = a[2]
 	case decDescriptorSet:
@@ -163,6 +269,8 @@ func (st *module) declare(op uint32, a []uint32) {
 		st.pointee[a[0]] = a[2]
 	case op == opConstant && len(a) == 3:
 		st.constant[a[1]] = a[2]
+	case op == opSpecConstantComp && len(a) >= 2:
+		st.composite[a[1]] = a[2:]
 	case op == opVariable && len(a) >= 3:
 		switch a[2] {
 		case classPushConstant:

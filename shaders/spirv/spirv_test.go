@@ -197,3 +197,74 @@ func TestCapabilityFeature(t *testing.T) {
 		}
 	}
 }
+
+// str encodes a literal string: bytes in little-endian words, ended by a
+// zero byte.
+func str(s string) []uint32 {
+	b := append([]byte(s), 0)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w
+}
+
+// named adds to handModule: names for spec constant 3 and for the push
+// block's first and third members (the uvec2 at byte 8 is unnamed), and a
+// workgroup-size composite whose x component is spec constant 0.
+func named() [][]uint32 {
+	const tPush, sA, sB, wgSize, one = 5, 13, 14, 20, 21
+	return [][]uint32{
+		append(in(opName, sA), str("IH")...),
+		append(in(opMemberName, tPush, 0), str("total")...),
+		append(in(opMemberName, tPush, 2), str("sizes")...),
+		in(opDecorate, wgSize, decBuiltIn, builtInWorkgroupSize),
+		in(opSpecConstantComp, 1, wgSize, sB, one, one),
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	m, err := Parse(handModule(named()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.SpecNames) != 2 || m.SpecNames[3] != "IH" || m.SpecNames[0] != LocalSizeX {
+		t.Errorf("spec names %v, want 0: %s, 3: IH", m.SpecNames, LocalSizeX)
+	}
+	want := []string{"total", "", "", "", "sizes[0]", "sizes[1]", "sizes[2]"}
+	if !slices.Equal(m.PushWords, want) {
+		t.Errorf("push words %q, want %q", m.PushWords, want)
+	}
+	bare, err := Parse(handModule())
+	if err != nil || len(bare.SpecNames) != 0 || bare.PushWords != nil {
+		t.Errorf("a module without names: spec names %v, push words %q, %v", bare.SpecNames, bare.PushWords, err)
+	}
+}
+
+// TestStripSource: the source text, file names and line information go,
+// the names and everything else stay, in order.
+func TestStripSource(t *testing.T) {
+	const file = 30
+	debug := [][]uint32{
+		append(in(opString, file), str("maxpool.comp")...),
+		append(in(opSource, 2, 450, file), str("#version 450")...),
+		append(in(opSourceExtension), str("GL_GOOGLE_include_directive")...),
+		append(in(opModuleProcessed), str("entry-point main")...),
+		in(opLine, file, 12, 1),
+		in(opNoLine),
+	}
+	withDebug := handModule(append(debug, named()...)...)
+	stripped, err := StripSource(withDebug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := handModule(named()...); !slices.Equal(stripped, want) {
+		t.Errorf("stripped module of %d bytes differs from the module without debug instructions (%d bytes)", len(stripped), len(want))
+	}
+	if _, err := StripSource([]byte("not SPIR-V")); !errors.Is(err, ErrMalformed) {
+		t.Errorf("StripSource of text: %v", err)
+	}
+}
