@@ -10,8 +10,8 @@ import (
 // a wrong push-constant size is refused with the reason.
 func ExampleCheckKernel() {
 	name := shaders.MaxPoolName(16, false, 0) // 16-bit elements in words, no indices
-	fmt.Println(name, shaders.CheckKernel(name, 2, 20, shaders.MaxPoolSpecKind+1))
-	fmt.Println(shaders.CheckKernel(name, 2, 24, shaders.MaxPoolSpecKind+1))
+	fmt.Println(name, shaders.CheckKernel(name, 2, 20, 31))
+	fmt.Println(shaders.CheckKernel(name, 2, 24, 31))
 	// Output:
 	// maxpool_b16w_noidx <nil>
 	// shaders: kernel does not match its module: maxpool_b16w_noidx: the plan pushes 32 bytes (2 base offsets and 24 parameter bytes), the module's push-constant block is 28 bytes

@@ -13,11 +13,13 @@ import (
 // the variant table.
 var ErrUnknownVariant = errors.New("shaders: no such variant")
 
-// ErrContract is wrapped by CheckKernel's errors: a planned kernel that
-// does not agree with its module.
+// ErrContract is wrapped by the errors about a planned kernel, a table row
+// or a planner's by-name values that do not agree with the module
+// (CheckKernel, CheckVariant, Values).
 var ErrContract = errors.New("shaders: kernel does not match its module")
 
-// modules holds every variant's module, parsed once, on first use.
+// modules holds every variant's module, parsed once, on first use, and
+// what CheckVariant says of its row.
 var modules = sync.OnceValue(func() map[string]moduleInfo {
 	out := make(map[string]moduleInfo, len(Variants))
 	for _, v := range Variants {
@@ -29,14 +31,19 @@ var modules = sync.OnceValue(func() map[string]moduleInfo {
 		if err != nil {
 			err = fmt.Errorf("shaders: variant %s: %w", v.Name, err)
 		}
-		out[v.Name] = moduleInfo{m, err}
+		mi := moduleInfo{m: m, err: err}
+		if err == nil {
+			mi.names = checkNames(v, m)
+		}
+		out[v.Name] = mi
 	}
 	return out
 })
 
 type moduleInfo struct {
-	m   *spirv.Module
-	err error
+	m     *spirv.Module
+	err   error
+	names error // checkNames of the row and the module
 }
 
 // Info returns what the module of the variant called name declares: its
@@ -52,16 +59,22 @@ func Info(name string) (*spirv.Module, error) {
 }
 
 // CheckKernel reports whether a kernel a plan builds from the variant called
-// name keeps the module's contract: it binds storage buffers 0..bindings-1,
-// exactly the bindings the module uses; its push-constant range, one base
-// offset word per binding and then paramBytes, is the module's
-// push-constant block; and it passes specialization constants with IDs
-// 0..spec-1, a value for every ID the module reads and none beyond those
-// the variant declares. The planners' plan check calls it for every kernel
-// it emits; the errors wrap ErrContract (or ErrUnknownVariant).
+// name keeps the contract: the variant's row names what its module names
+// (CheckVariant, run once per row); the kernel binds storage buffers
+// 0..bindings-1, exactly the bindings the module uses; its push-constant
+// range, one base offset word per binding and then paramBytes, is the
+// module's push-constant block; and it passes exactly the specialization
+// constants the row declares, so a value for every ID the module reads.
+// The values' order is the planners' to keep, which they do by filling
+// them by name (NewSpec, NewPush). The planners' plan check calls it for
+// every kernel it emits; the errors wrap ErrContract (or
+// ErrUnknownVariant).
 func CheckKernel(name string, bindings int, paramBytes uint32, spec int) error {
 	m, err := Info(name)
 	if err != nil {
+		return err
+	}
+	if err := modules()[name].names; err != nil {
 		return err
 	}
 	v := byName[name]
@@ -82,8 +95,8 @@ func CheckKernel(name string, bindings int, paramBytes uint32, spec int) error {
 	if n := len(m.SpecIDs); n > 0 && int(m.SpecIDs[n-1]) >= spec {
 		return fail("the plan passes %d specialization constants, the module reads constant ID %d", spec, m.SpecIDs[n-1])
 	}
-	if spec > v.SpecConstants {
-		return fail("the plan passes %d specialization constants, the variant declares %d", spec, v.SpecConstants)
+	if spec != len(v.Spec) {
+		return fail("the plan passes %d specialization constants, the variant declares %d", spec, len(v.Spec))
 	}
 	return nil
 }

@@ -13,10 +13,13 @@
 // file differs (stale), is missing or is not in the table, and runs
 // spirv-val on each.
 //
-// The Go↔GLSL contract: each table row declares the bindings, push-constant
-// bytes and specialization constants of its kernel; Info parses each module
-// once (package spirv) and the tests prove the rows against the modules;
-// CheckKernel holds a planned kernel to its module.
+// The Go↔GLSL contract is named: each table row declares its kernel's
+// bindings, and its specialization constants and push-constant words by
+// name, in constant_id and block order. The modules keep their GLSL names
+// (OpName), so CheckVariant holds a row's names, position by position, to
+// its module, parsed once (Info, package spirv); the planners fill the
+// values by name (NewSpec, NewPush), and CheckKernel holds a planned kernel
+// to its row and its module.
 package shaders
 
 import (
@@ -32,19 +35,30 @@ import (
 const TargetEnv = "vulkan1.1"
 
 // Variant is one compiled kernel and the contract a plan that runs it keeps
-// with its module: how many storage buffers it binds, how many push-constant
-// bytes follow their base offsets and how many specialization constants it
-// takes. TestVariantContracts proves the declared numbers against the
-// compiled module; CheckKernel holds a planned kernel to the module.
+// with its module: how many storage buffers it binds, and by name, in
+// order, the specialization constants it takes and the push-constant words
+// that follow the bindings' base offsets. CheckVariant holds the names to
+// the compiled module; CheckKernel holds a planned kernel to both.
 type Variant struct {
 	Name    string   // file name without .spv, and the key ops use
 	Source  string   // GLSL file in this folder
 	Defines []string // "NAME=VALUE", passed to glslc as -D
 
-	Bindings      int    // storage buffers, bindings 0..Bindings-1 of set 0
-	ParamBytes    uint32 // push-constant bytes after the Bindings base offsets
-	SpecConstants int    // specialization constants, IDs 0..SpecConstants-1
+	// Bindings is the storage buffers, bindings 0..Bindings-1 of set 0;
+	// the push-constant block opens with their base offsets (base_*).
+	Bindings int
+	// Spec names the specialization constants: Spec[i] is the GLSL name of
+	// constant_id i, Spec[0] is SpecWorkgroupSize.
+	Spec []string
+	// Push names the 32-bit push-constant words after the base offsets, in
+	// block order: a uint member by its GLSL name, element i of a uint
+	// array as name[i].
+	Push []string
 }
+
+// ParamBytes is the push-constant bytes after the base offsets: 4 per
+// word of Push.
+func (v Variant) ParamBytes() uint32 { return 4 * uint32(len(v.Push)) }
 
 //go:embed spv
 var spv embed.FS
@@ -59,6 +73,15 @@ var byName = func() map[string]Variant {
 	}
 	return m
 }()
+
+// Lookup returns the table row of the variant called name.
+func Lookup(name string) (Variant, error) {
+	v, ok := byName[name]
+	if !ok {
+		return Variant{}, fmt.Errorf("%w: %q", ErrUnknownVariant, name)
+	}
+	return v, nil
+}
 
 // SPIRV returns the embedded module of the variant called name.
 func SPIRV(name string) ([]byte, error) {

@@ -26,12 +26,13 @@ func TestEveryVariantIsEmbedded(t *testing.T) {
 	}
 }
 
-// TestVariantContracts proves the Go side of the Go↔GLSL contract, the
-// numbers each table row declares, against the compiled module: bindings
+// TestVariantContracts proves the Go side of the Go↔GLSL contract, what
+// each table row declares, against the compiled module: bindings
 // 0..Bindings-1 and nothing else; a push-constant block of one base offset
-// word per binding plus ParamBytes; specialization constants with IDs
-// below SpecConstants, the last of them read (so the count is the
-// source's), and ID 0 (the workgroup size) always.
+// word per binding plus 4 bytes per named push word; specialization
+// constants with IDs below len(Spec), the last of them read (so the count
+// is the source's), and ID 0 (the workgroup size) always; and the names,
+// position by position (CheckVariant).
 func TestVariantContracts(t *testing.T) {
 	for _, v := range Variants {
 		m, err := Info(v.Name)
@@ -45,14 +46,17 @@ func TestVariantContracts(t *testing.T) {
 		if !slices.Equal(m.Bindings, want) {
 			t.Errorf("%s: module bindings %v, table says %d", v.Name, m.Bindings, v.Bindings)
 		}
-		if push := 4*uint32(v.Bindings) + v.ParamBytes; m.PushConstantBytes != push {
-			t.Errorf("%s: push-constant block %d bytes, table says %d (%d bindings + %d)", v.Name, m.PushConstantBytes, push, v.Bindings, v.ParamBytes)
+		if push := 4*uint32(v.Bindings) + v.ParamBytes(); m.PushConstantBytes != push {
+			t.Errorf("%s: push-constant block %d bytes, table says %d (%d bindings + %d)", v.Name, m.PushConstantBytes, push, v.Bindings, v.ParamBytes())
 		}
 		ids := m.SpecIDs
-		if len(ids) == 0 || ids[0] != 0 || int(ids[len(ids)-1]) != v.SpecConstants-1 {
-			t.Errorf("%s: specialization-constant IDs %v, table says 0..%d", v.Name, ids, v.SpecConstants-1)
+		if len(ids) == 0 || ids[0] != 0 || int(ids[len(ids)-1]) != len(v.Spec)-1 {
+			t.Errorf("%s: specialization-constant IDs %v, table says 0..%d", v.Name, ids, len(v.Spec)-1)
 		}
-		if err := CheckKernel(v.Name, v.Bindings, v.ParamBytes, v.SpecConstants); err != nil {
+		if err := CheckVariant(v); err != nil {
+			t.Errorf("the table's own row: %v", err)
+		}
+		if err := CheckKernel(v.Name, v.Bindings, v.ParamBytes(), len(v.Spec)); err != nil {
 			t.Errorf("the table's own kernel: %v", err)
 		}
 	}
@@ -73,9 +77,9 @@ func TestContractNumbers(t *testing.T) {
 		{ArgMaxName(16, true, ArgMaxGroupSG), 2, 48, 26},
 		{ArgMaxCombineName, 2, 28, 26},
 		{ArgMaxVecCol8W64, 2, 48, 26},
-		{MaxPoolName(64, false, 0), 2, 28, MaxPoolSpecKind + 1},
+		{MaxPoolName(64, false, 0), 2, 28, 31},
 		{MaxPoolName(8, false, 64), 3, 52, 31},
-		{MaxPoolVec2x2Name(32), 3, 20, MaxPoolVec2x2SpecKind + 1},
+		{MaxPoolVec2x2Name(32), 3, 20, 6},
 		{MaxPoolVec2x2Name(0), 2, 16, 6},
 	} {
 		m, err := Info(c.name)
@@ -113,6 +117,121 @@ func TestCheckKernelRefusesMismatches(t *testing.T) {
 	}
 	if err := CheckKernel("maxpool_f32_noidx", 2, 20, 30); !errors.Is(err, ErrUnknownVariant) {
 		t.Errorf("a retired name: %v", err)
+	}
+}
+
+// TestCheckVariantRefusesSwaps: a row whose names are right but in the
+// wrong order (two specialization constants, two push words swapped) or
+// wrong (a renamed word, an extra constant, a binding too few) is refused,
+// naming the variant, the position and both names. Counts alone would
+// pass every one of these but the last two.
+func TestCheckVariantRefusesSwaps(t *testing.T) {
+	pool, err := Lookup(MaxPoolName(32, false, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arg, err := Lookup(ArgMaxCombineName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := func(names []string, a, b int) []string {
+		out := slices.Clone(names)
+		out[a], out[b] = out[b], out[a]
+		return out
+	}
+	cases := []struct {
+		name string
+		row  Variant
+		says []string
+	}{
+		{"IH and IW swapped", with(pool, func(v *Variant) { v.Spec = swap(v.Spec, 2, 3) }),
+			[]string{"specialization constant 2", `declares "IW"`, `module has "IH"`}},
+		{"o_begin and o_count swapped", with(arg, func(v *Variant) { v.Push = swap(v.Push, 0, 1) }),
+			[]string{"push word 0 after the 2 base offsets", `declares "o_count"`, `module has "o_begin"`}},
+		{"a renamed word", with(pool, func(v *Variant) { v.Push = append(slices.Clone(v.Push[:9]), "idx_sv") }),
+			[]string{"push word 9", `declares "idx_sv"`, `module has "idx_sw"`}},
+		{"an extra constant", with(arg, func(v *Variant) { v.Spec = append(slices.Clone(v.Spec), "DX0") }),
+			[]string{"declares 27 specialization constants"}},
+		{"a binding too few", with(pool, func(v *Variant) { v.Bindings = 2 }),
+			[]string{"push word 0 after the 2 base offsets", `declares "total"`, `module has "base_idx"`}},
+	}
+	for _, c := range cases {
+		err := CheckVariant(c.row)
+		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), c.row.Name) {
+			t.Errorf("%s: %v; want ErrContract naming %s", c.name, err, c.row.Name)
+			continue
+		}
+		for _, s := range c.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: %v; want it to say %q", c.name, err, s)
+			}
+		}
+	}
+}
+
+// with is a copy of row v changed by edit.
+func with(v Variant, edit func(v *Variant)) Variant {
+	edit(&v)
+	return v
+}
+
+// TestCheckVariantNeedsNames: a module without OpNames (compiled with -O
+// alone) cannot be held to the names, and says so.
+func TestCheckVariantNeedsNames(t *testing.T) {
+	v, err := Lookup(CopyVec4Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := &spirv.Module{SpecIDs: []uint32{0}, PushConstantBytes: 12, Bindings: []uint32{0, 1}}
+	if err := checkNames(v, bare); !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "does not name its push-constant words") {
+		t.Errorf("push words without names: %v", err)
+	}
+	bare.PushWords = []string{"base_in", "base_out", "count"}
+	if err := checkNames(v, bare); !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "specialization constant 0: the module does not name it") {
+		t.Errorf("spec constants without names: %v", err)
+	}
+	bare.SpecNames = map[uint32]string{0: spirv.LocalSizeX}
+	if err := checkNames(v, bare); err != nil {
+		t.Errorf("the named module: %v", err)
+	}
+}
+
+// TestValuesByName: the planners' by-name fill puts each value in the
+// row's position whatever order the names are set in, and refuses a name
+// the row does not declare, a name set twice and a declared name left
+// unset.
+func TestValuesByName(t *testing.T) {
+	name := MaxPoolVec2x2Name(0) // spec: local_size_x IH IW OH OW KIND; push: quads per
+	spec, err := NewSpec(name).Set("KIND", 2).Set("OW", 4).Set("OH", 3).Set("IW", 8).Set("IH", 6).Set(SpecWorkgroupSize, 64).Words()
+	if err != nil || !slices.Equal(spec, []uint32{64, 6, 8, 3, 4, 2}) {
+		t.Errorf("spec %v, %v; want [64 6 8 3 4 2]", spec, err)
+	}
+	push, err := NewPush(name).Set("per", 0x01020304).Set("quads", 5).Bytes()
+	if err != nil || !slices.Equal(push, []byte{5, 0, 0, 0, 4, 3, 2, 1}) {
+		t.Errorf("push %v, %v", push, err)
+	}
+	full := func() *Values {
+		return NewSpec(name).Set(SpecWorkgroupSize, 64).Set("IH", 6).Set("IW", 8).Set("OH", 3).Set("OW", 4)
+	}
+	for _, c := range []struct {
+		what string
+		vals *Values
+		says string
+	}{
+		{"an undeclared name", full().Set("KIND", 2).Set("KD", 1), `specialization constant "KD", which the variant does not declare`},
+		{"a name set twice", full().Set("IH", 7).Set("KIND", 2), `specialization constant "IH" twice`},
+		{"a name left unset", full(), `leaves specialization constant 5, "KIND", unset`},
+		{"an undeclared push word", NewPush(name).Set("quads", 1).Set("per", 1).Set("total", 1), `push word "total", which`},
+		{"an unset push word", NewPush(name).Set("per", 1), `leaves push word 0, "quads", unset`},
+	} {
+		_, err := c.vals.Words()
+		_, errBytes := c.vals.Bytes()
+		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), c.says) || errBytes == nil {
+			t.Errorf("%s: %v (Bytes: %v); want ErrContract naming %s and saying %q", c.what, err, errBytes, name, c.says)
+		}
+	}
+	if _, err := NewSpec("maxpool_f32_noidx").Set("IH", 1).Words(); !errors.Is(err, ErrUnknownVariant) {
+		t.Errorf("an unknown variant: %v", err)
 	}
 }
 

@@ -20,10 +20,30 @@ func b2i(b bool) int {
 	return 0
 }
 
-func concat(lists ...[]Variant) []Variant {
-	var out []Variant
+func concat[T any](lists ...[]T) []T {
+	var out []T
 	for _, l := range lists {
 		out = append(out, l...)
+	}
+	return out
+}
+
+// numbered is the names prefix0..prefix(n-1): GLSL constants one per
+// dimension slot, e.g. DS0..DS7.
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
+}
+
+// elements is the names of the words of a uint array member of n
+// elements, name[0]..name[n-1], as spirv.Module.PushWords gives them.
+func elements(name string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s[%d]", name, i)
 	}
 	return out
 }
@@ -41,11 +61,13 @@ func CopyName(elemBits int, native bool) string {
 // CopyVec4Name is the packed 16-byte-vector copy.
 const CopyVec4Name = "copy_vec4"
 
+// copyPush is copy.comp's push words after the base offsets: the rank,
+// the element count, and the sizes and both strides of 8 dimensions.
+var copyPush = concat([]string{"rank", "total"}, elements("sizes", 8), elements("in_strides", 8), elements("out_strides", 8))
+
 func copyVariants() []Variant {
-	// Push constants: the two bindings' base offsets, then copy_vec4's
-	// vector count, or copy's rank, element count, and sizes and both
-	// strides of 8 dimensions.
-	out := []Variant{{Name: CopyVec4Name, Source: "copy_vec4.comp", Bindings: 2, ParamBytes: 4, SpecConstants: 1}}
+	out := []Variant{{Name: CopyVec4Name, Source: "copy_vec4.comp", Bindings: 2,
+		Spec: []string{SpecWorkgroupSize}, Push: []string{"count"}}}
 	for _, bits := range []int{8, 16, 32, 64} {
 		natives := []bool{false}
 		if bits < 32 {
@@ -56,7 +78,7 @@ func copyVariants() []Variant {
 				Name:     CopyName(bits, native),
 				Source:   "copy.comp",
 				Defines:  []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native))},
-				Bindings: 2, ParamBytes: (2 + 3*8) * 4, SpecConstants: 1,
+				Bindings: 2, Spec: []string{SpecWorkgroupSize}, Push: copyPush,
 			})
 		}
 	}

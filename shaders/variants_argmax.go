@@ -25,19 +25,21 @@ const ArgMaxCombineName = "argmax_combine"
 
 // The contract every ARGMAX kernel shares (argmax_common.glsl, argmax.comp,
 // argmax_combine.comp, argmax_vec.comp): two bindings; specialization
-// constants 0 (workgroup size), 1 (FLAGS) and the sizes, input strides and
-// output strides of 8 dimension slots; push constants after the base
-// offsets: 10 words for a first pass, 5 for the combine.
-const (
-	argSpecConstants  = 2 + 3*8
-	argParamBytes     = 10 * 4
-	argCombParamBytes = 5 * 4
-	argBindings       = 2
+// constants: the workgroup size, FLAGS, and the sizes (DS), input strides
+// (DI) and output strides (DO) of 8 dimension slots; push words after the
+// base offsets: the first pass's step and segment ranges and windows, or
+// the combine's.
+const argBindings = 2
+
+var (
+	argSpec        = concat([]string{SpecWorkgroupSize, "FLAGS"}, numbered("DS", 8), numbered("DI", 8), numbered("DO", 8))
+	argPush        = []string{"o_begin", "o_count", "j_begin", "j_count", "seg_len", "nloc", "seg_base", "nseg", "in_win", "dst_win"}
+	argCombinePush = []string{"o_begin", "o_count", "nseg", "tmp_win", "out_win"}
 )
 
 func argmaxVariants() []Variant {
 	out := []Variant{{Name: ArgMaxCombineName, Source: "argmax_combine.comp",
-		Bindings: argBindings, ParamBytes: argCombParamBytes, SpecConstants: argSpecConstants}}
+		Bindings: argBindings, Spec: argSpec, Push: argCombinePush}}
 	for _, bits := range []int{8, 16, 32, 64} {
 		natives := []bool{false}
 		if bits < 32 {
@@ -50,7 +52,7 @@ func argmaxVariants() []Variant {
 					Source: "argmax.comp",
 					Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape != ArgMaxThread)), fmt.Sprintf("SUBGROUP=%d", b2i(shape == ArgMaxGroupSG))},
-					Bindings: argBindings, ParamBytes: argParamBytes, SpecConstants: argSpecConstants,
+					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				})
 			}
 		}

@@ -52,7 +52,7 @@ func ArgMaxVecName(elemBits int, base string) string {
 func argmaxVecVariants() []Variant {
 	vec := func(name string, defines ...string) Variant {
 		return Variant{Name: name, Source: "argmax_vec.comp", Defines: defines,
-			Bindings: argBindings, ParamBytes: argParamBytes, SpecConstants: argSpecConstants}
+			Bindings: argBindings, Spec: argSpec, Push: argPush}
 	}
 	out := []Variant{
 		vec(ArgMaxVecRow, "COL=0", "SUBGROUP=0", "WIDE=0"),

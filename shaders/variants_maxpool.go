@@ -6,7 +6,7 @@ import "fmt"
 // elemBits bits (8, 16, 32 or 64); native picks 8/16-bit storage buffers
 // over 32-bit words with atomic sub-word stores (it matters only below 32
 // bits); idxBits is 0 (no indices), 32 or 64. The element's kind is the
-// specialization constant MaxPoolSpecKind (see ElemKind).
+// specialization constant KIND (see ElemKind).
 func MaxPoolName(elemBits int, native bool, idxBits int) string {
 	storage := ""
 	if elemBits < 32 && !native {
@@ -15,9 +15,23 @@ func MaxPoolName(elemBits int, native bool, idxBits int) string {
 	return name("maxpool", fmt.Sprintf("b%d%s", elemBits, storage), idxName(idxBits))
 }
 
-// MaxPoolSpecKind is the ID of maxpool.comp's KIND specialization
-// constant, its last; IDs 0-29 are the workgroup size and the shape.
-const MaxPoolSpecKind = 30
+// maxPoolSpec is maxpool.comp's specialization constants: the workgroup
+// size; the input and output shapes and the window, strides, dilations
+// and start padding, each (D, H, W); the input and output strides (N, C,
+// D, H, W); the planes per batch of a step (CSTEP); the element kind.
+var maxPoolSpec = concat([]string{SpecWorkgroupSize},
+	[]string{"ID", "IH", "IW", "OD", "OH", "OW", "KD", "KH", "KW", "SD", "SH", "SW", "DD", "DH", "DW", "PD", "PH", "PW"},
+	[]string{"IN_SN", "IN_SC", "IN_SD", "IN_SH", "IN_SW", "OUT_SN", "OUT_SC", "OUT_SD", "OUT_SH", "OUT_SW"},
+	[]string{"CSTEP", "KIND"})
+
+// maxPoolPush is maxpool.comp's push words after the base offsets: the
+// step's output count, its first plane and the element offsets of its
+// first plane in each binding; with indices, the indices' strides (N, C,
+// D, H, W) follow.
+var (
+	maxPoolPush    = []string{"total", "plane0", "in_e0", "out_e0", "idx_e0"}
+	maxPoolIdxPush = concat(maxPoolPush, []string{"idx_sn", "idx_sc", "idx_sd", "idx_sh", "idx_sw"})
+)
 
 // idxName names an index width: "noidx", "idx32" or "idx64".
 func idxName(idxBits int) string {
@@ -36,19 +50,16 @@ func maxPoolVariants() []Variant {
 		}
 		for _, native := range natives {
 			for _, ib := range []int{0, 32, 64} {
-				// Push constants: the bindings' base offsets, then total,
-				// plane0 and three element offsets, then with indices
-				// the indices' five strides.
-				bindings, params := 2, uint32(5*4)
+				bindings, push := 2, maxPoolPush
 				if ib != 0 {
-					bindings, params = 3, 10*4
+					bindings, push = 3, maxPoolIdxPush
 				}
 				out = append(out, Variant{
 					Name:   MaxPoolName(bits, native, ib),
 					Source: "maxpool.comp",
 					Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("IDX_BITS=%d", ib)},
-					Bindings: bindings, ParamBytes: params, SpecConstants: MaxPoolSpecKind + 1,
+					Bindings: bindings, Spec: maxPoolSpec, Push: push,
 				})
 			}
 		}
