@@ -517,14 +517,12 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 	if k.align8 {
 		align = 32
 	}
-	plan := &Plan{
-		Strategy: k.label,
-		Kernels: []Kernel{{
-			Variant: k.variant, Bindings: 2, ParamBytes: 40,
-			Spec: a.spec(l, k.wg, firstMode, k.align8), SubgroupSize: k.sgSize, FullSubgroups: k.sgSize != 0,
-		}},
-		TemporarySize: s.temp,
+	first, err := kernelOf(a.spec(k.variant, l, k.wg, firstMode, k.align8))
+	if err != nil {
+		return nil, err
 	}
+	first.SubgroupSize, first.FullSubgroups = k.sgSize, k.sgSize != 0
+	plan := &Plan{Strategy: k.label, Kernels: []Kernel{first}, TemporarySize: s.temp}
 	perLane := k.perLane()
 	for _, ro := range l.outs {
 		for i, rj := range l.blocks {
@@ -550,29 +548,39 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 				if perLane {
 					groups = GridGroups(items, k.wg, ctx.Limits)
 				}
-				plan.Steps = append(plan.Steps, Step{
-					Bindings: []Slot{in, dst},
-					Params: Params{}.U32(uint32(o0), uint32(on), uint32(rj.begin), uint32(rj.count),
-						uint32(s.segLen[i]), uint32(s.nloc[i]), uint32(s.segBase[i]), uint32(s.nseg), uint32(inFirst), uint32(dstFirst)),
-					Groups: groups,
-				})
+				params, err := pushBytes(shaders.NewPush(k.variant).
+					Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).
+					Set("j_begin", uint32(rj.begin)).Set("j_count", uint32(rj.count)).
+					Set("seg_len", uint32(s.segLen[i])).Set("nloc", uint32(s.nloc[i])).
+					Set("seg_base", uint32(s.segBase[i])).Set("nseg", uint32(s.nseg)).
+					Set("in_win", uint32(inFirst)).Set("dst_win", uint32(dstFirst)))
+				if err != nil {
+					return nil, err
+				}
+				plan.Steps = append(plan.Steps, Step{Bindings: []Slot{in, dst}, Params: params, Groups: groups})
 			}
 		}
 	}
 	if s.partial {
-		a.emitCombine(ctx, l, k, s, plan, outMode)
+		if err := a.emitCombine(ctx, l, k, s, plan, outMode); err != nil {
+			return nil, err
+		}
 	}
 	return plan, nil
 }
 
 // emitCombine appends the second pass: each output's nseg partials reduced
 // into its index.
-func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) {
+func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) error {
 	wgLimit := min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
 	cwg := pow2Floor(min(uint32(argThreadWG), max(wgLimit, 1)))
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.
-	plan.Kernels = append(plan.Kernels, Kernel{Variant: shaders.ArgMaxCombineName, Bindings: 2, ParamBytes: 20, Spec: a.spec(l, cwg, outMode, k.align8)})
+	combine, err := kernelOf(a.spec(shaders.ArgMaxCombineName, l, cwg, outMode, k.align8))
+	if err != nil {
+		return err
+	}
+	plan.Kernels = append(plan.Kernels, combine)
 	oStep := l.budget / (s.nseg * argPartial)
 	barrier := true
 	for _, ro := range l.outs {
@@ -580,30 +588,31 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 		for ob := uint64(0); ob < ro.count; ob += oStep {
 			on := min(oStep, ro.count-ob)
 			o0 := ro.begin + ob
+			params, err := pushBytes(shaders.NewPush(shaders.ArgMaxCombineName).
+				Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).Set("nseg", uint32(s.nseg)).
+				Set("tmp_win", uint32(o0*s.nseg)).Set("out_win", uint32(outFirst)))
+			if err != nil {
+				return err
+			}
 			plan.Steps = append(plan.Steps, Step{
 				Kernel:   1,
 				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * argPartial, Size: on * s.nseg * argPartial}, out},
-				Params:   Params{}.U32(uint32(o0), uint32(on), uint32(s.nseg), uint32(o0*s.nseg), uint32(outFirst)),
+				Params:   params,
 				Groups:   GridGroups(on, cwg, ctx.Limits),
 				Barrier:  barrier,
 			})
 			barrier = false
 		}
 	}
+	return nil
 }
 
-// spec is the specialization constants (argmax_common.glsl): workgroup
-// size, flags, then sizes, input strides and output strides of 8 dimension
-// slots: kept dimension i (innermost first) in slot i, reduced dimension i
-// in slot 7-i.
-func (a *argOp) spec(l *argLayout, wg, mode uint32, align8 bool) []uint32 {
-	kind := uint32(0)
-	switch {
-	case a.in.DataType.IsFloat():
-		kind = 2
-	case a.in.DataType.IsSigned():
-		kind = 1
-	}
+// spec is variant's specialization constants (argmax_common.glsl), by
+// name: the workgroup size, FLAGS, then the sizes (DS), input strides (DI)
+// and output strides (DO) of 8 dimension slots: kept dimension i
+// (innermost first) in slot i, reduced dimension i in slot 7-i.
+func (a *argOp) spec(variant string, l *argLayout, wg, mode uint32, align8 bool) *shaders.Values {
+	kind := shaders.ElemKind(a.in.DataType.IsFloat(), a.in.DataType.IsSigned())
 	flags := kind | b2u(a.isMin)<<2 | b2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | b2u(align8)<<16 |
 		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12
 	var ds, di, do [8]uint32
@@ -618,10 +627,11 @@ func (a *argOp) spec(l *argLayout, wg, mode uint32, align8 bool) []uint32 {
 		d := l.red[len(l.red)-1-i]
 		ds[7-i], di[7-i] = uint32(d.size), uint32(d.in)
 	}
-	s := []uint32{wg, flags}
-	s = append(s, ds[:]...)
-	s = append(s, di[:]...)
-	return append(s, do[:]...)
+	s := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg).Set("FLAGS", flags)
+	for i := range 8 {
+		s.Set(fmt.Sprintf("DS%d", i), ds[i]).Set(fmt.Sprintf("DI%d", i), di[i]).Set(fmt.Sprintf("DO%d", i), do[i])
+	}
+	return s
 }
 
 func b2u(b bool) uint32 {

@@ -18,10 +18,13 @@ var ErrBadPlan = errors.New("ops: the plan breaks its kernels' or the device's r
 // anything reaches a GPU; dml.Device.CreateOperator and the desc fuzzer
 // call it on every plan. It checks that:
 //
-//   - every kernel exists and agrees with its SPIR-V module, parsed once
-//     (shaders.CheckKernel: bindings, push-constant size, specialization
-//     IDs), needs no capability the context lacks, and fits the device's
-//     workgroup, push-constant and subgroup limits;
+//   - every kernel exists and agrees with its variant's row and SPIR-V
+//     module, parsed once (shaders.CheckKernel: the row's constant and
+//     push-word names are the module's, position by position; bindings,
+//     push-constant size, the row's number of specialization constants),
+//     needs no capability the context lacks, and fits the device's
+//     workgroup, push-constant and subgroup limits (the values' order is
+//     kept by filling them by name: kernelOf, pushBytes);
 //   - every step names a kernel, passes its bindings and parameter bytes,
 //     and dispatches between 1 and maxComputeWorkGroupCount groups per
 //     axis;

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"fmt"
+
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
@@ -89,18 +91,22 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 	bits := 8 * o.Input.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	total := o.Input.ElementCount()
-	params := Params{}.U32(uint32(o.Input.Rank()), uint32(total)).
-		Padded(8, o.Input.Sizes).
-		Padded(8, o.Input.EffectiveStrides()).
-		Padded(8, o.Output.EffectiveStrides())
+	variant := shaders.CopyName(bits, native)
+	k, err := kernelOf(shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, identityWorkgroup))
+	if err != nil {
+		return nil, err
+	}
+	push := shaders.NewPush(variant).Set("rank", uint32(o.Input.Rank())).Set("total", uint32(total))
+	setArray(push, "sizes", 8, o.Input.Sizes)
+	setArray(push, "in_strides", 8, o.Input.EffectiveStrides())
+	setArray(push, "out_strides", 8, o.Output.EffectiveStrides())
+	params, err := pushBytes(push)
+	if err != nil {
+		return nil, err
+	}
 	return &Plan{
 		Strategy: "strided",
-		Kernels: []Kernel{{
-			Variant:    shaders.CopyName(bits, native),
-			Bindings:   2,
-			ParamBytes: uint32(len(params)),
-			Spec:       []uint32{identityWorkgroup},
-		}},
+		Kernels:  []Kernel{k},
 		Steps: []Step{{
 			Kernel:   0,
 			Bindings: []Slot{In(0), Out(0)},
@@ -121,21 +127,39 @@ func (o *ElementWiseIdentity) planVec4(ctx *Context, n uint64) (*Plan, error) {
 	if steps := (n + per - 1) / per; steps > maxPlanSteps {
 		return nil, errTooManySteps("InputTensor.Sizes", steps, per*16)
 	}
-	plan := &Plan{
-		Strategy: "vec4",
-		Kernels:  []Kernel{{Variant: shaders.CopyVec4Name, Bindings: 2, ParamBytes: 4, Spec: []uint32{identityWorkgroup}}},
+	k, err := kernelOf(shaders.NewSpec(shaders.CopyVec4Name).Set(shaders.SpecWorkgroupSize, identityWorkgroup))
+	if err != nil {
+		return nil, err
 	}
+	plan := &Plan{Strategy: "vec4", Kernels: []Kernel{k}}
 	for lo := uint64(0); lo < n; lo += per {
 		hi := min(n, lo+per)
 		in, _ := windowSlot(SlotInput, 0, lo, hi, 16, 16, o.Input.TotalTensorSizeInBytes)
 		out, _ := windowSlot(SlotOutput, 0, lo, hi, 16, 16, o.Output.TotalTensorSizeInBytes)
+		params, err := pushBytes(shaders.NewPush(shaders.CopyVec4Name).Set("count", uint32(hi-lo)))
+		if err != nil {
+			return nil, err
+		}
 		plan.Steps = append(plan.Steps, Step{
 			Bindings: []Slot{in, out},
-			Params:   Params{}.U32(uint32(hi - lo)),
+			Params:   params,
 			Groups:   GridGroups((hi-lo+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup, ctx.Limits),
 		})
 	}
 	return plan, nil
+}
+
+// setArray sets the n words of push's uint array called name, name[0] to
+// name[n-1], to v and zeros after it (copy.comp's fixed 8 dimensions); a v
+// longer than n sets name[n], which push refuses as undeclared.
+func setArray(push *shaders.Values, name string, n int, v []uint32) {
+	for i := range max(n, len(v)) {
+		x := uint32(0)
+		if i < len(v) {
+			x = v[i]
+		}
+		push.Set(fmt.Sprintf("%s[%d]", name, i), x)
+	}
 }
 
 // Reference copies every logical element's bits.

@@ -220,45 +220,26 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 		return nil, err
 	}
 	if cut.whole && (ctx.Kernel == "" || ctx.Kernel == MaxPoolStrategyVec2x2) && m.vec2x2OK() {
-		return m.planVec2x2(ctx, kind, idxBits, len(ts)), nil
+		return m.planVec2x2(ctx, kind, idxBits)
 	}
-	return m.planDirect(ctx, g, ts, cut, kind, idxBits), nil
+	return m.planDirect(ctx, g, ts, cut, kind, idxBits)
 }
 
 // planDirect emits maxpool.comp's steps, one per chunk of planes.
-func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poolCut, kind uint32, idxBits int) *Plan {
+func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poolCut, kind uint32, idxBits int) (*Plan, error) {
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
+	variant := shaders.MaxPoolName(bits, native, idxBits)
+	k, err := kernelOf(m.directSpec(variant, g, cut.cstep, kind))
+	if err != nil {
+		return nil, err
+	}
 	var idxStrides [5]uint32
 	if m.idx != nil {
 		idxStrides = strides5(m.idx)
 	}
-	inSt, outSt := strides5(m.in), strides5(m.out)
-	// Specialization constants, in maxpool.comp's constant_id order: the
-	// workgroup size, then the shape (D, H, W), then strides (N, C, D, H, W)
-	// and the planes per batch of a step, and last the element kind
-	// (shaders.MaxPoolSpecKind). The indices' strides go in push constants.
-	spec := []uint32{maxPoolWorkgroup,
-		g.in[0], g.in[1], g.in[2], g.out[0], g.out[1], g.out[2],
-		g.win[0], g.win[1], g.win[2], g.str[0], g.str[1], g.str[2], g.dil[0], g.dil[1], g.dil[2], g.pad[0], g.pad[1], g.pad[2],
-		inSt[0], inSt[1], inSt[2], inSt[3], inSt[4],
-		outSt[0], outSt[1], outSt[2], outSt[3], outSt[4],
-		cut.cstep, kind,
-	}
 	perPlane := uint64(g.out[0]) * uint64(g.out[1]) * uint64(g.out[2])
-	paramBytes := uint32(5 * 4)
-	if m.idx != nil {
-		paramBytes += 5 * 4
-	}
-	plan := &Plan{
-		Strategy: cut.strategy,
-		Kernels: []Kernel{{
-			Variant:    shaders.MaxPoolName(bits, native, idxBits),
-			Bindings:   len(ts),
-			ParamBytes: paramBytes,
-			Spec:       spec,
-		}},
-	}
+	plan := &Plan{Strategy: cut.strategy, Kernels: []Kernel{k}}
 	C := m.in.Sizes[1]
 	for _, ch := range cut.chunks {
 		var bind []Slot
@@ -274,9 +255,16 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poo
 			e0[i] = uint32(lo - first)
 		}
 		total := uint64(ch.n1-ch.n0) * uint64(ch.c1-ch.c0) * perPlane
-		params := Params{}.U32(uint32(total), ch.n0*C+ch.c0, e0[0], e0[1], e0[2])
+		push := shaders.NewPush(variant).Set("total", uint32(total)).Set("plane0", ch.n0*C+ch.c0).
+			Set("in_e0", e0[0]).Set("out_e0", e0[1]).Set("idx_e0", e0[2])
 		if m.idx != nil {
-			params = params.U32(idxStrides[:]...)
+			for i, name := range []string{"idx_sn", "idx_sc", "idx_sd", "idx_sh", "idx_sw"} {
+				push.Set(name, idxStrides[i])
+			}
+		}
+		params, err := pushBytes(push)
+		if err != nil {
+			return nil, err
 		}
 		plan.Steps = append(plan.Steps, Step{
 			Kernel:   0,
@@ -285,7 +273,29 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poo
 			Groups:   GridGroups(total, maxPoolWorkgroup, ctx.Limits),
 		})
 	}
-	return plan
+	return plan, nil
+}
+
+// poolAxes5 names the axes of strides5, as maxpool.comp's constant and
+// push-word names spell them.
+var poolAxes5 = [5]string{"N", "C", "D", "H", "W"}
+
+// directSpec is maxpool.comp's specialization constants, by name: the
+// workgroup size; the input and output shapes and the window, strides,
+// dilations and start padding, each (D, H, W); the input and output
+// strides (N, C, D, H, W); the planes per batch of a step; the element
+// kind. The indices' strides go in push constants.
+func (m *maxPool) directSpec(variant string, g poolGeom, cstep, kind uint32) *shaders.Values {
+	spec := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, maxPoolWorkgroup)
+	for i, axis := range poolAxes5[2:] {
+		spec.Set("I"+axis, g.in[i]).Set("O"+axis, g.out[i]).Set("K"+axis, g.win[i]).
+			Set("S"+axis, g.str[i]).Set("D"+axis, g.dil[i]).Set("P"+axis, g.pad[i])
+	}
+	inSt, outSt := strides5(m.in), strides5(m.out)
+	for i, axis := range poolAxes5 {
+		spec.Set("IN_S"+axis, inSt[i]).Set("OUT_S"+axis, outSt[i])
+	}
+	return spec.Set("CSTEP", cstep).Set("KIND", kind)
 }
 
 // MaxPoolStrategyVec2x2 is the vectorised kernel for 2x2 windows of stride
@@ -329,7 +339,7 @@ func (m *maxPool) vec2x2OK() bool {
 	return m.in.Sizes[3]%4 == 0 && m.out.Sizes[3]%4 == 0
 }
 
-func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits, bindings int) *Plan {
+func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits int) (*Plan, error) {
 	t := tuningFor(ctx.DeviceType)
 	wg, groups := t.poolVecWG, t.poolVecGroups
 	wg = min(wg, ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
@@ -338,19 +348,22 @@ func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits, bindings int) *
 	// shader after 65535 loop iterations; GPUs have watchdogs).
 	per := max((quads+uint64(wg)*groups-1)/(uint64(wg)*groups), 1)
 	per = min(per, maxPoolVecIters)
-	params := Params{}.U32(uint32(quads), uint32(per))
-	pb := uint32(8)
 	ng := (quads + per*uint64(wg) - 1) / (per * uint64(wg))
+	variant := shaders.MaxPoolVec2x2Name(idxBits)
+	k, err := kernelOf(shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg).
+		Set("IH", m.in.Sizes[2]).Set("IW", m.in.Sizes[3]).Set("OH", m.out.Sizes[2]).Set("OW", m.out.Sizes[3]).Set("KIND", kind))
+	if err != nil {
+		return nil, err
+	}
+	params, err := pushBytes(shaders.NewPush(variant).Set("quads", uint32(quads)).Set("per", uint32(per)))
+	if err != nil {
+		return nil, err
+	}
 	return &Plan{
 		Strategy: MaxPoolStrategyVec2x2,
-		Kernels: []Kernel{{
-			Variant:    shaders.MaxPoolVec2x2Name(idxBits),
-			Bindings:   bindings,
-			ParamBytes: pb,
-			Spec:       []uint32{wg, m.in.Sizes[2], m.in.Sizes[3], m.out.Sizes[2], m.out.Sizes[3], kind},
-		}},
-		Steps: []Step{{Kernel: 0, Bindings: maxPoolWholeSlots(m.idx != nil), Params: params, Groups: GridGroups(ng, 1, ctx.Limits)}},
-	}
+		Kernels:  []Kernel{k},
+		Steps:    []Step{{Kernel: 0, Bindings: maxPoolWholeSlots(m.idx != nil), Params: params, Groups: GridGroups(ng, 1, ctx.Limits)}},
+	}, nil
 }
 
 // maxPoolVecIters bounds the quads one invocation of maxpool_vec.comp

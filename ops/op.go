@@ -18,6 +18,7 @@ import (
 
 	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -111,14 +112,44 @@ type Linter interface {
 	Lint() []string
 }
 
-// Kernel names a compiled variant and its pipeline parameters.
+// Kernel names a compiled variant and its pipeline parameters. Planners
+// make it with kernelOf, which takes Bindings and ParamBytes from the
+// variant's row and Spec from values filled by name.
 type Kernel struct {
 	Variant       string   // a name in shaders.Variants
 	Bindings      int      // storage buffers
 	ParamBytes    uint32   // push-constant bytes after the base offsets
-	Spec          []uint32 // specialization constants; Spec[0] is the workgroup size
+	Spec          []uint32 // specialization constants in the row's order (shaders.Variant.Spec); Spec[0] is the workgroup size
 	SubgroupSize  uint32   // required subgroup size, 0 for any
 	FullSubgroups bool
+}
+
+// kernelOf is the kernel of the variant whose specialization constants
+// spec fills by name: its bindings and push-constant bytes are those the
+// variant's row declares, its Spec the values in the row's order. It
+// fails when spec names a constant the row does not declare or leaves one
+// unset.
+func kernelOf(spec *shaders.Values) (Kernel, error) {
+	words, err := spec.Words()
+	if err != nil {
+		return Kernel{}, fmt.Errorf("ops: kernel %s: %w", spec.Variant(), err)
+	}
+	v, err := shaders.Lookup(spec.Variant())
+	if err != nil {
+		return Kernel{}, fmt.Errorf("ops: kernel %s: %w", spec.Variant(), err)
+	}
+	return Kernel{Variant: v.Name, Bindings: v.Bindings, ParamBytes: v.ParamBytes(), Spec: words}, nil
+}
+
+// pushBytes is a step's push-constant parameters, filled by name
+// (shaders.NewPush): an error when push names a word the row does not
+// declare or leaves one unset.
+func pushBytes(push *shaders.Values) ([]byte, error) {
+	b, err := push.Bytes()
+	if err != nil {
+		return nil, fmt.Errorf("ops: step of kernel %s: %w", push.Variant(), err)
+	}
+	return b, nil
 }
 
 // SlotKind says which bound resource a step's binding refers to.
@@ -157,7 +188,7 @@ func Out(i int) Slot { return Slot{Kind: SlotOutput, Index: i} }
 type Step struct {
 	Kernel   int // index into Plan.Kernels
 	Bindings []Slot
-	Params   []byte
+	Params   []byte // push-constant words after the base offsets, little-endian (pushBytes)
 	Groups   [3]uint32
 	// Barrier asks for a barrier before this step, because it reads what an
 	// earlier step of the same plan wrote.
@@ -223,24 +254,4 @@ func GridGroups(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
 	y := (g + capX - 1) / capX
 	y = min(y, uint64(min(lim.MaxComputeWorkGroupCount[1], maxGroups)))
 	return [3]uint32{uint32(capX), uint32(y), 1}
-}
-
-// Params builds a push-constant parameter block of little-endian words.
-type Params []byte
-
-// U32 appends words.
-func (p Params) U32(v ...uint32) Params {
-	for _, x := range v {
-		p = append(p, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
-	}
-	return p
-}
-
-// Padded appends v and zeros up to n words (for fixed-size arrays).
-func (p Params) Padded(n int, v []uint32) Params {
-	p = p.U32(v...)
-	for i := len(v); i < n; i++ {
-		p = p.U32(0)
-	}
-	return p
 }
