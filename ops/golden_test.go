@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,13 +17,15 @@ import (
 	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/internal/descfuzz"
 	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
 
 // The golden plans guard the planners' refactoring: a fixed corpus of descs
 // (the parity corpus, the fuzz seeds and a few large shapes), each planned
 // on a few device contexts, dumped as text (variants, specialization
-// constants, steps, byte windows) and compared with the committed dump. A
+// constants and push words as name=value, steps, byte windows) and
+// compared with the committed dump. A
 // changed plan must be intended; regenerate with
 //
 //	go test ./ops -run TestGoldenPlans -update
@@ -198,7 +201,10 @@ func firstDiffs(want, got string, n int) string {
 const goldenStepsShown = 12
 
 // dumpPlan validates and plans desc on ctx, writes the plan (or the error)
-// to w, and returns what ops.CheckPlan says of the plan.
+// to w, and returns what ops.CheckPlan says of the plan. Specialization
+// constants and push words are written name=value, with the names of the
+// kernel's variant row, so that a diff shows which constant or word moved
+// (a swap reads as two names changing values).
 func dumpPlan(w *bytes.Buffer, name string, ctx *ops.Context, desc ops.Desc) error {
 	fmt.Fprintf(w, "== %s %s\n", name, desc.OperatorType())
 	if err := desc.Validate(ctx); err != nil {
@@ -211,37 +217,70 @@ func dumpPlan(w *bytes.Buffer, name string, ctx *ops.Context, desc ops.Desc) err
 		return nil
 	}
 	fmt.Fprintf(w, "plan %s temp=%d persistent=%d steps=%d\n", p.Strategy, p.TemporarySize, p.PersistentSize, len(p.Steps))
+	rows := make([]shaders.Variant, len(p.Kernels))
 	for i, k := range p.Kernels {
-		fmt.Fprintf(w, "  k%d %s bind=%d params=%d spec=%v sg=%d full=%v\n", i, k.Variant, k.Bindings, k.ParamBytes, k.Spec, k.SubgroupSize, k.FullSubgroups)
+		rows[i], _ = shaders.Lookup(k.Variant) // an unknown variant's values print bare; CheckPlan reports it
+		fmt.Fprintf(w, "  k%d %s bind=%d params=%d spec=[%s] sg=%d full=%v\n", i, k.Variant, k.Bindings, k.ParamBytes,
+			namedValues(rows[i].Spec, k.Spec, " "), k.SubgroupSize, k.FullSubgroups)
 	}
 	h := sha256.New()
 	for i, s := range p.Steps {
-		var b strings.Builder
-		fmt.Fprintf(&b, "  s%d k%d g=%v bar=%v", i, s.Kernel, s.Groups, s.Barrier)
-		for _, sl := range s.Bindings {
-			fmt.Fprintf(&b, " %s%d[%d,+%d]", sl.Kind, sl.Index, sl.Offset, sl.Size)
+		// The hidden steps are hashed without the names, which the kernel
+		// lines and the shown steps already fix.
+		var names []string
+		if i < goldenStepsShown && s.Kernel >= 0 && s.Kernel < len(rows) {
+			names = rows[s.Kernel].Push
 		}
-		b.WriteString(" p=")
-		for j := 0; j+4 <= len(s.Params); j += 4 {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			v := uint32(s.Params[j]) | uint32(s.Params[j+1])<<8 | uint32(s.Params[j+2])<<16 | uint32(s.Params[j+3])<<24
-			b.WriteString(strconv.FormatUint(uint64(v), 10))
-		}
-		if len(s.Params)%4 != 0 {
-			fmt.Fprintf(&b, "+%x", s.Params[len(s.Params)&^3:])
-		}
+		line := dumpStep(i, s, names)
 		if i < goldenStepsShown {
-			w.WriteString(b.String() + "\n")
+			w.WriteString(line + "\n")
 		} else {
-			h.Write([]byte(b.String() + "\n"))
+			h.Write([]byte(line + "\n"))
 		}
 	}
 	if len(p.Steps) > goldenStepsShown {
 		fmt.Fprintf(w, "  ... %d more steps, sha256 %x\n", len(p.Steps)-goldenStepsShown, h.Sum(nil)[:12])
 	}
 	return ops.CheckPlan(ctx, desc, p)
+}
+
+// dumpStep is one step's line: its kernel, dispatch, bindings and push
+// words, name=value when names is not nil.
+func dumpStep(i int, s ops.Step, names []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  s%d k%d g=%v bar=%v", i, s.Kernel, s.Groups, s.Barrier)
+	for _, sl := range s.Bindings {
+		fmt.Fprintf(&b, " %s%d[%d,+%d]", sl.Kind, sl.Index, sl.Offset, sl.Size)
+	}
+	words := make([]uint32, len(s.Params)/4)
+	for j := range words {
+		words[j] = binary.LittleEndian.Uint32(s.Params[4*j:])
+	}
+	b.WriteString(" p=" + namedValues(names, words, ","))
+	if len(s.Params)%4 != 0 {
+		fmt.Fprintf(&b, "+%x", s.Params[len(s.Params)&^3:])
+	}
+	return b.String()
+}
+
+// namedValues joins values with sep, each as name=value with its name
+// from names (? past its end), or bare when names is nil.
+func namedValues(names []string, values []uint32, sep string) string {
+	var b strings.Builder
+	for i, v := range values {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if names != nil {
+			n := "?"
+			if i < len(names) {
+				n = names[i]
+			}
+			b.WriteString(n + "=")
+		}
+		b.WriteString(strconv.FormatUint(uint64(v), 10))
+	}
+	return b.String()
 }
 
 // buildGoldenCases assembles the corpus: every parity case on the four
