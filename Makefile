@@ -137,8 +137,11 @@ python:
 	@PKGS="$(RUN_PKGS) python3-numpy" sh .ci/apt-install
 	$(call LIBVKDML_BUILD,python/vkdml/libvkdml.so)
 
+# Dev mode and faulthandler on; a ResourceWarning (an unclosed Device or
+# Operator) or an exception in a finalizer fails the run.
 python-test: deps python
-	PYTHONPATH=python $(PYTHON) -m pytest -q python/tests
+	PYTHONDEVMODE=1 PYTHONPATH=python $(PYTHON) -X faulthandler -m pytest -q \
+		-W error::ResourceWarning -W error::pytest.PytestUnraisableExceptionWarning python/tests
 
 run: deps-run build
 	./$(BIN) demo

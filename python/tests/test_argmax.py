@@ -93,14 +93,14 @@ def test_strided_views_are_not_copied():
     """A view with non-negative strides that are multiples of the item size
     reaches libvkdml as DirectML strides over the same memory; a reversed
     view is copied."""
-    from vkdml._api import _Tensor
+    from vkdml._api import _Input
     base = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
     for view in (base[:, ::2], base[..., 1::2], np.asfortranarray(base), base.transpose(2, 0, 1),
                  np.broadcast_to(base[:1], base.shape)):
-        t = _Tensor("test", "x", view)
+        t = _Input("test", "x", view)
         assert t.array is view
         assert t.buffer.data == view.ctypes.data
-    t = _Tensor("test", "x", base[::-1])
+    t = _Input("test", "x", base[::-1])
     assert not np.shares_memory(t.array, base)
     np.testing.assert_array_equal(t.array, base[::-1])
 

@@ -47,11 +47,19 @@ def test_prepared_misuse(device):
     assert e.value.hresult == vkdml.E_INVALIDARG
 
 
-def test_device_close_waits_for_operators():
+def test_device_close_releases_its_operators():
+    """Closing a device releases the operators made on it: they then raise
+    vkdml.Error, and closing them is a no-op."""
     dev = vkdml.Device()
     op = vkdml.prepare_argmax((2, 2), np.float32, 1, device=dev)
-    with pytest.raises(vkdml.Error) as e:
-        dev.close()
-    assert e.value.hresult == vkdml.E_INVALIDARG and "still exist" in str(e.value)
+    op2 = vkdml.prepare_max_pool((1, 1, 2, 2), np.float32, 2, device=dev)
+    assert op(np.array([[1, 2], [4, 3]], np.float32)).ravel().tolist() == [1, 0]
+    dev.close()
+    assert op.closed and op2.closed and dev.closed
+    for call in (lambda: op(np.zeros((2, 2), np.float32)), lambda: op2(np.zeros((1, 1, 2, 2), np.float32))):
+        with pytest.raises(vkdml.Error) as e:
+            call()
+        assert e.value.hresult == vkdml.E_INVALIDARG and "closed" in str(e.value)
     op.close()
+    op2.close()
     dev.close()

@@ -14,7 +14,8 @@ from reference import arg_reference, draw
 def test_library_releases_the_gil():
     """ctypes.CDLL (unlike PyDLL) releases the GIL around every call."""
     from vkdml import _api
-    assert isinstance(_api._lib, ctypes.CDLL) and not isinstance(_api._lib, ctypes.PyDLL)
+    lib = _api._lib._lib  # under the fork guard
+    assert isinstance(lib, ctypes.CDLL) and not isinstance(lib, ctypes.PyDLL)
 
 
 def test_other_threads_run_during_a_call(device):

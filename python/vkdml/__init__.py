@@ -5,15 +5,27 @@ semantics on any Vulkan device, from numpy.
     vkdml.argmax(np.array([[1, np.nan, 3]], np.float32), 1)   # [[2]]
 
 The package is ctypes over libvkdml (capi/vkdml.h), built into the package
-by `make python`. Every failure raises vkdml.Error, whose .hresult is
-DirectML's HRESULT for the same mistake.
+by `make python`. Every failure of a vkdml call raises vkdml.Error, whose
+.hresult is DirectML's HRESULT for the same mistake; its subclasses are
+also the built-in exception of the same kind (InvalidArgumentError is a
+ValueError, OutOfMemoryError a MemoryError, ...).
+
+Close Devices and Operators (or use them as context managers); dropped
+ones are released when collected, with a ResourceWarning. vkdml cannot be
+used in a process forked after `import vkdml`: every call there raises
+vkdml.ForkError. With multiprocessing, use the "spawn" or "forkserver"
+start method.
 """
 
-from ._api import (Device, Error, Operator, argmax, argmin, default_device, max_pool, prepare_argmax,
-                   prepare_argmin, prepare_max_pool)
-from ._capi import DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY
+from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, prepare_argmax, prepare_argmin,
+                   prepare_max_pool)
+from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
+                      ArgumentTypeError, DeviceRemovedError, Error, ForkError, InvalidArgumentError, OutOfMemoryError,
+                      UnsupportedError)
 
-__all__ = ["Device", "Error", "Operator", "argmax", "argmin", "max_pool", "default_device",
+__all__ = ["Device", "Operator", "argmax", "argmin", "max_pool", "default_device",
            "prepare_argmax", "prepare_argmin", "prepare_max_pool",
-           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED"]
+           "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
+           "DeviceRemovedError", "ForkError",
+           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
 __version__ = "0.1.0"

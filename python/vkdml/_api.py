@@ -1,12 +1,31 @@
 """vkdml's numpy API: DirectML's ARGMAX, ARGMIN and MAX_POOLING2 with
-DirectML's exact semantics, computed by libvkdml on a Vulkan device."""
+DirectML's exact semantics, computed by libvkdml on a Vulkan device.
+
+Lifetimes. A Device and an Operator own libvkdml handles (threads, device
+memory, pipelines). close() them, or use them as context managers; one
+that is dropped unclosed is released when it is garbage-collected, with a
+ResourceWarning as for an unclosed file. Device.close() also releases
+every Operator made on it; those then raise vkdml.Error when called.
+
+Processes. libvkdml cannot be used in a child made by fork() (os.fork,
+or multiprocessing's "fork" start method, Linux's default before Python
+3.14) once it is loaded, which `import vkdml` does: the Go runtime's and
+the Vulkan driver's threads do not survive fork. Every vkdml call in such a
+child raises vkdml.ForkError at once; use the "spawn" or "forkserver"
+start method, whose workers import vkdml afresh.
+"""
 
 import ctypes
+import math
+import os
 import threading
+import warnings
+import weakref
 
 import numpy as np
 
 from . import _capi
+from ._errors import (ArgumentTypeError, Error, api, error_for, invalid, out_of_memory)
 
 _lib = _capi.load()
 
@@ -22,60 +41,127 @@ _DATA_TYPES = {
 
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
 
-
-class Error(Exception):
-    """A failure with DirectML's HRESULT (as an unsigned int, e.g.
-    0x80070057 for E_INVALIDARG) and a message naming the field and the
-    rule it broke."""
-
-    def __init__(self, hresult, message):
-        super().__init__(message)
-        self.hresult = hresult & 0xFFFFFFFF
-        self.message = message
-
-    @property
-    def name(self):
-        """The HRESULT's symbolic name, e.g. "E_INVALIDARG"."""
-        return _capi.HRESULT_NAMES.get(self.hresult, "0x%08X" % self.hresult)
-
-
-def _invalid(call, field, rule):
-    return Error(_capi.E_INVALIDARG, "%s: %s: %s [E_INVALIDARG]" % (call, field, rule))
+_FEATURE_LEVELS = [0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
+                   0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400]
 
 
 def _check(hr):
     """Raises the calling thread's last libvkdml error when hr failed."""
     if hr < 0:
         msg = _lib.vkdml_last_error().decode("utf-8", "replace")
-        raise Error(hr, msg)
+        raise error_for(hr, msg)
+
+
+def _host_memory():
+    """The machine's physical memory in bytes, or 0 when unknown."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def _allocate(call, field, shape, dtype):
+    """A new array for an output, or E_OUTOFMEMORY naming field when the
+    host cannot hold it."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    ram = _host_memory()
+    if ram and nbytes > ram:
+        raise out_of_memory(call, field, "%d bytes (shape %s, %s) exceed the machine's %d bytes of memory"
+                            % (nbytes, tuple(shape), dtype, ram))
+    try:
+        return np.empty(shape, dtype)
+    except MemoryError as e:
+        raise out_of_memory(call, field, "%d bytes (shape %s, %s) could not be allocated: %s"
+                            % (nbytes, tuple(shape), dtype, e)) from e
+
+
+# ---- Devices ----
+
+class _DeviceState:
+    """What a Device's finalizer and its operators share: never the Device
+    itself, so that an unreachable Device can be collected."""
+
+    def __init__(self, handle, owned_by_module):
+        self.lock = threading.Lock()
+        self.handle = handle
+        self.operators = set()  # live operator handles made on the device
+        self.owned_by_module = owned_by_module
+
+
+def _release_device(state):
+    """Destroys the device's operators, then the device; returns the
+    device's HRESULT (0 when it was already released)."""
+    with state.lock:
+        handle, operators = state.handle, sorted(state.operators)
+        state.handle = 0
+        state.operators.clear()
+    if not handle or _capi.in_forked_child():
+        return 0
+    for h in operators:
+        _lib.vkdml_operator_destroy(h)
+    return _lib.vkdml_device_destroy(handle)
+
+
+def _collect_device(state, label):
+    """A Device's finalizer: it was garbage-collected, or the interpreter is
+    exiting, with the device still open."""
+    if state.handle and not state.owned_by_module and not _capi.in_forked_child():
+        warnings.warn("unclosed vkdml.Device %s: call close() or use it as a context manager" % label,
+                      ResourceWarning, stacklevel=2)
+    _release_device(state)
+
+
+def _device_selector(call, field, name):
+    """name (None, a device index or a name substring) as libvkdml's
+    selector string."""
+    if name is None:
+        return None
+    if isinstance(name, (bool, np.bool_)) or not isinstance(name, (str, int, np.integer)):
+        raise invalid(call, field, "%r is not a Device, a device index or a substring of a device's name"
+                      % (name,), ArgumentTypeError)
+    if isinstance(name, str):
+        if "\0" in name:
+            raise invalid(call, field, "%r contains a NUL character" % (name,))
+        return name.encode()
+    return str(_capi.u32(call, field, name)).encode()
 
 
 class Device:
     """A Vulkan device (DirectML's IDMLDevice).
 
-    name picks the device by index ("0") or a substring of its name
+    name picks the device by index (0 or "0") or a substring of its name
     ("llvmpipe"); None picks $VKDML_DEVICE, then a discrete, integrated,
     virtual or CPU device. debug turns on the Khronos validation layer,
     whose messages become errors. min_feature_level is DMLCreateDevice1's
     minimum level (e.g. 0x5000). A device is safe to use from several
-    threads at once. Use it as a context manager, or call close().
+    threads at once. Use it as a context manager, or call close(); see the
+    module's notes on lifetimes and fork().
     """
 
+    @api("Device")
     def __init__(self, name=None, debug=False, min_feature_level=0):
+        self._state = _DeviceState(0, False)
+        self._finalizer = None
         opts = _capi.DeviceOptions()
         opts.flags = _capi.CREATE_DEVICE_FLAG_DEBUG if debug else 0
-        opts.minimum_feature_level = int(min_feature_level)
-        opts.device = None if name is None else str(name).encode()
+        opts.minimum_feature_level = _capi.u32("Device", "min_feature_level", min_feature_level)
+        opts.device = _device_selector("Device", "name", name)
         handle = ctypes.c_uint64(0)
         _check(_lib.vkdml_device_create(ctypes.byref(opts), ctypes.byref(handle)))
-        self._handle = handle.value
+        self._state.handle = handle.value
+        self._finalizer = weakref.finalize(self, _collect_device, self._state, "(name=%r)" % (name,))
 
     @property
     def handle(self):
         """The libvkdml device handle; raises Error once closed."""
-        if not self._handle:
-            raise _invalid("Device", "device", "is closed")
-        return self._handle
+        h = self._state.handle
+        if not h:
+            raise invalid("Device", "device", "is closed")
+        return h
+
+    @property
+    def closed(self):
+        return not self._state.handle
 
     @property
     def name(self):
@@ -88,17 +174,32 @@ class Device:
     @property
     def feature_level(self):
         """The highest DML_FEATURE_LEVEL the device supports, e.g. 0x6400."""
-        levels = _capi.u32_array([0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
-                                  0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400])
+        levels = _capi.u32_array("Device.feature_level", "levels", _FEATURE_LEVELS)
         best = ctypes.c_uint32(0)
-        _check(_lib.vkdml_device_feature_levels(self.handle, levels, len(levels), ctypes.byref(best)))
+        _check(_lib.vkdml_device_feature_levels(self.handle, levels, len(_FEATURE_LEVELS), ctypes.byref(best)))
         return best.value
 
     def close(self):
-        """Releases the device; later use raises Error. Idempotent."""
-        if self._handle:
-            _check(_lib.vkdml_device_destroy(self._handle))
-            self._handle = 0
+        """Releases the device and every Operator made on it (they raise
+        Error when called afterwards). Idempotent."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        _check(_release_device(self._state))
+
+    def _create_operator(self, call, plan):
+        """Validates, compiles and initializes plan's desc; the handle is
+        registered so that close() releases it."""
+        od = _capi.OperatorDesc(plan.op_type, ctypes.cast(ctypes.pointer(plan.desc), ctypes.c_void_p))
+        handle = ctypes.c_uint64(0)
+        _check(_lib.vkdml_operator_create(self.handle, ctypes.byref(od), ctypes.byref(handle)))
+        with self._state.lock:
+            alive = bool(self._state.handle)
+            if alive:
+                self._state.operators.add(handle.value)
+        if not alive:  # closed by another thread meanwhile
+            _lib.vkdml_operator_destroy(handle.value)
+            raise invalid(call, "device", "was closed while the operator was created")
+        return handle.value
 
     def __enter__(self):
         return self
@@ -107,142 +208,222 @@ class Device:
         self.close()
 
     def __repr__(self):
-        return "vkdml.Device(%r)" % (self.name if self._handle else "closed")
+        if self.closed:
+            return "vkdml.Device(closed)"
+        try:
+            return "vkdml.Device(%r)" % self.name
+        except Error:
+            return "vkdml.Device(handle %d)" % self._state.handle
+
+
+def _release_operator(state, handle):
+    """Destroys an operator unless its device already did; returns its
+    HRESULT."""
+    with state.lock:
+        live = handle in state.operators
+        state.operators.discard(handle)
+    if not live or _capi.in_forked_child():
+        return 0
+    return _lib.vkdml_operator_destroy(handle)
+
+
+def _collect_operator(state, handle):
+    if handle in state.operators and not _capi.in_forked_child():
+        warnings.warn("unclosed vkdml.Operator: call close() or use it as a context manager",
+                      ResourceWarning, stacklevel=2)
+    _release_operator(state, handle)
 
 
 _default = None
-_default_lock = threading.Lock()
+_by_selector = {}
+_devices_lock = threading.Lock()
+
+
+def _module_device(key, make):
+    """A device the module opens on first use and closes at exit."""
+    with _devices_lock:
+        dev = _by_selector.get(key)
+        if dev is None or dev.closed:
+            dev = make()
+            dev._state.owned_by_module = True
+            _by_selector[key] = dev
+        return dev
 
 
 def default_device():
     """The device used when device=None, opened on first use."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Device()
-        return _default
+    return _module_device(None, Device)
 
 
-class _Tensor:
-    """A numpy array described as a DML_BUFFER_TENSOR_DESC plus a host
-    buffer. Strided arrays keep their memory: numpy's byte strides become
-    DirectML's element strides when they are non-negative multiples of the
-    item size; anything else is copied first."""
+def _resolve_device(call, device):
+    """device= as users pass it: None (the default device), a Device, a
+    device index or a substring of a device's name (opened once, then
+    reused)."""
+    if device is None:
+        return default_device()
+    if isinstance(device, Device):
+        return device
+    sel = _device_selector(call, "device", device)
+    try:
+        return _module_device(sel, lambda: Device(name=device))
+    except Error as e:
+        raise error_for(e.hresult, "%s: device: %s" % (call, e.message)) from None
 
-    def __init__(self, call, field, array):
-        if array.dtype not in _DATA_TYPES:
-            if array.dtype.newbyteorder("=") in _DATA_TYPES and array.dtype.byteorder != "|":
-                array = array.astype(array.dtype.newbyteorder("="))
-            else:
-                raise _invalid(call, field + ".dtype", "%s is not a DirectML tensor data type (use one of %s)"
-                               % (array.dtype, ", ".join(sorted(str(d) for d in _DATA_TYPES if d != np.float64))))
-        strides = self._element_strides(array)
-        if strides is None:
-            array = np.ascontiguousarray(array)
-            strides = self._element_strides(array)
-        self.array = array  # keeps the memory alive for the call
-        self.sizes = _capi.u32_array(array.shape)
-        packed = array.flags.c_contiguous
-        self.strides = None if packed else _capi.u32_array(strides)
+
+# ---- Tensors ----
+
+class _TensorDesc:
+    """A DML_BUFFER_TENSOR_DESC for an array's shape, dtype and (element)
+    strides, each size and stride range-checked; keeps its ctypes arrays
+    alive."""
+
+    def __init__(self, call, field, shape, dtype, strides=None):
+        self.shape, self.dtype = tuple(shape), dtype
+        self.sizes = _capi.u32_array(call, field + ".shape", shape)
+        self.strides = None if strides is None else _capi.u32_array(call, field + ".strides", strides)
         desc = _capi.TensorDesc()
-        desc.data_type = _DATA_TYPES[array.dtype]
-        desc.dimension_count = array.ndim
+        desc.data_type = _DATA_TYPES[dtype]
+        desc.dimension_count = len(shape)
         desc.sizes = self.sizes
         desc.strides = self.strides
         self.desc = desc
+
+
+def _data_type(call, field, dtype):
+    if dtype not in _DATA_TYPES:
+        raise invalid(call, field, "%s is not a DirectML tensor data type (use one of %s)"
+                      % (dtype, ", ".join(sorted(str(d) for d in _DATA_TYPES if d != np.float64))),
+                      ArgumentTypeError)
+    return dtype
+
+
+def _as_array(call, field, x):
+    try:
+        a = np.asarray(x)
+    except (ValueError, TypeError) as e:
+        raise invalid(call, field, "is not convertible to a numpy array: %s" % e, ArgumentTypeError) from None
+    if a.dtype not in _DATA_TYPES and a.dtype.byteorder not in "=|" and a.dtype.newbyteorder("=") in _DATA_TYPES:
+        a = a.astype(a.dtype.newbyteorder("="))
+    _data_type(call, field + ".dtype", a.dtype)
+    # Every size must fit DirectML's 32-bit sizes before numpy copies
+    # anything (a broadcast view of 2^32+ elements costs nothing until then).
+    _capi.u32_list(call, field + ".shape", a.shape)
+    return a
+
+
+def _element_strides(array):
+    """DirectML element strides for array's memory, or None when numpy's
+    byte strides are not non-negative multiples of the item size below
+    2^32 elements."""
+    out = []
+    for n, s in zip(array.shape, array.strides):
+        if n == 1:
+            out.append(0)
+        elif s < 0 or s % array.itemsize or s // array.itemsize > 0xFFFFFFFF:
+            return None
+        else:
+            out.append(s // array.itemsize)
+    return out
+
+
+class _Input:
+    """An input array as a tensor desc plus the host buffer libvkdml reads.
+    Strided arrays keep their memory when DirectML's strides can say it;
+    anything else is copied first."""
+
+    def __init__(self, call, field, array):
+        strides = _element_strides(array)
+        if strides is None:
+            array = np.ascontiguousarray(array)
+            strides = _element_strides(array)
+        self.array = array  # keeps the memory alive for the call
+        packed = array.flags.c_contiguous
+        self.tensor = _TensorDesc(call, field, array.shape, array.dtype, None if packed else strides)
         last = sum((n - 1) * s for n, s in zip(array.shape, strides)) if array.size else -1
         self.buffer = _capi.Buffer(array.ctypes.data, (last + 1) * array.itemsize)
 
-    @staticmethod
-    def _element_strides(array):
-        """DirectML strides for array's memory, or None when not expressible."""
-        out = []
-        for n, s in zip(array.shape, array.strides):
-            if n == 1:
-                out.append(0)
-            elif s < 0 or s % array.itemsize or s // array.itemsize > 0xFFFFFFFF:
-                return None
-            else:
-                out.append(s // array.itemsize)
-        return out
 
-
-def _buffers(tensors):
-    return (_capi.Buffer * len(tensors))(*[t.buffer if t is not None else _capi.Buffer() for t in tensors])
-
-
-def _operator_desc(plan):
-    return _capi.OperatorDesc(plan.op_type, ctypes.cast(ctypes.pointer(plan.desc), ctypes.c_void_p))
-
-
-def _run(device, plan):
-    """Creates, runs and releases one operator; the GIL is released while
-    libvkdml works."""
-    dev = default_device() if device is None else device
-    od = _operator_desc(plan)
-    ins, outs = _buffers([plan.inp]), _buffers(plan.outputs)
-    _check(_lib.vkdml_run(dev.handle, ctypes.byref(od), ins, len(ins), outs, len(outs)))
+def _buffers(arrays):
+    return (_capi.Buffer * len(arrays))(*[
+        _capi.Buffer() if a is None else _capi.Buffer(a.ctypes.data, a.nbytes) for a in arrays])
 
 
 def _index_dtype(call, index_dtype):
     try:
         dt = np.dtype(index_dtype)
     except TypeError:
-        raise _invalid(call, "index_dtype", "%r is not a numpy dtype" % (index_dtype,)) from None
-    if dt not in _DATA_TYPES:
-        raise _invalid(call, "index_dtype", "%s is not a DirectML tensor data type" % dt)
-    return dt
+        raise invalid(call, "index_dtype", "%r is not a numpy dtype" % (index_dtype,), ArgumentTypeError) from None
+    return _data_type(call, "index_dtype", dt)
 
 
 def _normalize_axes(call, axes, ndim):
-    if isinstance(axes, (int, np.integer)):
+    if isinstance(axes, (str, bytes)) or not hasattr(axes, "__iter__"):
         axes = [axes]
     out = []
     for i, a in enumerate(axes):
-        if not isinstance(a, (int, np.integer)):
-            raise _invalid(call, "axes[%d]" % i, "%r is not an integer" % (a,))
-        a = int(a)
+        a = _capi.integer(call, "axes[%d]" % i, a)
         if not -ndim <= a < ndim:
-            raise _invalid(call, "axes[%d]" % i, "axis %d is out of range for a %d-D array (must be in [%d, %d])"
-                           % (a, ndim, -ndim, ndim - 1))
+            raise invalid(call, "axes[%d]" % i, "axis %d is out of range for a %d-D array (must be in [%d, %d])"
+                          % (a, ndim, -ndim, ndim - 1))
         out.append(a % ndim)
     return out
 
 
 class _Plan:
-    """An operator desc over numpy arrays: the C desc (whose pointers the
-    plan keeps alive), the input and the freshly allocated outputs."""
+    """An operator desc: the C desc (whose pointers the plan keeps alive),
+    the input's tensor and the outputs' tensors (None for an absent
+    optional output)."""
 
-    def __init__(self, op_type, desc, keep, inp, outputs):
-        self.op_type, self.desc, self.keep = op_type, desc, keep
+    def __init__(self, call, op_type, desc, keep, inp, outputs):
+        self.call, self.op_type, self.desc, self.keep = call, op_type, desc, keep
         self.inp, self.outputs = inp, outputs
 
-    def results(self):
-        arrays = [t.array for t in self.outputs if t is not None]
-        return arrays[0] if len(arrays) == 1 else tuple(arrays)
+    def allocate(self):
+        """Fresh output arrays (None where absent)."""
+        return [None if t is None else _allocate(self.call, "output %d" % i, t.shape, t.dtype)
+                for i, t in enumerate(self.outputs)]
 
 
-def _arg_plan(call, op_type, x, axes, direction, index_dtype):
-    x = np.asarray(x)
-    ax = _normalize_axes(call, axes, x.ndim)
-    if direction not in _DIRECTIONS:
-        raise _invalid(call, "direction", "%r is not \"increasing\" or \"decreasing\"" % (direction,))
+def _results(arrays):
+    arrays = [a for a in arrays if a is not None]
+    return arrays[0] if len(arrays) == 1 else tuple(arrays)
+
+
+def _run(device, plan, inp):
+    """Validates, compiles and runs plan's desc once on the input: the
+    desc is checked (and fitted to the device) before any output is
+    allocated. The GIL is released while libvkdml works."""
+    dev = _resolve_device(plan.call, device)
+    handle = dev._create_operator(plan.call, plan)
+    try:
+        outs = plan.allocate()
+        ins, obufs = (_capi.Buffer * 1)(inp.buffer), _buffers(outs)
+        _check(_lib.vkdml_operator_run(handle, ins, 1, obufs, len(outs)))
+    finally:
+        _release_operator(dev._state, handle)
+    return _results(outs)
+
+
+def _arg_plan(call, op_type, inp, axes, direction, index_dtype):
+    ax = _normalize_axes(call, axes, len(inp.shape))
+    if not isinstance(direction, str) or direction not in _DIRECTIONS:
+        raise invalid(call, "direction", "%r is not \"increasing\" or \"decreasing\"" % (direction,))
     idt = _index_dtype(call, index_dtype)
-    inp = _Tensor(call, "x", x)
-    shape = tuple(1 if i in ax else n for i, n in enumerate(x.shape))
-    out = _Tensor(call, "output", np.empty(shape, idt))
-    axes_arr = _capi.u32_array(ax)
+    shape = tuple(1 if i in ax else n for i, n in enumerate(inp.shape))
+    out = _TensorDesc(call, "output", shape, idt)
+    axes_arr = _capi.u32_array(call, "axes", ax)
     desc = _capi.ArgMaxDesc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc), len(ax), axes_arr,
                             _DIRECTIONS[direction])
-    return _Plan(op_type, desc, [axes_arr], inp, [out])
+    return _Plan(call, op_type, desc, [axes_arr], inp, [out])
 
 
 def _arg(call, op_type, x, axes, direction, index_dtype, device):
-    plan = _arg_plan(call, op_type, x, axes, direction, index_dtype)
-    _run(device, plan)
-    return plan.results()
+    inp = _Input(call, "x", _as_array(call, "x", x))
+    plan = _arg_plan(call, op_type, inp.tensor, axes, direction, index_dtype)
+    return _run(device, plan, inp)
 
 
+@api("argmax")
 def argmax(x, axes, *, direction="increasing", index_dtype="uint32", device=None):
     """DirectML's ARGMAX: the index of the largest element of each block of
     x over axes (an int or a sequence; negative axes count from the end),
@@ -252,11 +433,14 @@ def argmax(x, axes, *, direction="increasing", index_dtype="uint32", device=None
     direction "increasing" returns the first of tied maxima, "decreasing"
     the last. NaN follows DirectML (semantics.md rule 5): a NaN is returned
     only in a block's first position, so argmax([1, nan, 3]) is 2 where
-    numpy says 1. index_dtype is uint32, int32, uint64 or int64.
+    numpy says 1. index_dtype is uint32, int32, uint64 or int64. device is
+    None (the default device), a Device, a device index or a substring of
+    a device's name. Every failure raises vkdml.Error.
     """
     return _arg("argmax", _capi.OPERATOR_ARGMAX, x, axes, direction, index_dtype, device)
 
 
+@api("argmin")
 def argmin(x, axes, *, direction="increasing", index_dtype="uint32", device=None):
     """DirectML's ARGMIN: argmax's twin for the smallest element."""
     return _arg("argmin", _capi.OPERATOR_ARGMIN, x, axes, direction, index_dtype, device)
@@ -264,118 +448,131 @@ def argmin(x, axes, *, direction="increasing", index_dtype="uint32", device=None
 
 def _spatial(call, field, value, dims, default):
     if value is None:
+        if default is None:
+            raise invalid(call, field, "is required")
         return [default] * dims
-    if isinstance(value, (int, np.integer)):
-        return [int(value)] * dims
-    value = [int(v) for v in value]
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        return [_capi.u32(call, field, value)] * dims
+    value = _capi.u32_list(call, field, value)
     if len(value) != dims:
-        raise _invalid(call, field, "has %d entries; a %d-D input has %d spatial axes" % (len(value), dims + 2, dims))
-    for i, v in enumerate(value):
-        if not 0 <= v <= 0xFFFFFFFF:
-            raise _invalid(call, "%s[%d]" % (field, i), "%d is not a 32-bit unsigned value" % v)
+        raise invalid(call, field, "has %d entries; a %d-D input has %d spatial axes" % (len(value), dims + 2, dims))
     return value
 
 
-def _pool_output_size(call, x, window, strides, dilations, start, end):
+def _pool_output_size(call, shape, window, strides, dilations, start, end):
     out = []
     for i in range(len(window)):
-        padded = x.shape[i + 2] + start[i] + end[i]
+        padded = shape[i + 2] + start[i] + end[i]
         k = 1 + (window[i] - 1) * dilations[i]
         if window[i] < 1 or strides[i] < 1 or dilations[i] < 1:
             out.append(1)  # the library names the zero field
         elif k > padded:
-            raise _invalid(call, "window[%d]" % i, "the dilated window (%d) is larger than the padded input (%d)"
-                           % (k, padded))
+            raise invalid(call, "window[%d]" % i, "the dilated window (%d) is larger than the padded input (%d)"
+                          % (k, padded))
         else:
-            out.append((padded - k) // strides[i] + 1)
+            n = (padded - k) // strides[i] + 1
+            if n > 0xFFFFFFFF:
+                raise invalid(call, "start_padding[%d]" % i,
+                              "the output extent of spatial axis %d would be %d (from x.shape, window, strides, "
+                              "dilations, start_padding and end_padding), above DirectML's 2^32-1" % (i, n))
+            out.append(n)
     return out
 
 
+@api("max_pool")
 def max_pool(x, window, *, strides=None, dilations=None, start_padding=None, end_padding=None,
              output_size=None, return_indices=False, index_dtype="uint32", device=None):
     """DirectML's MAX_POOLING2 on a 4-D (NCHW) or 5-D (NCDHW) array.
 
     window, strides (default 1), dilations (default 1), start_padding and
-    end_padding (default 0) are an int or one value per spatial axis.
-    output_size is the spatial output extent; None is DirectML's floor
-    formula. With return_indices, returns (y, indices): indices are flat over
-    the whole input (n, c and the spatial axes), as DirectML writes them, in
-    index_dtype uint32 or uint64. Values follow semantics.md rule 9: NaN
-    and -inf are never selected; an all-padding window gives the type's
-    lowest finite value and index 0.
+    end_padding (default 0) are an int or one value per spatial axis, each
+    in [0, 2^32-1]. output_size is the spatial output extent; None is
+    DirectML's floor formula. With return_indices, returns (y, indices):
+    indices are flat over the whole input (n, c and the spatial axes), as
+    DirectML writes them, in index_dtype uint32 or uint64. Values follow
+    semantics.md rule 9: NaN and -inf are never selected; an all-padding
+    window gives the type's lowest finite value and index 0. device is as
+    in argmax; every failure raises vkdml.Error.
     """
-    plan = _pool_plan(x, window, strides, dilations, start_padding, end_padding, output_size,
-                      return_indices, index_dtype)
-    _run(device, plan)
-    return plan.results()
-
-
-def _pool_plan(x, window, strides, dilations, start_padding, end_padding, output_size,
-               return_indices, index_dtype):
     call = "max_pool"
-    x = np.asarray(x)
+    inp = _Input(call, "x", _check_pool_input(call, _as_array(call, "x", x)))
+    plan = _pool_plan(call, inp.tensor, window, strides, dilations, start_padding, end_padding, output_size,
+                      return_indices, index_dtype)
+    return _run(device, plan, inp)
+
+
+def _check_pool_input(call, x):
     if x.ndim not in (4, 5):
-        raise _invalid(call, "x", "max_pool takes 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D" % x.ndim)
-    dims = x.ndim - 2
+        raise invalid(call, "x", "max_pool takes 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D" % x.ndim)
+    return x
+
+
+def _pool_plan(call, inp, window, strides, dilations, start_padding, end_padding, output_size,
+               return_indices, index_dtype):
+    dims = len(inp.shape) - 2
     win = _spatial(call, "window", window, dims, None)
     st = _spatial(call, "strides", strides, dims, 1)
     dil = _spatial(call, "dilations", dilations, dims, 1)
     sp = _spatial(call, "start_padding", start_padding, dims, 0)
     ep = _spatial(call, "end_padding", end_padding, dims, 0)
     if output_size is None:
-        size = _pool_output_size(call, x, win, st, dil, sp, ep)
+        size = _pool_output_size(call, inp.shape, win, st, dil, sp, ep)
     else:
         size = _spatial(call, "output_size", output_size, dims, None)
     idt = _index_dtype(call, index_dtype)
-    inp = _Tensor(call, "x", x)
-    shape = tuple(x.shape[:2]) + tuple(size)
-    out = _Tensor(call, "output", np.empty(shape, inp.array.dtype))
-    idx = _Tensor(call, "indices", np.empty(shape, idt)) if return_indices else None
-    arrays = [_capi.u32_array(a) for a in (st, win, sp, ep, dil)]
+    shape = tuple(inp.shape[:2]) + tuple(size)
+    out = _TensorDesc(call, "output", shape, inp.dtype)
+    idx = _TensorDesc(call, "indices", shape, idt) if return_indices else None
+    arrays = [_capi.u32_array(call, name, a) for name, a in
+              (("strides", st), ("window", win), ("start_padding", sp), ("end_padding", ep), ("dilations", dil))]
     desc = _capi.MaxPooling2Desc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc),
                                  ctypes.pointer(idx.desc) if idx else None, dims, *arrays)
-    return _Plan(_capi.OPERATOR_MAX_POOLING2, desc, arrays, inp, [out, idx])
+    return _Plan(call, _capi.OPERATOR_MAX_POOLING2, desc, arrays, inp, [out, idx])
 
+
+# ---- Prepared operators ----
 
 class Operator:
     """A prepared operator: validated, compiled and initialized once for
-    one input shape and dtype, then called on many C-ordered arrays of that
-    shape and dtype without recompiling (other layouts are copied to C
-    order). Make one with prepare_argmax, prepare_argmin or
-    prepare_max_pool; close it (or use it as a context manager) before
-    closing its device. Calls from several threads take turns."""
+    one input shape and dtype, then called on many arrays of that shape and
+    dtype without recompiling (other layouts are copied to C order). Make
+    one with prepare_argmax, prepare_argmin or prepare_max_pool; close it,
+    use it as a context manager, or close its device. Calls from several
+    threads take turns."""
 
     def __init__(self, plan, device):
         self._plan = plan
-        self._shape = plan.inp.array.shape
-        self._dtype = plan.inp.array.dtype
-        self._device = default_device() if device is None else device
-        handle = ctypes.c_uint64(0)
-        od = _operator_desc(plan)
-        _check(_lib.vkdml_operator_create(self._device.handle, ctypes.byref(od), ctypes.byref(handle)))
-        self._handle = handle.value
+        self._shape, self._dtype = plan.inp.shape, plan.inp.dtype
+        self._device = _resolve_device(plan.call, device)
+        self._state = self._device._state
+        self._handle = self._device._create_operator(plan.call, plan)
+        self._finalizer = weakref.finalize(self, _collect_operator, self._state, self._handle)
 
+    @property
+    def closed(self):
+        """True once close() ran or its device was closed."""
+        return self._handle not in self._state.operators
+
+    @api("Operator")
     def __call__(self, x):
         """Runs the operator on x; returns what the one-shot function would."""
-        if not self._handle:
-            raise _invalid("Operator", "op", "is closed")
-        x = np.asarray(x)
+        call = "Operator(%s)" % self._plan.call
+        if self.closed:
+            raise invalid(call, "op", "is closed (by close() or by closing its device)")
+        x = _as_array(call, "x", x)
         if x.shape != self._shape or x.dtype.newbyteorder("=") != self._dtype:
-            raise _invalid("Operator", "x", "shape %s dtype %s; the operator was prepared for shape %s dtype %s"
-                           % (x.shape, x.dtype, self._shape, self._dtype))
-        inp = _Tensor("Operator", "x", np.ascontiguousarray(x, self._dtype))
-        outputs = [None if t is None else _Tensor("Operator", "output", np.empty_like(t.array))
-                   for t in self._plan.outputs]
-        ins, outs = _buffers([inp]), _buffers(outputs)
-        _check(_lib.vkdml_operator_run(self._handle, ins, len(ins), outs, len(outs)))
-        arrays = [t.array for t in outputs if t is not None]
-        return arrays[0] if len(arrays) == 1 else tuple(arrays)
+            raise invalid(call, "x", "shape %s dtype %s; the operator was prepared for shape %s dtype %s"
+                          % (x.shape, x.dtype, self._shape, self._dtype))
+        x = np.ascontiguousarray(x, self._dtype)
+        outs = self._plan.allocate()
+        ins, obufs = _buffers([x]), _buffers(outs)
+        _check(_lib.vkdml_operator_run(self._handle, ins, 1, obufs, len(outs)))
+        return _results(outs)
 
     def close(self):
         """Releases the operator; idempotent."""
-        if self._handle:
-            _check(_lib.vkdml_operator_destroy(self._handle))
-            self._handle = 0
+        self._finalizer.detach()
+        _check(_release_operator(self._state, self._handle))
 
     def __enter__(self):
         return self
@@ -384,29 +581,41 @@ class Operator:
         self.close()
 
 
-def _template(shape, dtype):
-    """A C-ordered array standing for the inputs a prepared operator takes."""
-    return np.empty(tuple(int(n) for n in shape), np.dtype(dtype))
+def _template(call, shape, dtype):
+    """The packed tensor a prepared operator's inputs have."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise invalid(call, "dtype", "%r is not a numpy dtype" % (dtype,), ArgumentTypeError) from None
+    shape = _capi.u32_list(call, "shape", shape)
+    return _TensorDesc(call, "x", shape, _data_type(call, "dtype", dt))
 
 
+@api("prepare_argmax")
 def prepare_argmax(shape, dtype, axes, *, direction="increasing", index_dtype="uint32", device=None):
     """argmax prepared for arrays of shape and dtype: an Operator."""
-    plan = _arg_plan("prepare_argmax", _capi.OPERATOR_ARGMAX, _template(shape, dtype), axes, direction,
-                     index_dtype)
+    call = "prepare_argmax"
+    plan = _arg_plan(call, _capi.OPERATOR_ARGMAX, _template(call, shape, dtype), axes, direction, index_dtype)
     return Operator(plan, device)
 
 
+@api("prepare_argmin")
 def prepare_argmin(shape, dtype, axes, *, direction="increasing", index_dtype="uint32", device=None):
     """argmin prepared for arrays of shape and dtype: an Operator."""
-    plan = _arg_plan("prepare_argmin", _capi.OPERATOR_ARGMIN, _template(shape, dtype), axes, direction,
-                     index_dtype)
+    call = "prepare_argmin"
+    plan = _arg_plan(call, _capi.OPERATOR_ARGMIN, _template(call, shape, dtype), axes, direction, index_dtype)
     return Operator(plan, device)
 
 
+@api("prepare_max_pool")
 def prepare_max_pool(shape, dtype, window, *, strides=None, dilations=None, start_padding=None,
                      end_padding=None, output_size=None, return_indices=False, index_dtype="uint32",
                      device=None):
     """max_pool prepared for arrays of shape and dtype: an Operator."""
-    plan = _pool_plan(_template(shape, dtype), window, strides, dilations, start_padding, end_padding,
-                      output_size, return_indices, index_dtype)
+    call = "prepare_max_pool"
+    inp = _template(call, shape, dtype)
+    if len(inp.shape) not in (4, 5):
+        raise invalid(call, "shape", "max_pool takes 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D" % len(inp.shape))
+    plan = _pool_plan(call, inp, window, strides, dilations, start_padding, end_padding, output_size,
+                      return_indices, index_dtype)
     return Operator(plan, device)

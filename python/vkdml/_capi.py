@@ -1,28 +1,26 @@
-"""ctypes declarations of libvkdml's C interface (capi/vkdml.h).
+"""ctypes declarations of libvkdml's C interface (capi/vkdml.h), and the
+checks every value passes before it crosses into C.
 
 Every struct and prototype here mirrors vkdml.h; keep the two in step. The
 library is loaded with ctypes.CDLL, which releases the GIL for the length
 of every call, so other Python threads run while the GPU works.
+
+ctypes converts a Python int into a C integer modulo 2^bits, silently: a
+size of 2^32+3 would reach libvkdml as 3. So no integer is stored in a
+ctypes field or array directly: u32/u64/u32_array check its range first and
+raise E_INVALIDARG naming the argument.
 """
 
 import ctypes
+import operator
 import os
 
+import numpy as np
+
+from ._errors import (DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY, HRESULT_NAMES,  # noqa: F401
+                      S_OK, ArgumentTypeError, forked, invalid)
+
 HRESULT = ctypes.c_int32
-
-S_OK = 0x00000000
-E_FAIL = 0x80004005
-E_INVALIDARG = 0x80070057
-E_OUTOFMEMORY = 0x8007000E
-DXGI_ERROR_UNSUPPORTED = 0x887A0004
-
-HRESULT_NAMES = {
-    S_OK: "S_OK",
-    E_FAIL: "E_FAIL",
-    E_INVALIDARG: "E_INVALIDARG",
-    E_OUTOFMEMORY: "E_OUTOFMEMORY",
-    DXGI_ERROR_UNSUPPORTED: "DXGI_ERROR_UNSUPPORTED",
-}
 
 ABI_VERSION = 1
 
@@ -125,6 +123,44 @@ def library_path():
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "libvkdml.so")
 
 
+class _Forked:
+    """Set in a child of fork(): libvkdml's Go runtime and driver threads
+    did not come along, and a call into it would wait for them forever."""
+    child = False
+
+
+def _after_fork_in_child():
+    _Forked.child = True
+
+
+# The C library catches the fork too (pthread_atfork) and refuses every
+# call; this guard answers first, without entering C, in Python's words.
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def in_forked_child():
+    """Whether this process is a fork() child of one that loaded libvkdml."""
+    return _Forked.child
+
+
+class Library:
+    """libvkdml's functions, each refusing to run in a forked child."""
+
+    def __init__(self, lib):
+        self._lib = lib
+
+    def __getattr__(self, name):
+        fn = getattr(self._lib, name)
+
+        def guarded(*args):
+            if _Forked.child:
+                raise forked(name)
+            return fn(*args)
+        guarded.__name__ = name
+        setattr(self, name, guarded)
+        return guarded
+
+
 def load():
     """Loads libvkdml and declares its prototypes."""
     path = library_path()
@@ -140,10 +176,54 @@ def load():
     if lib.vkdml_abi_version() != ABI_VERSION:
         raise ImportError("vkdml: %s has ABI version %d; this package needs %d"
                           % (path, lib.vkdml_abi_version(), ABI_VERSION))
-    return lib
+    return Library(lib)
 
 
-def u32_array(values):
-    """A ctypes uint32 array holding values (kept alive by the caller)."""
-    values = list(values)
-    return (ctypes.c_uint32 * max(len(values), 1))(*values)
+def integer(call, field, value):
+    """value as a Python int: ints, numpy integers and anything with
+    __index__ are taken; bools, floats and strings are refused."""
+    if isinstance(value, (bool, np.bool_)):
+        raise invalid(call, field, "%r is a bool, not an integer" % (value,), ArgumentTypeError)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise invalid(call, field, "%r (%s) is not an integer" % (value, type(value).__name__),
+                      ArgumentTypeError) from None
+
+
+def _ranged(call, field, value, bits):
+    v = integer(call, field, value)
+    if not 0 <= v < 1 << bits:
+        raise invalid(call, field, "%d is not in [0, 2^%d-1]: the C field is a %d-bit unsigned integer"
+                      % (v, bits, bits))
+    return v
+
+
+def u32(call, field, value):
+    """value checked to fit a uint32 field."""
+    return _ranged(call, field, value, 32)
+
+
+def u64(call, field, value):
+    """value checked to fit a uint64 field."""
+    return _ranged(call, field, value, 64)
+
+
+def u32_list(call, field, values):
+    """values (a sequence) as a list of ints that each fit a uint32;
+    entries are named field[i]."""
+    if isinstance(values, (str, bytes)):
+        raise invalid(call, field, "%r is not a sequence of integers" % (values,), ArgumentTypeError)
+    try:
+        items = list(values)
+    except TypeError:
+        raise invalid(call, field, "%r is not an integer or a sequence of integers" % (values,),
+                      ArgumentTypeError) from None
+    return [u32(call, "%s[%d]" % (field, i), v) for i, v in enumerate(items)]
+
+
+def u32_array(call, field, values):
+    """A ctypes uint32 array holding values, each range-checked (kept
+    alive by the caller)."""
+    checked = u32_list(call, field, values)
+    return (ctypes.c_uint32 * max(len(checked), 1))(*checked)
