@@ -24,11 +24,12 @@ GOTESTFLAGS ?=
 RUN_PKGS := libvulkan1 mesa-vulkan-drivers
 DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools \
             gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata \
-            python3-numpy python3-pytest python3-torch python3-setuptools
+            python3-numpy python3-pytest python3-torch python3-setuptools python3-wheel python3-build \
+            python3-venv
 
 .PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean \
         test-device test-bins fuzz-long \
-        libvkdml capi-test python python-test
+        libvkdml capi-test python python-test wheel wheel-test
 
 all: build
 
@@ -65,7 +66,7 @@ test: deps check-shaders vet cross-arm64
 	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	LP_NATIVE_VECTOR_WIDTH=512 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	$(GO) test -race -count=1 -run 'Shared|Concurren' ./tests/ ./dml/
-	$(MAKE) capi-test python-test
+	$(MAKE) capi-test python-test wheel-test
 
 # fuzz runs every Fuzz* target of the tree for FUZZTIME each, one worker.
 # FUZZTIME is a count of executions, not a duration: with a duration, Go
@@ -142,6 +143,17 @@ python:
 python-test: deps python
 	PYTHONDEVMODE=1 PYTHONPATH=python $(PYTHON) -X faulthandler -m pytest -q \
 		-W error::ResourceWarning -W error::pytest.PytestUnraisableExceptionWarning python/tests
+
+# wheel builds the Python wheels, py3-none-manylinux_2_N_ARCH, for x86_64
+# and (cross-built) aarch64 into dist/; wheel-test checks their tags
+# against the libraries they carry and runs the pytest suite against this
+# machine's wheel installed in a fresh venv, with no go on PATH.
+WHEEL_ARCHS ?= x86_64 aarch64
+wheel:
+	sh scripts/wheel.sh dist $(WHEEL_ARCHS)
+
+wheel-test: deps wheel
+	sh scripts/wheel-test.sh dist
 
 run: deps-run build
 	./$(BIN) demo

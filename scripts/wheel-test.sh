@@ -1,0 +1,67 @@
+#!/bin/sh
+# wheel-test.sh DIST: proves the wheels in DIST stand alone. Each wheel's
+# tag must match the library it carries (manylinux_2_N from the newest
+# GLIBC_2.N symbol version readelf finds, the ARCH from its ELF machine);
+# then this machine's wheel is installed with pip --no-index into a fresh
+# venv, and the pytest suite runs from outside the source tree with no go
+# command on PATH, importing vkdml from the venv.
+set -eu
+dist=$(cd "$1" && pwd)
+repo=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for whl in "$dist"/vkdml-*.whl; do
+	name=$(basename "$whl")
+	mkdir -p "$tmp/unpacked"
+	unzip -q -o "$whl" vkdml/libvkdml.so -d "$tmp/unpacked"
+	lib="$tmp/unpacked/vkdml/libvkdml.so"
+	n=$(readelf -V "$lib" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_2\.//' | sort -n | tail -1)
+	case $(readelf -h "$lib" | sed -n 's/^ *Machine: *//p') in
+	*X86-64*) arch=x86_64 ;;
+	AArch64) arch=aarch64 ;;
+	*) echo "wheel-test: $name carries a library for an unknown machine" >&2; exit 1 ;;
+	esac
+	want="py3-none-manylinux_2_${n}_${arch}.whl"
+	case $name in
+	*"-$want") echo "wheel-test: $name: tag matches its library (GLIBC_2.$n, $arch)" ;;
+	*) echo "wheel-test: $name: its library needs $want" >&2; exit 1 ;;
+	esac
+	if readelf -S "$lib" | grep -q '\.debug_\|\.symtab'; then
+		echo "wheel-test: $name: libvkdml.so is not stripped" >&2; exit 1
+	fi
+	if strings "$lib" | grep -q "$repo"; then
+		echo "wheel-test: $name: libvkdml.so carries build paths ($repo)" >&2; exit 1
+	fi
+	unzip -l "$whl" | grep -q 'dist-info/LICENSE' || { echo "wheel-test: $name has no LICENSE" >&2; exit 1; }
+	rm -rf "$tmp/unpacked"
+done
+
+# Building from source with too old a Go names what building needs.
+mkdir -p "$tmp/oldgo"
+printf '#!/bin/sh\necho go1.19.8\n' >"$tmp/oldgo/go"
+chmod +x "$tmp/oldgo/go"
+if PATH="$tmp/oldgo:$PATH" GO= /usr/bin/python3 -m build --no-isolation --wheel --outdir "$tmp/none" \
+	"$repo/python" >"$tmp/oldgo.log" 2>&1; then
+	echo "wheel-test: a build with go1.19 succeeded" >&2; exit 1
+fi
+rm -rf "$repo/python/build"
+grep -q 'needs Go 1.24 or later and a C compiler' "$tmp/oldgo.log" && grep -q 'go1.19.8' "$tmp/oldgo.log" || {
+	echo "wheel-test: a build with go1.19 did not say what it needs:" >&2; tail -5 "$tmp/oldgo.log" >&2; exit 1; }
+echo "wheel-test: building with go1.19 fails naming Go 1.24 and a C compiler"
+
+whl=$(ls "$dist"/vkdml-*-manylinux_*_"$(uname -m)".whl)
+# --system-site-packages: numpy and pytest come from Debian (no PyPI here).
+/usr/bin/python3 -m venv --system-site-packages "$tmp/venv"
+"$tmp/venv/bin/pip" install -q --no-index "$whl"
+cp -r "$repo/python/tests" "$tmp/tests"
+# PATH without any folder holding a go command.
+path=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/go" ] || printf '%s:' "$d"; done)
+cd "$tmp"
+env -u GO -u VKDML_LIBRARY -u PYTHONPATH PATH="${path%:}" sh -c '
+	if command -v go >/dev/null; then echo "wheel-test: go is still on PATH" >&2; exit 1; fi
+	where=$(venv/bin/python -c "import vkdml, os; print(os.path.dirname(vkdml.__file__))")
+	case $where in "$PWD"/venv/*) echo "wheel-test: vkdml imported from $where" ;;
+	*) echo "wheel-test: vkdml imported from $where, not the venv" >&2; exit 1 ;; esac
+	PYTHONDEVMODE=1 venv/bin/python -X faulthandler -m pytest -q -p no:cacheprovider \
+		-W error::ResourceWarning -W error::pytest.PytestUnraisableExceptionWarning tests'
