@@ -15,14 +15,18 @@ child raises vkdml.ForkError at once; use the "spawn" or "forkserver"
 start method, whose workers import vkdml afresh.
 """
 
+from __future__ import annotations
+
 import ctypes
 import math
 import os
 import threading
 import warnings
 import weakref
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _capi
 from ._errors import (ArgumentTypeError, Error, api, error_for, invalid, out_of_memory)
@@ -40,6 +44,12 @@ _DATA_TYPES = {
 }
 
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
+
+# The types the public functions take (PEP 484; py.typed marks the package).
+Axes = Union[int, Sequence[int]]
+Spatial = Union[int, Sequence[int]]
+DeviceLike = Union["Device", int, str, None]
+Result = Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]
 
 _FEATURE_LEVELS = [0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
                    0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400]
@@ -139,7 +149,8 @@ class Device:
     """
 
     @api("Device")
-    def __init__(self, name=None, debug=False, min_feature_level=0):
+    def __init__(self, name: Union[int, str, None] = None, debug: bool = False,
+                 min_feature_level: int = 0) -> None:
         self._state = _DeviceState(0, False)
         self._finalizer = None
         opts = _capi.DeviceOptions()
@@ -152,7 +163,7 @@ class Device:
         self._finalizer = weakref.finalize(self, _collect_device, self._state, "(name=%r)" % (name,))
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The libvkdml device handle; raises Error once closed."""
         h = self._state.handle
         if not h:
@@ -160,11 +171,12 @@ class Device:
         return h
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
+        """True once close() ran."""
         return not self._state.handle
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The Vulkan device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"."""
         buf = ctypes.create_string_buffer(512)
         length = ctypes.c_size_t(0)
@@ -172,14 +184,14 @@ class Device:
         return buf.value.decode("utf-8", "replace")
 
     @property
-    def feature_level(self):
+    def feature_level(self) -> int:
         """The highest DML_FEATURE_LEVEL the device supports, e.g. 0x6400."""
         levels = _capi.u32_array("Device.feature_level", "levels", _FEATURE_LEVELS)
         best = ctypes.c_uint32(0)
         _check(_lib.vkdml_device_feature_levels(self.handle, levels, len(_FEATURE_LEVELS), ctypes.byref(best)))
         return best.value
 
-    def close(self):
+    def close(self) -> None:
         """Releases the device and every Operator made on it (they raise
         Error when called afterwards). Idempotent."""
         if self._finalizer is not None:
@@ -250,7 +262,7 @@ def _module_device(key, make):
         return dev
 
 
-def default_device():
+def default_device() -> Device:
     """The device used when device=None, opened on first use."""
     return _module_device(None, Device)
 
@@ -424,7 +436,8 @@ def _arg(call, op_type, x, axes, direction, index_dtype, device):
 
 
 @api("argmax")
-def argmax(x, axes, *, direction="increasing", index_dtype="uint32", device=None):
+def argmax(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index_dtype: npt.DTypeLike = "uint32",
+           device: DeviceLike = None) -> np.ndarray:
     """DirectML's ARGMAX: the index of the largest element of each block of
     x over axes (an int or a sequence; negative axes count from the end),
     counted from the block's start in row-major order over the reduced
@@ -441,7 +454,8 @@ def argmax(x, axes, *, direction="increasing", index_dtype="uint32", device=None
 
 
 @api("argmin")
-def argmin(x, axes, *, direction="increasing", index_dtype="uint32", device=None):
+def argmin(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index_dtype: npt.DTypeLike = "uint32",
+           device: DeviceLike = None) -> np.ndarray:
     """DirectML's ARGMIN: argmax's twin for the smallest element."""
     return _arg("argmin", _capi.OPERATOR_ARGMIN, x, axes, direction, index_dtype, device)
 
@@ -480,8 +494,11 @@ def _pool_output_size(call, shape, window, strides, dilations, start, end):
 
 
 @api("max_pool")
-def max_pool(x, window, *, strides=None, dilations=None, start_padding=None, end_padding=None,
-             output_size=None, return_indices=False, index_dtype="uint32", device=None):
+def max_pool(x: npt.ArrayLike, window: Spatial, *, strides: Optional[Spatial] = None,
+             dilations: Optional[Spatial] = None, start_padding: Optional[Spatial] = None,
+             end_padding: Optional[Spatial] = None, output_size: Optional[Spatial] = None,
+             return_indices: bool = False, index_dtype: npt.DTypeLike = "uint32",
+             device: DeviceLike = None) -> Result:
     """DirectML's MAX_POOLING2 on a 4-D (NCHW) or 5-D (NCDHW) array.
 
     window, strides (default 1), dilations (default 1), start_padding and
@@ -540,7 +557,8 @@ class Operator:
     use it as a context manager, or close its device. Calls from several
     threads take turns."""
 
-    def __init__(self, plan, device):
+    def __init__(self, plan: _Plan, device: DeviceLike) -> None:
+        """Use prepare_argmax, prepare_argmin or prepare_max_pool."""
         self._plan = plan
         self._shape, self._dtype = plan.inp.shape, plan.inp.dtype
         self._device = _resolve_device(plan.call, device)
@@ -549,12 +567,12 @@ class Operator:
         self._finalizer = weakref.finalize(self, _collect_operator, self._state, self._handle)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         """True once close() ran or its device was closed."""
         return self._handle not in self._state.operators
 
     @api("Operator")
-    def __call__(self, x):
+    def __call__(self, x: npt.ArrayLike) -> Result:
         """Runs the operator on x; returns what the one-shot function would."""
         call = "Operator(%s)" % self._plan.call
         if self.closed:
@@ -569,7 +587,7 @@ class Operator:
         _check(_lib.vkdml_operator_run(self._handle, ins, 1, obufs, len(outs)))
         return _results(outs)
 
-    def close(self):
+    def close(self) -> None:
         """Releases the operator; idempotent."""
         self._finalizer.detach()
         _check(_release_operator(self._state, self._handle))
@@ -592,7 +610,8 @@ def _template(call, shape, dtype):
 
 
 @api("prepare_argmax")
-def prepare_argmax(shape, dtype, axes, *, direction="increasing", index_dtype="uint32", device=None):
+def prepare_argmax(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, direction: str = "increasing",
+                   index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
     """argmax prepared for arrays of shape and dtype: an Operator."""
     call = "prepare_argmax"
     plan = _arg_plan(call, _capi.OPERATOR_ARGMAX, _template(call, shape, dtype), axes, direction, index_dtype)
@@ -600,7 +619,8 @@ def prepare_argmax(shape, dtype, axes, *, direction="increasing", index_dtype="u
 
 
 @api("prepare_argmin")
-def prepare_argmin(shape, dtype, axes, *, direction="increasing", index_dtype="uint32", device=None):
+def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, direction: str = "increasing",
+                   index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
     """argmin prepared for arrays of shape and dtype: an Operator."""
     call = "prepare_argmin"
     plan = _arg_plan(call, _capi.OPERATOR_ARGMIN, _template(call, shape, dtype), axes, direction, index_dtype)
@@ -608,9 +628,11 @@ def prepare_argmin(shape, dtype, axes, *, direction="increasing", index_dtype="u
 
 
 @api("prepare_max_pool")
-def prepare_max_pool(shape, dtype, window, *, strides=None, dilations=None, start_padding=None,
-                     end_padding=None, output_size=None, return_indices=False, index_dtype="uint32",
-                     device=None):
+def prepare_max_pool(shape: Sequence[int], dtype: npt.DTypeLike, window: Spatial, *,
+                     strides: Optional[Spatial] = None, dilations: Optional[Spatial] = None,
+                     start_padding: Optional[Spatial] = None, end_padding: Optional[Spatial] = None,
+                     output_size: Optional[Spatial] = None, return_indices: bool = False,
+                     index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
     """max_pool prepared for arrays of shape and dtype: an Operator."""
     call = "prepare_max_pool"
     inp = _template(call, shape, dtype)
