@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/vkdml/vkdml/hresult"
@@ -63,5 +64,54 @@ func TestDeviceRefusesCloseWhileOperatorsLive(t *testing.T) {
 	d.closed = true // as close does, without a real device
 	if err := d.acquire("create"); !errors.Is(err, hresult.E_INVALIDARG) {
 		t.Fatalf("acquire on a closed device: %v; want E_INVALIDARG", err)
+	}
+}
+
+// TestRunCacheReusesAndBoundsOperators: vkdml_run's cache hands out one
+// operator per desc, keeps at most runCacheSize, releases the least
+// recently used (an evicted one still running only when its run ends),
+// and clear releases the rest, so the device can close.
+func TestRunCacheReusesAndBoundsOperators(t *testing.T) {
+	d := &device{}
+	var c runCache
+	newOp := func() *preparedOp {
+		if err := d.acquire("run"); err != nil {
+			t.Fatal(err)
+		}
+		return &preparedOp{dev: d}
+	}
+	first := c.add("k0", newOp())
+	if again := c.acquire("k0"); again != first {
+		t.Fatal("a second acquire of one key gave another entry")
+	}
+	c.done(first)
+	// first still has a user (the add's): evicting it must not release it.
+	for i := 1; i <= runCacheSize; i++ {
+		c.done(c.add(fmt.Sprint("k", i), newOp()))
+	}
+	if c.acquire("k0") != nil {
+		t.Fatal("the least recently used entry was not evicted")
+	}
+	if first.op.released {
+		t.Fatal("an evicted operator was released while in use")
+	}
+	c.done(first)
+	if !first.op.released {
+		t.Fatal("an evicted operator was not released by its last user")
+	}
+	if d.live != runCacheSize {
+		t.Fatalf("%d operators live, want the %d cached", d.live, runCacheSize)
+	}
+	// A racing add of a key already cached keeps the first and releases
+	// the newcomer.
+	dup := newOp()
+	e := c.add("k1", dup)
+	if e.op == dup || !dup.released {
+		t.Fatal("a duplicate add replaced the cached operator or leaked the new one")
+	}
+	c.done(e)
+	c.clear()
+	if d.live != 0 {
+		t.Fatalf("%d operators live after clear, want 0", d.live)
 	}
 }

@@ -240,15 +240,44 @@ func vkdmlgo_run(h C.vkdml_device, desc *C.vkdml_operator_desc, inputs *C.vkdml_
 	const call = "vkdml_run"
 	var err error
 	defer finish(call, &hr, &err)
-	p, err := create(call, h, desc)
+	e, err := cachedRun(call, h, desc)
 	if err != nil {
 		return
 	}
-	defer func() {
-		p.mu.Lock()
-		p.release()
-		p.mu.Unlock()
-	}()
-	err = runHost(call, p, inputs, nin, outputs, nout)
+	defer e.dev.runs.done(e.entry)
+	err = runHost(call, e.entry.op, inputs, nin, outputs, nout)
 	return
+}
+
+// cachedOp is an operator from a device's vkdml_run cache, in use.
+type cachedOp struct {
+	dev   *device
+	entry *runEntry
+}
+
+// cachedRun finds desc's operator in the device's cache, or prepares and
+// caches it.
+func cachedRun(call string, h C.vkdml_device, desc *C.vkdml_operator_desc) (cachedOp, error) {
+	d, err := lookup[*device](call, "device", uint64(h), "device")
+	if err != nil {
+		return cachedOp{}, err
+	}
+	od, err := operatorDesc(call, desc)
+	if err != nil {
+		return cachedOp{}, err
+	}
+	key, ok := runKey(od)
+	if ok {
+		if e := d.runs.acquire(key); e != nil {
+			return cachedOp{d, e}, nil
+		}
+	}
+	p, err := prepare(call, d, od)
+	if err != nil {
+		return cachedOp{}, err
+	}
+	if !ok { // not cacheable: a private entry, released by done
+		return cachedOp{d, &runEntry{op: p, users: 1, evicted: true}}, nil
+	}
+	return cachedOp{d, d.runs.add(key, p)}, nil
 }

@@ -22,6 +22,8 @@ type device struct {
 	// be closed under them; closed is set once it is.
 	live   int
 	closed bool
+	// runs caches vkdml_run's operators by desc; they count in live.
+	runs runCache
 }
 
 // acquire registers one more operator on d, unless d is closed.
@@ -257,6 +259,14 @@ func (p *preparedOp) initialize(persistent *dml.BufferBinding) error {
 	return list.Wait()
 }
 
+// releaseLocked is release under the operator's lock, for an operator
+// another thread may still be running.
+func (p *preparedOp) releaseLocked() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.release()
+}
+
 // release frees everything; the operator must not be running (mu held or
 // never shared).
 func (p *preparedOp) release() {
@@ -371,8 +381,10 @@ func (d *device) featureLevels(requested []uint32) (uint32, error) {
 	return uint32(best), err
 }
 
-// close closes the device unless operators remain.
+// close closes the device unless operators remain (those vkdml_run cached
+// are released first).
 func (d *device) close(call string) error {
+	d.runs.clear()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

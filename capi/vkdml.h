@@ -327,7 +327,11 @@ VKDML_HRESULT vkdml_operator_run(vkdml_operator op,
 /* Releases an operator and its device buffers. */
 VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op);
 
-/* vkdml_operator_create + vkdml_operator_run + vkdml_operator_destroy. */
+/* vkdml_operator_create + vkdml_operator_run, with the operator kept in a
+ * bounded per-device cache keyed by the desc (16 descs, least recently
+ * used released first), so that running a desc again skips validation,
+ * compilation and allocation. Concurrent runs of one desc take turns.
+ * vkdml_device_destroy releases the cache. */
 VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
                         const vkdml_buffer *inputs, uint32_t input_count,
                         const vkdml_buffer *outputs, uint32_t output_count);
