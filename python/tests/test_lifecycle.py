@@ -110,8 +110,22 @@ def test_operator_keeps_its_device_alive():
     dev.close()
 
 
-def test_one_shot_calls_leave_no_operator():
-    with vkdml.Device() as dev:
-        for _ in range(5):
-            vkdml.max_pool(np.zeros((1, 1, 4, 4), np.float32), 2, device=dev)
+def test_one_shot_calls_reuse_a_bounded_set_of_operators():
+    """A one-shot call compiles its desc once per device, as Go's Compute
+    does; the device keeps at most ONE_SHOT_CACHE_SIZE of them, and closing
+    it releases them."""
+    from vkdml import _api
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        with vkdml.Device() as dev:
+            for _ in range(5):
+                vkdml.max_pool(np.zeros((1, 1, 4, 4), np.float32), 2, device=dev)
+                vkdml.argmax(np.zeros((3, 2), np.int8), 1, device=dev)
+            assert len(dev._state.operators) == 2
+            x = np.arange(6, dtype=np.float32).reshape(2, 3)
+            assert vkdml.argmax(x.T, 0, device=dev).ravel().tolist() == [2, 2]  # strided: another desc
+            assert len(dev._state.operators) == 3
+            for n in range(1, 2 * _api.ONE_SHOT_CACHE_SIZE):
+                assert vkdml.argmin(np.arange(n, dtype=np.int32), 0, device=dev)[0] == 0
+            assert len(dev._state.operators) == _api.ONE_SHOT_CACHE_SIZE
         assert not dev._state.operators

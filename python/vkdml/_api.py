@@ -17,6 +17,7 @@ start method, whose workers import vkdml afresh.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import math
 import os
@@ -50,6 +51,9 @@ Axes = Union[int, Sequence[int]]
 Spatial = Union[int, Sequence[int]]
 DeviceLike = Union["Device", int, str, None]
 Result = Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]
+
+# How many one-shot operators a device keeps compiled.
+ONE_SHOT_CACHE_SIZE = 16
 
 _FEATURE_LEVELS = [0x1000, 0x2000, 0x2100, 0x3000, 0x3100, 0x4000, 0x4100, 0x5000,
                    0x5100, 0x5200, 0x6000, 0x6100, 0x6200, 0x6300, 0x6400]
@@ -96,6 +100,9 @@ class _DeviceState:
         self.handle = handle
         self.operators = set()  # live operator handles made on the device
         self.owned_by_module = owned_by_module
+        # One-shot calls' operators by their desc's key, least recently
+        # used first; each handle is also in operators.
+        self.one_shot = collections.OrderedDict()
 
 
 def _release_device(state):
@@ -105,6 +112,7 @@ def _release_device(state):
         handle, operators = state.handle, sorted(state.operators)
         state.handle = 0
         state.operators.clear()
+        state.one_shot.clear()
     if not handle or _capi.in_forked_child():
         return 0
     for h in operators:
@@ -213,6 +221,25 @@ class Device:
             raise invalid(call, "device", "was closed while the operator was created")
         return handle.value
 
+    def _one_shot_operator(self, plan):
+        """The operator for plan's desc from the device's bounded cache of
+        one-shot operators (as Go's Compute keeps one), or a new one."""
+        state = self._state
+        with state.lock:
+            handle = state.one_shot.get(plan.key)
+            if handle is not None and handle in state.operators:
+                state.one_shot.move_to_end(plan.key)
+                return handle
+        handle = self._create_operator(plan.call, plan)
+        evicted = []
+        with state.lock:
+            state.one_shot[plan.key] = handle
+            while len(state.one_shot) > ONE_SHOT_CACHE_SIZE:
+                evicted.append(state.one_shot.popitem(last=False)[1])
+        for h in evicted:
+            _release_operator(state, h)
+        return handle
+
     def __enter__(self):
         return self
 
@@ -291,6 +318,7 @@ class _TensorDesc:
 
     def __init__(self, call, field, shape, dtype, strides=None):
         self.shape, self.dtype = tuple(shape), dtype
+        self.key = (self.shape, dtype.str, None if strides is None else tuple(strides))
         self.sizes = _capi.u32_array(call, field + ".shape", shape)
         self.strides = None if strides is None else _capi.u32_array(call, field + ".strides", strides)
         desc = _capi.TensorDesc()
@@ -386,9 +414,11 @@ class _Plan:
     the input's tensor and the outputs' tensors (None for an absent
     optional output)."""
 
-    def __init__(self, call, op_type, desc, keep, inp, outputs):
+    def __init__(self, call, op_type, desc, keep, inp, outputs, params):
         self.call, self.op_type, self.desc, self.keep = call, op_type, desc, keep
         self.inp, self.outputs = inp, outputs
+        # Everything the C desc holds, for the one-shot cache.
+        self.key = (op_type, inp.key) + tuple(None if t is None else t.key for t in outputs) + tuple(params)
 
     def allocate(self):
         """Fresh output arrays (None where absent)."""
@@ -402,17 +432,15 @@ def _results(arrays):
 
 
 def _run(device, plan, inp):
-    """Validates, compiles and runs plan's desc once on the input: the
-    desc is checked (and fitted to the device) before any output is
-    allocated. The GIL is released while libvkdml works."""
+    """Runs plan's desc once on the input with the device's cached operator
+    for it (validated, compiled and fitted to the device when first seen,
+    before any output is allocated). The GIL is released while libvkdml
+    works."""
     dev = _resolve_device(plan.call, device)
-    handle = dev._create_operator(plan.call, plan)
-    try:
-        outs = plan.allocate()
-        ins, obufs = (_capi.Buffer * 1)(inp.buffer), _buffers(outs)
-        _check(_lib.vkdml_operator_run(handle, ins, 1, obufs, len(outs)))
-    finally:
-        _release_operator(dev._state, handle)
+    handle = dev._one_shot_operator(plan)
+    outs = plan.allocate()
+    ins, obufs = (_capi.Buffer * 1)(inp.buffer), _buffers(outs)
+    _check(_lib.vkdml_operator_run(handle, ins, 1, obufs, len(outs)))
     return _results(outs)
 
 
@@ -426,7 +454,7 @@ def _arg_plan(call, op_type, inp, axes, direction, index_dtype):
     axes_arr = _capi.u32_array(call, "axes", ax)
     desc = _capi.ArgMaxDesc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc), len(ax), axes_arr,
                             _DIRECTIONS[direction])
-    return _Plan(call, op_type, desc, [axes_arr], inp, [out])
+    return _Plan(call, op_type, desc, [axes_arr], inp, [out], [tuple(ax), direction])
 
 
 def _arg(call, op_type, x, axes, direction, index_dtype, device):
@@ -544,7 +572,8 @@ def _pool_plan(call, inp, window, strides, dilations, start_padding, end_padding
               (("strides", st), ("window", win), ("start_padding", sp), ("end_padding", ep), ("dilations", dil))]
     desc = _capi.MaxPooling2Desc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc),
                                  ctypes.pointer(idx.desc) if idx else None, dims, *arrays)
-    return _Plan(call, _capi.OPERATOR_MAX_POOLING2, desc, arrays, inp, [out, idx])
+    return _Plan(call, _capi.OPERATOR_MAX_POOLING2, desc, arrays, inp, [out, idx],
+                 [tuple(a) for a in (st, win, sp, ep, dil)])
 
 
 # ---- Prepared operators ----
