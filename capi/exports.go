@@ -8,11 +8,13 @@ package main
 import "C"
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unsafe"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -74,18 +76,62 @@ func vkdmlgo_device_name(h C.vkdml_device, name *C.char, capacity C.size_t, leng
 		err = invalidArg(call, "name", "is NULL but capacity is %d", uint64(capacity))
 		return
 	}
-	s := d.dev.GPU().Info.Name
+	copyCString(d.dev.GPU().Info.Name, name, capacity, length)
+	return
+}
+
+//export vkdmlgo_devices_json
+func vkdmlgo_devices_json(out *C.char, capacity C.size_t, length *C.size_t) (hr C.VKDML_HRESULT) {
+	const call = "vkdml_devices_json"
+	var err error
+	defer finish(call, &hr, &err)
+	if out == nil && capacity != 0 {
+		err = invalidArg(call, "json", "is NULL but capacity is %d", uint64(capacity))
+		return
+	}
+	s, err := devicesJSON()
+	if err != nil {
+		return
+	}
+	copyCString(s, out, capacity, length)
+	return
+}
+
+// devicesJSON lists the Vulkan devices for vkdml_devices_json.
+func devicesJSON() (string, error) {
+	infos, def, err := gpu.Enumerate("")
+	if err != nil {
+		return "", err
+	}
+	type entry struct {
+		*gpu.DeviceInfo
+		Type            string `json:"type"`
+		Default         bool   `json:"default"`
+		Usable          bool   `json:"usable"`
+		UnusableBecause string `json:"unusable_because,omitempty"`
+	}
+	list := make([]entry, len(infos))
+	for i, info := range infos {
+		why := info.Usable()
+		list[i] = entry{DeviceInfo: info, Type: info.Type.String(), Default: i == def, Usable: why == "", UnusableBecause: why}
+	}
+	b, err := json.Marshal(list)
+	return string(b), err
+}
+
+// copyCString copies s, NUL-terminated and truncated to capacity bytes,
+// into dst, and stores len(s) in *length when length is not NULL.
+func copyCString(s string, dst *C.char, capacity C.size_t, length *C.size_t) {
 	if length != nil {
 		*length = C.size_t(len(s))
 	}
 	if capacity > 0 {
 		// Only len(s)+1 bytes are written: a capacity larger than Go can
 		// view (size_t is unsigned) is no error.
-		dst := unsafe.Slice((*byte)(unsafe.Pointer(name)), int(min(uint64(capacity), uint64(len(s))+1)))
-		n := copy(dst[:len(dst)-1], s)
-		dst[n] = 0
+		b := unsafe.Slice((*byte)(unsafe.Pointer(dst)), int(min(uint64(capacity), uint64(len(s))+1)))
+		n := copy(b[:len(b)-1], s)
+		b[n] = 0
 	}
-	return
 }
 
 //export vkdmlgo_device_feature_levels

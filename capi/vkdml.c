@@ -130,6 +130,11 @@ VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device, const uint32_t *r
 	return vkdmlgo_device_feature_levels(device, (uint32_t *)requested, count, max_supported);
 }
 
+VKDML_HRESULT vkdml_devices_json(char *json, size_t capacity, size_t *length) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_devices_json");
+	return vkdmlgo_devices_json(json, capacity, length);
+}
+
 VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc, uint64_t *size_in_bytes) {
 	VKDML_NOT_IN_FORKED_CHILD("vkdml_calc_buffer_tensor_size");
 	return vkdmlgo_calc_buffer_tensor_size((vkdml_tensor_desc *)desc, size_in_bytes);

@@ -299,6 +299,15 @@ VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
                                           uint32_t count,
                                           uint32_t *max_supported);
 
+/* The Vulkan devices, as a JSON array (one object per device: "index",
+ * "name", "type", "default" (the device a NULL selector opens), "usable"
+ * and, when not, "unusable_because", then its IDs, driver, features,
+ * limits and subgroup properties under Vulkan's camelCase names), NUL-terminated
+ * in json (capacity bytes; truncated to fit) with its full length without
+ * the NUL in *length when length is not NULL. json may be NULL when
+ * capacity is 0, to ask for the length. */
+VKDML_HRESULT vkdml_devices_json(char *json, size_t capacity, size_t *length);
+
 /* DMLCalcBufferTensorSize: the bytes a tensor occupies, rounded up to 4. */
 VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc,
                                             uint64_t *size_in_bytes);

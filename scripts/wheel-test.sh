@@ -58,7 +58,7 @@ cp -r "$repo/python/tests" "$tmp/tests"
 # PATH without any folder holding a go command.
 path=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/go" ] || printf '%s:' "$d"; done)
 cd "$tmp"
-env -u GO -u VKDML_LIBRARY -u PYTHONPATH PATH="${path%:}" sh -c '
+env -u GO -u VKDML_LIBRARY -u PYTHONPATH VKDML_HEADER="$repo/capi/vkdml.h" PATH="${path%:}" sh -c '
 	if command -v go >/dev/null; then echo "wheel-test: go is still on PATH" >&2; exit 1; fi
 	where=$(venv/bin/python -c "import vkdml, os; print(os.path.dirname(vkdml.__file__))")
 	case $where in "$PWD"/venv/*) echo "wheel-test: vkdml imported from $where" ;;

@@ -82,6 +82,18 @@ static void device_errors(vkdml_device dev) {
     char whole[256];
     MUST(vkdml_device_name(dev, whole, SIZE_MAX, &len));
     EXPECT(strlen(whole) == len);
+    /* The device list: its length first, then the JSON; a short buffer
+     * is truncated and still terminated. */
+    size_t jlen = 0;
+    MUST(vkdml_devices_json(NULL, 0, &jlen));
+    char *json = malloc(jlen + 1);
+    MUST(vkdml_devices_json(json, jlen + 1, &len));
+    EXPECT(len == jlen && strlen(json) == jlen && json[0] == '[' && json[jlen - 1] == ']');
+    EXPECT(strstr(json, "\"default\":true") != NULL && strstr(json, "\"usable\":true") != NULL);
+    MUST(vkdml_devices_json(json, 4, NULL));
+    EXPECT(strlen(json) == 3);
+    free(json);
+    EXPECT_HR(vkdml_devices_json(NULL, 8, NULL), VKDML_E_INVALIDARG, "json");
     uint32_t bad[1] = {0x1234}, best = 0;
     EXPECT_HR(vkdml_device_feature_levels(dev, bad, 1, &best), VKDML_E_INVALIDARG, "RequestedFeatureLevels[0]");
     EXPECT_HR(vkdml_device_feature_levels(dev, NULL, 0, &best), VKDML_E_INVALIDARG, "RequestedFeatureLevelCount");

@@ -45,6 +45,7 @@ _DATA_TYPES = {
 }
 
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
+_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1}
 
 # The types the public functions take (PEP 484; py.typed marks the package).
 Axes = Union[int, Sequence[int]]
@@ -366,6 +367,12 @@ def _element_strides(array):
     return out
 
 
+def _span_bytes(array, strides):
+    """The host bytes from array's first element to the end of its last."""
+    last = sum((n - 1) * s for n, s in zip(array.shape, strides)) if array.size else -1
+    return (last + 1) * array.itemsize
+
+
 class _Input:
     """An input array as a tensor desc plus the host buffer libvkdml reads.
     Strided arrays keep their memory when DirectML's strides can say it;
@@ -379,13 +386,44 @@ class _Input:
         self.array = array  # keeps the memory alive for the call
         packed = array.flags.c_contiguous
         self.tensor = _TensorDesc(call, field, array.shape, array.dtype, None if packed else strides)
-        last = sum((n - 1) * s for n, s in zip(array.shape, strides)) if array.size else -1
-        self.buffer = _capi.Buffer(array.ctypes.data, (last + 1) * array.itemsize)
+        self.buffer = _capi.Buffer(array.ctypes.data, _span_bytes(array, strides))
 
 
 def _buffers(arrays):
-    return (_capi.Buffer * len(arrays))(*[
-        _capi.Buffer() if a is None else _capi.Buffer(a.ctypes.data, a.nbytes) for a in arrays])
+    """vkdml_buffers over arrays (None: an absent tensor), each spanning its
+    elements, strided ones included."""
+    bufs = []
+    for a in arrays:
+        if a is None:
+            bufs.append(_capi.Buffer())
+        else:
+            strides = _element_strides(a) or [0] * a.ndim
+            bufs.append(_capi.Buffer(a.ctypes.data, _span_bytes(a, strides)))
+    return (_capi.Buffer * len(arrays))(*bufs)
+
+
+def _out_tensor(call, field, out, shape, dtype=None):
+    """The tensor desc of an out= array, which must have the result's shape
+    (and dtype, when one is required), be writable and be laid out as
+    DirectML strides can say (it is written in place)."""
+    if not isinstance(out, np.ndarray):
+        raise invalid(call, field, "is a %s, not a numpy array" % type(out).__name__, ArgumentTypeError)
+    _data_type(call, field + ".dtype", out.dtype)
+    if dtype is not None and out.dtype != dtype:
+        raise invalid(call, field + ".dtype", "is %s; the result is %s" % (out.dtype, dtype))
+    if out.shape != tuple(shape):
+        raise invalid(call, field + ".shape", "is %s; the result's shape is %s" % (out.shape, tuple(shape)))
+    if not out.flags.writeable:
+        raise invalid(call, field, "is read-only")
+    if out.dtype.byteorder not in "=|":
+        raise invalid(call, field + ".dtype", "%s is not in the machine's byte order" % out.dtype)
+    strides = _element_strides(out)
+    if strides is None:
+        raise invalid(call, field + ".strides", "%s (bytes) are not non-negative multiples of the item size below "
+                      "2^32 elements, so DirectML strides cannot describe them" % (out.strides,))
+    if any(s == 0 and n > 1 for n, s in zip(out.shape, strides)):
+        raise invalid(call, field + ".strides", "broadcast (zero) strides would write one element many times")
+    return _TensorDesc(call, field, out.shape, out.dtype, None if out.flags.c_contiguous else strides)
 
 
 def _index_dtype(call, index_dtype):
@@ -417,11 +455,15 @@ class _Plan:
     def __init__(self, call, op_type, desc, keep, inp, outputs, params):
         self.call, self.op_type, self.desc, self.keep = call, op_type, desc, keep
         self.inp, self.outputs = inp, outputs
+        self.given = None  # out= arrays, when the caller gave them
         # Everything the C desc holds, for the one-shot cache.
         self.key = (op_type, inp.key) + tuple(None if t is None else t.key for t in outputs) + tuple(params)
 
-    def allocate(self):
-        """Fresh output arrays (None where absent)."""
+    def allocate(self, given=None):
+        """The output arrays: those given (out=), else fresh ones (None
+        where absent)."""
+        if given is not None:
+            return list(given)
         return [None if t is None else _allocate(self.call, "output %d" % i, t.shape, t.dtype)
                 for i, t in enumerate(self.outputs)]
 
@@ -431,41 +473,52 @@ def _results(arrays):
     return arrays[0] if len(arrays) == 1 else tuple(arrays)
 
 
-def _run(device, plan, inp):
+def _run(device, plan, inp, out=None):
     """Runs plan's desc once on the input with the device's cached operator
     for it (validated, compiled and fitted to the device when first seen,
     before any output is allocated). The GIL is released while libvkdml
     works."""
     dev = _resolve_device(plan.call, device)
     handle = dev._one_shot_operator(plan)
-    outs = plan.allocate()
+    outs = plan.allocate(out)
     ins, obufs = (_capi.Buffer * 1)(inp.buffer), _buffers(outs)
     _check(_lib.vkdml_operator_run(handle, ins, 1, obufs, len(outs)))
     return _results(outs)
 
 
-def _arg_plan(call, op_type, inp, axes, direction, index_dtype):
+def _arg_plan(call, op_type, inp, axes, direction, index_dtype, out=None):
+    """ARGMAX/ARGMIN (direction a string) or REDUCE (direction a function
+    name) over inp."""
     ax = _normalize_axes(call, axes, len(inp.shape))
-    if not isinstance(direction, str) or direction not in _DIRECTIONS:
-        raise invalid(call, "direction", "%r is not \"increasing\" or \"decreasing\"" % (direction,))
-    idt = _index_dtype(call, index_dtype)
+    choices = _REDUCE_FUNCTIONS if op_type == _capi.OPERATOR_REDUCE else _DIRECTIONS
+    what = "function" if op_type == _capi.OPERATOR_REDUCE else "direction"
+    if not isinstance(direction, str) or direction not in choices:
+        raise invalid(call, what, "%r is not one of %s" % (direction, ", ".join('"%s"' % c for c in choices)))
     shape = tuple(1 if i in ax else n for i, n in enumerate(inp.shape))
-    out = _TensorDesc(call, "output", shape, idt)
+    if out is None:
+        output = _TensorDesc(call, "output", shape, _index_dtype(call, index_dtype))
+    else:
+        output = _out_tensor(call, "out", out, shape)
     axes_arr = _capi.u32_array(call, "axes", ax)
-    desc = _capi.ArgMaxDesc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc), len(ax), axes_arr,
-                            _DIRECTIONS[direction])
-    return _Plan(call, op_type, desc, [axes_arr], inp, [out], [tuple(ax), direction])
+    if op_type == _capi.OPERATOR_REDUCE:
+        desc = _capi.ReduceDesc(choices[direction], ctypes.pointer(inp.desc), ctypes.pointer(output.desc), len(ax),
+                                axes_arr)
+    else:
+        desc = _capi.ArgMaxDesc(ctypes.pointer(inp.desc), ctypes.pointer(output.desc), len(ax), axes_arr,
+                                choices[direction])
+    return _Plan(call, op_type, desc, [axes_arr], inp, [output], [tuple(ax), direction])
 
 
-def _arg(call, op_type, x, axes, direction, index_dtype, device):
+def _arg(call, op_type, x, axes, direction, index_dtype, device, out):
     inp = _Input(call, "x", _as_array(call, "x", x))
-    plan = _arg_plan(call, op_type, inp.tensor, axes, direction, index_dtype)
-    return _run(device, plan, inp)
+    plan = _arg_plan(call, op_type, inp.tensor, axes, direction, index_dtype, out)
+    result = _run(device, plan, inp, None if out is None else [out])
+    return result
 
 
 @api("argmax")
 def argmax(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index_dtype: npt.DTypeLike = "uint32",
-           device: DeviceLike = None) -> np.ndarray:
+           device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """DirectML's ARGMAX: the index of the largest element of each block of
     x over axes (an int or a sequence; negative axes count from the end),
     counted from the block's start in row-major order over the reduced
@@ -476,16 +529,28 @@ def argmax(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index
     only in a block's first position, so argmax([1, nan, 3]) is 2 where
     numpy says 1. index_dtype is uint32, int32, uint64 or int64. device is
     None (the default device), a Device, a device index or a substring of
-    a device's name. Every failure raises vkdml.Error.
+    a device's name. out is an array of the result's shape to write into
+    (its dtype is the index type, its strides DirectML's output strides;
+    bytes between its elements keep their values); it is returned. Every
+    failure raises vkdml.Error.
     """
-    return _arg("argmax", _capi.OPERATOR_ARGMAX, x, axes, direction, index_dtype, device)
+    return _arg("argmax", _capi.OPERATOR_ARGMAX, x, axes, direction, index_dtype, device, out)
 
 
 @api("argmin")
 def argmin(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index_dtype: npt.DTypeLike = "uint32",
-           device: DeviceLike = None) -> np.ndarray:
+           device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """DirectML's ARGMIN: argmax's twin for the smallest element."""
-    return _arg("argmin", _capi.OPERATOR_ARGMIN, x, axes, direction, index_dtype, device)
+    return _arg("argmin", _capi.OPERATOR_ARGMIN, x, axes, direction, index_dtype, device, out)
+
+
+@api("reduce")
+def reduce(x: npt.ArrayLike, axes: Axes, function: str, *, index_dtype: npt.DTypeLike = "uint32",
+           device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """DirectML's REDUCE with function "argmax" or "argmin"
+    (DML_REDUCE_FUNCTION_ARGMAX/ARGMIN): ARGMAX/ARGMIN's result with
+    INCREASING ties, through REDUCE's desc. Other arguments as in argmax."""
+    return _arg("reduce", _capi.OPERATOR_REDUCE, x, axes, function, index_dtype, device, out)
 
 
 def _spatial(call, field, value, dims, default):
@@ -501,49 +566,67 @@ def _spatial(call, field, value, dims, default):
     return value
 
 
-def _pool_output_size(call, shape, window, strides, dilations, start, end):
+def _pool_output_size(call, shape, window, strides, dilations, start, end, ceil_mode):
+    """The spatial output extents: DirectML's floor formula, or with
+    ceil_mode the ceiling, dropping a last window that would start in the
+    end padding (as ONNX and PyTorch do, and as `vkdml run maxpool
+    --ceil-mode` does)."""
     out = []
     for i in range(len(window)):
         padded = shape[i + 2] + start[i] + end[i]
         k = 1 + (window[i] - 1) * dilations[i]
         if window[i] < 1 or strides[i] < 1 or dilations[i] < 1:
             out.append(1)  # the library names the zero field
-        elif k > padded:
+            continue
+        if k > padded:
             raise invalid(call, "window[%d]" % i, "the dilated window (%d) is larger than the padded input (%d)"
                           % (k, padded))
-        else:
-            n = (padded - k) // strides[i] + 1
-            if n > 0xFFFFFFFF:
-                raise invalid(call, "start_padding[%d]" % i,
-                              "the output extent of spatial axis %d would be %d (from x.shape, window, strides, "
-                              "dilations, start_padding and end_padding), above DirectML's 2^32-1" % (i, n))
-            out.append(n)
+        steps, rest = divmod(padded - k, strides[i])
+        n = steps + 1 + (1 if ceil_mode and rest else 0)
+        if ceil_mode and n > 1 and (n - 1) * strides[i] >= shape[i + 2] + start[i]:
+            n -= 1
+        if n > 0xFFFFFFFF:
+            raise invalid(call, "start_padding[%d]" % i,
+                          "the output extent of spatial axis %d would be %d (from x.shape, window, strides, "
+                          "dilations, start_padding and end_padding), above DirectML's 2^32-1" % (i, n))
+        out.append(n)
     return out
+
+
+# max_pool's version: the desc it builds, and what that desc has.
+_POOL_VERSIONS = {0: _capi.OPERATOR_MAX_POOLING, 1: _capi.OPERATOR_MAX_POOLING1, 2: _capi.OPERATOR_MAX_POOLING2}
 
 
 @api("max_pool")
 def max_pool(x: npt.ArrayLike, window: Spatial, *, strides: Optional[Spatial] = None,
-             dilations: Optional[Spatial] = None, start_padding: Optional[Spatial] = None,
-             end_padding: Optional[Spatial] = None, output_size: Optional[Spatial] = None,
+             dilations: Optional[Spatial] = None, padding: Optional[Spatial] = None,
+             start_padding: Optional[Spatial] = None, end_padding: Optional[Spatial] = None,
+             ceil_mode: bool = False, output_size: Optional[Spatial] = None,
              return_indices: bool = False, index_dtype: npt.DTypeLike = "uint32",
-             device: DeviceLike = None) -> Result:
-    """DirectML's MAX_POOLING2 on a 4-D (NCHW) or 5-D (NCDHW) array.
+             version: int = 2, device: DeviceLike = None,
+             out: Union[np.ndarray, Sequence[np.ndarray], None] = None) -> Result:
+    """DirectML's MAX_POOLING2 (version=2; 1 is MAX_POOLING1, without
+    dilations; 0 is MAX_POOLING, without dilations or indices) on a 4-D
+    (NCHW) or 5-D (NCDHW) array.
 
-    window, strides (default 1), dilations (default 1), start_padding and
-    end_padding (default 0) are an int or one value per spatial axis, each
-    in [0, 2^32-1]. output_size is the spatial output extent; None is
-    DirectML's floor formula. With return_indices, returns (y, indices):
-    indices are flat over the whole input (n, c and the spatial axes), as
-    DirectML writes them, in index_dtype uint32 or uint64. Values follow
+    window, strides (default 1), dilations (default 1), padding (both
+    sides), start_padding and end_padding (default 0) are an int or one
+    value per spatial axis, each in [0, 2^32-1]. output_size is the spatial
+    output extent; None is DirectML's floor formula, or with ceil_mode the
+    ceiling (a last window that would start in the end padding is dropped,
+    as ONNX's and PyTorch's ceil_mode). With return_indices, returns (y,
+    indices): indices are flat over the whole input (n, c and the spatial
+    axes), as DirectML writes them, in index_dtype uint32 or uint64. out is
+    y, or (y, indices), to write into and return. Values follow
     semantics.md rule 9: NaN and -inf are never selected; an all-padding
     window gives the type's lowest finite value and index 0. device is as
     in argmax; every failure raises vkdml.Error.
     """
     call = "max_pool"
     inp = _Input(call, "x", _check_pool_input(call, _as_array(call, "x", x)))
-    plan = _pool_plan(call, inp.tensor, window, strides, dilations, start_padding, end_padding, output_size,
-                      return_indices, index_dtype)
-    return _run(device, plan, inp)
+    plan = _pool_plan(call, inp.tensor, window, strides, dilations, padding, start_padding, end_padding, ceil_mode,
+                      output_size, return_indices, index_dtype, version, out)
+    return _run(device, plan, inp, plan.given)
 
 
 def _check_pool_input(call, x):
@@ -552,28 +635,70 @@ def _check_pool_input(call, x):
     return x
 
 
-def _pool_plan(call, inp, window, strides, dilations, start_padding, end_padding, output_size,
-               return_indices, index_dtype):
+def _pool_paddings(call, dims, padding, start_padding, end_padding):
+    if padding is not None:
+        if start_padding is not None or end_padding is not None:
+            raise invalid(call, "padding", "sets both sides; give it or start_padding/end_padding, not both")
+        both = _spatial(call, "padding", padding, dims, 0)
+        return both, both
+    return (_spatial(call, "start_padding", start_padding, dims, 0),
+            _spatial(call, "end_padding", end_padding, dims, 0))
+
+
+def _pool_version(call, version, return_indices, dil):
+    if isinstance(version, (bool, np.bool_)) or version not in _POOL_VERSIONS:
+        raise invalid(call, "version", "%r is not 0 (MAX_POOLING), 1 (MAX_POOLING1) or 2 (MAX_POOLING2)" % (version,))
+    if version == 0 and return_indices:
+        raise invalid(call, "return_indices", "MAX_POOLING (version 0) has no indices output; use version 1 or 2")
+    if version < 2 and any(d != 1 for d in dil):
+        raise invalid(call, "dilations", "%s: only MAX_POOLING2 (version 2) has dilations" % dil)
+    return _POOL_VERSIONS[version]
+
+
+def _pool_outputs(call, shape, dtype, out, return_indices, index_dtype):
+    """The output tensors (values, indices or None) and the out= arrays."""
+    if out is None:
+        idx = _TensorDesc(call, "indices", shape, _index_dtype(call, index_dtype)) if return_indices else None
+        return [_TensorDesc(call, "output", shape, dtype), idx], None
+    arrays = [out] if isinstance(out, np.ndarray) else list(out)
+    if len(arrays) != (2 if return_indices else 1):
+        raise invalid(call, "out", "has %d arrays; max_pool returns %d" % (len(arrays), 2 if return_indices else 1))
+    tensors = [_out_tensor(call, "out[0]", arrays[0], shape, dtype)]
+    tensors.append(_out_tensor(call, "out[1]", arrays[1], shape) if return_indices else None)
+    return tensors, arrays + ([] if return_indices else [None])
+
+
+def _pool_plan(call, inp, window, strides, dilations, padding, start_padding, end_padding, ceil_mode, output_size,
+               return_indices, index_dtype, version=2, out=None):
     dims = len(inp.shape) - 2
     win = _spatial(call, "window", window, dims, None)
     st = _spatial(call, "strides", strides, dims, 1)
     dil = _spatial(call, "dilations", dilations, dims, 1)
-    sp = _spatial(call, "start_padding", start_padding, dims, 0)
-    ep = _spatial(call, "end_padding", end_padding, dims, 0)
+    sp, ep = _pool_paddings(call, dims, padding, start_padding, end_padding)
+    op_type = _pool_version(call, version, return_indices, dil)
     if output_size is None:
-        size = _pool_output_size(call, inp.shape, win, st, dil, sp, ep)
+        size = _pool_output_size(call, inp.shape, win, st, dil, sp, ep, bool(ceil_mode))
+    elif ceil_mode:
+        raise invalid(call, "ceil_mode", "chooses the output extent; give it or output_size, not both")
     else:
         size = _spatial(call, "output_size", output_size, dims, None)
-    idt = _index_dtype(call, index_dtype)
     shape = tuple(inp.shape[:2]) + tuple(size)
-    out = _TensorDesc(call, "output", shape, inp.dtype)
-    idx = _TensorDesc(call, "indices", shape, idt) if return_indices else None
+    (output, idx), given = _pool_outputs(call, shape, inp.dtype, out, return_indices, index_dtype)
     arrays = [_capi.u32_array(call, name, a) for name, a in
               (("strides", st), ("window", win), ("start_padding", sp), ("end_padding", ep), ("dilations", dil))]
-    desc = _capi.MaxPooling2Desc(ctypes.pointer(inp.desc), ctypes.pointer(out.desc),
-                                 ctypes.pointer(idx.desc) if idx else None, dims, *arrays)
-    return _Plan(call, _capi.OPERATOR_MAX_POOLING2, desc, arrays, inp, [out, idx],
-                 [tuple(a) for a in (st, win, sp, ep, dil)])
+    pi, po = ctypes.pointer(inp.desc), ctypes.pointer(output.desc)
+    pidx = ctypes.pointer(idx.desc) if idx else None
+    if op_type == _capi.OPERATOR_MAX_POOLING:
+        desc = _capi.MaxPoolingDesc(pi, po, dims, *arrays[:4])
+    elif op_type == _capi.OPERATOR_MAX_POOLING1:
+        desc = _capi.MaxPooling1Desc(pi, po, pidx, dims, *arrays[:4])
+    else:
+        desc = _capi.MaxPooling2Desc(pi, po, pidx, dims, *arrays)
+    # MAX_POOLING has one output; MAX_POOLING1/2 two, the indices optional.
+    outputs = [output] if op_type == _capi.OPERATOR_MAX_POOLING else [output, idx]
+    plan = _Plan(call, op_type, desc, arrays, inp, outputs, [tuple(a) for a in (st, win, sp, ep, dil)])
+    plan.given = None if given is None else given[:len(outputs)]
+    return plan
 
 
 # ---- Prepared operators ----
@@ -659,14 +784,16 @@ def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, di
 @api("prepare_max_pool")
 def prepare_max_pool(shape: Sequence[int], dtype: npt.DTypeLike, window: Spatial, *,
                      strides: Optional[Spatial] = None, dilations: Optional[Spatial] = None,
-                     start_padding: Optional[Spatial] = None, end_padding: Optional[Spatial] = None,
+                     padding: Optional[Spatial] = None, start_padding: Optional[Spatial] = None,
+                     end_padding: Optional[Spatial] = None, ceil_mode: bool = False,
                      output_size: Optional[Spatial] = None, return_indices: bool = False,
-                     index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
+                     index_dtype: npt.DTypeLike = "uint32", version: int = 2,
+                     device: DeviceLike = None) -> Operator:
     """max_pool prepared for arrays of shape and dtype: an Operator."""
     call = "prepare_max_pool"
     inp = _template(call, shape, dtype)
     if len(inp.shape) not in (4, 5):
         raise invalid(call, "shape", "max_pool takes 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D" % len(inp.shape))
-    plan = _pool_plan(call, inp, window, strides, dilations, start_padding, end_padding, output_size,
-                      return_indices, index_dtype)
+    plan = _pool_plan(call, inp, window, strides, dilations, padding, start_padding, end_padding, ceil_mode,
+                      output_size, return_indices, index_dtype, version)
     return Operator(plan, device)

@@ -71,6 +71,31 @@ class ReduceDesc(ctypes.Structure):
     ]
 
 
+class MaxPoolingDesc(ctypes.Structure):
+    _fields_ = [
+        ("input", _tdp),
+        ("output", _tdp),
+        ("dimension_count", ctypes.c_uint32),
+        ("strides", _u32p),
+        ("window_size", _u32p),
+        ("start_padding", _u32p),
+        ("end_padding", _u32p),
+    ]
+
+
+class MaxPooling1Desc(ctypes.Structure):
+    _fields_ = [
+        ("input", _tdp),
+        ("output", _tdp),
+        ("output_indices", _tdp),
+        ("dimension_count", ctypes.c_uint32),
+        ("strides", _u32p),
+        ("window_size", _u32p),
+        ("start_padding", _u32p),
+        ("end_padding", _u32p),
+    ]
+
+
 class MaxPooling2Desc(ctypes.Structure):
     _fields_ = [
         ("input", _tdp),
@@ -111,6 +136,7 @@ _PROTOTYPES = {
     "vkdml_operator_create": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(OperatorDesc), ctypes.POINTER(ctypes.c_uint64)]),
     "vkdml_operator_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
     "vkdml_operator_destroy": (HRESULT, [ctypes.c_uint64]),
+    "vkdml_devices_json": (HRESULT, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     "vkdml_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(OperatorDesc), ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
 }
 
