@@ -36,14 +36,52 @@ import (
 //     replaced and the link stays.
 //   - New files are created with mode 0666 minus the umask, like any file a
 //     command writes; a replaced file keeps its mode.
-//   - SIGINT or SIGTERM while the outputs are written removes the temporary
-//     files (and puts back any destination already replaced) before vkdml
-//     exits with 128 + the signal number.
+//   - A signal that would end vkdml while the outputs are written removes
+//     the temporary files (and puts back any destination already replaced)
+//     before vkdml exits with 128 + the signal number. These are the
+//     signals on which Go's runtime ends a program that does not catch
+//     them (terminatingSignals, per platform):
+//       - SIGHUP (a closed terminal or ssh session), SIGINT, SIGTERM: the
+//         runtime exits.
+//       - SIGQUIT, SIGABRT: the runtime prints every goroutine and exits;
+//         caught while the outputs are written, they print no trace.
+//       - SIGPIPE: the runtime dies of it when a write to stdout or stderr
+//         fails with EPIPE, and ignores one sent by kill(2); the two reach
+//         the handler alike, so while the outputs are written either ends
+//         vkdml. Catching it also keeps the handler's own message to a
+//         closed stderr from killing vkdml before it has exited 128 + the
+//         first signal.
+//       - SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS and, on Linux,
+//         SIGSTKFLT, when sent by kill(2): the runtime prints a trace and
+//         exits. A real fault never reaches the handler; it stays a panic
+//         or a crash.
+//     Not caught, because the runtime ignores them and the write goes on:
+//     SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGIO, SIGPWR, SIGURG,
+//     SIGWINCH, SIGCHLD, the real-time signals, SIGXCPU (the SIGKILL the
+//     kernel sends at the hard CPU limit cannot be caught) and SIGXFSZ (the
+//     write past the file size limit fails with EFBIG, and the outputs are
+//     undone as on any error). SIGPROF is the runtime's profiler's; the stop
+//     signals stop, and SIGKILL and SIGSTOP cannot be caught.
+//     A signal ignored when vkdml started stays ignored: under nohup a
+//     hangup, and in a script's background job an interrupt, leave the
+//     write to finish, as they would without the handler.
+//   - A closed stdout or stderr never splits the outputs: `vkdml run`
+//     prints nothing while it writes them, the runtime opens /dev/null on a
+//     standard descriptor closed at start (so no staged file takes its
+//     number), and a message that fails after the commit (a closed pipe)
+//     shows in the exit status.
 
 // outputHelp is the paragraph `vkdml run -h` prints about output files.
 const outputHelp = `Outputs are written all or none: each is staged in a temporary file beside
 it, and only when all are staged are they renamed into place (a failed rename
-puts back the files already replaced; SIGINT/SIGTERM removes the temporaries).
+puts back the files already replaced). A signal that would end vkdml while it
+writes them - SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGABRT, SIGPIPE, and SIGILL,
+SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS (and SIGSTKFLT on Linux) sent by
+kill - removes the temporaries and puts back the files already replaced, and
+vkdml exits with 128 + the signal number. A signal ignored at start (nohup)
+stays ignored. SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM and SIGXCPU are ignored,
+as in any Go program; past the file size limit (SIGXFSZ) the write fails and
+no output changes.
 An output must be a regular file or a new name: folders, FIFOs and devices
 such as /dev/null are refused, as is an output that is the same file as the
 input or as another output (symbolic and hard links are seen through). New
@@ -72,6 +110,20 @@ var (
 
 // errInterrupted says a signal stopped the writing of the outputs.
 var errInterrupted = errors.New("interrupted by a signal; no output was changed")
+
+// caughtSignals are the terminatingSignals that writeOutputs catches: all
+// but those ignored at start. Notify would stop ignoring SIGHUP or SIGINT
+// inherited as ignored (nohup, a script's background job), so that a
+// hangup would abort a write that nohup was asked to let finish.
+func caughtSignals() []os.Signal {
+	var caught []os.Signal
+	for _, s := range terminatingSignals {
+		if !signal.Ignored(s) {
+			caught = append(caught, s)
+		}
+	}
+	return caught
+}
 
 // checkOutputs resolves every output path and refuses those that cannot be
 // written all-or-none: non-regular files, missing folders, an output that
@@ -203,7 +255,9 @@ func writeOutputs(inputs, paths []string, ts []*tensor.Tensor) error {
 	w := &outputWriter{files: files}
 	sigs := make(chan os.Signal, 1)
 	done := make(chan struct{})
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	if caught := caughtSignals(); len(caught) > 0 { // Notify with none would catch every signal
+		signal.Notify(sigs, caught...)
+	}
 	go w.onSignal(sigs, done)
 	defer func() {
 		signal.Stop(sigs)
