@@ -263,6 +263,18 @@ func writeOutputs(inputs, paths []string, ts []*tensor.Tensor) error {
 		signal.Stop(sigs)
 		close(done)
 	}()
+	// A panic part-way (run recovers it into an exit status) must not
+	// leave staged files or half the outputs replaced either.
+	defer func() {
+		if r := recover(); r != nil {
+			w.mu.Lock()
+			if !w.committed {
+				w.undoLocked()
+			}
+			w.mu.Unlock()
+			panic(r)
+		}
+	}()
 	for i, f := range files {
 		if err := w.stage(f, ts[i]); err != nil {
 			w.undo()

@@ -52,6 +52,43 @@ func twoTensors() []*tensor.Tensor {
 	return []*tensor.Tensor{tensor.FromFloat32([]uint32{2}, []float32{1, 2}), tensor.FromFloat32([]uint32{3}, []float32{3, 4, 5})}
 }
 
+// TestWriteOutputsPanicUndoes: a panic after some outputs are staged, or
+// during the commit, leaves the old files and no temporary one.
+func TestWriteOutputsPanicUndoes(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func()
+	}{
+		{"after the first output is staged", func() {
+			stagedHook = func(i int) { panic("staging") }
+		}},
+		{"during the commit, after one rename", func() {
+			n := 0
+			renameFile = func(from, to string) error {
+				if n++; n == 2 { // the first output is in place
+					panic("committing")
+				}
+				return os.Rename(from, to)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, a, b := outputDir(t)
+			c.setup()
+			defer func() { stagedHook, renameFile = nil, os.Rename }()
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Fatal("the panic did not reach the caller")
+					}
+				}()
+				writeOutputs(nil, []string{a, b}, twoTensors())
+			}()
+			checkUntouched(t, dir)
+		})
+	}
+}
+
 func TestWriteOutputsAllOrNothing(t *testing.T) {
 	dir, a, b := outputDir(t)
 	good := tensor.New(tensor.Float32, 2)
