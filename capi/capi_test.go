@@ -35,7 +35,7 @@ func TestHandlesAreNeverZeroAndDieOnRemove(t *testing.T) {
 	}
 }
 
-func TestMinimumBytesIsTheLastAddressedByte(t *testing.T) {
+func TestSpanBytesIsTheLastAddressedByte(t *testing.T) {
 	for _, c := range []struct {
 		desc tensor.Desc
 		want uint64
@@ -46,8 +46,8 @@ func TestMinimumBytesIsTheLastAddressedByte(t *testing.T) {
 		{tensor.NewStridedDesc(tensor.UInt64, []uint32{4, 5}, []uint32{0, 1}), 40}, // broadcast rows
 		{tensor.NewStridedDesc(tensor.Int8, []uint32{3}, []uint32{3}), 7},
 	} {
-		if got := minimumBytes(&c.desc); got != c.want {
-			t.Errorf("minimumBytes(%v) = %d, want %d", c.desc, got, c.want)
+		if got := c.desc.SpanBytes(); got != c.want {
+			t.Errorf("SpanBytes(%v) = %d, want %d", c.desc, got, c.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ package main
 import "C"
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/vkdml/vkdml/dml"
@@ -173,20 +172,3 @@ func poolDesc(call string, f poolFields, version int) (ops.Desc, error) {
 	}
 	return &dml.MaxPooling2{Input: *in, Output: *out, OutputIndices: idx, Strides: v["strides"], WindowSize: v["window_size"], StartPadding: v["start_padding"], EndPadding: v["end_padding"], Dilations: v["dilations"]}, nil
 }
-
-// minimumBytes is the host bytes a tensor addresses: up to and including
-// its last element, without DMLCalcBufferTensorSize's rounding to 4.
-func minimumBytes(d *tensor.Desc) uint64 {
-	strides := d.EffectiveStrides()
-	var last uint64
-	for i, s := range d.Sizes {
-		if s == 0 {
-			return 0
-		}
-		last += uint64(s-1) * uint64(strides[i])
-	}
-	return (last + 1) * uint64(d.DataType.Size())
-}
-
-// describe names a tensor for messages.
-func describe(d *tensor.Desc) string { return fmt.Sprint(*d) }

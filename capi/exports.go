@@ -275,9 +275,7 @@ func vkdmlgo_operator_destroy(h C.vkdml_operator) (hr C.VKDML_HRESULT) {
 		return
 	}
 	handles.remove(uint64(h))
-	p.mu.Lock()
-	p.release()
-	p.mu.Unlock()
+	p.releaseLocked()
 	return
 }
 

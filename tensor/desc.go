@@ -289,6 +289,22 @@ func (d Desc) ElementCount() uint64 {
 	return n
 }
 
+// SpanBytes is the bytes from the tensor's first element to the end of its
+// last one: what a host buffer must hold, without
+// CalcBufferTensorSize's rounding to 4. It is 0 for a tensor with a zero
+// size and saturates at math.MaxUint64.
+func (d Desc) SpanBytes() uint64 {
+	strides := d.EffectiveStrides()
+	var last uint64
+	for i, s := range d.Sizes {
+		if s == 0 {
+			return 0
+		}
+		last = addSat(last, mulSat(uint64(s-1), uint64(strides[i])))
+	}
+	return mulSat(addSat(last, 1), uint64(d.DataType.Size()))
+}
+
 // IsPacked reports whether the tensor is laid out row-major without gaps:
 // Strides absent, or equal to PackedStrides(Sizes).
 func (d Desc) IsPacked() bool {

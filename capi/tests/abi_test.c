@@ -280,7 +280,7 @@ static void too_large_for_the_device(vkdml_device dev) {
     vkdml_max_pooling1_desc mp = {&in, &out, &idx, 2, one, one, zero, end};
     vkdml_operator_desc d = {VKDML_OPERATOR_MAX_POOLING1, &mp};
     vkdml_operator op = 0;
-    EXPECT_HR(vkdml_operator_create(dev, &d, &op), VKDML_E_OUTOFMEMORY, "OutputTensor");
+    EXPECT_HR(vkdml_operator_create(dev, &d, &op), VKDML_E_OUTOFMEMORY, "outputs[0].TotalTensorSizeInBytes");
     EXPECT(op == 0);
 }
 
