@@ -135,112 +135,31 @@ func (p *progress) clear() {
 	p.shown = false
 }
 
-// recordBench creates desc's operator with fresh buffers (random input) and
-// records its dispatch (with timestamps when profile is set) into a closed
-// command list ready to execute; release frees everything (call it even on
-// error).
+// recordBench prepares desc's operator (dml.Prepare: fresh buffers, its
+// dispatch recorded into a closed command list, with timestamps when
+// profile is set) and fills its inputs with random values; release frees
+// everything (call it even on error).
 func recordBench(d *dml.Device, desc dml.OperatorDesc, kernel string, profile bool, rng *rand.Rand) (r benchRecord, list *dml.CommandList, release func(), err error) {
-	var cleanup []func()
-	release = func() {
-		for i := len(cleanup) - 1; i >= 0; i-- {
-			cleanup[i]()
-		}
-	}
-	op, err := d.CreateOperatorWithKernel(desc, kernel)
+	release = func() {}
+	p, err := d.Prepare(desc, dml.PrepareOptions{Kernel: kernel, Profiling: profile})
 	if err != nil {
 		return r, nil, release, err
 	}
-	r.Kernel = op.Strategy()
-	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
-	if err != nil {
-		return r, nil, release, err
-	}
-	cleanup = append(cleanup, cop.Release)
-	init, err := d.CreateOperatorInitializer(cop)
-	if err != nil {
-		return r, nil, release, err
-	}
-	var res []*dml.Resource
-	cleanup = append(cleanup, func() {
-		for _, x := range res {
-			x.Release()
-		}
-	})
-	alloc := func(size uint64) (*dml.BufferBinding, error) {
-		b, err := d.CreateBuffer(max(size, 4))
-		if err != nil {
-			return nil, err
-		}
-		res = append(res, b)
-		return &dml.BufferBinding{Buffer: b, SizeInBytes: size}, nil
-	}
-	var ins, outs []dml.Binding
-	for _, td := range desc.Inputs() {
+	release = p.Release
+	r.Kernel = p.Strategy()
+	for i, td := range p.Inputs() {
 		if td == nil {
-			ins = append(ins, nil)
 			continue
 		}
-		b, err := alloc(td.TotalTensorSizeInBytes)
-		if err != nil {
+		if err := p.InputBuffer(i).Write(0, randomInput(rng, *td).Data); err != nil {
 			return r, nil, release, err
 		}
-		if err := b.Buffer.Write(0, randomInput(rng, *td).Data); err != nil {
-			return r, nil, release, err
-		}
-		ins = append(ins, b)
 		r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
 	}
-	for _, td := range desc.Outputs() {
-		if td == nil {
-			outs = append(outs, nil)
-			continue
-		}
-		b, err := alloc(td.TotalTensorSizeInBytes)
-		if err != nil {
-			return r, nil, release, err
-		}
-		outs = append(outs, b)
-		r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
-	}
-	props := cop.BindingProperties()
-	var temp *dml.BufferBinding
-	if props.TemporaryResourceSize > 0 {
-		if temp, err = alloc(props.TemporaryResourceSize); err != nil {
-			return r, nil, release, err
+	for _, td := range p.Outputs() {
+		if td != nil {
+			r.Bytes += td.ElementCount() * uint64(td.DataType.Size())
 		}
 	}
-	rec, err := d.CreateCommandRecorder()
-	if err != nil {
-		return r, nil, release, err
-	}
-	list, err = d.CreateCommandList()
-	if err != nil {
-		return r, nil, release, err
-	}
-	cleanup = append(cleanup, list.Release)
-	it, err := d.CreateBindingTable(init)
-	if err != nil {
-		return r, nil, release, err
-	}
-	if err := inOrder(func() error { return rec.RecordDispatch(list, init, it) }, list.Close, list.Execute, list.Wait, list.Reset); err != nil {
-		return r, nil, release, err
-	}
-	list.SetProfiling(profile)
-	table, err := d.CreateBindingTable(cop)
-	if err != nil {
-		return r, nil, release, err
-	}
-	err = inOrder(func() error { return table.BindInputs(ins...) }, func() error { return table.BindOutputs(outs...) },
-		func() error { return table.BindTemporaryResource(temp) }, func() error { return rec.RecordDispatch(list, cop, table) }, list.Close)
-	return r, list, release, err
-}
-
-// inOrder runs steps until one fails.
-func inOrder(steps ...func() error) error {
-	for _, f := range steps {
-		if err := f(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r, p.List(), release, nil
 }
