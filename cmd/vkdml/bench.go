@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +30,15 @@ the plot then show one series per strategy). Strategies:
 --op submit times the host cost of re-submitting a pre-recorded tiny ARGMAX
 (--shape, default 3,3) against an empty command list.
 
---json prints one self-contained JSON object per case (docs/json.md).
+--format json (or --json) prints one self-contained JSON object per case
+(docs/json.md); --format csv one CSV row per case under a header row;
+--format benchstat one Go benchmark line per timed run (ns/op and MB/s, the
+device time), which benchstat compares:
+  vkdml bench --op argmax --shape 4096,4096 --axes 1 --format benchstat > old.txt
+  (change vkdml or the machine)
+  vkdml bench ... --format benchstat > new.txt
+  benchstat old.txt new.txt
+A case whose slowest run took over %d times its median is marked noisy.
 `
 
 func kernelList() string {
@@ -101,7 +109,7 @@ type benchOptions struct {
 	shapes         shapeList
 	repeat, warmup int
 	kernels        []string // "" = vkdml chooses
-	asJSON         bool
+	format         string   // one of benchFormats
 	plot           string
 	dev            dml.DeviceOptions
 }
@@ -125,16 +133,17 @@ func opFromArgs(args []string) string {
 	return ""
 }
 
-func parseBench(args []string, stderr io.Writer) (*benchOptions, error) {
+func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) {
 	o := &benchOptions{}
-	fs := newFlagSet("bench", "bench --op OP [--dtype T] --shape A,B[,..] [--shape ..] [op flags] [--repeat N] [--kernel K|all] [--json] [--plot FILE.svg|.png]", stderr)
+	fs := newFlagSet("bench", "bench --op OP [--dtype T] --shape A,B[,..] [--shape ..] [op flags] [--repeat N] [--kernel K|all] [--format table|json|csv|benchstat] [--plot FILE.svg|.png]", stderr)
 	opName := fs.String("op", "", "operator: "+strings.Join(operators.Names(), ", ")+" (copy = identity), or submit")
 	dtName := fs.String("dtype", "float32", "input data type")
 	fs.Var(&o.shapes, "shape", "input sizes, e.g. 4096,16384 (repeat the flag for a sweep)")
 	fs.IntVar(&o.repeat, "repeat", 20, "timed runs per case")
 	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs before timing")
 	kernel := fs.String("kernel", "", "force a strategy, or all (default: vkdml chooses; listed below)")
-	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per case")
+	format := fs.String("format", formatTable, "output: "+strings.Join(benchFormats, ", ")+" (below)")
+	asJSON := fs.Bool("json", false, "print one JSON object per case (--format json)")
 	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
 	devOpts := deviceFlags(fs)
 	name := opFromArgs(args)
@@ -145,16 +154,19 @@ func parseBench(args []string, stderr io.Writer) (*benchOptions, error) {
 		o.op, o.build = op, op.Flags(fs, operators.UseBench)
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: vkdml bench --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
+		fmt.Fprintf(fs.Output(), "Usage: vkdml bench --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\n"+benchHelp, kernelList())
+		fmt.Fprintf(fs.Output(), "\n"+benchHelp, kernelList(), noisyRatio)
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return nil, err
 	}
 	if len(pos) > 0 {
 		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	if o.format, err = benchFormat(*format, *asJSON); err != nil {
+		return nil, err
 	}
 	if o.op == nil {
 		return nil, fmt.Errorf("%w: --op must be one of %s, copy or submit (got %q)", errUsage, strings.Join(operators.Names(), ", "), *opName)
@@ -182,6 +194,21 @@ func parseBench(args []string, stderr io.Writer) (*benchOptions, error) {
 	}
 	o.dev = devOpts()
 	return o, o.build.Check()
+}
+
+// benchFormat is --format's value, checked, with --json its alias.
+func benchFormat(format string, asJSON bool) (string, error) {
+	f := strings.ToLower(format)
+	if !slices.Contains(benchFormats, f) {
+		return "", fmt.Errorf("%w: --format %q: want %s", errUsage, format, strings.Join(benchFormats, ", "))
+	}
+	if asJSON {
+		if f != formatTable && f != formatJSON {
+			return "", fmt.Errorf("%w: --json is --format json; it cannot go with --format %s", errUsage, f)
+		}
+		f = formatJSON
+	}
+	return f, nil
 }
 
 // kernelsFor expands --kernel: "" (vkdml chooses), one strategy, or all.
@@ -225,7 +252,7 @@ func checkPlotPath(p string) error {
 
 // runBench is `vkdml bench`.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	o, err := parseBench(args, stderr)
+	o, err := parseBench(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -244,12 +271,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	rng := rand.New(rand.NewSource(1))
 	base := o.recordBase(d)
 	if o.submit {
-		return runSubmitBench(d, descs[0], base, o.kernels[0], o.repeat, o.warmup, o.asJSON, stdout, rng)
+		return runSubmitBench(d, descs[0], base, o.kernels[0], o.repeat, o.warmup, o.format, stdout, rng)
 	}
-	if !o.asJSON {
-		fmt.Fprintf(stdout, "device: %s (%s)\n", base.Device, base.Driver)
-		fmt.Fprintf(stdout, "%-8s %-20s %-8s %-14s %9s %9s %9s %9s %8s %8s\n", "op", "shape", "dtype", "kernel", "median", "min", "max", "wall", "GB/s", "%copy")
-	}
+	out := newBenchOutput(o.format, stdout)
+	out.begin(base)
 	prog := newProgress(stderr, len(descs)*len(o.kernels), o.warmup+o.repeat)
 	var results []benchRecord
 	for i, desc := range descs {
@@ -278,24 +303,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			base.fill(&r, o.shapes[i], k, copyGBps)
 			results = append(results, r)
 			prog.clear()
-			if o.asJSON {
-				b, _ := json.Marshal(r)
-				fmt.Fprintln(stdout, string(b))
-			} else {
-				fmt.Fprintf(stdout, "%-8s %-20s %-8s %-14s %8.3fms %8.3fms %8.3fms %8.3fms %8.2f %7.1f%%\n",
-					r.Op, tensor.Shape(r.Shape), r.DType, r.Kernel, r.MedianMS, r.MinMS, r.MaxMS, r.WallMedianMS, r.GBps, r.PctOfCopy)
-			}
+			out.record(&r)
 		}
 	}
 	prog.clear()
-	if !o.asJSON {
-		fmt.Fprintln(stdout, "times are device times (timestamp queries) except wall; GB/s counts bytes read + written")
-	}
+	out.end()
 	if o.plot != "" {
 		if err := plotResults(o.plot, results); err != nil {
 			return err
 		}
-		if !o.asJSON {
+		if o.format == formatTable {
 			fmt.Fprintf(stdout, "plot written to %s\n", o.plot)
 		}
 	}
@@ -358,6 +375,7 @@ func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup
 	r.WallMedianMS = median(wall)
 	r.Repeat, r.Warmup = repeat, warmup
 	r.DeviceMS = dev
+	summarize(&r, dev, r.MedianMS)
 	gbps := func(ms float64) float64 {
 		if ms <= 0 {
 			return 0

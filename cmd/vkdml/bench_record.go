@@ -42,6 +42,11 @@ type benchRecord struct {
 	MaxMS    float64 `json:"max_ms"`
 	P25MS    float64 `json:"p25_ms,omitempty"`
 	P75MS    float64 `json:"p75_ms,omitempty"`
+	// StddevMS is the timed runs' sample standard deviation, and Noisy
+	// says the slowest run took over noisyRatio times the median (both of
+	// wall times for --op submit).
+	StddevMS float64 `json:"stddev_ms"`
+	Noisy    bool    `json:"noisy"`
 	// WallMedianMS is the host's Execute + Wait median.
 	WallMedianMS float64 `json:"wall_median_ms"`
 	// GB/s (1e9 bytes per second) at the median, max and min time.
@@ -55,6 +60,10 @@ type benchRecord struct {
 	// ratio of the pre-recorded dispatch's wall median to it.
 	EmptyWallMedianMS float64 `json:"empty_wall_median_ms,omitempty"`
 	SubmitRatio       float64 `json:"submit_ratio,omitempty"`
+
+	// runsMS are the timed runs' times, device (wall for --op submit),
+	// for --format benchstat's one line per run.
+	runsMS []float64
 }
 
 // recordBase is what every record of one run shares.
@@ -83,6 +92,7 @@ func (b *recordBase) fill(r *benchRecord, shape []uint32, kernel string, copyGBp
 	r.Kernel, r.Bytes, r.Repeat, r.Warmup = measured.Kernel, measured.Bytes, measured.Repeat, measured.Warmup
 	r.MedianMS, r.MinMS, r.MaxMS, r.P25MS, r.P75MS = measured.MedianMS, measured.MinMS, measured.MaxMS, measured.P25MS, measured.P75MS
 	r.WallMedianMS, r.DeviceMS = measured.WallMedianMS, measured.DeviceMS
+	r.StddevMS, r.Noisy, r.runsMS = measured.StddevMS, measured.Noisy, measured.runsMS
 	r.GBps, r.GBpsLow, r.GBpsHigh = measured.GBps, measured.GBpsLow, measured.GBpsHigh
 	if copyGBps > 0 {
 		r.PctOfCopy = 100 * r.GBps / copyGBps

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand"
@@ -17,7 +16,7 @@ import (
 // by default) once into a command list without timestamps, and an empty
 // closed list, then alternates Execute + Wait on the two (so both see the
 // same machine state) and compares the wall-clock medians.
-func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kernel string, repeat, warmup int, asJSON bool, stdout io.Writer, rng *rand.Rand) error {
+func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kernel string, repeat, warmup int, format string, stdout io.Writer, rng *rand.Rand) error {
 	m, list, release, err := recordBench(d, desc, kernel, false, rng)
 	defer release()
 	if err != nil {
@@ -66,9 +65,12 @@ func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kern
 	if r.EmptyWallMedianMS > 0 {
 		r.SubmitRatio = r.WallMedianMS / r.EmptyWallMedianMS
 	}
-	if asJSON {
-		b, _ := json.Marshal(r)
-		fmt.Fprintln(stdout, string(b))
+	summarize(&r, op, r.WallMedianMS)
+	if format != formatTable {
+		out := newBenchOutput(format, stdout)
+		out.begin(base)
+		out.record(&r)
+		out.end()
 		return nil
 	}
 	fmt.Fprintf(stdout, "device: %s (%s)\n", r.Device, r.Driver)

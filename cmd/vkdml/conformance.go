@@ -34,7 +34,7 @@ func runConformance(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", conformance.DataDir(), "folder of ONNX node test data sets (default $VKDML_ONNX_DATA, else Debian's libonnx-testdata)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	devOpts := deviceFlags(fs)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return err
 	}

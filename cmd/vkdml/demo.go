@@ -12,7 +12,7 @@ import (
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", "demo [--device SEL] [--debug]", stderr)
 	devOpts := deviceFlags(fs)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("devices", "devices [--json] [--device SEL]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	sel := fs.String("device", "", "selector used to mark the default (index or name substring; default $VKDML_DEVICE)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,10 @@
 //	vkdml devices [--json]     list Vulkan devices, their features and limits
 //	vkdml version, --version   print the version
 //
-// Errors go to stderr with exit status 1 (2 for bad flags or arguments).
-// Every --json output is documented in docs/json.md.
+// Errors go to stderr with exit status 1 (2 for bad flags or arguments);
+// -h or --help prints the usage on stdout with status 0. Every --json
+// output is documented in docs/json.md, as are bench's --format csv and
+// --format benchstat.
 //
 // The device is chosen as the library chooses it: $VKDML_DEVICE (an index or
 // a name substring) or --device, else discrete, integrated, virtual, CPU.
@@ -156,14 +158,25 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 
 // parseInterleaved parses flags that may come before or after positional
 // arguments ("vkdml run argmax IN.npy OUT.npy --axes 1"), returning the
-// positional ones. "--" ends flag parsing.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+// positional ones. "--" ends flag parsing. -h, -help and --help print the
+// usage on stdout (the command then exits 0: help asked for is output, and
+// `vkdml run argmax -h | less` should work); after a bad flag the usage goes
+// to stderr with the error.
+func parseInterleaved(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package would print it before we know where
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				stderr := fs.Output()
+				fs.SetOutput(stdout)
+				usage()
+				fs.SetOutput(stderr)
 				return nil, err
 			}
+			usage()
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		args = fs.Args()
@@ -178,11 +191,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// newFlagSet is the flag set of `vkdml SYNOPSIS`, reporting errors on
+// stderr. A usage function set on it must write to fs.Output(), which
+// parseInterleaved points at stdout for -h.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: vkdml %s\n", synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: vkdml %s\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -190,7 +206,7 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("version", "version", stderr)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	golden := fs.String("golden", "", "DirectML's results (results.json and .npy outputs; default CORPUS/golden)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON (docs/json.md)")
 	devOpts := deviceFlags(fs)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
 		return err
 	}

@@ -57,14 +57,18 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	devOpts := deviceFlags(fs)
 	b := op.Flags(fs, operators.UseRun)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: vkdml run %s %s\n\n%s\n\nFlags:\n", op.Name, op.Synopsis, op.Summary)
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: vkdml run %s %s\n\n%s\n\nFlags:\n", op.Name, op.Synopsis, op.Summary)
 		fs.PrintDefaults()
 		if op.Help != "" {
-			fmt.Fprintf(stderr, "\n%s", op.Help)
+			fmt.Fprintf(w, "\n%s", op.Help)
 		}
-		fmt.Fprintf(stderr, "\n%s", outputHelp)
+		if ex := op.ExamplesHelp(); ex != "" {
+			fmt.Fprintf(w, "\n%s", ex)
+		}
+		fmt.Fprintf(w, "\n%s", outputHelp)
 	}
-	pos, err := parseInterleaved(fs, args[1:])
+	pos, err := parseInterleaved(fs, args[1:], stdout)
 	if err != nil {
 		return err
 	}

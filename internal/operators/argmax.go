@@ -35,15 +35,80 @@ func argOperator(name, extreme string) *Operator {
 		Name:     name,
 		Summary:  strings.ToUpper(name) + ": index of the " + extreme + " element over the given axes (the output keeps the input's rank)",
 		Synopsis: "--axes A[,B...] [--direction increasing|decreasing] [--index-type uint32|int32|uint64|int64] IN.npy OUT.npy",
-		Help: `--axes counts from the end when negative, as numpy and ONNX do: on a rank-3
-input, -1 is axis 2. The index runs row-major over the reduced axes. A NaN
-is the largest (ARGMAX) or smallest (ARGMIN) value, as in DirectML.
-`,
+		Help:     argHelp(name),
+		Examples: argExamples(name),
 		Kernels:  []string{dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
 		Flags:    func(fs *flag.FlagSet, _ Use) *Builder { return argFlags(name, fs) },
 		FromCase: argFromCase,
 		FromONNX: argFromONNX,
 		Demos:    argDemos(name),
+	}
+}
+
+// argHelp states DirectML's rules (docs/semantics.md rules 1, 4 and 5) for
+// `vkdml run argmax -h`; argExamples shows each with numbers, and the
+// command's tests run the examples, so the text cannot drift from what
+// the program does.
+func argHelp(name string) string {
+	op, cmp, cmpEq := "ARGMAX", "greater", "greater or equal"
+	if name == "argmin" {
+		op, cmp, cmpEq = "ARGMIN", "less", "less or equal"
+	}
+	nan := fmt.Sprintf("NaN, as in DirectML: %s's result is what a scan of the block from its "+
+		"first element gives, moving to a later element only when that one compares %s than "+
+		"the current one (%s with --direction decreasing). Every comparison with NaN is false, "+
+		"so a NaN is the result only when it is the block's first element, and a NaN anywhere "+
+		"else never is (numpy's %s returns the first NaN instead). -0 and +0 are equal.", op, cmp, cmpEq, name)
+	return `--axes counts from the end when negative, as numpy and ONNX do: on a rank-3
+input, -1 is axis 2. The index counts row-major over the reduced axes only,
+from the start of each block of reduced elements.
+
+--direction chooses among equal extremes: increasing gives the first,
+decreasing the last; either way the index counts from the block's start.
+
+` + wrap(nan, 76)
+}
+
+// wrap breaks text into lines of at most width columns, at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, w := range strings.Fields(text) {
+		if col > 0 && col+1+len(w) > width {
+			b.WriteString("\n")
+			col = 0
+		} else if col > 0 {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(w)
+		col += len(w)
+	}
+	return b.String() + "\n"
+}
+
+// argExamples are the rules of argHelp in numbers (docs/semantics.md's
+// examples of rules 1, 4 and 5).
+func argExamples(name string) []Example {
+	if name == "argmin" {
+		return []Example{
+			{Flags: "--axes 0", Input: "[3, NaN, 1]", Output: "[2]"},
+			{Flags: "--axes 0", Input: "[NaN, 1, 2]", Output: "[0]"},
+			{Flags: "--axes 0", Input: "[1, 2, 3, 2, 1]", Output: "[0]"},
+			{Flags: "--axes 0 --direction decreasing", Input: "[1, 2, 3, 2, 1]", Output: "[4]"},
+			{Flags: "--axes 0 --direction decreasing", Input: "[0, -0]", Output: "[1]"},
+			{Flags: "--axes 0,1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[4]]"},
+			{Flags: "--axes -1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[0], [1], [0]]"},
+		}
+	}
+	return []Example{
+		{Flags: "--axes 0", Input: "[1, NaN, 3]", Output: "[2]"},
+		{Flags: "--axes 0", Input: "[NaN, 1, 2]", Output: "[0]"},
+		{Flags: "--axes 0", Input: "[3, 2, 1, 2, 3]", Output: "[0]"},
+		{Flags: "--axes 0 --direction decreasing", Input: "[3, 2, 1, 2, 3]", Output: "[4]"},
+		{Flags: "--axes 0 --direction decreasing", Input: "[0, -0]", Output: "[1]"},
+		{Flags: "--axes 0,1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[7]]"},
+		{Flags: "--axes -1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[2], [2], [1]]"},
 	}
 }
 

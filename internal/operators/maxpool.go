@@ -33,8 +33,12 @@ give Out = ceil(In / Stride) and a total padding of
   max((Out-1)*Stride + (Window-1)*Dilation + 1 - In, 0)
 split as Start = total/2, End = total - Start (SAME_UPPER), or with the odd
 element at the start (SAME_LOWER); pass those as --start-padding and
---end-padding. Padding never wins: a window entirely in padding gives the
-type's lowest value (-FLT_MAX for FLOAT32) and index 0.
+--end-padding.
+
+A window's taps are visited row-major, and a tap wins only when it is
+greater than the best so far, which starts at the type's lowest value
+(-FLT_MAX for FLOAT32): ties keep the first tap, NaN never wins, and padding
+never wins, so a window entirely in padding gives -FLT_MAX and index 0.
 
 --indices are flat over the whole input tensor (N, C and the spatial axes),
 row-major. They are UINT32 or UINT64 only: DirectML's MAX_POOLING2 accepts
@@ -47,8 +51,15 @@ func maxPoolOperator() *Operator {
 		Name: "maxpool",
 		Synopsis: "--window W[,..] [--strides ..] [--dilations ..] [--padding P | --start-padding .. --end-padding ..] " +
 			"[--ceil-mode | --output-size ..] [--indices IDX.npy] [--index-type uint32|uint64] IN.npy OUT.npy",
-		Summary:   "MAX_POOLING2: max pooling of a 4D (NCHW) or 5D (NCDHW) tensor, with flat indices",
-		Help:      maxPoolHelp,
+		Summary: "MAX_POOLING2: max pooling of a 4D (NCHW) or 5D (NCDHW) tensor, with flat indices",
+		Help:    maxPoolHelp,
+		Examples: []Example{
+			{Flags: "--window 2 --strides 2", Input: "[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]", Output: "[[[[5]]]]"},
+			{Flags: "--window 2 --strides 2 --ceil-mode", Input: "[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]", Output: "[[[[5, 6], [8, 9]]]]"},
+			{Flags: "--window 2", Input: "[[[[NaN, 5], [5, 2]]]]", Output: "[[[[5]]]]", Indices: "[[[[1]]]]"},
+			{Flags: "--window 1 --start-padding 1,0", Input: "[[[[1, 2]]]]", Output: "[[[[-FLT_MAX, -FLT_MAX], [1, 2]]]]", Indices: "[[[[0, 0], [0, 1]]]]"},
+			{Flags: "--window 2", Input: "[[[[1, 2], [3, 4]], [[5, 6], [8, 7]]]]", Output: "[[[[4]], [[8]]]]", Indices: "[[[[3]], [[6]]]]"},
+		},
 		Kernels:   []string{"direct", "vec2x2"},
 		Flags:     poolFlags,
 		DMLTypes:  []string{"MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2"},

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
@@ -52,6 +53,10 @@ type Operator struct {
 	Synopsis string
 	// Help is printed after the flags by `vkdml run NAME -h`, when set.
 	Help string
+	// Examples follow Help in `vkdml run NAME -h`: every rule Help states,
+	// shown with numbers. The command's tests run each example as printed
+	// and compare the outputs, so help and behaviour cannot drift apart.
+	Examples []Example
 	// Kernels are the strategies `vkdml bench --kernel` may force
 	// (Device.CreateOperatorWithKernel's names), in the order --kernel all
 	// measures them.
@@ -89,6 +94,44 @@ type Builder struct {
 	// Params are the operator's parameters as flags gave them, for JSON
 	// records (snake_case keys).
 	Params func() map[string]any
+}
+
+// Example is one run of `vkdml run NAME` as its help shows it. Tensors are
+// FLOAT32 (indices UINT32), written as nested lists, outermost axis first;
+// numbers may be NaN, -0 or -FLT_MAX.
+type Example struct {
+	// Flags are the operator's flags, without the files.
+	Flags string
+	// Input is IN.npy; Output is OUT.npy.
+	Input, Output string
+	// Indices, when set, is the --indices IDX.npy output.
+	Indices string
+}
+
+// ExamplesHelp is the examples paragraph of `vkdml run NAME -h`, empty
+// when the operator has none. Each example reads
+//
+//	vkdml run NAME FLAGS [--indices IDX.npy] IN.npy OUT.npy
+//	  IN  [...]
+//	  OUT [...]
+//	  IDX [...]
+func (op *Operator) ExamplesHelp() string {
+	if len(op.Examples) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Examples (FLOAT32 inputs, UINT32 indices; vkdml's tests run each one):\n")
+	for _, e := range op.Examples {
+		files := "IN.npy OUT.npy"
+		if e.Indices != "" {
+			files = "--indices IDX.npy " + files
+		}
+		fmt.Fprintf(&b, "\n  vkdml run %s %s %s\n    IN  %s\n    OUT %s\n", op.Name, e.Flags, files, e.Input, e.Output)
+		if e.Indices != "" {
+			fmt.Fprintf(&b, "    IDX %s\n", e.Indices)
+		}
+	}
+	return b.String()
 }
 
 // Demo is one example of `vkdml demo`: Run prints it on w and returns an
