@@ -7,12 +7,18 @@
 #   make bench   Go benchmarks
 #   make test-device   every test on the device $VKDML_DEVICE selects
 #   make fuzz-long     every fuzz target for FUZZLONG (default 5m) each
+#   make install       the command, libvkdml, its header, pkg-config and CMake
+#                      files under DESTDIR/PREFIX (default /usr/local)
+#   make dist          release files for linux/amd64 and linux/arm64 in dist/
 #
-# Each target installs the Debian packages it needs first (make deps).
+# make run and the test targets install the Debian packages they need first
+# (make deps). Build targets (build, libvkdml, python, shaders, cross-arm64,
+# install, dist) never install anything: building needs only Go and a C
+# compiler, and one that needs a tool make deps installs says so.
 
 GO          ?= go
 BIN         := bin/vkdml
-VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X main.version=$(VERSION)
 GOTESTFLAGS ?=
 
@@ -20,16 +26,18 @@ GOTESTFLAGS ?=
 # compiler: gpu/vkapi.h declares the Vulkan API the binding uses).
 # Development: the Vulkan headers (TestVkapiLayout checks vkapi.h against
 # them), the shader compiler and validator, the validation layer, the arm64
-# cross compiler.
+# cross compiler, pkg-config and CMake (install-test builds C programs
+# against an installed libvkdml through both).
 RUN_PKGS := libvulkan1 mesa-vulkan-drivers
 DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools \
-            gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata \
+            gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata pkg-config cmake \
             python3-numpy python3-pytest python3-torch python3-setuptools python3-wheel python3-build \
             python3-venv
 
 .PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean \
         test-device test-bins fuzz-long \
-        libvkdml capi-test python python-test wheel wheel-test
+        libvkdml capi-test python python-test wheel wheel-test \
+        install uninstall install-test dist dist-binaries
 
 all: build
 
@@ -39,7 +47,12 @@ deps:
 deps-run:
 	@PKGS="$(RUN_PKGS)" sh .ci/apt-install
 
-shaders: deps
+# need is a build target's first step when it runs a tool that make deps
+# installs: it fails naming the tool and make deps instead of installing.
+need = @sh scripts/need.sh $@ $(1)
+
+shaders:
+	$(call need,glslc spirv-val)
 	cd shaders && $(GO) generate .
 
 check-shaders: deps
@@ -48,7 +61,8 @@ check-shaders: deps
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkdml
 
-cross-arm64: deps
+cross-arm64:
+	$(call need,aarch64-linux-gnu-gcc)
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		$(GO) build -ldflags "$(LDFLAGS)" -o bin/vkdml-linux-arm64 ./cmd/vkdml
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
@@ -61,12 +75,13 @@ vet:
 
 # The operator tests run again at lavapipe's subgroup sizes 4 and 16 (8 is
 # the default); the variable changes nothing on other drivers.
-test: deps check-shaders vet cross-arm64
+test: deps check-shaders vet
+	$(MAKE) cross-arm64
 	$(GO) test -count=1 $(GOTESTFLAGS) ./...
 	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	LP_NATIVE_VECTOR_WIDTH=512 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	$(GO) test -race -count=1 -run 'Shared|Concurren' ./tests/ ./dml/
-	$(MAKE) capi-test python-test wheel-test
+	$(MAKE) capi-test install-test python-test wheel-test
 
 # fuzz runs every Fuzz* target of the tree for FUZZTIME each, one worker.
 # FUZZTIME is a count of executions, not a duration: with a duration, Go
@@ -115,15 +130,22 @@ parity: deps-run
 
 # libvkdml, the C shared library (header capi/vkdml.h; capi/exports.map
 # keeps every other symbol local), for C programs and the Python package.
+# Its SONAME carries the ABI version (vkdml.h's VKDML_ABI_VERSION), so a
+# program linked with -lvkdml needs libvkdml.so.1 and keeps working with
+# any later build of ABI 1. LIBVKDML_BUILD takes the output, then extra go
+# build flags and extra -ldflags.
 PYTHON ?= /usr/bin/python3
-LIBVKDML_BUILD = CGO_ENABLED=1 $(GO) build -buildmode=c-shared \
-	-ldflags "-extldflags=-Wl,--version-script=$(CURDIR)/capi/exports.map" -o $(1) ./capi && rm -f $(basename $(1)).h
+SONAME := libvkdml.so.1
+LIBVKDML_BUILD = CGO_ENABLED=1 $(GO) build -buildmode=c-shared $(2) \
+	-ldflags "$(3) -extldflags '-Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map'" \
+	-o $(1) ./capi && rm -f $(basename $(1)).h
 
-libvkdml: deps-run
-	$(call LIBVKDML_BUILD,bin/libvkdml.so)
+libvkdml:
+	$(call LIBVKDML_BUILD,bin/$(SONAME))
+	ln -sf $(SONAME) bin/libvkdml.so
 
 # capi-test builds and runs the C example and the C interface's tests
-# (misuse, per-thread messages, threads) against bin/libvkdml.so.
+# (misuse, per-thread messages, threads) against bin/libvkdml.so.1.
 capi-test: deps libvkdml
 	$(CC) -std=c11 -Wall -Wextra -Werror -Icapi -o bin/vkdml-c-example examples/c/argmax_maxpool.c \
 		-Lbin -lvkdml -Wl,-rpath,'$$ORIGIN'
@@ -135,7 +157,6 @@ capi-test: deps libvkdml
 # python builds libvkdml.so into python/vkdml, so that PYTHONPATH=python
 # finds a working package; python-test runs its pytest suite.
 python:
-	@PKGS="$(RUN_PKGS) python3-numpy" sh .ci/apt-install
 	$(call LIBVKDML_BUILD,python/vkdml/libvkdml.so)
 
 # Dev mode and faulthandler on; a ResourceWarning (an unclosed Device or
@@ -155,6 +176,44 @@ wheel:
 wheel-test: deps wheel
 	sh scripts/wheel-test.sh dist
 
+# install puts the command, libvkdml ($(SONAME) and the libvkdml.so link),
+# vkdml.h, vkdml.pc and the CMake package vkdml (target vkdml::vkdml) under
+# DESTDIR/PREFIX; uninstall removes them. install-test installs into a
+# temporary root and builds and runs C programs against it from outside the
+# tree, through pkg-config and through CMake.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: build libvkdml
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SONAME=$(SONAME) sh scripts/install.sh install
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SONAME=$(SONAME) sh scripts/install.sh uninstall
+install-test: deps
+	MAKE="$(MAKE)" sh scripts/install-test.sh
+
+# dist writes the release files into dist/: each of DIST_PARTS adds its
+# own (another kind of artifact is one more name there), then SHA256SUMS
+# covers every file in dist/. dist-binaries: the command and libvkdml for
+# linux/amd64 and linux/arm64, -trimpath and stripped, named by VERSION.
+DIST_PARTS := dist-binaries
+DIST_GOFLAGS := -trimpath
+DIST_LDFLAGS := -s -w
+dist: $(DIST_PARTS)
+	cd dist && rm -f SHA256SUMS && files=$$(ls | LC_ALL=C sort) && sha256sum $$files > SHA256SUMS
+	@cat dist/SHA256SUMS
+dist-binaries:
+	$(call need,aarch64-linux-gnu-gcc aarch64-linux-gnu-strip)
+	mkdir -p dist
+	rm -f dist/vkdml-*-linux-amd64 dist/vkdml-*-linux-arm64 dist/libvkdml-*-linux-amd64.so dist/libvkdml-*-linux-arm64.so
+	CGO_ENABLED=1 GOOS=linux GOARCH=amd64 $(GO) build $(DIST_GOFLAGS) -ldflags "$(DIST_LDFLAGS) $(LDFLAGS)" \
+		-o dist/vkdml-$(VERSION)-linux-amd64 ./cmd/vkdml
+	GOOS=linux GOARCH=amd64 $(call LIBVKDML_BUILD,dist/libvkdml-$(VERSION)-linux-amd64.so,$(DIST_GOFLAGS),$(DIST_LDFLAGS))
+	strip --strip-unneeded dist/libvkdml-$(VERSION)-linux-amd64.so
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc $(GO) build $(DIST_GOFLAGS) -ldflags "$(DIST_LDFLAGS) $(LDFLAGS)" \
+		-o dist/vkdml-$(VERSION)-linux-arm64 ./cmd/vkdml
+	GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
+		$(call LIBVKDML_BUILD,dist/libvkdml-$(VERSION)-linux-arm64.so,$(DIST_GOFLAGS),$(DIST_LDFLAGS))
+	aarch64-linux-gnu-strip --strip-unneeded dist/libvkdml-$(VERSION)-linux-arm64.so
+
 run: deps-run build
 	./$(BIN) demo
 
@@ -162,4 +221,4 @@ bench: deps-run
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

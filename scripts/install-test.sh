@@ -1,0 +1,90 @@
+#!/bin/sh
+# install-test.sh: make install into a temporary DESTDIR root, then, from a
+# folder outside the repository, build and run the README's C program
+# twice: once with the flags `pkg-config --cflags --libs vkdml` gives, once
+# through CMake's find_package(vkdml). Checks the library's SONAME and that
+# both programs ask for it, and runs the installed command. Needs
+# pkg-config, cmake and readelf (make deps) and a Vulkan device (lavapipe).
+set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
+prefix=/opt/vkdml-install-test
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/root
+lib=$root$prefix/lib
+fail() { echo "install-test: $*" >&2; exit 1; }
+
+for tool in pkg-config cmake readelf "${CC:-cc}"; do
+	command -v "$tool" >/dev/null 2>&1 || fail "needs $tool: run 'make deps'"
+done
+
+echo "install-test: make install DESTDIR=$root PREFIX=$prefix"
+${MAKE:-make} -s -C "$repo" install DESTDIR="$root" PREFIX="$prefix" >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log" >&2; fail "make install failed"; }
+for f in bin/vkdml lib/libvkdml.so.1 lib/libvkdml.so include/vkdml.h lib/pkgconfig/vkdml.pc \
+	lib/cmake/vkdml/vkdmlConfig.cmake lib/cmake/vkdml/vkdmlConfigVersion.cmake; do
+	[ -e "$root$prefix/$f" ] || fail "make install did not install $f"
+done
+[ "$(readlink "$lib/libvkdml.so")" = libvkdml.so.1 ] || fail "lib/libvkdml.so does not link to libvkdml.so.1"
+
+soname=$(readelf -d "$lib/libvkdml.so.1" | grep '(SONAME)' || true)
+echo "install-test: readelf -d lib/libvkdml.so.1:$soname"
+case $soname in
+*"[libvkdml.so.1]"*) ;;
+*) fail "lib/libvkdml.so.1 has no SONAME libvkdml.so.1" ;;
+esac
+
+# The README's program, as a reader would copy it.
+work=$tmp/work
+mkdir -p "$work"
+sed -n '/^\/\* argmax\.c:/,/^```$/p' "$repo/README.md" | sed '$d' >"$work/argmax.c"
+grep -q 'int main' "$work/argmax.c" || fail "no argmax.c program found in README.md"
+want='argmax = [2, 2]'
+
+# The program must find libvkdml.so.1 through its SONAME: the pkg-config
+# build has no rpath, so LD_LIBRARY_PATH points at the staged lib folder
+# (where a real install would rely on ld.so's cache); CMake adds the rpath.
+needs_soname() { # needs_soname PROGRAM
+	readelf -d "$1" | grep '(NEEDED)' | grep -q '\[libvkdml\.so\.1\]' ||
+		fail "$1 does not name libvkdml.so.1 as NEEDED: $(readelf -d "$1" | grep NEEDED)"
+}
+check_output() { # check_output WHAT OUTPUT
+	[ "$2" = "$want" ] || fail "$1 printed '$2', want '$want'"
+	echo "install-test: $1: $2"
+}
+
+cd "$work"
+export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root" PKG_CONFIG_LIBDIR="$lib/pkgconfig"
+flags=$(pkg-config --cflags --libs vkdml)
+echo "install-test: pkg-config --cflags --libs vkdml: $flags ($(pkg-config --modversion vkdml))"
+# shellcheck disable=SC2086 # the flags are words
+${CC:-cc} -std=c11 -Wall -Wextra -Werror argmax.c $flags -o argmax-pkgconfig
+needs_soname argmax-pkgconfig
+check_output "pkg-config build" "$(LD_LIBRARY_PATH="$lib" ./argmax-pkgconfig)"
+unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+
+cat >CMakeLists.txt <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(vkdml_install_test C)
+# No installation is newer than release 999: the version file refuses it.
+find_package(vkdml 999 QUIET)
+if(vkdml_FOUND)
+  message(FATAL_ERROR "find_package(vkdml 999) accepted version ${vkdml_VERSION}")
+endif()
+find_package(vkdml REQUIRED)
+message(STATUS "vkdml ${vkdml_VERSION} from ${vkdml_DIR}")
+add_executable(argmax argmax.c)
+set_property(TARGET argmax PROPERTY C_STANDARD 11)
+target_link_libraries(argmax PRIVATE vkdml::vkdml)
+CMAKE
+cmake -S . -B build -DCMAKE_PREFIX_PATH="$root$prefix" >"$tmp/cmake.log" 2>&1 ||
+	{ cat "$tmp/cmake.log" >&2; fail "cmake configure failed"; }
+grep 'vkdml .* from' "$tmp/cmake.log" | sed 's/^-- /install-test: cmake: find_package: /'
+cmake --build build >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; fail "cmake --build failed"; }
+needs_soname build/argmax
+check_output "CMake build" "$(./build/argmax)"
+
+installed=$("$root$prefix/bin/vkdml" version)
+echo "install-test: bin/vkdml version: $installed"
+case $installed in vkdml\ *) ;; *) fail "bin/vkdml version printed '$installed'" ;; esac
+echo "install-test: ok"
