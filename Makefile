@@ -170,8 +170,11 @@ python-test: deps python
 # against the libraries they carry and runs the pytest suite against this
 # machine's wheel installed in a fresh venv, with no go on PATH.
 WHEEL_ARCHS ?= x86_64 aarch64
+# A tagged checkout (vX.Y.Z) versions the wheels X.Y.Z; otherwise they keep
+# pyproject's version.
+WHEEL_VERSION := $(patsubst v%,%,$(shell git describe --tags --exact-match 2>/dev/null))
 wheel:
-	sh scripts/wheel.sh dist $(WHEEL_ARCHS)
+	VKDML_VERSION="$(WHEEL_VERSION)" sh scripts/wheel.sh dist $(WHEEL_ARCHS)
 
 wheel-test: deps wheel
 	sh scripts/wheel-test.sh dist
@@ -194,7 +197,7 @@ install-test: deps
 # own (another kind of artifact is one more name there), then SHA256SUMS
 # covers every file in dist/. dist-binaries: the command and libvkdml for
 # linux/amd64 and linux/arm64, -trimpath and stripped, named by VERSION.
-DIST_PARTS := dist-binaries
+DIST_PARTS := dist-binaries wheel
 DIST_GOFLAGS := -trimpath
 DIST_LDFLAGS := -s -w
 dist: $(DIST_PARTS)

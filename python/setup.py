@@ -26,6 +26,7 @@ from setuptools.dist import Distribution
 HERE = os.path.dirname(os.path.abspath(__file__))
 GO_MINIMUM = (1, 24)
 LIBRARY = "libvkdml.so"
+PACKAGE_VERSION = "0.1.0"  # keep in step with vkdml.__version__
 
 
 def module_root():
@@ -186,5 +187,18 @@ try:
 except ImportError:
     wheel_cmd = {}
 
-setup(distclass=NativeDistribution,
+def version():
+    """$VKDML_VERSION (make wheel sets it from a release tag), else the
+    version an sdist recorded, else the package's own."""
+    if os.environ.get("VKDML_VERSION"):
+        return os.environ["VKDML_VERSION"]
+    pkg_info = os.path.join(HERE, "PKG-INFO")
+    if os.path.exists(pkg_info):
+        m = re.search(r"^Version: (\S+)", open(pkg_info).read(), re.M)
+        if m:
+            return m.group(1)
+    return PACKAGE_VERSION
+
+
+setup(version=version(), distclass=NativeDistribution,
       cmdclass={"build_py": BuildWithLibrary, "sdist": SdistWithGoSources, **wheel_cmd})

@@ -31,4 +31,8 @@ __all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "run"
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
            "DeviceRemovedError", "ForkError",
            "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
-__version__ = "0.1.0"
+try:  # the installed distribution's version (make wheel sets it from a release tag)
+    from importlib.metadata import PackageNotFoundError, version as _version
+    __version__ = _version("vkdml")
+except (ImportError, PackageNotFoundError):  # run from the source tree
+    __version__ = "0.1.0"
