@@ -204,57 +204,47 @@ func (r *poisonRun) bind(desc ops.Desc, cop *dml.CompiledOperator, inputs []*ten
 
 // execute initializes cop and dispatches it in one list, and waits.
 func (r *poisonRun) execute(cop *dml.CompiledOperator, b *runBindings) error {
-	d := r.d
-	init, err := d.CreateOperatorInitializer(cop)
+	init, err := r.d.CreateOperatorInitializer(cop)
 	if err != nil {
 		return err
 	}
-	list, err := d.CreateCommandList()
+	rec, err := r.d.CreateCommandRecorder()
+	if err != nil {
+		return err
+	}
+	bindInit := func(it *dml.BindingTable) error {
+		if b.owned {
+			if err := it.BindInputs(b.initIn); err != nil {
+				return err
+			}
+		}
+		if b.pers != nil {
+			return it.BindOutputs(b.pers)
+		}
+		return nil
+	}
+	bindExec := func(table *dml.BindingTable) error {
+		for _, bind := range []func() error{
+			func() error { return table.BindInputs(b.execIn...) },
+			func() error { return table.BindOutputs(b.execOut...) },
+			func() error { return table.BindTemporaryResource(b.temp) },
+			func() error { return table.BindPersistentResource(b.pers) },
+		} {
+			if err := bind(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	list, err := Record(r.d, rec, Dispatch{Dispatchable: init, Bind: bindInit}, Dispatch{Dispatchable: cop, Bind: bindExec})
 	if err != nil {
 		return err
 	}
 	defer list.Release()
-	rec, err := d.CreateCommandRecorder()
-	if err != nil {
+	if err := list.Execute(); err != nil {
 		return err
 	}
-	it, err := d.CreateBindingTable(init)
-	if err != nil {
-		return err
-	}
-	if b.owned {
-		if err := it.BindInputs(b.initIn); err != nil {
-			return err
-		}
-	}
-	if b.pers != nil {
-		if err := it.BindOutputs(b.pers); err != nil {
-			return err
-		}
-	}
-	if err := rec.RecordDispatch(list, init, it); err != nil {
-		return err
-	}
-	if err := list.ResourceBarrierUAV(); err != nil {
-		return err
-	}
-	table, err := d.CreateBindingTable(cop)
-	if err != nil {
-		return err
-	}
-	for _, step := range []func() error{
-		func() error { return table.BindInputs(b.execIn...) },
-		func() error { return table.BindOutputs(b.execOut...) },
-		func() error { return table.BindTemporaryResource(b.temp) },
-		func() error { return table.BindPersistentResource(b.pers) },
-		func() error { return rec.RecordDispatch(list, cop, table) },
-		list.Close, list.Execute, list.Wait,
-	} {
-		if err := step(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return list.Wait()
 }
 
 // readBack checks that guards and inputs are untouched and reads the
