@@ -3,6 +3,7 @@ package gpu_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -58,11 +59,7 @@ func TestHugeBufferSizes(t *testing.T) {
 func TestRangesNearTheEnd(t *testing.T) {
 	d := testutil.OpenGPU(t, gpu.Options{})
 	const size = 1000
-	b, err := d.NewBuffer(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Free()
+	b := testutil.NewGPUBuffer(t, d, size)
 	type rng struct{ off, n uint64 }
 	ok := []rng{{0, size}, {size, 0}, {size - 4, 4}, {996, 4}, {0, 0}}
 	bad := []rng{{size, 4}, {size - 4, 8}, {size + 4, 0}, {math.MaxUint64 - 3, 4}, {4, math.MaxUint64 - 3},
@@ -87,19 +84,8 @@ func TestRangesNearTheEnd(t *testing.T) {
 	}
 
 	k, params := copyKernel(t, d)
-	other, err := d.NewBuffer(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Free()
-	l, err := d.NewCommandList()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Destroy()
-	if err := l.Begin(); err != nil {
-		t.Fatal(err)
-	}
+	other := testutil.NewGPUBuffer(t, d, size)
+	l := testutil.BeginGPUList(t, d)
 	whole := gpu.Range{Buffer: other, Size: size}
 	for _, r := range bad {
 		in := gpu.Range{Buffer: b, Offset: r.off, Size: r.n}
@@ -158,26 +144,17 @@ func TestUseAfterRelease(t *testing.T) {
 
 	// A buffer freed after recording: the list is refused, not submitted
 	// over memory another buffer may now own.
-	if err := src.Free(); err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Free(); err != nil {
-		t.Fatalf("second Free: %v", err)
-	}
+	releaseTwice(t, "Free", src.Free)
 	reuse, _ := d.NewBuffer(256)
 	defer reuse.Free()
 	if err := l.Submit(); !errors.Is(err, gpu.ErrReleased) {
 		t.Fatalf("Submit of a list using a freed buffer: %v", err)
 	}
-	for name, err := range map[string]error{
+	wantErrors(t, gpu.ErrReleased, "freed buffer %s", map[string]error{
 		"Write": src.Write(0, []byte{1}),
 		"Read":  src.Read(0, []byte{1}),
 		"Fill":  src.Fill(0, 4, 0),
-	} {
-		if !errors.Is(err, gpu.ErrReleased) {
-			t.Errorf("freed buffer %s: %v", name, err)
-		}
-	}
+	})
 	l.Begin()
 	if err := l.Dispatch(k, []gpu.Range{{Buffer: src, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}); !errors.Is(err, gpu.ErrReleased) {
 		t.Errorf("Dispatch with a freed buffer: %v", err)
@@ -200,12 +177,7 @@ func TestUseAfterRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.End()
-	if err := k.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-	if err := k.Destroy(); err != nil {
-		t.Fatalf("second Destroy: %v", err)
-	}
+	releaseTwice(t, "Destroy", k.Destroy)
 	if err := l.Submit(); !errors.Is(err, gpu.ErrReleased) {
 		t.Fatalf("Submit of a list using a destroyed kernel: %v", err)
 	}
@@ -218,12 +190,7 @@ func TestUseAfterRelease(t *testing.T) {
 	}
 
 	// A destroyed list.
-	if err := l.Destroy(); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Destroy(); err != nil {
-		t.Fatalf("second Destroy: %v", err)
-	}
+	releaseTwice(t, "Destroy", l.Destroy)
 	checkListErrors(t, l, reuse, k, gpu.ErrReleased)
 	var nilList *gpu.CommandList
 	checkListErrors(t, nilList, reuse, k, gpu.ErrReleased)
@@ -232,12 +199,24 @@ func TestUseAfterRelease(t *testing.T) {
 	}
 }
 
+// releaseTwice calls release (Free or Destroy, named what) twice: the
+// second call, on a released object, must be as harmless as the first.
+func releaseTwice(t *testing.T, what string, release func() error) {
+	t.Helper()
+	if err := release(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if err := release(); err != nil {
+		t.Fatalf("second %s: %v", what, err)
+	}
+}
+
 // checkListErrors calls every method of l and wants each to fail with want.
 func checkListErrors(t *testing.T, l *gpu.CommandList, b *gpu.Buffer, k *gpu.Kernel, want error) {
 	t.Helper()
 	_, tsErr := l.Timestamp()
 	_, tssErr := l.Timestamps()
-	for name, err := range map[string]error{
+	wantErrors(t, want, "%s", map[string]error{
 		"Begin":      l.Begin(),
 		"Dispatch":   l.Dispatch(k, []gpu.Range{{Buffer: b, Size: 4}, {Buffer: b, Size: 4}}, nil, [3]uint32{1, 1, 1}),
 		"Barrier":    l.Barrier(),
@@ -249,13 +228,20 @@ func checkListErrors(t *testing.T, l *gpu.CommandList, b *gpu.Buffer, k *gpu.Ker
 		"Submit":     l.Submit(),
 		"Wait":       l.Wait(),
 		"Run":        l.Run(),
-	} {
-		if !errors.Is(err, want) {
-			t.Errorf("%s: want %v, got %v", name, want, err)
-		}
-	}
+	})
 	if err := l.Destroy(); err != nil {
 		t.Errorf("Destroy: %v", err)
+	}
+}
+
+// wantErrors fails t for every call in errs, by name, whose error is not
+// want (nil: no error); format says what was called with the name.
+func wantErrors(t *testing.T, want error, format string, errs map[string]error) {
+	t.Helper()
+	for name, err := range errs {
+		if !errors.Is(err, want) {
+			t.Errorf("%s: want %v, got %v", fmt.Sprintf(format, name), want, err)
+		}
 	}
 }
 
@@ -282,16 +268,12 @@ func TestUseAfterClose(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	for name, err := range map[string]error{
+	wantErrors(t, gpu.ErrDeviceClosed, "%s after Close", map[string]error{
 		"Write":    b.Write(0, []byte{1}),
 		"Read":     b.Read(0, []byte{1}),
 		"Fill":     b2.Fill(0, 4, 0),
 		"WaitIdle": d.WaitIdle(),
-	} {
-		if !errors.Is(err, gpu.ErrDeviceClosed) {
-			t.Errorf("%s after Close: %v", name, err)
-		}
-	}
+	})
 	if _, err := d.NewBuffer(4); !errors.Is(err, gpu.ErrDeviceClosed) {
 		t.Errorf("NewBuffer after Close: %v", err)
 	}
@@ -302,11 +284,7 @@ func TestUseAfterClose(t *testing.T) {
 		t.Errorf("NewKernel after Close: %v", err)
 	}
 	checkListErrors(t, l, b, k, gpu.ErrDeviceClosed)
-	for name, err := range map[string]error{"Buffer.Free": b.Free(), "Kernel.Destroy": k.Destroy(), "CommandList.Destroy": l.Destroy()} {
-		if err != nil {
-			t.Errorf("%s after Close: %v", name, err)
-		}
-	}
+	wantErrors(t, nil, "%s after Close", map[string]error{"Buffer.Free": b.Free(), "Kernel.Destroy": k.Destroy(), "CommandList.Destroy": l.Destroy()})
 	if n := d.Allocated(); n != 0 {
 		t.Errorf("%d bytes allocated after Close", n)
 	}
@@ -520,14 +498,10 @@ func TestZeroValues(t *testing.T) {
 	}
 	var b gpu.Buffer
 	var nilBuffer *gpu.Buffer
-	for name, err := range map[string]error{
+	wantErrors(t, gpu.ErrReleased, "%s on a zero Buffer", map[string]error{
 		"Write": b.Write(0, []byte{1}), "Read": b.Read(0, make([]byte, 1)), "Fill": b.Fill(0, 4, 0),
 		"nil Write": nilBuffer.Write(0, nil), "nil Read": nilBuffer.Read(0, nil), "nil Fill": nilBuffer.Fill(0, 0, 0),
-	} {
-		if !errors.Is(err, gpu.ErrReleased) {
-			t.Errorf("%s on a zero Buffer: %v", name, err)
-		}
-	}
+	})
 	if b.Free() != nil || nilBuffer.Free() != nil || b.Size() != 0 || nilBuffer.Size() != 0 {
 		t.Error("Free or Size of a zero Buffer")
 	}

@@ -34,16 +34,8 @@ func TestSegmentedBuffer(t *testing.T) {
 
 func testSegmented(t *testing.T, d *gpu.Device, rng *rand.Rand) {
 	const size = 5*segAlloc + 12 // six allocations, the last one small
-	a, err := d.NewBuffer(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Free()
-	b, err := d.NewBuffer(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Free()
+	a := testutil.NewGPUBuffer(t, d, size)
+	b := testutil.NewGPUBuffer(t, d, size)
 	if n := d.Allocated(); n < 2*size {
 		t.Fatalf("%d bytes allocated for two buffers of %d", n, size)
 	}
@@ -99,14 +91,7 @@ func testSegmented(t *testing.T, d *gpu.Device, rng *rand.Rand) {
 		{16, 2 * segAlloc, segAlloc / 4},           // a whole allocation's worth into another
 		{3*segAlloc + 4, 2*segAlloc - 8000, 10000}, // source from a's other allocations
 	}
-	l, err := d.NewCommandList()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Destroy()
-	if err := l.Begin(); err != nil {
-		t.Fatal(err)
-	}
+	l := testutil.BeginGPUList(t, d)
 	for _, c := range cases {
 		in := gpu.Range{Buffer: a, Offset: c.src, Size: 4 * c.words}
 		out := gpu.Range{Buffer: b, Offset: c.dst, Size: 4 * c.words}
