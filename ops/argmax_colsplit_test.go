@@ -3,7 +3,6 @@
 package ops_test
 
 import (
-	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
@@ -64,22 +63,9 @@ func argColSplitCase(rng *rand.Rand, dt tensor.DataType, pattern string, vecCol 
 			next = next*sizes[d] + uint32(rng.Intn(3))*[]uint32{1, 4}[rng.Intn(2)]
 		}
 	}
-	in := &tensor.Tensor{Desc: tensor.NewDesc(dt, sizes)}
-	if strides != nil {
-		in.Desc = tensor.NewStridedDesc(dt, sizes, strides)
-	}
-	in.Data = make([]byte, in.Desc.TotalTensorSizeInBytes)
+	in := argInput(dt, sizes, strides)
 	argColSplitFill(rng, in, axes, pattern)
-	kind := argKinds[rng.Intn(len(argKinds))]
-	dir := ops.AxisDirection(rng.Intn(2))
-	ot := []tensor.DataType{tensor.UInt32, tensor.Int32, tensor.UInt64, tensor.Int64}[rng.Intn(4)]
-	os := argOutSizes(sizes, axes)
-	out := tensor.NewStridedDesc(ot, os, argLayout(rng, os, []string{"packed", "padded"}[rng.Intn(2)]))
-	if out.Strides == nil {
-		out = tensor.NewDesc(ot, os)
-	}
-	what := fmt.Sprintf("%s %s %v sizes %v strides %v axes %v dir %d values %s -> %v", layout, kind, dt, sizes, strides, axes, dir, pattern, ot)
-	return argCase{desc: argDesc(kind, in.Desc, out, axes, dir), in: in, what: what}
+	return argDrawCase(rng, layout+" ", in, axes, pattern, "packed", "padded")
 }
 
 // argColSplitFill sets every logical element of t from pattern and its

@@ -75,24 +75,10 @@ func argVecCase(rng *rand.Rand, layout string, maxElems int) argCase {
 			axes = []uint32{1}
 		}
 	}
-	in := &tensor.Tensor{Desc: tensor.NewStridedDesc(dt, sizes, strides)}
-	if strides == nil {
-		in.Desc = tensor.NewDesc(dt, sizes)
-	}
-	in.Data = make([]byte, in.Desc.TotalTensorSizeInBytes)
+	in := argInput(dt, sizes, strides)
 	vm := argValueModes[rng.Intn(len(argValueModes))]
 	argFill(rng, in, vm)
-	kind := argKinds[rng.Intn(len(argKinds))]
-	dir := ops.AxisDirection(rng.Intn(2))
-	ot := []tensor.DataType{tensor.UInt32, tensor.Int32, tensor.UInt64, tensor.Int64}[rng.Intn(4)]
-	os := argOutSizes(sizes, axes)
-	outLay := []string{"packed", "padded", "permuted"}[rng.Intn(3)]
-	out := tensor.NewStridedDesc(ot, os, argLayout(rng, os, outLay))
-	if out.Strides == nil {
-		out = tensor.NewDesc(ot, os)
-	}
-	what := fmt.Sprintf("%s %s %v sizes %v strides %v axes %v dir %d values %s -> %v strides %v", layout, kind, dt, sizes, strides, axes, dir, vm, ot, out.Strides)
-	return argCase{desc: argDesc(kind, in.Desc, out, axes, dir), in: in, what: what}
+	return argDrawCase(rng, layout+" ", in, axes, vm, "packed", "padded", "permuted")
 }
 
 // argVecPlan returns the strategy the planner reports for c with kernel.
@@ -112,10 +98,7 @@ func argVecPlan(t *testing.T, d *dml.Device, desc ops.Desc, kernel string) strin
 func TestArgVec(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	n := 80
-	if testing.Short() {
-		n = 30
-	}
+	n := testutil.CaseCount(80, 30)
 	used, variants := map[string]int{}, map[string]int{}
 	covered := func() bool { return used["vec-row"] >= n/5 && used["vec-col"] >= n/8 }
 	drawCases(n, covered, func(i int) {
@@ -194,47 +177,9 @@ func TestArgVecAdversarial(t *testing.T) {
 				} else if rng.Intn(2) == 0 {
 					strides = []uint32{n + uint32(1+rng.Intn(3)), 1} // unaligned row starts
 				}
-				in := &tensor.Tensor{Desc: tensor.NewDesc(dt, sizes)}
-				if strides != nil {
-					in.Desc = tensor.NewStridedDesc(dt, sizes, strides)
-				}
-				in.Data = make([]byte, in.Desc.TotalTensorSizeInBytes)
+				in := argInput(dt, sizes, strides)
 				argFill(rng, in, "ties")
-				tensor.ForEachIndex(sizes, func(c []uint32) {
-					j := c[axes[0]]
-					switch pattern {
-					case 0:
-						if j == 0 {
-							in.SetBits(c, argSpecial(rng, dt))
-							if dt.IsFloat() {
-								in.SetBits(c, argNanBits(dt))
-							}
-						}
-					case 1:
-						if dt.IsFloat() {
-							in.SetBits(c, argNanBits(dt))
-						} else {
-							in.SetFloat64(c, 1)
-						}
-					case 2:
-						if dt.IsFloat() && rng.Intn(50) != 0 {
-							in.SetBits(c, argNanBits(dt))
-						}
-					case 3:
-						if dt.IsFloat() {
-							in.SetBits(c, uint64(rng.Intn(2))<<31)
-						} else {
-							in.SetFloat64(c, 0)
-						}
-					case 4:
-						in.SetBits(c, argSpecial(rng, dt))
-					case 5:
-						in.SetFloat64(c, 1)
-						if j == n-1 {
-							in.SetFloat64(c, 2)
-						}
-					}
-				})
+				tensor.ForEachIndex(sizes, func(c []uint32) { argAdversarial(rng, in, c, c[axes[0]], n, pattern, true) })
 				for _, kind := range []string{"argmax", "argmin"} {
 					for dir := ops.AxisDirection(0); dir < 2; dir++ {
 						desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, out), axes, dir)
@@ -261,8 +206,7 @@ func TestArgVecFallbacks(t *testing.T) {
 				dis = gpu.Features{ShaderInt64: true}
 			}
 			if name == "all" {
-				dis = gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
-					ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}
+				dis = argAllFallbacks
 			}
 			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: dis})
 			rng := testutil.Rand(t)
@@ -282,10 +226,7 @@ type asGPU struct {
 }
 
 func (g *asGPU) Plan(ctx *ops.Context) (*ops.Plan, error) {
-	c := *ctx
-	c.DeviceType = gpu.DeviceTypeDiscreteGPU
-	c.Kernel = g.kernel
-	return g.Desc.Plan(&c)
+	return (&testutil.ForcedPlan{Desc: g.Desc, Kernel: g.kernel, DeviceType: gpu.DeviceTypeDiscreteGPU}).Plan(ctx)
 }
 
 // TestArgVecGPUShapes runs the vectorised kernels with the planner's GPU

@@ -104,7 +104,7 @@ func TestArgSeedExamples(t *testing.T) {
 	}
 }
 
-// argRunArgKernel is argRunArg with a argForced strategy ("" = the planner's).
+// argRunArgKernel is argRunArg with a forced strategy ("" = the planner's).
 func argRunArgKernel(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor, strat string, rng *rand.Rand) []uint64 {
 	t.Helper()
 	if strat == "" {
@@ -117,21 +117,7 @@ func argRunArgKernel(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tens
 	if op.Strategy() != strat {
 		t.Fatalf("forced %q, plan says %q", strat, op.Strategy())
 	}
-	w := &argForced{Desc: desc, kernel: strat}
-	return argRunArg(t, d, w, in, rng)
-}
-
-// argForced wraps a desc so that CheckOperator's CreateOperator plans it with
-// a argForced kernel strategy.
-type argForced struct {
-	ops.Desc
-	kernel string
-}
-
-func (f *argForced) Plan(ctx *ops.Context) (*ops.Plan, error) {
-	c := *ctx
-	c.Kernel = f.kernel
-	return f.Desc.Plan(&c)
+	return argRunArg(t, d, &testutil.ForcedPlan{Desc: desc, Kernel: strat}, in, rng)
 }
 
 // TestArgReferenceRules pins the CPU oracle to semantics.md by hand-worked
@@ -335,24 +321,33 @@ func argRandomCase(rng *rand.Rand, maxElems int) argCase {
 	if len(axes) == 0 && rng.Intn(2) == 0 {
 		axes = []uint32{uint32(rng.Intn(rank))}
 	}
-	kind := argKinds[rng.Intn(len(argKinds))]
-	dir := ops.AxisDirection(rng.Intn(2))
 	lay := argLayoutModes[rng.Intn(len(argLayoutModes))]
-	in := &tensor.Tensor{Desc: tensor.NewStridedDesc(dt, sizes, argLayout(rng, sizes, lay))}
-	if in.Desc.Strides == nil {
-		in.Desc = tensor.NewDesc(dt, sizes)
-	}
-	in.Data = make([]byte, in.Desc.TotalTensorSizeInBytes)
+	in := argInput(dt, sizes, argLayout(rng, sizes, lay))
 	vm := argValueModes[rng.Intn(len(argValueModes))]
 	argFill(rng, in, vm)
-	ot := []tensor.DataType{tensor.UInt32, tensor.Int32, tensor.UInt64, tensor.Int64}[rng.Intn(4)]
-	os := argOutSizes(sizes, axes)
-	outLay := []string{"packed", "padded", "permuted"}[rng.Intn(3)]
-	out := tensor.NewStridedDesc(ot, os, argLayout(rng, os, outLay))
-	if out.Strides == nil {
-		out = tensor.NewDesc(ot, os)
-	}
-	what := fmt.Sprintf("%s %v sizes %v strides %v axes %v dir %d values %s -> %v strides %v", kind, dt, sizes, in.Desc.Strides, axes, dir, vm, ot, out.Strides)
+	return argDrawCase(rng, "", in, axes, vm, "packed", "padded", "permuted")
+}
+
+// argInput is an input tensor of dt and sizes with strides (nil: packed),
+// its bytes zero.
+func argInput(dt tensor.DataType, sizes, strides []uint32) *tensor.Tensor {
+	desc := tensor.NewStridedDesc(dt, sizes, strides)
+	return &tensor.Tensor{Desc: desc, Data: make([]byte, desc.TotalTensorSizeInBytes)}
+}
+
+var argIndexTypes = []tensor.DataType{tensor.UInt32, tensor.Int32, tensor.UInt64, tensor.Int64}
+
+// argDrawCase completes a random case reducing in (filled with values)
+// over axes: it draws the operator kind, the direction, the index type and
+// one of outLayouts, and describes the case, after label, by all of them.
+func argDrawCase(rng *rand.Rand, label string, in *tensor.Tensor, axes []uint32, values string, outLayouts ...string) argCase {
+	kind := argKinds[rng.Intn(len(argKinds))]
+	dir := ops.AxisDirection(rng.Intn(2))
+	ot := argIndexTypes[rng.Intn(len(argIndexTypes))]
+	os := argOutSizes(in.Desc.Sizes, axes)
+	out := tensor.NewStridedDesc(ot, os, argLayout(rng, os, outLayouts[rng.Intn(len(outLayouts))]))
+	what := fmt.Sprintf("%s%s %v sizes %v strides %v axes %v dir %d values %s -> %v strides %v",
+		label, kind, in.Desc.DataType, in.Desc.Sizes, in.Desc.Strides, axes, dir, values, ot, out.Strides)
 	return argCase{desc: argDesc(kind, in.Desc, out, axes, dir), in: in, what: what}
 }
 
@@ -373,7 +368,7 @@ func argCheckCase(t *testing.T, d *dml.Device, c argCase, strat string, rng *ran
 	t.Helper()
 	desc := c.desc
 	if strat != "" {
-		desc = &argForced{Desc: desc, kernel: strat}
+		desc = &testutil.ForcedPlan{Desc: desc, Kernel: strat}
 	}
 	res, err := testutil.RunPoisoned(d, desc, []*tensor.Tensor{c.in}, rng)
 	if err != nil {
@@ -387,14 +382,11 @@ func argCheckCase(t *testing.T, d *dml.Device, c argCase, strat string, rng *ran
 // TestArgRandom: random types, ranks 1-8, axis subsets (duplicates,
 // unordered, none), both directions, all index types, every input argLayout
 // and strided outputs, heavy ties and adversarial values; on the chosen
-// strategy and on each argForced one.
+// strategy and on each forced one.
 func TestArgRandom(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	n := 100
-	if testing.Short() {
-		n = 30
-	}
+	n := testutil.CaseCount(100, 30)
 	strats := append([]string{""}, ops.ArgStrategies...)
 	for i := 0; i < n; i++ {
 		maxElems := 512
@@ -419,40 +411,7 @@ func TestArgAdversarialRows(t *testing.T) {
 			rows := uint32(3)
 			in := tensor.New(dt, rows, uint32(n))
 			argFill(rng, in, "ties")
-			for r := uint32(0); r < rows; r++ {
-				for j := 0; j < n; j++ {
-					c := []uint32{r, uint32(j)}
-					switch pattern {
-					case 0: // NaN first (floats), else the type's min/max first
-						if j == 0 {
-							in.SetBits(c, argSpecial(rng, dt))
-						}
-					case 1: // all NaN / all equal
-						if dt.IsFloat() {
-							in.SetBits(c, argNanBits(dt))
-						} else {
-							in.SetFloat64(c, 1)
-						}
-					case 2: // NaN everywhere but a few positions
-						if dt.IsFloat() && rng.Intn(50) != 0 {
-							in.SetBits(c, argNanBits(dt))
-						}
-					case 3: // ±0 everywhere
-						if dt.IsFloat() {
-							in.SetBits(c, uint64(rng.Intn(2))<<(8*dt.Size()-1))
-						} else {
-							in.SetFloat64(c, 0)
-						}
-					case 4: // specials
-						in.SetBits(c, argSpecial(rng, dt))
-					case 5: // extreme at the last position only
-						in.SetFloat64(c, 1)
-						if j == n-1 {
-							in.SetFloat64(c, 2)
-						}
-					}
-				}
-			}
+			tensor.ForEachIndex(in.Desc.Sizes, func(c []uint32) { argAdversarial(rng, in, c, c[1], uint32(n), pattern, false) })
 			for _, kind := range []string{"argmax", "argmin"} {
 				for dir := ops.AxisDirection(0); dir < 2; dir++ {
 					desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{rows, 1}), []uint32{1}, dir)
@@ -464,6 +423,46 @@ func TestArgAdversarialRows(t *testing.T) {
 	}
 }
 
+// argAdversarial sets element c of t, at position j of its block of n, for
+// one of the adversarial patterns: 0 a special value first (with nanFirst,
+// NaN for floats), 1 all NaN or all equal, 2 NaN everywhere but a few
+// positions, 3 ±0 only, 4 specials, 5 the extreme at the last position.
+func argAdversarial(rng *rand.Rand, t *tensor.Tensor, c []uint32, j, n uint32, pattern int, nanFirst bool) {
+	dt := t.Desc.DataType
+	switch pattern {
+	case 0:
+		if j == 0 {
+			t.SetBits(c, argSpecial(rng, dt))
+			if nanFirst && dt.IsFloat() {
+				t.SetBits(c, argNanBits(dt))
+			}
+		}
+	case 1:
+		if dt.IsFloat() {
+			t.SetBits(c, argNanBits(dt))
+		} else {
+			t.SetFloat64(c, 1)
+		}
+	case 2:
+		if dt.IsFloat() && rng.Intn(50) != 0 {
+			t.SetBits(c, argNanBits(dt))
+		}
+	case 3:
+		if dt.IsFloat() {
+			t.SetBits(c, uint64(rng.Intn(2))<<(8*dt.Size()-1))
+		} else {
+			t.SetFloat64(c, 0)
+		}
+	case 4:
+		t.SetBits(c, argSpecial(rng, dt))
+	case 5:
+		t.SetFloat64(c, 1)
+		if j == n-1 {
+			t.SetFloat64(c, 2)
+		}
+	}
+}
+
 func argNanBits(dt tensor.DataType) uint64 {
 	if dt == tensor.Float16 {
 		return 0x7e00
@@ -471,29 +470,28 @@ func argNanBits(dt tensor.DataType) uint64 {
 	return 0x7fc00000
 }
 
+// argAllFallbacks disables every optional feature the argmax kernels use.
+var argAllFallbacks = gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
+	ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}
+
 // TestArgFallbacks forces each fallback (no 8/16-bit storage, no
 // shaderInt64, no subgroup arithmetic, no 16/8-bit types, no float16) alone
 // and all together, and runs random cases on every strategy.
 func TestArgFallbacks(t *testing.T) {
-	all := gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
-		ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}
 	configs := map[string]gpu.Features{
 		"no8bit":     {StorageBuffer8Bit: true},
 		"no16bit":    {StorageBuffer16Bit: true},
 		"noInt64":    {ShaderInt64: true},
 		"noSubgroup": {SubgroupArithmetic: true},
 		"noFloat16":  {ShaderFloat16: true, ShaderInt16: true, ShaderInt8: true, SubgroupExtendedTypes: true},
-		"all":        all,
+		"all":        argAllFallbacks,
 	}
 	names := []string{"no8bit", "no16bit", "noInt64", "noSubgroup", "noFloat16", "all"}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: configs[name]})
 			rng := testutil.Rand(t)
-			n := 14
-			if testing.Short() {
-				n = 6
-			}
+			n := testutil.CaseCount(14, 6)
 			for i := 0; i < n; i++ {
 				c := argRandomCase(rng, 1500)
 				argCheckCase(t, d, c, ops.ArgStrategies[i%3], rng)

@@ -83,11 +83,7 @@ func argVecWidthCase(rng *rand.Rand, dt tensor.DataType, layout, pattern string)
 			sizes, strides, axes = []uint32{uint32(2 + rng.Intn(2)), red, w}, []uint32{row, rs, 1}, []uint32{1}
 		}
 	}
-	in := &tensor.Tensor{Desc: tensor.NewDesc(dt, sizes)}
-	if strides != nil {
-		in.Desc = tensor.NewStridedDesc(dt, sizes, strides)
-	}
-	in.Data = make([]byte, in.Desc.TotalTensorSizeInBytes)
+	in := argInput(dt, sizes, strides)
 	if pattern == "chunk-ties" {
 		argFill(rng, in, "ties")
 		tensor.ForEachIndex(sizes, func(c []uint32) {
@@ -98,16 +94,7 @@ func argVecWidthCase(rng *rand.Rand, dt tensor.DataType, layout, pattern string)
 	} else {
 		argColSplitFill(rng, in, axes, pattern)
 	}
-	kind := argKinds[rng.Intn(len(argKinds))]
-	dir := ops.AxisDirection(rng.Intn(2))
-	ot := []tensor.DataType{tensor.UInt32, tensor.Int32, tensor.UInt64, tensor.Int64}[rng.Intn(4)]
-	os := argOutSizes(sizes, axes)
-	out := tensor.NewStridedDesc(ot, os, argLayout(rng, os, []string{"packed", "padded", "permuted"}[rng.Intn(3)]))
-	if out.Strides == nil {
-		out = tensor.NewDesc(ot, os)
-	}
-	what := fmt.Sprintf("%s %s %v sizes %v strides %v axes %v dir %d values %s -> %v strides %v", layout, kind, dt, sizes, strides, axes, dir, pattern, ot, out.Strides)
-	return argCase{desc: argDesc(kind, in.Desc, out, axes, dir), in: in, what: what}
+	return argDrawCase(rng, layout+" ", in, axes, pattern, "packed", "padded", "permuted")
 }
 
 // TestArgVecWidths runs the vectorised ARGMAX/ARGMIN kernels (vec-row,
@@ -125,8 +112,7 @@ func TestArgVecWidths(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			opts := dml.DeviceOptions{}
 			if name == "words" {
-				opts.Disable = gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
-					ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}
+				opts.Disable = argAllFallbacks
 			}
 			argVecWidthsRun(t, testutil.OpenDML(t, opts))
 		})
