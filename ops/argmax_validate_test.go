@@ -21,15 +21,7 @@ import (
 func TestArgValidation(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	for _, c := range argRejectCases() {
-		var err error
-		if c.level == 0 {
-			_, err = d.CreateOperator(c.desc)
-		} else {
-			ctx := argContext(d)
-			ctx.FeatureLevel = c.level
-			err = c.desc.Validate(ctx)
-		}
-		checkRefusal(t, c, err)
+		t.Run(c.name, func(t *testing.T) { checkRefusal(t, c, argValidateOn(d, c)) })
 	}
 
 	// Forcing an unknown strategy.
@@ -39,18 +31,25 @@ func TestArgValidation(t *testing.T) {
 	}
 
 	for _, c := range argAcceptCases() {
-		var err error
-		if c.level == 0 {
-			_, err = d.CreateOperator(c.desc)
-		} else {
-			ctx := argContext(d)
-			ctx.FeatureLevel = c.level
-			err = c.desc.Validate(ctx)
-		}
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if err := argValidateOn(d, c); err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+		})
 	}
+}
+
+// argValidateOn creates c's operator on d or, for a case of a lower
+// feature level than the device's, validates it against d's context at
+// that level.
+func argValidateOn(d *dml.Device, c argRule) error {
+	if c.level == 0 {
+		_, err := d.CreateOperator(c.desc)
+		return err
+	}
+	ctx := argContext(d)
+	ctx.FeatureLevel = c.level
+	return c.desc.Validate(ctx)
 }
 
 // TestArgNoAxes: AxisCount = 0 with equal sizes is accepted and every
