@@ -4,6 +4,8 @@ package ops_test
 
 import (
 	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
@@ -37,7 +39,7 @@ func TestIdentityRandom(t *testing.T) {
 				for rank := 1; rank <= 8; rank++ {
 					sizes := testutil.RandomSizes(rng, rank, 5, 2000)
 					l := testutil.Layouts[rng.Intn(len(testutil.Layouts))]
-					in := testutil.NewTensor(rng, dt, sizes, l, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
+					in := identityInput(rng, dt, sizes, l)
 					out := tensor.NewDesc(dt, sizes)
 					if rng.Intn(2) == 0 {
 						out = tensor.NewStridedDesc(dt, sizes, testutil.Strides(rng, sizes, testutil.Padded))
@@ -75,7 +77,7 @@ func TestIdentityValidation(t *testing.T) {
 			if hresult.Code(err) != hresult.E_INVALIDARG {
 				t.Fatalf("want E_INVALIDARG, got %v", err)
 			}
-			if !contains(err.Error(), c.field) {
+			if !strings.Contains(err.Error(), c.field) {
 				t.Fatalf("error %q does not name %q", err, c.field)
 			}
 			t.Log(err)
@@ -83,13 +85,10 @@ func TestIdentityValidation(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
+// identityInput is a tensor of sizes in layout l with random bits in every
+// element.
+func identityInput(rng *rand.Rand, dt tensor.DataType, sizes []uint32, l testutil.Layout) *tensor.Tensor {
+	return testutil.NewTensor(rng, dt, sizes, l, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
 }
 
 // TestIdentityVec4 covers the packed 16-byte copy, and checks it is the
@@ -99,7 +98,7 @@ func TestIdentityVec4(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	for _, dt := range tensor.AllTypes {
 		sizes := []uint32{3, uint32(16 * (1 + rng.Intn(40)))}
-		in := testutil.NewTensor(rng, dt, sizes, testutil.Packed, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
+		in := identityInput(rng, dt, sizes, testutil.Packed)
 		res := testutil.CheckOperator(t, d, &ops.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(dt, sizes)}, []*tensor.Tensor{in}, rng)
 		if res.Strategy != "vec4" {
 			t.Fatalf("%v %v: strategy %q", dt, sizes, res.Strategy)
@@ -120,7 +119,7 @@ func TestIdentityWindowed(t *testing.T) {
 		for _, dt := range []tensor.DataType{tensor.Float32, tensor.UInt8, tensor.Int64} {
 			n := vecs * 16 / uint32(dt.Size())
 			sizes := []uint32{n}
-			in := testutil.NewTensor(rng, dt, sizes, testutil.Packed, func([]uint32) uint64 { return testutil.RandomBits(rng, dt) })
+			in := identityInput(rng, dt, sizes, testutil.Packed)
 			desc := &ops.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(dt, sizes)}
 			t.Run(fmt.Sprintf("%v/%d", dt, n), func(t *testing.T) {
 				ctx := &ops.Context{FeatureLevel: ops.FeatureLevel6_4, Features: d.GPU().Features, Limits: d.GPU().Limits, BindingWindowCap: window}
