@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -19,13 +18,7 @@ import (
 // benchDevice opens the device without the validation layer (whose
 // per-submit checks would be timed too), skipping when there is none.
 func benchDevice(b *testing.B) *dml.Device {
-	d, err := dml.CreateDevice(dml.DeviceOptions{PipelineCacheDir: "off"})
-	if errors.Is(err, gpu.ErrNoLoader) || errors.Is(err, gpu.ErrNoDevice) {
-		testutil.NoDevice(b, err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := testutil.CreateDML(b, dml.DeviceOptions{})
 	b.Cleanup(func() { d.Close() })
 	return d
 }
@@ -97,39 +90,22 @@ func BenchmarkMaxPoolSweep(b *testing.B) {
 func BenchmarkSubmit(b *testing.B) {
 	d := benchDevice(b)
 	desc := &ops.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{3, 3}), Output: tensor.NewDesc(tensor.UInt32, []uint32{3, 1}), Axes: []uint32{1}}
-	op, err := d.CreateOperator(desc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cop := testutil.CompileInitialized(b, d, desc, "")
 	defer cop.Release()
-	init, err := d.CreateOperatorInitializer(cop)
-	if err != nil {
-		b.Fatal(err)
-	}
 	in, _ := d.CreateBuffer(64)
 	out, _ := d.CreateBuffer(64)
 	defer in.Release()
 	defer out.Release()
-	rec, _ := d.CreateCommandRecorder()
-	list, _ := d.CreateCommandList()
-	defer list.Release()
-	it, _ := d.CreateBindingTable(init)
-	table, _ := d.CreateBindingTable(cop)
-	// The initializer runs once on its own; the list then holds only the
+	// The initializer has run on its own; the list holds only the
 	// operator's dispatch, as an application re-submitting it would.
-	for _, e := range []error{
-		rec.RecordDispatch(list, init, it), list.Close(), list.Execute(), list.Wait(), list.Reset(),
-		table.BindInputs(dml.WholeBuffer(in)), table.BindOutputs(dml.WholeBuffer(out)),
-		rec.RecordDispatch(list, cop, table), list.Close(),
-	} {
-		if e != nil {
-			b.Fatal(e)
-		}
+	rec, _ := d.CreateCommandRecorder()
+	list, err := testutil.Record(d, rec, testutil.Dispatch{Dispatchable: cop, Bind: func(table *dml.BindingTable) error {
+		return errors.Join(table.BindInputs(dml.WholeBuffer(in)), table.BindOutputs(dml.WholeBuffer(out)))
+	}})
+	if err != nil {
+		b.Fatal(err)
 	}
+	defer list.Release()
 	empty, _ := d.CreateCommandList()
 	defer empty.Release()
 	if err := empty.Close(); err != nil {
