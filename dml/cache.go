@@ -44,12 +44,11 @@ func newComputeCache(size int) *computeCache {
 }
 
 // cacheKey identifies desc by its type and every exported field. Only the
-// descs defined in package ops qualify: a caller's own desc type may keep
-// state in unexported fields that the key would miss.
+// desc types in ops' registry qualify: a caller's own desc type may keep
+// state in unexported fields that the key would miss, and the registry's
+// test holds every registered type to exported fields that survive JSON.
 func cacheKey(desc ops.Desc) (string, bool) {
-	switch desc.(type) {
-	case *ops.ArgMax, *ops.ArgMin, *ops.Reduce, *ops.MaxPooling, *ops.MaxPooling1, *ops.MaxPooling2, *ops.ElementWiseIdentity:
-	default:
+	if _, ok := ops.OperatorOf(desc); !ok {
 		return "", false
 	}
 	b, err := json.Marshal(desc)

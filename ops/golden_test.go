@@ -75,19 +75,8 @@ func goldenContexts() map[string]*ops.Context {
 }
 
 func newDesc(op string) (ops.Desc, error) {
-	switch op {
-	case "ARGMAX":
-		return &ops.ArgMax{}, nil
-	case "ARGMIN":
-		return &ops.ArgMin{}, nil
-	case "REDUCE":
-		return &ops.Reduce{}, nil
-	case "MAX_POOLING":
-		return &ops.MaxPooling{}, nil
-	case "MAX_POOLING1":
-		return &ops.MaxPooling1{}, nil
-	case "MAX_POOLING2":
-		return &ops.MaxPooling2{}, nil
+	if o, ok := ops.LookupOperator(op); ok {
+		return o.New(), nil
 	}
 	return nil, fmt.Errorf("unknown operator %q", op)
 }

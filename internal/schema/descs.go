@@ -1,0 +1,73 @@
+package schema
+
+// Fields every desc has, and those the reductions and max pooling share.
+var (
+	input         = Field{Name: "InputTensor", Kind: InputTensor, Type: TensorDesc}
+	output        = Field{Name: "OutputTensor", Kind: OutputTensor, Type: TensorDesc}
+	outputIndices = Field{Name: "OutputIndicesTensor", Kind: OutputTensor, Type: TensorDesc, Optional: true}
+	axisCount     = Field{Name: "AxisCount", Kind: Attribute, Type: UInt}
+	axes          = Field{Name: "Axes", Kind: Attribute, Type: UIntArray, Count: "AxisCount"}
+	dimCount      = Field{Name: "DimensionCount", Kind: Attribute, Type: UInt}
+)
+
+// window is an array of max pooling's, DimensionCount long.
+func window(name string) Field {
+	return Field{Name: name, Kind: Attribute, Type: UIntArray, Count: "DimensionCount"}
+}
+
+// argFields are DML_ARGMAX_OPERATOR_DESC's and DML_ARGMIN_OPERATOR_DESC's.
+var argFields = []Field{input, output, axisCount, axes,
+	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection}}
+
+// Descs lists every operator desc vkdml defines. A new operator starts
+// here (its fields) and in ops' registry (its constructor, strategies and
+// fuzz kind); then go run ./internal/schema/gen writes its C, Python and
+// COM structs. C.Type values are part of libvkdml's ABI: never reuse one.
+var Descs = []Desc{
+	{
+		Type: "ARGMAX", DMLType: 138, Go: "ArgMax", Fields: argFields,
+		C: &CDesc{Struct: "vkdml_argmax_desc", Type: 1, Doc: `DML_ARGMAX_OPERATOR_DESC / DML_ARGMIN_OPERATOR_DESC. The output keeps the
+input's rank with every axis in ` + "`axes`" + ` of size 1; its type is UINT32,
+INT32, UINT64 or INT64. Indices count from the start of each reduced
+block, in row-major order over the reduced axes.`},
+	},
+	{
+		Type: "ARGMIN", DMLType: 137, Go: "ArgMin", Fields: argFields,
+		C: &CDesc{Struct: "vkdml_argmin_desc", Type: 2, SameAs: "ARGMAX"},
+	},
+	{
+		Type: "REDUCE", DMLType: 55, Go: "Reduce",
+		Fields: []Field{
+			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction},
+			input, output, axisCount, axes,
+		},
+		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC with function ARGMAX or ARGMIN.`},
+	},
+	{
+		Type: "MAX_POOLING", DMLType: 58, Go: "MaxPooling",
+		Fields: []Field{input, output, dimCount,
+			window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding")},
+		C: &CDesc{Struct: "vkdml_max_pooling_desc", Type: 4, Doc: `DML_MAX_POOLING_OPERATOR_DESC. Every array has dimension_count
+(= the input's rank - 2) entries.`},
+	},
+	{
+		Type: "MAX_POOLING1", DMLType: 91, Go: "MaxPooling1",
+		Fields: []Field{input, output, outputIndices, dimCount,
+			window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding")},
+		C: &CDesc{Struct: "vkdml_max_pooling1_desc", Type: 5, Doc: `DML_MAX_POOLING1_OPERATOR_DESC: output_indices (NULL: none) receives the
+index of each selected element, flat over the whole logical input.`},
+	},
+	{
+		Type: "MAX_POOLING2", DMLType: 110, Go: "MaxPooling2",
+		Fields: []Field{input, output, outputIndices, dimCount,
+			window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding"), window("Dilations")},
+		C: &CDesc{Struct: "vkdml_max_pooling2_desc", Type: 6, Doc: `DML_MAX_POOLING2_OPERATOR_DESC: MAX_POOLING1 with dilations.`},
+	},
+	{
+		// DirectML's desc ends with an optional ScaleBias, which vkdml's
+		// copy does not have; vkdml uses it inside (tests and bench's
+		// bandwidth ceiling) and libvkdml does not offer it.
+		Type: "ELEMENT_WISE_IDENTITY", DMLType: 1, Go: "ElementWiseIdentity",
+		Fields: []Field{input, output},
+	},
+}
