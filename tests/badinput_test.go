@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -52,34 +53,9 @@ func (e *badEnv) at(off, size uint64) *dml.BufferBinding {
 // kernel strategy); a failure here is a test bug, not the case's error.
 func (e *badEnv) compile(desc ops.Desc, kernel string) *dml.CompiledOperator {
 	e.t.Helper()
-	op, err := e.d.CreateOperatorWithKernel(desc, kernel)
-	if err != nil {
-		e.t.Fatalf("a good desc was refused: %v", err)
-	}
-	cop, err := e.d.CompileOperator(op, dml.ExecutionFlagNone)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	cop := testutil.CompileInitialized(e.t, e.d, desc, kernel)
 	e.cleanup(cop.Release)
-	e.initialize(cop)
 	return cop
-}
-
-func (e *badEnv) initialize(cops ...*dml.CompiledOperator) {
-	e.t.Helper()
-	init, err := e.d.CreateOperatorInitializer(cops...)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	l, err := e.d.CreateCommandList()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer l.Release()
-	it, _ := e.d.CreateBindingTable(init)
-	if err := errors.Join(e.rec.RecordDispatch(l, init, it), l.Close(), l.Execute(), l.Wait()); err != nil {
-		e.t.Fatal(err)
-	}
 }
 
 func (e *badEnv) table(disp dml.Dispatchable) *dml.BindingTable {
@@ -218,14 +194,14 @@ var apiCases = []apiCase{
 
 	// Device and compile calls.
 	{"zero-byte buffer", invalid, "size", "greater than 0", func(e *badEnv) error { _, err := e.d.CreateBuffer(0); return err }},
-	// Sizes near 2^64, where rounding up once wrapped to 0 (issue 12 item 1),
-	// and just above what the device allocates.
+	// Sizes near 2^64, where rounding up once wrapped to 0, and just above
+	// what the device allocates.
 	{"buffer of 2^64-1 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64)},
 	{"buffer of 2^64-255 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64 - 254)},
 	{"buffer of 2^64-256 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(math.MaxUint64 - 255)},
 	{"buffer of 2^63 bytes", hresult.E_OUTOFMEMORY, "size", "largest buffer", createBuffer(1 << 63)},
-	// A buffer may span several allocations (issue 11), so the largest is
-	// the device's largest device-local heap, not maxMemoryAllocationSize.
+	// A buffer may span several allocations, so the largest is the
+	// device's largest device-local heap, not maxMemoryAllocationSize.
 	{"buffer one byte over the device's memory", hresult.E_OUTOFMEMORY, "size", "largest buffer", func(e *badEnv) error {
 		var heap uint64
 		for _, t := range e.d.GPU().Info.MemoryTypes {
@@ -303,54 +279,24 @@ var apiCases = []apiCase{
 	}},
 
 	// Recording: hazards and missing bindings.
-	{"input overlaps output", invalid, "inputs[0]", "does not run in place", func(e *badEnv) error {
-		cop := e.compile(argDescSmall(), "")
-		tb := e.table(cop)
-		if err := errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(64, 16))); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		return e.rec.RecordDispatch(e.list, cop, tb)
-	}},
-	{"temporary overlaps an input", invalid, "temporary", "overlap", func(e *badEnv) error {
-		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
-		tb := e.table(cop)
-		if err := errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(1024, 256))); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		return e.rec.RecordDispatch(e.list, cop, tb)
-	}},
-	{"temporary overlaps the output", invalid, "temporary", "overlap", func(e *badEnv) error {
-		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
-		tb := e.table(cop)
-		if err := errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(4096, 256))); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		return e.rec.RecordDispatch(e.list, cop, tb)
-	}},
-	{"temporary not bound", invalid, "temporary", "needs a temporary resource", func(e *badEnv) error {
-		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
-		tb := e.table(cop)
-		if err := errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16))); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		return e.rec.RecordDispatch(e.list, cop, tb)
-	}},
-	{"output left unbound", invalid, "outputs[0]", "not bound", func(e *badEnv) error {
-		cop := e.compile(poolDesc(), "")
-		tb := e.table(cop)
-		if err := errors.Join(tb.BindInputs(e.at(0, 64)), tb.BindOutputs(nil, e.at(256, 16))); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		return e.rec.RecordDispatch(e.list, cop, tb)
-	}},
-	{"outputs never bound", invalid, "outputs", "not bound", func(e *badEnv) error {
-		cop := e.compile(argDescSmall(), "")
-		tb := e.table(cop)
-		if err := tb.BindInputs(e.at(0, 128)); err != nil {
-			return fmt.Errorf("setup: %w", err)
-		}
-		return e.rec.RecordDispatch(e.list, cop, tb)
-	}},
+	{"input overlaps output", invalid, "inputs[0]", "does not run in place", recordBound(argDescSmall(), "", func(e *badEnv, tb *dml.BindingTable) error {
+		return errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(64, 16)))
+	})},
+	{"temporary overlaps an input", invalid, "temporary", "overlap", recordBound(argDescTemp(), ops.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
+		return errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(1024, 256)))
+	})},
+	{"temporary overlaps the output", invalid, "temporary", "overlap", recordBound(argDescTemp(), ops.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
+		return errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(4096, 256)))
+	})},
+	{"temporary not bound", invalid, "temporary", "needs a temporary resource", recordBound(argDescTemp(), ops.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
+		return errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)))
+	})},
+	{"output left unbound", invalid, "outputs[0]", "not bound", recordBound(poolDesc(), "", func(e *badEnv, tb *dml.BindingTable) error {
+		return errors.Join(tb.BindInputs(e.at(0, 64)), tb.BindOutputs(nil, e.at(256, 16)))
+	})},
+	{"outputs never bound", invalid, "outputs", "not bound", recordBound(argDescSmall(), "", func(e *badEnv, tb *dml.BindingTable) error {
+		return tb.BindInputs(e.at(0, 128))
+	})},
 	{"operator not initialized", invalid, "dispatchable", "not been initialized", func(e *badEnv) error {
 		op, err := e.d.CreateOperator(argDescSmall())
 		if err != nil {
@@ -419,7 +365,7 @@ var apiCases = []apiCase{
 		return e.d.Run(argDescSmall(), []*tensor.Tensor{in}, []*tensor.Tensor{tensor.New(tensor.UInt32, 4, 1)})
 	}},
 	// Compute validates, and sizes its outputs against the host and the
-	// device, before it allocates anything (issue 12 item 4).
+	// device, before it allocates anything.
 	{"Compute: maxpool output 100000x100000", invalid, "OutputTensor.Sizes", "2^32-1", computePool(func(p *dml.MaxPooling2) {
 		p.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 2, 100000, 100000})
 		idx := tensor.NewDesc(tensor.UInt32, p.Output.Sizes)
@@ -450,6 +396,20 @@ var apiCases = []apiCase{
 	{"CreateOperator: typed nil desc", invalid, "desc", "nil", func(e *badEnv) error { var a *dml.ArgMax; _, err := e.d.CreateOperator(a); return err }},
 	{"Run: typed nil desc", invalid, "desc", "nil", func(e *badEnv) error { var r *dml.Reduce; return e.d.Run(r, nil, nil) }},
 	{"Compute: missing input", invalid, "inputs", "0 tensors for an operator with 1", func(e *badEnv) error { _, err := e.d.Compute(argDescSmall()); return err }},
+}
+
+// recordBound is a case that compiles desc (with kernel forced, "" for the
+// planner's choice), binds what bind binds in a table for it and records
+// its dispatch into the case's list.
+func recordBound(desc ops.Desc, kernel string, bind func(e *badEnv, tb *dml.BindingTable) error) func(e *badEnv) error {
+	return func(e *badEnv) error {
+		cop := e.compile(desc, kernel)
+		tb := e.table(cop)
+		if err := bind(e, tb); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		return e.rec.RecordDispatch(e.list, cop, tb)
+	}
 }
 
 // createBuffer tries to create a buffer of n bytes.
@@ -513,19 +473,26 @@ func TestBadInputAPI(t *testing.T) {
 			}
 			// A good operator on the same device, with its own guard bands.
 			testutil.CheckOperator(t, d, good, []*tensor.Tensor{goodIn}, rng)
-			got := make([]byte, arenaSize)
-			if err := arena.Read(0, got); err != nil {
-				t.Fatal(err)
-			}
-			for i := 0; i < arenaSize; i += 4 {
-				if w := uint32(got[i]) | uint32(got[i+1])<<8 | uint32(got[i+2])<<16 | uint32(got[i+3])<<24; w != arenaPattern {
-					t.Fatalf("arena byte %d changed to %#08x: a rejected call wrote memory", i, w)
-				}
-			}
+			checkArena(t, arena, arenaSize, "a rejected call wrote the arena")
 		})
 	}
 	if n := len(apiCases); n < 30 {
 		t.Errorf("only %d API cases", n)
+	}
+}
+
+// checkArena fails t unless the first size bytes of r still hold
+// arenaPattern, saying what wrote them (what) and where.
+func checkArena(t *testing.T, r *dml.Resource, size int, what string) {
+	t.Helper()
+	got := make([]byte, size)
+	if err := r.Read(0, got); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < size; i += 4 {
+		if w := binary.LittleEndian.Uint32(got[i:]); w != arenaPattern {
+			t.Fatalf("%s: byte %d changed to %#08x (the first bytes: % x)", what, i, w, got[:16])
+		}
 	}
 }
 
