@@ -22,48 +22,35 @@ func TestSharedCompiledOperator(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	const n = 256
 	desc := &dml.ElementWiseIdentity{Input: tensor.NewDesc(tensor.UInt32, []uint32{n}), Output: tensor.NewDesc(tensor.UInt32, []uint32{n})}
-	op, err := d.CreateOperator(desc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cop, err := d.CompileOperator(op, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cop := testutil.CompileInitialized(t, d, desc, "")
 	defer cop.Release()
 	rec, _ := d.CreateCommandRecorder()
-	{ // initialize once
-		init, _ := d.CreateOperatorInitializer(cop)
-		it, _ := d.CreateBindingTable(init)
-		list, _ := d.CreateCommandList()
-		if err := rec.RecordDispatch(list, init, it); err != nil {
-			t.Fatal(err)
-		}
-		list.Close()
-		list.Execute()
-		if err := list.Wait(); err != nil {
-			t.Fatal(err)
-		}
-		list.Release()
-	}
+	inParallel(t, 8, func(g int) error { return worker(d, cop, rec, g) })
+}
+
+// inParallel runs f(0) to f(n-1) in n goroutines at once and fails t with
+// every error they return.
+func inParallel(t *testing.T, n int, f func(g int) error) {
+	t.Helper()
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for g := range 8 {
+	for g := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- worker(d, cop, rec, g)
+			errs[g] = f(g)
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range errs {
 		if err != nil {
 			t.Error(err)
 		}
 	}
 }
 
+// worker copies rounds of its own bytes through the shared identity, input
+// and output in two halves of one buffer of its own.
 func worker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandRecorder, g int) error {
 	const n = 256
 	buf, err := d.CreateBuffer(2 * 4 * n)
@@ -71,23 +58,14 @@ func worker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandRecorder, 
 		return err
 	}
 	defer buf.Release()
-	table, err := d.CreateBindingTable(cop)
-	if err != nil {
-		return err
-	}
-	list, err := d.CreateCommandList()
+	list, err := testutil.Record(d, rec, testutil.Dispatch{Dispatchable: cop, Bind: func(table *dml.BindingTable) error {
+		return errors.Join(table.BindInputs(&dml.BufferBinding{Buffer: buf, SizeInBytes: 4 * n}),
+			table.BindOutputs(&dml.BufferBinding{Buffer: buf, Offset: 4 * n, SizeInBytes: 4 * n}))
+	}})
 	if err != nil {
 		return err
 	}
 	defer list.Release()
-	table.BindInputs(&dml.BufferBinding{Buffer: buf, SizeInBytes: 4 * n})
-	table.BindOutputs(&dml.BufferBinding{Buffer: buf, Offset: 4 * n, SizeInBytes: 4 * n})
-	if err := rec.RecordDispatch(list, cop, table); err != nil {
-		return err
-	}
-	if err := list.Close(); err != nil {
-		return err
-	}
 	src := make([]byte, 4*n)
 	got := make([]byte, 4*n)
 	for round := range 10 {
@@ -134,42 +112,15 @@ func TestSharedCompiledArgMaxMaxPool(t *testing.T) {
 	}
 	for _, c := range descs {
 		t.Run(c.desc.OperatorType(), func(t *testing.T) {
-			op, err := d.CreateOperatorWithKernel(c.desc, c.kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cop := testutil.CompileInitialized(t, d, c.desc, c.kernel)
 			defer cop.Release()
 			if c.kernel == ops.ArgStrategySplitK && cop.BindingProperties().TemporaryResourceSize == 0 {
 				t.Fatalf("split-K plan without a temporary resource: the goroutines would not each bind one")
 			}
 			rec, _ := d.CreateCommandRecorder()
-			init, _ := d.CreateOperatorInitializer(cop)
-			it, _ := d.CreateBindingTable(init)
-			list, _ := d.CreateCommandList()
-			if err := errors.Join(rec.RecordDispatch(list, init, it), list.Close(), list.Execute(), list.Wait()); err != nil {
-				t.Fatal(err)
-			}
-			list.Release()
-			var wg sync.WaitGroup
-			errs := make(chan error, 8)
-			for g := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					errs <- sharedWorker(d, cop, rec, c.desc, rand.New(rand.NewSource(seed+int64(g))), g)
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				if err != nil {
-					t.Error(err)
-				}
-			}
+			inParallel(t, 8, func(g int) error {
+				return sharedWorker(d, cop, rec, c.desc, rand.New(rand.NewSource(seed+int64(g))), g)
+			})
 		})
 	}
 }
@@ -216,21 +167,13 @@ func sharedWorker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandReco
 			return err
 		}
 	}
-	table, err := d.CreateBindingTable(cop)
-	if err != nil {
-		return err
-	}
-	if err := errors.Join(table.BindInputs(in), table.BindOutputs(outs...), table.BindTemporaryResource(temp)); err != nil {
-		return err
-	}
-	list, err := d.CreateCommandList()
+	list, err := testutil.Record(d, rec, testutil.Dispatch{Dispatchable: cop, Bind: func(table *dml.BindingTable) error {
+		return errors.Join(table.BindInputs(in), table.BindOutputs(outs...), table.BindTemporaryResource(temp))
+	}})
 	if err != nil {
 		return err
 	}
 	defer list.Release()
-	if err := errors.Join(rec.RecordDispatch(list, cop, table), list.Close()); err != nil {
-		return err
-	}
 	host := &tensor.Tensor{Desc: inD.Clone(), Data: make([]byte, inD.TotalTensorSizeInBytes)}
 	for round := range 20 {
 		tensor.ForEachIndex(inD.Sizes, func(c []uint32) { host.SetBits(c, testutil.RandomBits(rng, inD.DataType)) })
@@ -274,7 +217,7 @@ func sharedWorker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandReco
 }
 
 // TestConcurrentInitializeOnce races two goroutines initializing one
-// compiled operator (issue 12 item 8): in every trial exactly one
+// compiled operator: in every trial exactly one
 // RecordDispatch is accepted and the other is refused with "exactly once".
 // Half the trials use an OWNED_BY_DML input, whose initialization copies.
 func TestConcurrentInitializeOnce(t *testing.T) {
@@ -291,11 +234,7 @@ func TestConcurrentInitializeOnce(t *testing.T) {
 		if owned {
 			desc.Input.Flags = tensor.FlagOwnedByDML
 		}
-		op, err := d.CreateOperator(desc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cop, err := d.CompileOperator(op, 0)
+		cop, err := testutil.Compile(d, desc, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,15 +278,14 @@ func TestConcurrentInitializeOnce(t *testing.T) {
 }
 
 // TestConcurrentExecuteOneList submits one recorded list from 8 goroutines
-// at once (issue 12 item 8): lists are not safe for concurrent use, but
+// at once: lists are not safe for concurrent use, but
 // exactly one submission may reach the GPU; the others are refused with
 // ErrPending until the list is waited for.
 func TestConcurrentExecuteOneList(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rec, _ := d.CreateCommandRecorder()
 	desc := &dml.ElementWiseIdentity{Input: tensor.NewDesc(tensor.UInt32, []uint32{1024}), Output: tensor.NewDesc(tensor.UInt32, []uint32{1024})}
-	op, _ := d.CreateOperator(desc)
-	cop, err := d.CompileOperator(op, 0)
+	cop, err := testutil.Compile(d, desc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,15 +293,14 @@ func TestConcurrentExecuteOneList(t *testing.T) {
 	init, _ := d.CreateOperatorInitializer(cop)
 	buf, _ := d.CreateBuffer(8192)
 	defer buf.Release()
-	list, _ := d.CreateCommandList()
-	defer list.Release()
-	it, _ := d.CreateBindingTable(init)
-	table, _ := d.CreateBindingTable(cop)
-	table.BindInputs(&dml.BufferBinding{Buffer: buf, SizeInBytes: 4096})
-	table.BindOutputs(&dml.BufferBinding{Buffer: buf, Offset: 4096, SizeInBytes: 4096})
-	if err := errors.Join(rec.RecordDispatch(list, init, it), list.ResourceBarrierUAV(), rec.RecordDispatch(list, cop, table), list.Close()); err != nil {
+	list, err := testutil.Record(d, rec, testutil.Dispatch{Dispatchable: init}, testutil.Dispatch{Dispatchable: cop, Bind: func(table *dml.BindingTable) error {
+		return errors.Join(table.BindInputs(&dml.BufferBinding{Buffer: buf, SizeInBytes: 4096}),
+			table.BindOutputs(&dml.BufferBinding{Buffer: buf, Offset: 4096, SizeInBytes: 4096}))
+	}})
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer list.Release()
 	for round := range 20 {
 		var wg sync.WaitGroup
 		var accepted, refused sync.Map
@@ -405,10 +342,7 @@ func TestConcurrentExecuteOneList(t *testing.T) {
 // (sharing one cached operator): every call either succeeds or fails with
 // ErrDeviceClosed; none crashes, and Close waits for calls under way.
 func TestCloseWhileComputing(t *testing.T) {
-	d, err := dml.CreateDevice(dml.DeviceOptions{PipelineCacheDir: "off"})
-	if err != nil {
-		testutil.NoDevice(t, err)
-	}
+	d := testutil.CreateDML(t, dml.DeviceOptions{})
 	desc := &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{16, 64}), Output: tensor.NewDesc(tensor.UInt32, []uint32{16, 1}), Axes: []uint32{1}}
 	in := tensor.New(tensor.Float32, 16, 64)
 	var wg sync.WaitGroup
