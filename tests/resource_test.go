@@ -1,33 +1,17 @@
 package tests
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
-
-// openDebug opens a debug device that the test closes itself, so that it
-// can look at what Close reports.
-func openDebug(t *testing.T) *dml.Device {
-	t.Helper()
-	d, err := dml.CreateDevice(dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug, PipelineCacheDir: "off"})
-	if err != nil {
-		if errors.Is(err, gpu.ErrNoLoader) || errors.Is(err, gpu.ErrNoDevice) {
-			testutil.NoDevice(t, err)
-		}
-		t.Fatal(err)
-	}
-	return d
-}
 
 // TestCreateDestroyLoopArgMaxPool compiles, initializes, runs and releases
 // ARGMAX (split-K, with a temporary resource), ARGMIN and MAX_POOLING2 with
@@ -35,7 +19,7 @@ func openDebug(t *testing.T) *dml.Device {
 // at the end Close reports nothing (the validation layer names every Vulkan
 // object left alive at vkDestroyDevice).
 func TestCreateDestroyLoopArgMaxPool(t *testing.T) {
-	d := openDebug(t)
+	d := testutil.CreateDML(t, dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug})
 	rng := testutil.Rand(t)
 	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 2, 4, 4})
 	descs := []struct {
@@ -55,7 +39,7 @@ func TestCreateDestroyLoopArgMaxPool(t *testing.T) {
 	}
 	for round := range 20 {
 		for i, c := range descs {
-			res, err := testutil.RunPoisoned(d, limitedKernel{c.desc, c.kernel}, []*tensor.Tensor{inputs[i]}, rng)
+			res, err := testutil.RunPoisoned(d, &testutil.ForcedPlan{Desc: c.desc, Kernel: c.kernel}, []*tensor.Tensor{inputs[i]}, rng)
 			if err != nil {
 				t.Fatalf("round %d %s: %v", round, c.desc.OperatorType(), err)
 			}
@@ -82,10 +66,7 @@ func TestCreateDestroyLoopArgMaxPool(t *testing.T) {
 // and Close, which releases the cached operators, reports no Vulkan object
 // left alive.
 func TestComputeLoopReleasesEverything(t *testing.T) {
-	d, err := dml.CreateDevice(dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug, PipelineCacheDir: "off", ComputeCacheSize: 2})
-	if err != nil {
-		testutil.NoDevice(t, err)
-	}
+	d := testutil.CreateDML(t, dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug, ComputeCacheSize: 2})
 	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 2, 4, 4})
 	descs := []ops.Desc{
 		&dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 600}), Output: tensor.NewDesc(tensor.UInt64, []uint32{2, 1}), Axes: []uint32{1}},
@@ -115,13 +96,8 @@ func TestComputeLoopReleasesEverything(t *testing.T) {
 // TestCloseReportsLeaks proves the check above can fail: a compiled
 // operator and a buffer that are never released are named at Close.
 func TestCloseReportsLeaks(t *testing.T) {
-	d := openDebug(t)
-	op, err := d.CreateOperator(&dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{4, 8}), Output: tensor.NewDesc(tensor.UInt32, []uint32{4, 1}), Axes: []uint32{1}})
-	if err != nil {
-		d.Close()
-		t.Fatal(err)
-	}
-	if _, err := d.CompileOperator(op, 0); err != nil { // leaked on purpose
+	d := testutil.CreateDML(t, dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug})
+	if _, err := testutil.Compile(d, argDescSmall(), ""); err != nil { // leaked on purpose
 		d.Close()
 		t.Fatal(err)
 	}
@@ -132,7 +108,7 @@ func TestCloseReportsLeaks(t *testing.T) {
 	if n := d.GPU().Allocated(); n == 0 {
 		t.Errorf("a live buffer but Allocated() = 0")
 	}
-	err = d.Close()
+	err := d.Close()
 	if err == nil {
 		t.Fatal("Close reported nothing though a compiled operator and a buffer were never released")
 	}
@@ -140,20 +116,6 @@ func TestCloseReportsLeaks(t *testing.T) {
 		t.Errorf("Close's error is not the validation layer's leak report: %v", err)
 	}
 	t.Logf("Close reports: %.400s", err)
-}
-
-// limitedKernel forces a kernel strategy on a desc (ops.Context.Kernel).
-type limitedKernel struct {
-	ops.Desc
-	kernel string
-}
-
-func (l limitedKernel) Plan(ctx *ops.Context) (*ops.Plan, error) {
-	c := *ctx
-	if l.kernel != "" {
-		c.Kernel = l.kernel
-	}
-	return l.Desc.Plan(&c)
 }
 
 // TestResourceRanges: Write, Read and Fill check their ranges with
@@ -198,11 +160,5 @@ func TestResourceRanges(t *testing.T) {
 			t.Errorf("%s: want E_INVALIDARG naming %q, got %v", c.name, c.field, c.err)
 		}
 	}
-	got := make([]byte, 256)
-	if err := r.Read(0, got); err != nil {
-		t.Fatal(err)
-	}
-	if want := bytes.Repeat([]byte{0xF7, 0xE1, 0xC3, 0xA5}, 64); !bytes.Equal(got, want) {
-		t.Fatalf("a refused call wrote the buffer: % x", got[:16])
-	}
+	checkArena(t, r, 256, "a refused call wrote the buffer")
 }
