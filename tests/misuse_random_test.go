@@ -17,8 +17,8 @@ import (
 // calls over two devices: creating, binding, recording, executing,
 // releasing and closing in any order, objects of either device passed to
 // the other, released and zero objects reused. Any call may fail, but only
-// with an *hresult.Error; none may panic or hang (the variants the
-// acceptance check of issue 12 tries, beyond the fixed tables).
+// with an *hresult.Error; none may panic or hang (the variants beyond
+// what the fixed tables try).
 func TestMisuseRandomSequences(t *testing.T) {
 	rng := testutil.Rand(t)
 	succeeded := map[string]int{}
@@ -77,10 +77,7 @@ type chaosObjects struct {
 func newChaos(t *testing.T, rng *rand.Rand) *chaos {
 	w := &chaos{t: t, rng: rng}
 	for range 2 {
-		d, err := dml.CreateDevice(dml.DeviceOptions{PipelineCacheDir: "off", ComputeCacheSize: 1})
-		if err != nil {
-			testutil.NoDevice(t, err)
-		}
+		d := testutil.CreateDML(t, dml.DeviceOptions{ComputeCacheSize: 1})
 		w.devs = append(w.devs, d)
 		rec, _ := d.CreateCommandRecorder()
 		w.records = append(w.records, rec)
@@ -101,9 +98,7 @@ func (w *chaos) warmUp(d *dml.Device, rec *dml.CommandRecorder) *chaosObjects {
 			t.Fatalf("warm-up: %v", err)
 		}
 	}
-	op, err := d.CreateOperatorWithKernel(argDescTemp(), ops.ArgStrategySplitK)
-	must(err)
-	cop, err := d.CompileOperator(op, 0)
+	cop, err := testutil.Compile(d, argDescTemp(), ops.ArgStrategySplitK)
 	must(err)
 	init, _ := d.CreateOperatorInitializer(cop)
 	it, _ := d.CreateBindingTable(init)
