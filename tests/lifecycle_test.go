@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 
@@ -18,6 +19,33 @@ import (
 // so every cycle after the first creates only a VkDevice.
 const lifecycleCycles = 200
 
+// TestSmokeIdentity computes a 2x3 identity on a debug device.
+func TestSmokeIdentity(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	desc, in := identity2x3()
+	if err := checkIdentity(d, desc, in); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// identity2x3 is a FLOAT32 2x3 identity and its input.
+func identity2x3() (*dml.ElementWiseIdentity, *tensor.Tensor) {
+	in := tensor.FromFloat32([]uint32{2, 3}, []float32{1, 2, 3, 4, 5, 6})
+	return &dml.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{2, 3})}, in
+}
+
+// checkIdentity computes desc on in with d and wants in back.
+func checkIdentity(d *dml.Device, desc *dml.ElementWiseIdentity, in *tensor.Tensor) error {
+	outs, err := d.Compute(desc, in)
+	if err != nil {
+		return fmt.Errorf("Compute: %w", err)
+	}
+	if !bytes.Equal(outs[0].Data, in.Data) {
+		return fmt.Errorf("got %v want %v", outs[0].Float64s(), in.Float64s())
+	}
+	return nil
+}
+
 // TestLifecycle creates a device, computes a 2x3 identity and closes the
 // device, 200 times in one process, without and with the validation layer,
 // and checks that file descriptors do not grow with the cycles.
@@ -28,8 +56,7 @@ func TestLifecycle(t *testing.T) {
 			if debug {
 				opts.Flags |= dml.CreateDeviceFlagDebug
 			}
-			in := tensor.FromFloat32([]uint32{2, 3}, []float32{1, 2, 3, 4, 5, 6})
-			desc := &dml.ElementWiseIdentity{Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{2, 3})}
+			desc, in := identity2x3()
 			fds := -1
 			for i := range lifecycleCycles {
 				d, err := dml.CreateDevice(opts)
@@ -39,13 +66,9 @@ func TestLifecycle(t *testing.T) {
 					}
 					t.Fatalf("cycle %d: CreateDevice: %v", i, err)
 				}
-				outs, err := d.Compute(desc, in)
-				if err != nil {
+				if err := checkIdentity(d, desc, in); err != nil {
 					d.Close()
-					t.Fatalf("cycle %d: Compute: %v", i, err)
-				}
-				if !bytes.Equal(outs[0].Data, in.Data) {
-					t.Fatalf("cycle %d: got %v", i, outs[0].Float64s())
+					t.Fatalf("cycle %d: %v", i, err)
 				}
 				if err := d.Close(); err != nil {
 					t.Fatalf("cycle %d: Close: %v", i, err)
