@@ -156,21 +156,13 @@ func TestUseAfterRelease(t *testing.T) {
 		"Fill":  src.Fill(0, 4, 0),
 	})
 	l.Begin()
-	if err := l.Dispatch(k, []gpu.Range{{Buffer: src, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}); !errors.Is(err, gpu.ErrReleased) {
-		t.Errorf("Dispatch with a freed buffer: %v", err)
-	}
-	if err := l.Copy(gpu.Range{Buffer: dst, Size: 4}, gpu.Range{Buffer: src, Size: 4}); !errors.Is(err, gpu.ErrReleased) {
-		t.Errorf("Copy from a freed buffer: %v", err)
-	}
-	if err := l.Fill(gpu.Range{Buffer: src, Size: 4}, 0); !errors.Is(err, gpu.ErrReleased) {
-		t.Errorf("Fill of a freed buffer: %v", err)
-	}
-	if err := l.Dispatch(k, []gpu.Range{{Buffer: nil, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}); !errors.Is(err, gpu.ErrReleased) {
-		t.Errorf("Dispatch with a nil buffer: %v", err)
-	}
-	if err := l.Dispatch(k, []gpu.Range{{Buffer: &gpu.Buffer{}, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}); !errors.Is(err, gpu.ErrReleased) {
-		t.Errorf("Dispatch with a zero Buffer: %v", err)
-	}
+	wantErrors(t, gpu.ErrReleased, "%s", map[string]error{
+		"Dispatch with a freed buffer": l.Dispatch(k, []gpu.Range{{Buffer: src, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}),
+		"Copy from a freed buffer":     l.Copy(gpu.Range{Buffer: dst, Size: 4}, gpu.Range{Buffer: src, Size: 4}),
+		"Fill of a freed buffer":       l.Fill(gpu.Range{Buffer: src, Size: 4}, 0),
+		"Dispatch with a nil buffer":   l.Dispatch(k, []gpu.Range{{Buffer: nil, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}),
+		"Dispatch with a zero Buffer":  l.Dispatch(k, []gpu.Range{{Buffer: &gpu.Buffer{}, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}),
+	})
 
 	// A kernel destroyed after recording.
 	if err := l.Dispatch(k, []gpu.Range{{Buffer: reuse, Size: 256}, {Buffer: dst, Size: 256}}, params(64), [3]uint32{1, 1, 1}); err != nil {
@@ -303,18 +295,12 @@ func TestForeignDevice(t *testing.T) {
 	l, _ := d1.NewCommandList()
 	defer l.Destroy()
 	l.Begin()
-	if err := l.Dispatch(k1, []gpu.Range{{Buffer: a, Size: 256}, {Buffer: x, Size: 256}}, params(64), [3]uint32{1, 1, 1}); !errors.Is(err, gpu.ErrForeignDevice) {
-		t.Errorf("Dispatch with another device's buffer: %v", err)
-	}
-	if err := l.Dispatch(k2, []gpu.Range{{Buffer: a, Size: 256}, {Buffer: a, Size: 256}}, params(64), [3]uint32{1, 1, 1}); !errors.Is(err, gpu.ErrForeignDevice) {
-		t.Errorf("Dispatch of another device's kernel: %v", err)
-	}
-	if err := l.Copy(gpu.Range{Buffer: a, Size: 4}, gpu.Range{Buffer: x, Size: 4}); !errors.Is(err, gpu.ErrForeignDevice) {
-		t.Errorf("Copy from another device's buffer: %v", err)
-	}
-	if err := l.Fill(gpu.Range{Buffer: x, Size: 4}, 0); !errors.Is(err, gpu.ErrForeignDevice) {
-		t.Errorf("Fill of another device's buffer: %v", err)
-	}
+	wantErrors(t, gpu.ErrForeignDevice, "%s", map[string]error{
+		"Dispatch with another device's buffer": l.Dispatch(k1, []gpu.Range{{Buffer: a, Size: 256}, {Buffer: x, Size: 256}}, params(64), [3]uint32{1, 1, 1}),
+		"Dispatch of another device's kernel":   l.Dispatch(k2, []gpu.Range{{Buffer: a, Size: 256}, {Buffer: a, Size: 256}}, params(64), [3]uint32{1, 1, 1}),
+		"Copy from another device's buffer":     l.Copy(gpu.Range{Buffer: a, Size: 4}, gpu.Range{Buffer: x, Size: 4}),
+		"Fill of another device's buffer":       l.Fill(gpu.Range{Buffer: x, Size: 4}, 0),
+	})
 	if err := l.End(); err != nil {
 		t.Fatal(err)
 	}
