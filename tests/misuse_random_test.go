@@ -188,21 +188,25 @@ func (w *chaos) list() *dml.CommandList {
 
 // step makes one random call and returns its name and error.
 func (w *chaos) step() (string, error) {
-	rng := w.rng
-	w.k = rng.Intn(len(w.devs))
-	o := w.objs[w.k]
-	switch rng.Intn(17) {
-	case 0:
-		b, err := w.dev().CreateBuffer([]uint64{0, 4, 4096, 1 << 16, 1 << 16, 1 << 16, 1 << 62}[rng.Intn(7)])
+	w.k = w.rng.Intn(len(w.devs))
+	return chaosSteps[w.rng.Intn(len(chaosSteps))](w, w.objs[w.k])
+}
+
+// chaosSteps are the kinds of call a step makes, equally likely; o holds
+// the objects of the step's device, where what a call creates goes.
+var chaosSteps = []func(w *chaos, o *chaosObjects) (string, error){
+	func(w *chaos, o *chaosObjects) (string, error) {
+		b, err := w.dev().CreateBuffer([]uint64{0, 4, 4096, 1 << 16, 1 << 16, 1 << 16, 1 << 62}[w.rng.Intn(7)])
 		if b != nil {
 			o.bufs = append(o.bufs, b)
 		}
 		return "CreateBuffer", err
-	case 1:
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		desc := argDescTemp()
-		if rng.Intn(2) == 0 {
+		if w.rng.Intn(2) == 0 {
 			desc = argDescSmall()
-			if rng.Intn(2) == 0 {
+			if w.rng.Intn(2) == 0 {
 				desc.Input.Flags = tensor.FlagOwnedByDML
 			}
 		}
@@ -215,41 +219,49 @@ func (w *chaos) step() (string, error) {
 			o.cops = append(o.cops, c)
 		}
 		return "CompileOperator", err
-	case 2:
-		in, err := w.dev().CreateOperatorInitializer(pick(rng, w.of().cops))
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		in, err := w.dev().CreateOperatorInitializer(pick(w.rng, w.of().cops))
 		if in != nil {
 			o.inits = append(o.inits, in)
 		}
 		return "CreateOperatorInitializer", err
-	case 3:
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		tb, err := w.dev().CreateBindingTable(w.dispatchable())
 		if tb != nil {
 			o.tables = append(o.tables, tb)
 		}
 		return "CreateBindingTable", err
-	case 4:
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		l, err := w.dev().CreateCommandList()
 		if l != nil {
 			o.lists = append(o.lists, l)
 		}
 		return "CreateCommandList", err
-	case 5:
-		if rng.Intn(3) == 0 {
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		if w.rng.Intn(3) == 0 {
 			return "BindInputs(array)", w.table().BindInputs(dml.BufferArrayBinding{*w.nonNil(w.binding())})
 		}
 		return "BindInputs", w.table().BindInputs(w.binding())
-	case 6:
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		return "BindOutputs", w.table().BindOutputs(w.binding())
-	case 7:
-		if rng.Intn(2) == 0 {
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		if w.rng.Intn(2) == 0 {
 			return "BindTemporaryResource", w.table().BindTemporaryResource(w.binding())
 		}
 		return "BindPersistentResource", w.table().BindPersistentResource(w.binding())
-	case 8:
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		return "RecordDispatch", w.records[w.k].RecordDispatch(w.list(), w.dispatchable(), w.table())
-	case 9:
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		l := w.list()
-		switch rng.Intn(5) {
+		switch w.rng.Intn(5) {
 		case 0:
 			return "Close", l.Close()
 		case 1:
@@ -260,46 +272,53 @@ func (w *chaos) step() (string, error) {
 			return "Reset", l.Reset()
 		}
 		return "ResourceBarrierUAV", l.ResourceBarrierUAV()
-	case 10:
-		b := pick(rng, w.of().bufs)
-		off := []uint64{0, 4, 4092, 4096, ^uint64(0) - 3}[rng.Intn(5)]
-		switch rng.Intn(3) {
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		b := pick(w.rng, w.of().bufs)
+		off := []uint64{0, 4, 4092, 4096, ^uint64(0) - 3}[w.rng.Intn(5)]
+		switch w.rng.Intn(3) {
 		case 0:
-			return "Write", b.Write(off, make([]byte, rng.Intn(64)))
+			return "Write", b.Write(off, make([]byte, w.rng.Intn(64)))
 		case 1:
-			return "Read", b.Read(off, make([]byte, rng.Intn(64)))
+			return "Read", b.Read(off, make([]byte, w.rng.Intn(64)))
 		}
-		return "Fill", b.Fill(off, []uint64{0, 4, 4096, ^uint64(0) - 3}[rng.Intn(4)], 7)
-	case 11:
-		if rng.Intn(3) == 0 {
-			pick(rng, w.of().bufs).Release()
-		}
-		return "Resource.Release", nil
-	case 12:
-		if rng.Intn(3) == 0 {
-			pick(rng, w.of().cops).Release()
-		}
-		return "CompiledOperator.Release", nil
-	case 13:
-		if rng.Intn(3) == 0 {
-			pick(rng, w.of().lists).Release()
-		}
-		return "CommandList.Release", nil
-	case 14:
-		if w.late && rng.Intn(3) == 0 {
+		return "Fill", b.Fill(off, []uint64{0, 4, 4096, ^uint64(0) - 3}[w.rng.Intn(4)], 7)
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		return maybeRelease(w, w.of().bufs, "Resource.Release")
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		return maybeRelease(w, w.of().cops, "CompiledOperator.Release")
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		return maybeRelease(w, w.of().lists, "CommandList.Release")
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		if w.late && w.rng.Intn(3) == 0 {
 			return "Device.Close", w.dev().Close()
 		}
 		return "GetDeviceRemovedReason", w.dev().GetDeviceRemovedReason()
-	case 15:
-		in := pick(rng, w.of().inits)
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
+		in := pick(w.rng, w.of().inits)
 		if in == nil {
 			in = &dml.OperatorInitializer{}
 		}
-		return "Initializer.Reset", in.Reset(pick(rng, w.of().cops))
-	default:
+		return "Initializer.Reset", in.Reset(pick(w.rng, w.of().cops))
+	},
+	func(w *chaos, o *chaosObjects) (string, error) {
 		_, err := w.dev().Compute(argDescSmall(), tensor.New(tensor.Float32, 4, 8))
 		return "Compute", err
+	},
+}
+
+// maybeRelease releases, one time in three, an object picked from list (a
+// nil one included); the step is named name.
+func maybeRelease[T interface{ Release() }](w *chaos, list []T, name string) (string, error) {
+	if w.rng.Intn(3) == 0 {
+		pick(w.rng, list).Release()
 	}
+	return name, nil
 }
 
 func (w *chaos) nonNil(b *dml.BufferBinding) *dml.BufferBinding {
