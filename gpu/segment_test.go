@@ -15,6 +15,10 @@ import (
 // buffers of a few hundred KiB span several allocations on any device.
 const segAlloc = 64 << 10
 
+// segSize is the size of testSegmented's buffers: six allocations, the
+// last one small.
+const segSize = 5*segAlloc + 12
+
 // TestSegmentedBuffer: with Options.MaxAllocation, a buffer larger than one
 // allocation spans several; host copies and fills, list copies and fills,
 // and kernel bindings whose windows cross allocation boundaries all see one
@@ -33,20 +37,38 @@ func TestSegmentedBuffer(t *testing.T) {
 }
 
 func testSegmented(t *testing.T, d *gpu.Device, rng *rand.Rand) {
-	const size = 5*segAlloc + 12 // six allocations, the last one small
-	a := testutil.NewGPUBuffer(t, d, size)
-	b := testutil.NewGPUBuffer(t, d, size)
-	if n := d.Allocated(); n < 2*size {
-		t.Fatalf("%d bytes allocated for two buffers of %d", n, size)
+	a := testutil.NewGPUBuffer(t, d, segSize)
+	b := testutil.NewGPUBuffer(t, d, segSize)
+	if n := d.Allocated(); n < 2*segSize {
+		t.Fatalf("%d bytes allocated for two buffers of %d", n, segSize)
 	}
+	data := segmentedHostCopies(t, a, rng)
+	want := segmentedFill(t, b)
+	segmentedListCopies(t, d, a, b, data, want)
 
-	// Host copies, whole and across each boundary.
-	data := make([]byte, size)
+	// Buffers larger than their heap are refused before any allocation.
+	heap := d.Info.MemoryTypes[0].HeapSize
+	for _, mt := range d.Info.MemoryTypes {
+		heap = max(heap, mt.HeapSize)
+	}
+	before := d.Allocated()
+	if _, err := d.NewBuffer(heap + 1); !errors.Is(err, gpu.ErrOutOfMemory) {
+		t.Fatalf("a buffer over the heap: %v", err)
+	}
+	if d.Allocated() != before {
+		t.Fatal("a refused buffer left memory allocated")
+	}
+}
+
+// segmentedHostCopies writes random bytes to a, whole and across each
+// allocation boundary, checks that they read back, and returns them.
+func segmentedHostCopies(t *testing.T, a *gpu.Buffer, rng *rand.Rand) []byte {
+	data := make([]byte, segSize)
 	rng.Read(data)
 	if err := a.Write(0, data); err != nil {
 		t.Fatal(err)
 	}
-	got := make([]byte, size)
+	got := make([]byte, segSize)
 	if err := a.Read(0, got); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("whole read back differs (%v)", err)
 	}
@@ -58,29 +80,40 @@ func testSegmented(t *testing.T, d *gpu.Device, rng *rand.Rand) {
 		if err := a.Write(off, part); err != nil {
 			t.Fatal(err)
 		}
-		end := min(off+30, size)
+		end := min(off+30, segSize)
 		back := make([]byte, end-(off-10))
 		if err := a.Read(off-10, back); err != nil || !bytes.Equal(back, data[off-10:end]) {
 			t.Fatalf("boundary %d: read back differs (%v)", k, err)
 		}
 	}
-	// A fill across a boundary.
-	if err := b.Fill(0, size&^3, 0xDEADBEEF); err != nil {
+	return data
+}
+
+// segmentedFill fills b, and then a range across a boundary, checks it
+// and returns what b holds.
+func segmentedFill(t *testing.T, b *gpu.Buffer) []byte {
+	if err := b.Fill(0, segSize&^3, 0xDEADBEEF); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Fill(2*segAlloc-8, 16, 7); err != nil {
 		t.Fatal(err)
 	}
-	want := bytes.Repeat([]byte{0xEF, 0xBE, 0xAD, 0xDE}, size/4)
-	want = append(want, make([]byte, size%4)...)
+	want := bytes.Repeat([]byte{0xEF, 0xBE, 0xAD, 0xDE}, segSize/4)
+	want = append(want, make([]byte, segSize%4)...)
 	for i := 2*segAlloc - 8; i < 2*segAlloc+8; i += 4 {
 		binary.LittleEndian.PutUint32(want[i:], 7)
 	}
-	if err := b.Read(0, got); err != nil || !bytes.Equal(got[:size&^3], want[:size&^3]) {
+	got := make([]byte, segSize)
+	if err := b.Read(0, got); err != nil || !bytes.Equal(got[:segSize&^3], want[:segSize&^3]) {
 		t.Fatalf("fill across a boundary: %v", err)
 	}
+	return want
+}
 
-	// Kernel windows across boundaries, list copies and fills across them.
+// segmentedListCopies runs copy kernels whose windows cross allocation
+// boundaries from a (holding data) into b (holding want), then a list copy
+// and fill across boundaries of both, and checks b twice over.
+func segmentedListCopies(t *testing.T, d *gpu.Device, a, b *gpu.Buffer, data, want []byte) {
 	k, params := copyKernel(t, d)
 	type copyCase struct{ src, dst, words uint64 }
 	cases := []copyCase{
@@ -118,6 +151,7 @@ func testSegmented(t *testing.T, d *gpu.Device, rng *rand.Rand) {
 	if err := l.End(); err != nil {
 		t.Fatal(err)
 	}
+	got := make([]byte, segSize)
 	for round := range 2 {
 		if err := l.Run(); err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -125,23 +159,11 @@ func testSegmented(t *testing.T, d *gpu.Device, rng *rand.Rand) {
 		if err := b.Read(0, got); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < size&^3; i += 4 {
+		for i := 0; i < segSize&^3; i += 4 {
 			if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
 				t.Fatalf("round %d: byte %d (allocation %d): %#x, want %#x", round, i, i/segAlloc, g, w)
 			}
 		}
-	}
-	// Buffers larger than their heap are refused before any allocation.
-	heap := d.Info.MemoryTypes[0].HeapSize
-	for _, mt := range d.Info.MemoryTypes {
-		heap = max(heap, mt.HeapSize)
-	}
-	before := d.Allocated()
-	if _, err := d.NewBuffer(heap + 1); !errors.Is(err, gpu.ErrOutOfMemory) {
-		t.Fatalf("a buffer over the heap: %v", err)
-	}
-	if d.Allocated() != before {
-		t.Fatal("a refused buffer left memory allocated")
 	}
 }
 
