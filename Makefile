@@ -34,7 +34,7 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
             python3-numpy python3-pytest python3-torch python3-setuptools python3-wheel python3-build \
             python3-venv
 
-.PHONY: all deps deps-run shaders check-shaders build cross-arm64 vet test fuzz parity run bench clean \
+.PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 vet test fuzz parity run bench clean \
         test-device test-bins fuzz-long \
         libvkdml capi-test python python-test wheel wheel-test \
         install uninstall install-test dist dist-binaries
@@ -58,6 +58,12 @@ shaders:
 check-shaders: deps
 	cd shaders && $(GO) run gen.go -check
 
+# check-schema fails when a file generated from internal/schema (vkdml.h's
+# descs, capi's C to Go conversion, Python's ctypes structs, the parity
+# runner's COM structs) is stale; go run ./internal/schema/gen rewrites them.
+check-schema:
+	$(GO) run ./internal/schema/gen -check
+
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/vkdml
 
@@ -75,7 +81,7 @@ vet:
 
 # The operator tests run again at lavapipe's subgroup sizes 4 and 16 (8 is
 # the default); the variable changes nothing on other drivers.
-test: deps check-shaders vet
+test: deps check-shaders check-schema vet
 	$(MAKE) cross-arm64
 	$(GO) test -count=1 $(GOTESTFLAGS) ./...
 	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/

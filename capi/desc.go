@@ -9,7 +9,6 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -71,7 +70,17 @@ func tensorDesc(call, field string, p *C.vkdml_tensor_desc, optional bool) (*ten
 	return d, nil
 }
 
-// operatorDesc converts a vkdml_operator_desc into the ops desc it names.
+// requiredTensor copies a vkdml_tensor_desc that must not be NULL.
+func requiredTensor(call, field string, p *C.vkdml_tensor_desc) (tensor.Desc, error) {
+	d, err := tensorDesc(call, field, p, false)
+	if err != nil {
+		return tensor.Desc{}, err
+	}
+	return *d, nil
+}
+
+// operatorDesc converts a vkdml_operator_desc into the ops desc it names
+// (desc_gen.go converts each desc struct, generated from internal/schema).
 func operatorDesc(call string, p *C.vkdml_operator_desc) (ops.Desc, error) {
 	if p == nil {
 		return nil, invalidArg(call, "desc", "must not be NULL")
@@ -79,96 +88,9 @@ func operatorDesc(call string, p *C.vkdml_operator_desc) (ops.Desc, error) {
 	if p.desc == nil {
 		return nil, invalidArg(call, "desc->desc", "must not be NULL")
 	}
-	switch p._type {
-	case C.VKDML_OPERATOR_ARGMAX, C.VKDML_OPERATOR_ARGMIN:
-		return argDesc(call, p._type == C.VKDML_OPERATOR_ARGMIN, (*C.vkdml_argmax_desc)(p.desc))
-	case C.VKDML_OPERATOR_REDUCE:
-		return reduceDesc(call, (*C.vkdml_reduce_desc)(p.desc))
-	case C.VKDML_OPERATOR_MAX_POOLING:
-		c := (*C.vkdml_max_pooling_desc)(p.desc)
-		return poolDesc(call, poolFields{c.input, c.output, nil, c.dimension_count, c.strides, c.window_size, c.start_padding, c.end_padding, nil}, 0)
-	case C.VKDML_OPERATOR_MAX_POOLING1:
-		c := (*C.vkdml_max_pooling1_desc)(p.desc)
-		return poolDesc(call, poolFields{c.input, c.output, c.output_indices, c.dimension_count, c.strides, c.window_size, c.start_padding, c.end_padding, nil}, 1)
-	case C.VKDML_OPERATOR_MAX_POOLING2:
-		c := (*C.vkdml_max_pooling2_desc)(p.desc)
-		return poolDesc(call, poolFields{c.input, c.output, c.output_indices, c.dimension_count, c.strides, c.window_size, c.start_padding, c.end_padding, c.dilations}, 2)
+	desc, known, err := descFromC(call, p._type, p.desc)
+	if !known {
+		return nil, invalidArg(call, "desc->type", "%d is not a vkdml_operator_type (%s)", uint32(p._type), operatorTypeRange)
 	}
-	return nil, invalidArg(call, "desc->type", "%d is not a vkdml_operator_type (ARGMAX=1 ... MAX_POOLING2=6)", uint32(p._type))
-}
-
-// reduction reads the input, output and axes that ARGMAX, ARGMIN and
-// REDUCE share.
-func reduction(call string, input, output *C.vkdml_tensor_desc, axes *C.uint32_t, count C.uint32_t) (in, out *tensor.Desc, ax []uint32, err error) {
-	if in, err = tensorDesc(call, "input", input, false); err != nil {
-		return nil, nil, nil, err
-	}
-	if out, err = tensorDesc(call, "output", output, false); err != nil {
-		return nil, nil, nil, err
-	}
-	if ax, err = u32s(call, "axes", axes, count); err != nil {
-		return nil, nil, nil, err
-	}
-	return in, out, ax, nil
-}
-
-func argDesc(call string, isMin bool, c *C.vkdml_argmax_desc) (ops.Desc, error) {
-	in, out, axes, err := reduction(call, c.input, c.output, c.axes, c.axis_count)
-	if err != nil {
-		return nil, err
-	}
-	dir := dml.AxisDirection(c.axis_direction)
-	if isMin {
-		return &dml.ArgMin{Input: *in, Output: *out, Axes: axes, AxisDirection: dir}, nil
-	}
-	return &dml.ArgMax{Input: *in, Output: *out, Axes: axes, AxisDirection: dir}, nil
-}
-
-func reduceDesc(call string, c *C.vkdml_reduce_desc) (ops.Desc, error) {
-	in, out, axes, err := reduction(call, c.input, c.output, c.axes, c.axis_count)
-	if err != nil {
-		return nil, err
-	}
-	return &dml.Reduce{Function: dml.ReduceFunction(c.function), Input: *in, Output: *out, Axes: axes}, nil
-}
-
-// poolFields are the fields the three max-pooling descs share (indices and
-// dilations nil where a version lacks them).
-type poolFields struct {
-	input, output, indices                 *C.vkdml_tensor_desc
-	count                                  C.uint32_t
-	strides, window, start, end, dilations *C.uint32_t
-}
-
-// poolDesc builds MAX_POOLING (version 0), MAX_POOLING1 or MAX_POOLING2.
-func poolDesc(call string, f poolFields, version int) (ops.Desc, error) {
-	in, err := tensorDesc(call, "input", f.input, false)
-	if err != nil {
-		return nil, err
-	}
-	out, err := tensorDesc(call, "output", f.output, false)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := tensorDesc(call, "output_indices", f.indices, true)
-	if err != nil {
-		return nil, err
-	}
-	arrays := map[string]*C.uint32_t{"strides": f.strides, "window_size": f.window, "start_padding": f.start, "end_padding": f.end}
-	if version == 2 {
-		arrays["dilations"] = f.dilations
-	}
-	v := map[string][]uint32{}
-	for name, p := range arrays {
-		if v[name], err = u32s(call, name, p, f.count); err != nil {
-			return nil, err
-		}
-	}
-	switch version {
-	case 0:
-		return &dml.MaxPooling{Input: *in, Output: *out, Strides: v["strides"], WindowSize: v["window_size"], StartPadding: v["start_padding"], EndPadding: v["end_padding"]}, nil
-	case 1:
-		return &dml.MaxPooling1{Input: *in, Output: *out, OutputIndices: idx, Strides: v["strides"], WindowSize: v["window_size"], StartPadding: v["start_padding"], EndPadding: v["end_padding"]}, nil
-	}
-	return &dml.MaxPooling2{Input: *in, Output: *out, OutputIndices: idx, Strides: v["strides"], WindowSize: v["window_size"], StartPadding: v["start_padding"], EndPadding: v["end_padding"], Dilations: v["dilations"]}, nil
+	return desc, err
 }

@@ -146,6 +146,7 @@ typedef enum vkdml_create_device_flags {
 } vkdml_create_device_flags;
 
 /* Which desc a vkdml_operator_desc points to. */
+/* BEGIN GENERATED: operator types (go run ./internal/schema/gen from internal/schema; do not edit) */
 typedef enum vkdml_operator_type {
     VKDML_OPERATOR_ARGMAX = 1,        /* vkdml_argmax_desc */
     VKDML_OPERATOR_ARGMIN = 2,        /* vkdml_argmin_desc */
@@ -154,6 +155,7 @@ typedef enum vkdml_operator_type {
     VKDML_OPERATOR_MAX_POOLING1 = 5,  /* vkdml_max_pooling1_desc */
     VKDML_OPERATOR_MAX_POOLING2 = 6   /* vkdml_max_pooling2_desc */
 } vkdml_operator_type;
+/* END GENERATED: operator types */
 
 /* ---- Descs ---- */
 
@@ -172,6 +174,7 @@ typedef struct vkdml_tensor_desc {
     uint32_t guaranteed_base_offset_alignment; /* 0 or a power of two */
 } vkdml_tensor_desc;
 
+/* BEGIN GENERATED: descs (go run ./internal/schema/gen from internal/schema; do not edit) */
 /* DML_ARGMAX_OPERATOR_DESC / DML_ARGMIN_OPERATOR_DESC. The output keeps the
  * input's rank with every axis in `axes` of size 1; its type is UINT32,
  * INT32, UINT64 or INT64. Indices count from the start of each reduced
@@ -231,6 +234,7 @@ typedef struct vkdml_max_pooling2_desc {
     const uint32_t *end_padding;
     const uint32_t *dilations;
 } vkdml_max_pooling2_desc;
+/* END GENERATED: descs */
 
 /* DML_OPERATOR_DESC: type says which struct desc points to. */
 typedef struct vkdml_operator_desc {

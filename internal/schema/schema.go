@@ -15,6 +15,8 @@
 // registry test holds each Go struct to its entry.
 package schema
 
+//go:generate go run ./gen
+
 import (
 	"strings"
 	"unicode"

@@ -14,11 +14,7 @@ from vkdml import _capi
 
 STRUCTS = {
     "vkdml_tensor_desc": _capi.TensorDesc,
-    "vkdml_argmax_desc": _capi.ArgMaxDesc,
-    "vkdml_reduce_desc": _capi.ReduceDesc,
-    "vkdml_max_pooling_desc": _capi.MaxPoolingDesc,
-    "vkdml_max_pooling1_desc": _capi.MaxPooling1Desc,
-    "vkdml_max_pooling2_desc": _capi.MaxPooling2Desc,
+    **_capi.DESC_STRUCTS,  # the generated desc structs
     "vkdml_operator_desc": _capi.OperatorDesc,
     "vkdml_buffer": _capi.Buffer,
     "vkdml_device_options": _capi.DeviceOptions,

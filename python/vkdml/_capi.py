@@ -1,9 +1,12 @@
 """ctypes declarations of libvkdml's C interface (capi/vkdml.h), and the
 checks every value passes before it crosses into C.
 
-Every struct and prototype here mirrors vkdml.h; keep the two in step. The
-library is loaded with ctypes.CDLL, which releases the GIL for the length
-of every call, so other Python threads run while the GPU works.
+Every struct and prototype here mirrors vkdml.h. The operator types and
+desc structs between the GENERATED markers are written from
+internal/schema by go run ./internal/schema/gen, as vkdml.h's are; keep
+the rest in step with vkdml.h by hand. The library is loaded with
+ctypes.CDLL, which releases the GIL for the length of every call, so
+other Python threads run while the GPU works.
 
 ctypes converts a Python int into a C integer modulo 2^bits, silently: a
 size of 2^32+3 would reach libvkdml as 3. So no integer is stored in a
@@ -24,12 +27,14 @@ HRESULT = ctypes.c_int32
 
 ABI_VERSION = 1
 
+# BEGIN GENERATED: operator types (go run ./internal/schema/gen from internal/schema; do not edit)
 OPERATOR_ARGMAX = 1
 OPERATOR_ARGMIN = 2
 OPERATOR_REDUCE = 3
 OPERATOR_MAX_POOLING = 4
 OPERATOR_MAX_POOLING1 = 5
 OPERATOR_MAX_POOLING2 = 6
+# END GENERATED: operator types
 
 CREATE_DEVICE_FLAG_DEBUG = 1
 
@@ -51,6 +56,7 @@ class TensorDesc(ctypes.Structure):
 _tdp = ctypes.POINTER(TensorDesc)
 
 
+# BEGIN GENERATED: descs (go run ./internal/schema/gen from internal/schema; do not edit)
 class ArgMaxDesc(ctypes.Structure):
     _fields_ = [
         ("input", _tdp),
@@ -59,6 +65,9 @@ class ArgMaxDesc(ctypes.Structure):
         ("axes", _u32p),
         ("axis_direction", ctypes.c_uint32),
     ]
+
+
+ArgMinDesc = ArgMaxDesc
 
 
 class ReduceDesc(ctypes.Structure):
@@ -108,6 +117,17 @@ class MaxPooling2Desc(ctypes.Structure):
         ("end_padding", _u32p),
         ("dilations", _u32p),
     ]
+
+
+# DESC_STRUCTS maps each desc struct of vkdml.h to its class here.
+DESC_STRUCTS = {
+    "vkdml_argmax_desc": ArgMaxDesc,
+    "vkdml_reduce_desc": ReduceDesc,
+    "vkdml_max_pooling_desc": MaxPoolingDesc,
+    "vkdml_max_pooling1_desc": MaxPooling1Desc,
+    "vkdml_max_pooling2_desc": MaxPooling2Desc,
+}
+# END GENERATED: descs
 
 
 class OperatorDesc(ctypes.Structure):

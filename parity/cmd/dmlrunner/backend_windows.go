@@ -121,13 +121,6 @@ const (
 
 	dmlFeatureTensorDataTypeSupport = 0
 	dmlFeatureFeatureLevels         = 1
-
-	dmlOpReduce      = 55
-	dmlOpMaxPooling  = 58
-	dmlOpMaxPooling1 = 91
-	dmlOpMaxPooling2 = 110
-	dmlOpArgMin      = 137
-	dmlOpArgMax      = 138
 )
 
 // com is a COM interface pointer.
@@ -164,7 +157,8 @@ func check(r uintptr, what string) error {
 	return nil
 }
 
-// C structs (x64 layout).
+// C structs (x64 layout). The operator descs are generated from
+// internal/schema into descs_gen_windows.go.
 type (
 	bufferTensorDesc struct {
 		dataType, flags, dimensionCount uint32
@@ -183,40 +177,6 @@ type (
 		typ  uint32
 		_    uint32
 		desc unsafe.Pointer
-	}
-	argDesc struct {
-		in, out   unsafe.Pointer
-		axisCount uint32
-		_         uint32
-		axes      unsafe.Pointer
-		direction uint32
-		_         uint32
-	}
-	reduceDesc struct {
-		function  uint32
-		_         uint32
-		in, out   unsafe.Pointer
-		axisCount uint32
-		_         uint32
-		axes      unsafe.Pointer
-	}
-	maxPoolDesc struct {
-		in, out                     unsafe.Pointer
-		dimensionCount              uint32
-		_                           uint32
-		strides, window, start, end unsafe.Pointer
-	}
-	maxPool1Desc struct {
-		in, out, indices            unsafe.Pointer
-		dimensionCount              uint32
-		_                           uint32
-		strides, window, start, end unsafe.Pointer
-	}
-	maxPool2Desc struct {
-		in, out, indices                       unsafe.Pointer
-		dimensionCount                         uint32
-		_                                      uint32
-		strides, window, start, end, dilations unsafe.Pointer
 	}
 	bindingProperties struct {
 		requiredDescriptorCount uint32

@@ -51,6 +51,12 @@ func (d *descs) tensor(t *parity.Tensor) (unsafe.Pointer, error) {
 	return unsafe.Pointer(td), nil
 }
 
+// pin keeps the struct p points to alive while DirectML reads it.
+func pin[T any](d *descs, p *T) unsafe.Pointer {
+	d.keep = append(d.keep, p)
+	return unsafe.Pointer(p)
+}
+
 // padded returns v extended with zeros to n entries, so that DirectML never
 // reads past a Go slice whatever DimensionCount says.
 func padded(v []uint32, n int) []uint32 {
@@ -73,7 +79,7 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &operatorDesc{}
+	op := &operatorDesc{typ: dmlOperators[c.Operator].typ}
 	d.keep = append(d.keep, op)
 	switch c.Operator {
 	case "ARGMAX", "ARGMIN":
@@ -81,36 +87,29 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := &argDesc{in: in, out: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes), direction: dir}
-		op.typ, op.desc = dmlOpArgMax, unsafe.Pointer(a)
-		if c.Operator == "ARGMIN" {
-			op.typ = dmlOpArgMin
+		a := argMaxOperatorDesc{inputTensor: in, outputTensor: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes), axisDirection: dir}
+		if c.Operator == "ARGMIN" { // DirectML declares ARGMIN's desc apart, with ARGMAX's fields
+			m := argMinOperatorDesc(a)
+			op.desc = pin(d, &m)
+		} else {
+			op.desc = pin(d, &a)
 		}
-		d.keep = append(d.keep, a)
 	case "REDUCE":
 		f, err := c.Function()
 		if err != nil {
 			return nil, err
 		}
-		r := &reduceDesc{function: f, in: in, out: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes)}
-		op.typ, op.desc = dmlOpReduce, unsafe.Pointer(r)
-		d.keep = append(d.keep, r)
+		op.desc = pin(d, &reduceOperatorDesc{function: f, inputTensor: in, outputTensor: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes)})
 	case "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2":
 		n := len(c.WindowSize)
 		st, win, sp, ep, dil := d.u32s(padded(c.Strides, n)), d.u32s(padded(c.WindowSize, n)), d.u32s(padded(c.StartPadding, n)), d.u32s(padded(c.EndPadding, n)), d.u32s(padded(c.Dilations, n))
 		switch c.Operator {
 		case "MAX_POOLING":
-			p := &maxPoolDesc{in: in, out: out, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep}
-			op.typ, op.desc = dmlOpMaxPooling, unsafe.Pointer(p)
-			d.keep = append(d.keep, p)
+			op.desc = pin(d, &maxPoolingOperatorDesc{inputTensor: in, outputTensor: out, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep})
 		case "MAX_POOLING1":
-			p := &maxPool1Desc{in: in, out: out, indices: idx, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep}
-			op.typ, op.desc = dmlOpMaxPooling1, unsafe.Pointer(p)
-			d.keep = append(d.keep, p)
+			op.desc = pin(d, &maxPooling1OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep})
 		default:
-			p := &maxPool2Desc{in: in, out: out, indices: idx, dimensionCount: uint32(n), strides: st, window: win, start: sp, end: ep, dilations: dil}
-			op.typ, op.desc = dmlOpMaxPooling2, unsafe.Pointer(p)
-			d.keep = append(d.keep, p)
+			op.desc = pin(d, &maxPooling2OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep, dilations: dil})
 		}
 	default:
 		return nil, fmt.Errorf("unknown operator %q", c.Operator)
@@ -120,9 +119,4 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 
 // outputSlots is the number of output bindings of the operator (optional
 // outputs included).
-func outputSlots(c *parity.Case) int {
-	if c.Operator == "MAX_POOLING1" || c.Operator == "MAX_POOLING2" {
-		return 2
-	}
-	return 1
-}
+func outputSlots(c *parity.Case) int { return int(dmlOperators[c.Operator].outputs) }

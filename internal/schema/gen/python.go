@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vkdml/vkdml/internal/schema"
+)
+
+// pyBegin and pyEnd find the marker comments of _capi.py's regions.
+func pyBegin(name string) string { return "# BEGIN GENERATED: " + name + " (" }
+func pyEnd(name string) string   { return "# END GENERATED: " + name + "\n" }
+
+// renderPython fills _capi.py's "operator types" and "descs" regions.
+func renderPython(old []byte) ([]byte, error) {
+	return replaceRegions(old, pyBegin, pyEnd,
+		region{"operator types", pyOperatorTypes()},
+		region{"descs", pyStructs()})
+}
+
+func pyOperatorTypes() string {
+	var b strings.Builder
+	for _, d := range cDescs() {
+		fmt.Fprintf(&b, "OPERATOR_%s = %d\n", d.Type, d.C.Type)
+	}
+	return b.String()
+}
+
+// pyClass is the ctypes class of desc d: ArgMaxDesc.
+func pyClass(d *schema.Desc) string { return d.Go + "Desc" }
+
+// pyStructs are the ctypes mirrors of vkdml.h's desc structs, in the
+// header's order; a desc sharing another's struct is an alias of its class.
+func pyStructs() string {
+	var parts []string
+	for _, d := range cDescs() {
+		if d.C.SameAs != "" {
+			same, _ := schema.Lookup(d.C.SameAs)
+			parts = append(parts, fmt.Sprintf("%s = %s\n", pyClass(d), pyClass(same)))
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "class %s(ctypes.Structure):\n    _fields_ = [\n", pyClass(d))
+		for _, f := range d.Fields {
+			fmt.Fprintf(&b, "        (%q, %s),\n", f.C(), pyType(&f))
+		}
+		b.WriteString("    ]\n")
+		parts = append(parts, b.String())
+	}
+	var m strings.Builder
+	m.WriteString("# DESC_STRUCTS maps each desc struct of vkdml.h to its class here.\nDESC_STRUCTS = {\n")
+	for _, d := range cDescs() {
+		if d.C.SameAs == "" {
+			fmt.Fprintf(&m, "    %q: %s,\n", d.C.Struct, pyClass(d))
+		}
+	}
+	m.WriteString("}\n")
+	return strings.Join(append(parts, m.String()), "\n\n")
+}
+
+// pyType is a field's ctypes type (_tdp and _u32p are _capi.py's pointer
+// types).
+func pyType(f *schema.Field) string {
+	switch f.Type {
+	case schema.TensorDesc:
+		return "_tdp"
+	case schema.UIntArray:
+		return "_u32p"
+	}
+	return "ctypes.c_uint32"
+}
