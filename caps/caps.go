@@ -114,4 +114,19 @@ type Limits struct {
 	MaxBufferSize                   uint64    `json:"maxBufferSize"`
 	TimestampPeriod                 float32   `json:"timestampPeriod"` // nanoseconds per tick
 	TimestampValidBits              uint32    `json:"timestampValidBits"`
+	// ComputeUnits is the device's compute units (NVIDIA's SMs, AMD's
+	// CUs, Arm's shader cores) and LanesPerComputeUnit the invocations one
+	// of them keeps resident at once: together they bound how many loads
+	// a plan can have in flight. Drivers report them only through vendor
+	// extensions (gpu reads VK_NV_shader_sm_builtins,
+	// VK_AMD_shader_core_properties and VK_ARM_shader_core_builtins); 0
+	// means unknown.
+	ComputeUnits        uint32 `json:"computeUnits"`
+	LanesPerComputeUnit uint32 `json:"lanesPerComputeUnit"`
+}
+
+// ResidentLanes is the invocations the whole device keeps resident at
+// once, ComputeUnits × LanesPerComputeUnit; 0 when either is unknown.
+func (l Limits) ResidentLanes() uint64 {
+	return uint64(l.ComputeUnits) * uint64(l.LanesPerComputeUnit)
 }

@@ -98,6 +98,10 @@ type DeviceInfo struct {
 	Features      Features     `json:"features"`
 	Limits        Limits       `json:"limits"`
 	MemoryTypes   []MemoryType `json:"memoryTypes"`
+	// ComputeUnitSource names the extension Limits.ComputeUnits and
+	// Limits.LanesPerComputeUnit come from; empty when the driver reports
+	// them through none (both are then 0).
+	ComputeUnitSource string `json:"computeUnitSource,omitempty"`
 
 	computeFamily int
 	raw           C.vkdml_device_info
@@ -161,6 +165,8 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 		TimestampPeriod:                 float32(raw.timestamp_period),
 		TimestampValidBits:              uint32(raw.compute_family_timestamp_bits),
 	}
+	d.Limits.ComputeUnits, d.Limits.LanesPerComputeUnit = uint32(raw.compute_units), uint32(raw.lanes_per_compute_unit)
+	d.ComputeUnitSource = computeUnitSources[raw.compute_unit_source]
 	for i := 0; i < 3; i++ {
 		d.Limits.MaxComputeWorkGroupSize[i] = uint32(raw.max_workgroup_size[i])
 		d.Limits.MaxComputeWorkGroupCount[i] = uint32(raw.max_workgroup_count[i])
@@ -174,6 +180,13 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 		})
 	}
 	return d
+}
+
+// computeUnitSources names the vendor extensions by vkshim.h's VKDML_CU_*.
+var computeUnitSources = map[C.uint32_t]string{
+	C.VKDML_CU_NV_SM_BUILTINS:             "VK_NV_shader_sm_builtins",
+	C.VKDML_CU_AMD_SHADER_CORE_PROPERTIES: "VK_AMD_shader_core_properties",
+	C.VKDML_CU_ARM_SHADER_CORE_BUILTINS:   "VK_ARM_shader_core_builtins",
 }
 
 // Usable says why vkdml cannot use the device, or "" when it can.

@@ -36,6 +36,14 @@ VkResult vkdml_create_debug_messenger(VkInstance inst, uintptr_t user, VkDebugUt
 void vkdml_destroy_debug_messenger(VkInstance inst, VkDebugUtilsMessengerEXT m);
 VkResult vkdml_enumerate_physical_devices(VkInstance inst, uint32_t *count, VkPhysicalDevice *out);
 
+// Where vkdml_device_info.compute_units comes from.
+enum {
+	VKDML_CU_NONE = 0,
+	VKDML_CU_NV_SM_BUILTINS = 1,            // VK_NV_shader_sm_builtins
+	VKDML_CU_AMD_SHADER_CORE_PROPERTIES = 2, // VK_AMD_shader_core_properties(2)
+	VKDML_CU_ARM_SHADER_CORE_BUILTINS = 3,  // VK_ARM_shader_core_builtins
+};
+
 // What vkdml reads of a physical device, flattened.
 typedef struct vkdml_device_info {
 	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
@@ -64,6 +72,11 @@ typedef struct vkdml_device_info {
 	// Extensions needed below Vulkan 1.2/1.3.
 	uint32_t ext_8bit_storage, ext_float16_int8, ext_subgroup_size_control, ext_driver_properties;
 	uint32_t ext_subgroup_extended_types;
+
+	// Compute units, from the vendor extensions that report them
+	// (compute_unit_source: one of VKDML_CU_*; 0 and 0 without one).
+	uint32_t ext_nv_sm_builtins, ext_amd_core_properties, ext_amd_core_properties2, ext_arm_core_builtins;
+	uint32_t compute_units, lanes_per_compute_unit, compute_unit_source;
 
 	// Memory.
 	uint32_t memory_type_count, memory_heap_count;

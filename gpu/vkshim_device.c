@@ -14,6 +14,60 @@ static int has_device_extension(VkExtensionProperties *props, uint32_t n, const 
 	return 0;
 }
 
+// query_compute_units reads the compute-unit count and the lanes one unit
+// keeps resident from the first vendor extension the device has that
+// reports them; it leaves both 0 (source VKDML_CU_NONE) when it has none.
+static void query_compute_units(VkPhysicalDevice pd, vkdml_device_info *out) {
+	VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+	VkPhysicalDeviceShaderCorePropertiesAMD amd = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+	VkPhysicalDeviceShaderCoreProperties2AMD amd2 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+	VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+	VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+	void **tail = &p2.pNext;
+	if (out->ext_nv_sm_builtins) {
+		*tail = &nv;
+		tail = &nv.pNext;
+	}
+	if (out->ext_amd_core_properties) {
+		*tail = &amd;
+		tail = &amd.pNext;
+	}
+	if (out->ext_amd_core_properties2) {
+		*tail = &amd2;
+		tail = &amd2.pNext;
+	}
+	if (out->ext_arm_core_builtins) {
+		*tail = &arm;
+		tail = &arm.pNext;
+	}
+	if (p2.pNext == NULL) {
+		return;
+	}
+	p_vkGetPhysicalDeviceProperties2(pd, &p2);
+	if (out->ext_nv_sm_builtins && nv.shaderSMCount > 0) {
+		out->compute_units = nv.shaderSMCount;
+		out->lanes_per_compute_unit = nv.shaderWarpsPerSM * out->subgroup_size;
+		out->compute_unit_source = VKDML_CU_NV_SM_BUILTINS;
+	} else if (out->ext_amd_core_properties && amd.computeUnitsPerShaderArray > 0) {
+		out->compute_units =
+		    amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+		// The product counts the units the chip was designed with;
+		// properties2 counts those enabled on this part.
+		if (out->ext_amd_core_properties2 && amd2.activeComputeUnitCount > 0) {
+			out->compute_units = amd2.activeComputeUnitCount;
+		}
+		out->lanes_per_compute_unit = amd.wavefrontsPerSimd * amd.simdPerComputeUnit * amd.wavefrontSize;
+		out->compute_unit_source = VKDML_CU_AMD_SHADER_CORE_PROPERTIES;
+	} else if (out->ext_arm_core_builtins && arm.shaderCoreCount > 0) {
+		out->compute_units = arm.shaderCoreCount;
+		out->lanes_per_compute_unit = arm.shaderWarpsPerCore * out->subgroup_size;
+		out->compute_unit_source = VKDML_CU_ARM_SHADER_CORE_BUILTINS;
+	}
+}
+
 void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	memset(out, 0, sizeof(*out));
 
@@ -38,6 +92,10 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	    v13 || has_device_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
 	out->ext_subgroup_extended_types =
 	    v12 || has_device_extension(exts, next, VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME);
+	out->ext_nv_sm_builtins = has_device_extension(exts, next, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+	out->ext_amd_core_properties = has_device_extension(exts, next, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+	out->ext_amd_core_properties2 = has_device_extension(exts, next, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
+	out->ext_arm_core_builtins = has_device_extension(exts, next, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
 	free(exts);
 
 	// Properties, with only the structures this device knows in the chain.
@@ -82,6 +140,7 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	out->min_subgroup_size = out->ext_subgroup_size_control ? sgc.minSubgroupSize : sg.subgroupSize;
 	out->max_subgroup_size = out->ext_subgroup_size_control ? sgc.maxSubgroupSize : sg.subgroupSize;
 	out->required_subgroup_size_stages = out->ext_subgroup_size_control ? sgc.requiredSubgroupSizeStages : 0;
+	query_compute_units(pd, out); // after subgroup_size, which it reads
 
 	VkPhysicalDeviceLimits *l = &p->limits;
 	out->max_storage_buffer_range = l->maxStorageBufferRange;
