@@ -45,7 +45,7 @@ func kernelList() string {
 	var b strings.Builder
 	for _, n := range operators.Names() {
 		op, _ := operators.Lookup(n)
-		fmt.Fprintf(&b, "  %-9s %s\n", n, strings.Join(op.Kernels, ", "))
+		fmt.Fprintf(&b, "  %-9s %s\n", n, strings.Join(op.Kernels(), ", "))
 	}
 	return b.String()
 }
@@ -217,14 +217,28 @@ func kernelsFor(op *operators.Operator, k string) ([]string, error) {
 	case "":
 		return []string{""}, nil
 	case "all":
-		return op.Kernels, nil
+		return op.Kernels(), nil
 	}
-	for _, s := range op.Kernels {
+	for _, s := range op.Kernels() {
 		if s == k {
 			return []string{k}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op.Name, strings.Join(op.Kernels, ", "))
+	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op.Name, strings.Join(op.Kernels(), ", "))
+}
+
+// benchInputs are the inputs bench gives op at one --shape: every required
+// input has that shape and --dtype; optional ones are left out.
+func benchInputs(op *operators.Operator, dt tensor.DataType, shape []uint32) []operators.Input {
+	ins := make([]operators.Input, len(op.Inputs()))
+	for i, f := range op.Inputs() {
+		ins[i].Name = "--shape " + joinU32(shape)
+		if !f.Optional {
+			d := tensor.NewDesc(dt, shape)
+			ins[i].Desc = &d
+		}
+	}
+	return ins
 }
 
 // checkPlotPath fails early, before anything is measured, when the plot
@@ -259,7 +273,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// Build every desc first: bad flags fail before the device opens.
 	descs := make([]dml.OperatorDesc, len(o.shapes))
 	for i, sh := range o.shapes {
-		if descs[i], err = o.build.Desc("--shape "+joinU32(sh), tensor.NewDesc(o.dt, sh)); err != nil {
+		if descs[i], err = o.build.Desc(benchInputs(o.op, o.dt, sh)); err != nil {
 			return err
 		}
 	}

@@ -39,8 +39,9 @@ func runHelp(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'vkdml run OP -h' for an operator's flags.\n\n%s", outputHelp)
 }
 
-// runRun is `vkdml run OP [flags] IN.npy OUT.npy`: one operator of the
-// table on a .npy file, its outputs written all or none.
+// runRun is `vkdml run OP [flags] IN.npy [IN2.npy ...] OUT.npy`: one
+// operator of the table on .npy files, one per input the operator has,
+// its outputs written all or none.
 func runRun(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -75,21 +76,23 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := b.Check(); err != nil {
 		return err
 	}
-	if len(pos) != 2 {
-		return fmt.Errorf("%w: want IN.npy OUT.npy, got %d argument(s)", errUsage, len(pos))
+	// The files are the operator's inputs in order, then OUT.npy.
+	nIn := len(pos) - 1
+	if nIn < op.RequiredInputs() || nIn > len(op.Inputs()) {
+		return fmt.Errorf("%w: want %s OUT.npy, got %d argument(s)", errUsage, op.InputFiles(), len(pos))
 	}
-	paths := pos[1:]
+	inPaths, paths := pos[:nIn], pos[nIn:]
 	if b.ExtraOutputs != nil {
 		paths = append(paths, b.ExtraOutputs()...)
 	}
-	if _, err := checkOutputs(pos[:1], paths); err != nil {
+	if _, err := checkOutputs(inPaths, paths); err != nil {
 		return err
 	}
-	in, err := tensor.ReadNpyFile(pos[0])
+	ins, tensors, err := readInputs(op, inPaths)
 	if err != nil {
 		return err
 	}
-	desc, err := b.Desc(pos[0], in.Desc)
+	desc, err := b.Desc(ins)
 	if err != nil {
 		return err
 	}
@@ -103,11 +106,26 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, m)
 		}
 	}()
-	outs, err := d.Compute(desc, in)
+	outs, err := d.Compute(desc, tensors...)
 	if err != nil {
 		return err
 	}
 	// The outputs present are the first len(paths): an absent optional
 	// output is never among them.
-	return writeOutputs(pos[:1], paths, outs[:len(paths)])
+	return writeOutputs(inPaths, paths, outs[:len(paths)])
+}
+
+// readInputs reads the input files, one per input of op in order; the
+// inputs past them are optional ones left out (nil).
+func readInputs(op *operators.Operator, files []string) ([]operators.Input, []*tensor.Tensor, error) {
+	n := len(op.Inputs())
+	ins, ts := make([]operators.Input, n), make([]*tensor.Tensor, n)
+	for i, f := range files {
+		t, err := tensor.ReadNpyFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		ins[i], ts[i] = operators.Input{Name: f, Desc: &t.Desc}, t
+	}
+	return ins, ts, nil
 }

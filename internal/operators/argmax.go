@@ -18,6 +18,7 @@ import (
 
 func argMaxOperator(name string) *Operator {
 	op := argOperator(name, "largest")
+	op.Type = "ARGMAX"
 	op.DMLTypes = []string{"ARGMAX", "REDUCE"}
 	op.ONNXTypes = []string{"ArgMax"}
 	return op
@@ -25,6 +26,7 @@ func argMaxOperator(name string) *Operator {
 
 func argMinOperator(name string) *Operator {
 	op := argOperator(name, "smallest")
+	op.Type = "ARGMIN"
 	op.DMLTypes = []string{"ARGMIN"}
 	op.ONNXTypes = []string{"ArgMin"}
 	return op
@@ -37,7 +39,6 @@ func argOperator(name, extreme string) *Operator {
 		Synopsis: "--axes A[,B...] [--direction increasing|decreasing] [--index-type uint32|int32|uint64|int64] IN.npy OUT.npy",
 		Help:     argHelp(name),
 		Examples: argExamples(name),
-		Kernels:  []string{dml.ArgStrategyThread, dml.ArgStrategyGroup, dml.ArgStrategySplitK, "vec"},
 		Flags:    func(fs *flag.FlagSet, _ Use) *Builder { return argFlags(name, fs) },
 		FromCase: argFromCase,
 		FromONNX: argFromONNX,
@@ -123,8 +124,8 @@ func argFlags(name string, fs *flag.FlagSet) *Builder {
 	}
 	return &Builder{
 		Check: check,
-		Desc: func(what string, in tensor.Desc) (dml.OperatorDesc, error) {
-			return ArgDesc(name, in, *axes, *dir, *idx)
+		Desc: func(ins []Input) (dml.OperatorDesc, error) {
+			return ArgDesc(name, *ins[0].Desc, *axes, *dir, *idx)
 		},
 		Params: func() map[string]any {
 			return map[string]any{"axes": *axes, "direction": strings.ToLower(*dir), "index_type": strings.ToLower(*idx)}

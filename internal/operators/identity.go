@@ -15,14 +15,15 @@ import (
 func identityOperator() *Operator {
 	return &Operator{
 		Name:     "identity",
+		Type:     "ELEMENT_WISE_IDENTITY",
 		Aliases:  []string{"copy"},
 		Summary:  "ELEMENT_WISE_IDENTITY: copy (a Fortran-order input comes out in C order); bench calls it copy",
 		Synopsis: "IN.npy OUT.npy",
-		Kernels:  []string{"vec4", "strided"},
 		Flags: func(fs *flag.FlagSet, _ Use) *Builder {
 			return &Builder{
 				Check: func() error { return nil },
-				Desc: func(_ string, in tensor.Desc) (dml.OperatorDesc, error) {
+				Desc: func(ins []Input) (dml.OperatorDesc, error) {
+					in := *ins[0].Desc
 					return &dml.ElementWiseIdentity{Input: in, Output: tensor.NewDesc(in.DataType, in.Sizes)}, nil
 				},
 				Params: func() map[string]any { return map[string]any{} },

@@ -49,6 +49,7 @@ E_INVALIDARG), so vkdml, which follows DirectML exactly, does the same.
 func maxPoolOperator() *Operator {
 	return &Operator{
 		Name: "maxpool",
+		Type: "MAX_POOLING2",
 		Synopsis: "--window W[,..] [--strides ..] [--dilations ..] [--padding P | --start-padding .. --end-padding ..] " +
 			"[--ceil-mode | --output-size ..] [--indices IDX.npy] [--index-type uint32|uint64] IN.npy OUT.npy",
 		Summary: "MAX_POOLING2: max pooling of a 4D (NCHW) or 5D (NCDHW) tensor, with flat indices",
@@ -60,7 +61,6 @@ func maxPoolOperator() *Operator {
 			{Flags: "--window 1 --start-padding 1,0", Input: "[[[[1, 2]]]]", Output: "[[[[-FLT_MAX, -FLT_MAX], [1, 2]]]]", Indices: "[[[[0, 0], [0, 1]]]]"},
 			{Flags: "--window 2", Input: "[[[[1, 2], [3, 4]], [[5, 6], [8, 7]]]]", Output: "[[[[4]], [[8]]]]", Indices: "[[[[3]], [[6]]]]"},
 		},
-		Kernels:   []string{"direct", "vec2x2"},
 		Flags:     poolFlags,
 		DMLTypes:  []string{"MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2"},
 		FromCase:  poolFromCase,
@@ -191,9 +191,9 @@ func (p *poolOptions) indexDataType() (tensor.DataType, error) {
 	return 0, fmt.Errorf("%w: --index-type %q: want uint32 or uint64 (DirectML's MAX_POOLING2 takes no other indices type)", ErrUsage, *p.indexType)
 }
 
-// desc builds the MAX_POOLING2 desc for an input (what = its name in
-// errors).
-func (p *poolOptions) desc(what string, in tensor.Desc) (dml.OperatorDesc, error) {
+// desc builds the MAX_POOLING2 desc for its input.
+func (p *poolOptions) desc(ins []Input) (dml.OperatorDesc, error) {
+	what, in := ins[0].Name, *ins[0].Desc
 	idxType, err := p.indexDataType()
 	if err != nil {
 		return nil, err

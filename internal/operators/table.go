@@ -4,12 +4,15 @@
 // (internal/parity/vk).
 //
 // Each operator lives in its own file here (argmax.go, maxpool.go,
-// identity.go) and is listed once in Table. An entry says how the command
-// spells the operator and its flags, how a flag set becomes a DirectML desc
-// for an input, which DML_OPERATOR_TYPEs of the parity corpus and which
-// ONNX node types it maps, and which examples `vkdml demo` shows. Adding an
-// operator therefore touches its own file and one line of Table; the
-// peripherals find it there.
+// identity.go) and is listed once in Table. An entry names the desc type of
+// ops' registry it builds (whose inputs, outputs and kernel strategies come
+// from there), and says how the command spells the operator and its flags,
+// how a flag set becomes a DirectML desc for its inputs, which
+// DML_OPERATOR_TYPEs of the parity corpus and which ONNX node types it
+// maps, and which examples `vkdml demo` shows. Every registered desc type
+// is some entry's Type or one of its DMLTypes (TestTableCoversRegistry).
+// Adding an operator therefore touches its own file and one line of Table;
+// the peripherals find it there.
 package operators
 
 import (
@@ -23,6 +26,8 @@ import (
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
 	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/schema"
+	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -45,6 +50,10 @@ const (
 type Operator struct {
 	// Name is the command's name: `vkdml run NAME`, `vkdml bench --op NAME`.
 	Name string
+	// Type is the operator type, in ops' registry, of the descs the
+	// command builds: their inputs (the files `vkdml run` reads) and the
+	// kernel strategies bench knows come from there.
+	Type string
 	// Aliases are other names the command accepts (bench's "copy").
 	Aliases []string
 	// Summary is the one-line description `vkdml run -h` lists.
@@ -57,10 +66,6 @@ type Operator struct {
 	// shown with numbers. The command's tests run each example as printed
 	// and compare the outputs, so help and behaviour cannot drift apart.
 	Examples []Example
-	// Kernels are the strategies `vkdml bench --kernel` may force
-	// (Device.CreateOperatorWithKernel's names), in the order --kernel all
-	// measures them.
-	Kernels []string
 	// Flags registers the operator's flags on fs and returns the builder
 	// that turns them, once parsed, into a desc.
 	Flags func(fs *flag.FlagSet, use Use) *Builder
@@ -86,14 +91,72 @@ type Builder struct {
 	// Check validates the flags alone, before any file is read or the
 	// device opened.
 	Check func() error
-	// Desc builds the desc for an input; what names the input in errors.
-	Desc func(what string, in tensor.Desc) (dml.OperatorDesc, error)
+	// Desc builds the desc for inputs, one per input of the operator in
+	// binding order (Operator.Inputs).
+	Desc func(ins []Input) (dml.OperatorDesc, error)
 	// ExtraOutputs are the output files named by flags (UseRun), written
 	// after OUT in the desc's output order; nil when there are none.
 	ExtraOutputs func() []string
 	// Params are the operator's parameters as flags gave them, for JSON
 	// records (snake_case keys).
 	Params func() map[string]any
+}
+
+// Input is one input tensor of a desc to build.
+type Input struct {
+	// Name names it in errors: its file, or bench's --shape.
+	Name string
+	// Desc is nil for an optional input left out.
+	Desc *tensor.Desc
+}
+
+// registered is op's row of ops' registry; TestTableCoversRegistry holds
+// every Type to one.
+func (op *Operator) registered() *ops.Operator {
+	o, ok := ops.LookupOperator(op.Type)
+	if !ok {
+		panic("operators: " + op.Name + ": " + op.Type + " is not in ops' registry")
+	}
+	return o
+}
+
+// Kernels are the strategies `vkdml bench --kernel` may force
+// (Device.CreateOperatorWithKernel's names), in the order --kernel all
+// measures them: the registry's for Type.
+func (op *Operator) Kernels() []string { return op.registered().Strategies }
+
+// Inputs are the input tensors of Type's descs, in binding order.
+func (op *Operator) Inputs() []schema.Field { return op.registered().Inputs() }
+
+// InputFiles is how `vkdml run` usage names the input files: IN.npy for an
+// operator with one input, else IN1.npy IN2.npy ..., an optional one in
+// brackets.
+func (op *Operator) InputFiles() string {
+	ins := op.Inputs()
+	if len(ins) == 1 && !ins[0].Optional {
+		return "IN.npy"
+	}
+	names := make([]string, len(ins))
+	for i, f := range ins {
+		names[i] = fmt.Sprintf("IN%d.npy", i+1)
+		if f.Optional {
+			names[i] = "[" + names[i] + "]"
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+// RequiredInputs is how many of the inputs are not optional. `vkdml run`
+// gives the files to the inputs in order, so optional inputs must follow
+// the required ones (TestTableCoversRegistry checks).
+func (op *Operator) RequiredInputs() int {
+	n := 0
+	for _, f := range op.Inputs() {
+		if !f.Optional {
+			n++
+		}
+	}
+	return n
 }
 
 // Example is one run of `vkdml run NAME` as its help shows it. Tensors are

@@ -11,6 +11,7 @@ import (
 	"github.com/vkdml/vkdml/internal/onnx"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -31,7 +32,8 @@ func build(t *testing.T, op *Operator, use Use) dml.OperatorDesc {
 	if err := b.Check(); err != nil {
 		t.Fatalf("%s: %v", op.Name, err)
 	}
-	desc, err := b.Desc("x", tensor.NewDesc(tensor.Float32, sampleInput[op.Name]))
+	in := tensor.NewDesc(tensor.Float32, sampleInput[op.Name])
+	desc, err := b.Desc([]Input{{Name: "x", Desc: &in}})
 	if err != nil {
 		t.Fatalf("%s: %v", op.Name, err)
 	}
@@ -55,7 +57,7 @@ func TestTable(t *testing.T) {
 				t.Errorf("Lookup(%q) = %v", n, got)
 			}
 		}
-		if op.Summary == "" || op.Synopsis == "" || op.Flags == nil || len(op.Kernels) == 0 || len(op.Demos) == 0 {
+		if op.Summary == "" || op.Synopsis == "" || op.Flags == nil || len(op.Kernels()) == 0 || len(op.Demos) == 0 {
 			t.Errorf("%s: incomplete row", op.Name)
 		}
 		if (len(op.DMLTypes) > 0) != (op.FromCase != nil) || (len(op.ONNXTypes) > 0) != (op.FromONNX != nil) {
@@ -66,13 +68,51 @@ func TestTable(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	for _, op := range Table {
 		desc := build(t, op, UseRun)
-		for _, k := range op.Kernels {
+		for _, k := range op.Kernels() {
 			if _, err := d.CreateOperatorWithKernel(desc, k); err != nil && strings.Contains(err.Error(), "not a strategy") {
 				t.Errorf("%s lists kernel %q, which the operator refuses: %v", op.Name, k, err)
 			}
 		}
 		if _, err := d.CreateOperatorWithKernel(desc, "no-such-kernel"); err == nil {
 			t.Errorf("%s accepted a kernel name it does not have", op.Name)
+		}
+	}
+}
+
+// TestTableCoversRegistry: each row builds a registered desc type, and
+// every registered type is exactly one row's Type or DMLTypes, so the
+// command and bench offer every operator ops has and no other; a row's
+// optional inputs follow its required ones (vkdml run reads files in
+// order).
+func TestTableCoversRegistry(t *testing.T) {
+	coveredBy := map[string]string{}
+	for _, op := range Table {
+		o, ok := ops.LookupOperator(op.Type)
+		if !ok {
+			t.Errorf("%s builds %q, which ops' registry does not list", op.Name, op.Type)
+			continue
+		}
+		if desc := build(t, op, UseRun); desc.OperatorType() != o.Type {
+			t.Errorf("%s builds %s descs; its Type is %s", op.Name, desc.OperatorType(), o.Type)
+		}
+		for _, typ := range append([]string{op.Type}, op.DMLTypes...) {
+			if _, ok := ops.LookupOperator(typ); !ok {
+				t.Errorf("%s maps %q, which ops' registry does not list", op.Name, typ)
+			}
+			if prev, ok := coveredBy[typ]; ok && prev != op.Name {
+				t.Errorf("%s is both %s's and %s's", typ, prev, op.Name)
+			}
+			coveredBy[typ] = op.Name
+		}
+		for i, f := range op.Inputs() {
+			if !f.Optional && i >= op.RequiredInputs() {
+				t.Errorf("%s: the required input %s follows an optional one", op.Name, f.Name)
+			}
+		}
+	}
+	for _, o := range ops.Registry {
+		if _, ok := coveredBy[o.Type]; !ok {
+			t.Errorf("%s is registered but no row of Table builds or maps it", o.Type)
 		}
 	}
 }
