@@ -12,10 +12,10 @@ import (
 )
 
 // TestMultiAllocationTensors runs operators whose 3 MiB tensors span
-// several 1 MiB allocations (DeviceOptions.MaxAllocation, issue 11 item
-// 2): reductions along and across the allocation boundaries, and max
-// pooling with indices, through the whole API (CheckOperator's guard bands
-// and poisoned outputs) and through Compute, against the CPU reference.
+// several 1 MiB allocations (DeviceOptions.MaxAllocation): reductions
+// along and across the allocation boundaries, and max pooling with indices,
+// through the whole API (CheckOperator's guard bands and poisoned outputs)
+// and through Compute, against the CPU reference.
 func TestMultiAllocationTensors(t *testing.T) {
 	for _, staging := range []bool{false, true} {
 		name := "mapped"

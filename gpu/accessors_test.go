@@ -8,7 +8,7 @@ import (
 
 // TestAccessorsOfNilAndZeroObjects: the plain accessors of a nil or zero
 // Device or Kernel answer a zero value instead of panicking, as every
-// other method of those objects returns an error (issue 12 item 7).
+// other method of those objects returns an error.
 func TestAccessorsOfNilAndZeroObjects(t *testing.T) {
 	for name, d := range map[string]*gpu.Device{"nil": nil, "zero": {}} {
 		if d.Debug() || d.Lost() || d.CachePath() != "" {

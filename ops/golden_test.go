@@ -479,7 +479,7 @@ func largeCases() []largeCase {
 			Strides: []uint32{2, 2}, WindowSize: []uint32{3, 3}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}},
 		{"pool2_batch1M_8x8", &ops.MaxPooling2{Input: nd(tensor.Int8, []uint32{1 << 20, 2, 8, 8}), Output: nd(tensor.Int8, []uint32{1 << 20, 2, 4, 4}), OutputIndices: idx(u32, 1<<20, 2, 4, 4),
 			Strides: []uint32{2, 2}, WindowSize: []uint32{2, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}},
-		// Issue 12's max-pooling crashers: a batch count near 2^32 (wrapped
+		// Max-pooling crashers found by fuzzing: a batch count near 2^32 (wrapped
 		// the 32-bit chunk loop) and 2^26 batches 2^26 elements apart (asked
 		// for 2^26 steps).
 		{"pool1_crasher_batch_2^32-1", &ops.MaxPooling1{Input: nd(f32, []uint32{1<<32 - 1, 1, 1, 1}), Output: nd(f32, []uint32{1<<32 - 1, 1, 1, 1}),

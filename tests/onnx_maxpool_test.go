@@ -16,7 +16,7 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// requiredMaxPool are the data sets issue 4 must reproduce; the other
+// requiredMaxPool are the data sets vkdml must reproduce; the other
 // maxpool sets of the package run too when they map onto MAX_POOLING2.
 var requiredMaxPool = []string{"test_maxpool_2d_dilations", "test_maxpool_with_argmax_2d_precomputed_pads"}
 
