@@ -544,9 +544,9 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 				if k.vec == "col" {
 					items = on / k.vw * s.nloc[i]
 				}
-				groups := GridGroups(items, 1, ctx.Limits)
+				groups := gridFor(ctx, items, 1)
 				if perLane {
-					groups = GridGroups(items, k.wg, ctx.Limits)
+					groups = gridFor(ctx, items, k.wg)
 				}
 				params, err := pushBytes(shaders.NewPush(k.variant).
 					Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).
@@ -598,7 +598,7 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 				Kernel:   1,
 				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * argPartial, Size: on * s.nseg * argPartial}, out},
 				Params:   params,
-				Groups:   GridGroups(on, cwg, ctx.Limits),
+				Groups:   gridFor(ctx, on, cwg),
 				Barrier:  barrier,
 			})
 			barrier = false

@@ -111,7 +111,7 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 			Kernel:   0,
 			Bindings: []Slot{In(0), Out(0)},
 			Params:   params,
-			Groups:   GridGroups(total, identityWorkgroup, ctx.Limits),
+			Groups:   gridFor(ctx, total, identityWorkgroup),
 		}},
 	}, nil
 }
@@ -143,7 +143,7 @@ func (o *ElementWiseIdentity) planVec4(ctx *Context, n uint64) (*Plan, error) {
 		plan.Steps = append(plan.Steps, Step{
 			Bindings: []Slot{in, out},
 			Params:   params,
-			Groups:   GridGroups((hi-lo+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup, ctx.Limits),
+			Groups:   gridFor(ctx, (hi-lo+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup),
 		})
 	}
 	return plan, nil

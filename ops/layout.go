@@ -308,10 +308,16 @@ type tuning struct {
 	// through its own part of the tensors.
 	poolVecWG     uint32
 	poolVecGroups uint64
+	// exactGrid: dispatches use ExactGrid (x up to the device's limit, no
+	// empty workgroups) rather than GridGroups' 65535-wide rows, which
+	// launch 131,070 workgroups for 65,536 items. Lavapipe keeps
+	// GridGroups: its grids were measured that way, and an empty
+	// workgroup costs it nothing but a loop test.
+	exactGrid bool
 }
 
 var (
-	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16}
+	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

@@ -270,7 +270,7 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poo
 			Kernel:   0,
 			Bindings: bind,
 			Params:   params,
-			Groups:   GridGroups(total, maxPoolWorkgroup, ctx.Limits),
+			Groups:   gridFor(ctx, total, maxPoolWorkgroup),
 		})
 	}
 	return plan, nil
@@ -362,7 +362,7 @@ func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits int) (*Plan, err
 	return &Plan{
 		Strategy: MaxPoolStrategyVec2x2,
 		Kernels:  []Kernel{k},
-		Steps:    []Step{{Kernel: 0, Bindings: maxPoolWholeSlots(m.idx != nil), Params: params, Groups: GridGroups(ng, 1, ctx.Limits)}},
+		Steps:    []Step{{Kernel: 0, Bindings: maxPoolWholeSlots(m.idx != nil), Params: params, Groups: gridFor(ctx, ng, 1)}},
 	}, nil
 }
 

@@ -239,8 +239,10 @@ func CheckType(field string, dt tensor.DataType, allowed []tensor.DataType) erro
 }
 
 // GridGroups returns a dispatch size for n work items of wg invocations
-// each, for kernels with grid-stride loops: the x count is capped so that
-// the loop, not the dispatch, covers the rest.
+// each, for kernels with grid-stride loops: the x count is capped at 65535
+// and y rounded up, so that the loop, not the dispatch, covers the rest.
+// It is lavapipe's grid (tuning.exactGrid false); gridFor picks the grid
+// of a context's device class.
 func GridGroups(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
 	const maxGroups = 65535
 	g := (n + uint64(wg) - 1) / uint64(wg)
@@ -254,4 +256,32 @@ func GridGroups(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
 	y := (g + capX - 1) / capX
 	y = min(y, uint64(min(lim.MaxComputeWorkGroupCount[1], maxGroups)))
 	return [3]uint32{uint32(capX), uint32(y), 1}
+}
+
+// ExactGrid is a dispatch size for n work items of wg invocations each
+// with no workgroup past the last partial one: x up to the device's
+// maxComputeWorkGroupCount[0] (2^31-1 on most discrete GPUs), and only
+// beyond it y rows of x = ceil(groups / y), which leaves fewer than y
+// workgroups empty. Past x·y's limits the grid-stride loops cover the
+// rest; so does it past 2^32-1 invocations, which grid_size() could not
+// count in 32 bits.
+func ExactGrid(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
+	g := min(max((n+uint64(wg)-1)/uint64(wg), 1), (1<<32-1)/uint64(max(wg, 1)))
+	capX := uint64(max(lim.MaxComputeWorkGroupCount[0], 1))
+	if g <= capX {
+		return [3]uint32{uint32(g), 1, 1}
+	}
+	y := min((g+capX-1)/capX, uint64(max(lim.MaxComputeWorkGroupCount[1], 1)))
+	x := min((g+y-1)/y, capX)
+	return [3]uint32{uint32(x), uint32(y), 1}
+}
+
+// gridFor is the dispatch size for n work items of wg invocations on ctx's
+// device class: ExactGrid on GPUs, GridGroups on lavapipe (whose plans keep
+// the grids they were measured with).
+func gridFor(ctx *Context, n uint64, wg uint32) [3]uint32 {
+	if tuningFor(ctx.DeviceType).exactGrid {
+		return ExactGrid(n, wg, ctx.Limits)
+	}
+	return GridGroups(n, wg, ctx.Limits)
 }
