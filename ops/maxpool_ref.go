@@ -30,7 +30,10 @@ func LowestFinite(dt tensor.DataType) uint64 {
 
 // poolBest is rule 9's running best of one window: it starts at the
 // lowest finite value, and a tap replaces it only when strictly greater
-// (never a NaN).
+// (never a NaN). FLOAT16 is the exception: DirectML compares it in 32-bit
+// floats from −FLT_MAX, so an element of −65504 beats the start and takes
+// the index, where a NaN or −∞ tap before it does not (the value written
+// is −65504 either way).
 type poolBest struct {
 	dt tensor.DataType
 	f  float64
@@ -41,8 +44,6 @@ type poolBest struct {
 func newPoolBest(dt tensor.DataType) poolBest {
 	b := poolBest{dt: dt}
 	switch {
-	case dt == tensor.Float16:
-		b.f = -65504
 	case dt.IsFloat():
 		b.f = -math.MaxFloat32
 	case dt.IsSigned():

@@ -217,6 +217,33 @@ func TestMaxPoolRule9(t *testing.T) {
 			t.Errorf("got %v", got)
 		}
 	})
+	// DirectML compares FLOAT16 in 32-bit floats from −FLT_MAX: −65504
+	// after a NaN or −∞ takes the index; a −65504 tie keeps the first; a
+	// window of only −∞ keeps its first tap. The value is −65504 in all.
+	t.Run("FLOAT16 −65504 beats NaN and −∞ before it", func(t *testing.T) {
+		in := tensor.FromFloat64As(tensor.Float16, []uint32{1, 1, 1, 10},
+			[]float64{nan, -65504, -inf, -65504, -65504, -65504, -inf, -inf, -inf, nan})
+		for _, withIdx := range []bool{true, false} {
+			var desc ops.Desc = &ops.MaxPooling2{Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, []uint32{1, 1, 1, 5}),
+				OutputIndices: u32Desc(1, 1, 1, 5), Strides: []uint32{1, 2}, WindowSize: []uint32{1, 2},
+				StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}
+			if !withIdx {
+				desc = &ops.MaxPooling{Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, []uint32{1, 1, 1, 5}),
+					Strides: []uint32{1, 2}, WindowSize: []uint32{1, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}
+			}
+			res := testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+			var bits []uint64
+			tensor.ForEachIndex(res.Outputs[0].Desc.Sizes, func(c []uint32) { bits = append(bits, res.Outputs[0].Bits(c...)) })
+			if want := []uint64{0xfbff, 0xfbff, 0xfbff, 0xfbff, 0xfbff}; !slices.Equal(bits, want) {
+				t.Errorf("value bits %#x, want %#x", bits, want)
+			}
+			if withIdx {
+				if got, want := res.Outputs[1].Uint64s(), []uint64{1, 3, 4, 6, 8}; !slices.Equal(got, want) {
+					t.Errorf("indices %v, want %v", got, want)
+				}
+			}
+		}
+	})
 }
 
 // ---- randomized cases ----

@@ -10,7 +10,8 @@
 // operator (the window of planes a step covers) is in push constants.
 //
 // Rule 9, exactly: the running best starts at the type's lowest finite
-// value with the index of the first in-bounds tap (0 when there is none);
+// value (for FLOAT16, just below it: see reset) with the index of the
+// first in-bounds tap (0 when there is none);
 // taps are visited in row-major window order and replace the best only when
 // strictly greater. Values are compared through elem.glsl's order-preserving
 // key, never as floats, so the result does not depend on the device's
@@ -112,6 +113,15 @@ void reset() {
 #else
 	best_bits = elem_lowest(KIND).x;
 	best_key = elem_key(best_bits, KIND);
+#if ELEM_BITS == 16
+	// DirectML compares FLOAT16 in 32-bit floats from -FLT_MAX: an element
+	// of -65504 beats the start (and takes the index), -inf does not. One
+	// below -65504's key is -inf's key, which nothing strictly exceeds
+	// except a finite value. The bits written stay -65504's.
+	if (KIND == KIND_FLOAT) {
+		best_key -= 1u;
+	}
+#endif
 #endif
 }
 
