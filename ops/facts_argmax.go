@@ -1,0 +1,129 @@
+package ops
+
+// The facts of ARGMAX/ARGMIN's kernel families (argmax.comp,
+// argmax_vec.comp, argmax_combine.comp), read from the push words and
+// specialization constants argmax_common.glsl documents.
+
+// argOutputBytes is the bytes a first pass writes for items (output,
+// segment) pairs of oCount outputs: a 16-byte (score, index) partial per
+// pair into the temporary resource (OUT_MODE 2), else a 4- or 8-byte index
+// per output.
+func argOutputBytes(v *stepValues, oCount, items uint64) uint64 {
+	switch (v.s("FLAGS") >> 4) & 3 {
+	case 0:
+		return 4 * oCount
+	case 1:
+		return 8 * oCount
+	}
+	return 16 * items
+}
+
+// argStepItems is a first pass's (output, segment) items: o_count outputs
+// of a j_count-element block cut into nloc segments of seg_len, and the
+// length of segment sl.
+type argStepItems struct {
+	oCount, jCount, segLen, nloc uint64
+}
+
+func argStepItemsOf(v *stepValues) argStepItems {
+	return argStepItems{oCount: v.p("o_count"), jCount: v.p("j_count"), segLen: v.p("seg_len"), nloc: v.p("nloc")}
+}
+
+func (a argStepItems) items() uint64 { return a.oCount * a.nloc }
+
+// length is the elements of item it (outputs slowest: it / nloc is the
+// output, it % nloc the segment).
+func (a argStepItems) length(it uint64) uint64 {
+	jb := (it % a.nloc) * a.segLen
+	if jb >= a.jCount {
+		return 0
+	}
+	return min(a.segLen, a.jCount-jb)
+}
+
+// groupPerItemEmpty is the empty lanes of a kernel whose workgroups each
+// take one item at a time (it = workgroup, workgroup + groups, ...), lanes
+// 0..active(n)-1 of the workgroup touching an element of an n-element
+// item. Segments take at most two lengths (seg_len, and the last one's),
+// so the common case needs no enumeration.
+func groupPerItemEmpty(v *stepValues, a argStepItems, active func(n uint64) uint64) (uint64, error) {
+	groups, wg, items := v.groupCount(), v.wg(), a.items()
+	full := min(wg, active(min(a.segLen, a.jCount)))
+	last := min(wg, active(a.length(a.nloc-1)))
+	if full == last || a.nloc == 1 {
+		used := min(groups, items)
+		return groups*wg - used*full, nil
+	}
+	return workgroupEmpty(groups, wg, items, func(it uint64) uint64 { return active(a.length(it)) })
+}
+
+// argScalarFacts is argmax.comp: GROUP=0 is one invocation per item in a
+// grid-stride loop, scalar loads; GROUP=1 a workgroup per item, lane t
+// loading elements t, t+WG, ...
+func argScalarFacts(v *stepValues) (DispatchFacts, error) {
+	es := v.define("ELEM_BITS", 32) / 8
+	load := es
+	if es < 4 && v.define("NATIVE", 1) == 0 {
+		load = 4 // one 32-bit word holds the element
+	}
+	a := argStepItemsOf(v)
+	f := DispatchFacts{BytesPerLaneInFlight: load}
+	if v.define("GROUP", 0) == 0 {
+		f = v.gridFacts(a.items(), load)
+	} else {
+		empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return n })
+		if err != nil {
+			return f, err
+		}
+		f.Lanes, f.EmptyLanes = v.lanes(), empty
+	}
+	f.BytesRead = a.oCount * a.jCount * es
+	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	return f, nil
+}
+
+// argVecFacts is argmax_vec.comp. COL=0 (vec-row): a workgroup per item,
+// lane t loading vectors t, t+WG, ... of VW elements (the block's head and
+// tail, shorter than a vector, by scalar loads of lanes 0..); the count
+// below takes the block to start on a vector boundary, as it does for
+// packed rows whose length is a multiple of VW. COL=1 (vec-col): one
+// invocation per (PER adjacent outputs, segment) in a grid-stride loop,
+// each load a vector across the PER outputs.
+func argVecFacts(v *stepValues) (DispatchFacts, error) {
+	bits := v.define("ELEM_BITS", 32)
+	es := bits / 8
+	wide := v.define("WIDE", 0) == 1
+	a := argStepItemsOf(v)
+	var f DispatchFacts
+	if v.define("COL", 0) == 1 {
+		per, load := 128/bits, uint64(16)
+		if bits == 32 && wide {
+			per, load = 8, 32
+		}
+		f = v.gridFacts(a.oCount/per*a.nloc, load)
+	} else {
+		vw, load := 128/bits, uint64(16)
+		if bits == 32 && wide {
+			vw, load = 8, 32
+		}
+		empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return max(n/vw, n%vw) })
+		if err != nil {
+			return f, err
+		}
+		f = DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}
+	}
+	f.BytesRead = a.oCount * a.jCount * es
+	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	return f, nil
+}
+
+// argCombineFacts is argmax_combine.comp: one invocation per output in a
+// grid-stride loop, reading its nseg 16-byte partials one after another.
+func argCombineFacts(v *stepValues) (DispatchFacts, error) {
+	oCount, nseg := v.p("o_count"), v.p("nseg")
+	f := v.gridFacts(oCount, 16)
+	f.SerialPartials = nseg
+	f.BytesRead = 16 * oCount * nseg
+	f.BytesWritten = argOutputBytes(v, oCount, oCount)
+	return f, nil
+}

@@ -1,0 +1,51 @@
+package ops
+
+// The facts of the max-pooling kernel families (maxpool.comp,
+// maxpool_vec.comp), read from the specialization constants and push
+// words shaders/variants_maxpool*.go name.
+
+// maxPoolDirectFacts is maxpool.comp: one invocation per output in a
+// grid-stride loop over the step's total outputs, each visiting its
+// window's taps with one scalar load at a time. The step covers
+// total / (OD·OH·OW) whole (n, c) planes, whose input it reads.
+func maxPoolDirectFacts(v *stepValues) (DispatchFacts, error) {
+	es := v.define("ELEM_BITS", 32) / 8
+	load := es
+	if es < 4 && v.define("NATIVE", 1) == 0 {
+		load = 4 // one 32-bit word holds the element
+	}
+	total := v.p("total")
+	f := v.gridFacts(total, load)
+	outPlane := v.s("OD") * v.s("OH") * v.s("OW")
+	inPlane := v.s("ID") * v.s("IH") * v.s("IW")
+	if outPlane > 0 {
+		f.BytesRead = (total + outPlane - 1) / outPlane * inPlane * es
+	}
+	f.BytesWritten = total * (es + v.define("IDX_BITS", 0)/8)
+	return f, nil
+}
+
+// maxPoolVec2x2Facts is maxpool_vec.comp: workgroup g's lane l takes
+// quads (4 adjacent outputs of a row) g·per·WG + l + k·WG for k < per,
+// each with four 16-byte loads (two rows, two vectors) before the first
+// compare. A lane is empty when its first quad is past the last.
+func maxPoolVec2x2Facts(v *stepValues) (DispatchFacts, error) {
+	quads, per, wg := v.p("quads"), v.p("per"), v.wg()
+	groups := v.groupCount()
+	f := DispatchFacts{Lanes: groups * wg, BytesPerLaneInFlight: 64}
+	var active uint64
+	if span := per * wg; span > 0 {
+		full := min(groups, quads/span)
+		active = full * wg
+		if full < groups {
+			active += min(wg, quads-full*span)
+		}
+	}
+	f.EmptyLanes = f.Lanes - min(f.Lanes, active)
+	outputs := 4 * quads
+	if outPlane := v.s("OH") * v.s("OW"); outPlane > 0 {
+		f.BytesRead = (outputs + outPlane - 1) / outPlane * v.s("IH") * v.s("IW") * 4
+	}
+	f.BytesWritten = outputs * (4 + v.define("IDX_BITS", 0)/8)
+	return f, nil
+}

@@ -1,0 +1,131 @@
+package ops
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// TestEveryVariantHasFacts holds every kernel variant to a facts
+// function: a new kernel family must say what its dispatches do before a
+// plan can use it (vkdml plan, and the device checks built on Facts).
+func TestEveryVariantHasFacts(t *testing.T) {
+	for _, v := range shaders.Variants {
+		if !HasFacts(v.Name) {
+			t.Errorf("variant %s (%s) has no facts function: add one to kernelFacts in ops/facts_*.go", v.Name, v.Source)
+		}
+	}
+	if HasFacts("no_such_variant") {
+		t.Error("HasFacts reports a variant that does not exist")
+	}
+}
+
+// factsStep is a one-step plan of variant with the given specialization
+// constants and push words (every other one 0) and grid.
+func factsStep(t *testing.T, variant string, spec, push map[string]uint32, groups [3]uint32) *Plan {
+	t.Helper()
+	row, err := shaders.Lookup(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, pv := shaders.NewSpec(variant), shaders.NewPush(variant)
+	for _, n := range row.Spec {
+		sv.Set(n, spec[n])
+	}
+	for _, n := range row.Push {
+		pv.Set(n, push[n])
+	}
+	k, err := kernelOf(sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := pushBytes(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Plan{Kernels: []Kernel{k}, Steps: []Step{{Kernel: 0, Params: params, Groups: groups}}}
+}
+
+func factsCtx(cus, lanes uint32) *Context {
+	return &Context{DeviceType: caps.DeviceTypeDiscreteGPU, Limits: caps.Limits{ComputeUnits: cus, LanesPerComputeUnit: lanes}}
+}
+
+// TestFactsFamilies checks each family's facts on hand-made steps whose
+// answers follow from the shaders' loops.
+func TestFactsFamilies(t *testing.T) {
+	wg := shaders.SpecWorkgroupSize
+	cases := []struct {
+		name     string
+		plan     *Plan
+		want     DispatchFacts
+		inFlight uint64 // on 132 units of 2048 lanes
+	}{
+		{"combine: one invocation, 1024 partials",
+			factsStep(t, shaders.ArgMaxCombineName, map[string]uint32{wg: 64}, map[string]uint32{"o_count": 1, "nseg": 1024}, [3]uint32{1, 1, 1}),
+			DispatchFacts{Lanes: 64, EmptyLanes: 63, BytesPerLaneInFlight: 16, SerialPartials: 1024, BytesRead: 16 * 1024, BytesWritten: 4}, 64 * 16},
+		{"thread: 1000 items on 4 groups of 256, partials",
+			factsStep(t, shaders.ArgMaxName(32, true, shaders.ArgMaxThread), map[string]uint32{wg: 256, "FLAGS": 2 << 4},
+				map[string]uint32{"o_count": 100, "j_count": 100, "seg_len": 10, "nloc": 10, "nseg": 10}, [3]uint32{4, 1, 1}),
+			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesPerLaneInFlight: 4, BytesRead: 100 * 100 * 4, BytesWritten: 1000 * 16}, 1024 * 4},
+		{"group over 8-bit words: short last segment",
+			// 2 outputs × 3 segments of 100, 100, 50 elements; 6 groups
+			// of 128 lanes: 28 lanes idle on full segments, 78 on short.
+			factsStep(t, shaders.ArgMaxName(8, false, shaders.ArgMaxGroup), map[string]uint32{wg: 128, "FLAGS": 1 << 4},
+				map[string]uint32{"o_count": 2, "j_count": 250, "seg_len": 100, "nloc": 3}, [3]uint32{6, 1, 1}),
+			DispatchFacts{Lanes: 768, EmptyLanes: 4*28 + 2*78, BytesPerLaneInFlight: 4, BytesRead: 500, BytesWritten: 16}, 768 * 4},
+		{"vec-row: 65536 rows of 1000 on 131070 groups (the H100's capped grid)",
+			factsStep(t, shaders.ArgMaxVecRow64SG, map[string]uint32{wg: 256},
+				map[string]uint32{"o_count": 65536, "j_count": 1000, "seg_len": 1000, "nloc": 1}, [3]uint32{65535, 2, 1}),
+			DispatchFacts{Lanes: 131070 * 256, EmptyLanes: 131070*256 - 65536*125, BytesPerLaneInFlight: 32, BytesRead: 65536 * 4000, BytesWritten: 65536 * 4},
+			132 * 2048 * 32},
+		{"vec-col int8: 16 outputs per lane",
+			factsStep(t, shaders.ArgMaxVecName(8, shaders.ArgMaxVecCol), map[string]uint32{wg: 64, "FLAGS": 2 << 4},
+				map[string]uint32{"o_count": 16384, "j_count": 4096, "seg_len": 512, "nloc": 8}, [3]uint32{128, 1, 1}),
+			DispatchFacts{Lanes: 8192, BytesPerLaneInFlight: 16, BytesRead: 16384 * 4096, BytesWritten: 16384 * 8 * 16}, 8192 * 16},
+		{"maxpool direct: 3 planes of 2x2 outputs from 4x4",
+			factsStep(t, shaders.MaxPoolName(16, true, 64), map[string]uint32{wg: 128, "ID": 1, "IH": 4, "IW": 4, "OD": 1, "OH": 2, "OW": 2},
+				map[string]uint32{"total": 12}, [3]uint32{1, 1, 1}),
+			DispatchFacts{Lanes: 128, EmptyLanes: 116, BytesPerLaneInFlight: 2, BytesRead: 3 * 16 * 2, BytesWritten: 12 * 10}, 128 * 2},
+		{"maxpool vec2x2: 1000 quads, 2 per lane, 64 lanes, 8 groups",
+			factsStep(t, shaders.MaxPoolVec2x2Name(32), map[string]uint32{wg: 64, "IH": 100, "IW": 80, "OH": 50, "OW": 40},
+				map[string]uint32{"quads": 1000, "per": 2}, [3]uint32{8, 1, 1}),
+			// groups 0..6 full (7·128 = 896 quads), group 7: 104 left, 64 lanes.
+			DispatchFacts{Lanes: 512, EmptyLanes: 0, BytesPerLaneInFlight: 64, BytesRead: 2 * 8000 * 4, BytesWritten: 4000 * 8}, 512 * 64},
+		{"copy_vec4",
+			factsStep(t, shaders.CopyVec4Name, map[string]uint32{wg: 256}, map[string]uint32{"count": 1000}, [3]uint32{4, 1, 1}),
+			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesPerLaneInFlight: 16, BytesRead: 16000, BytesWritten: 16000}, 1024 * 16},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pf, err := Facts(factsCtx(132, 2048), c.plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pf.Dispatches[0]; got != c.want {
+				t.Errorf("facts\n got %+v\nwant %+v", got, c.want)
+			}
+			if got := pf.BytesInFlight; got != c.inFlight {
+				t.Errorf("bytes in flight %d, want %d", got, c.inFlight)
+			}
+		})
+	}
+}
+
+// TestFactsErrors: a kernel with no facts function, and a step whose
+// push bytes do not match its row, fail naming the kernel.
+func TestFactsErrors(t *testing.T) {
+	p := factsStep(t, shaders.CopyVec4Name, map[string]uint32{shaders.SpecWorkgroupSize: 64}, map[string]uint32{"count": 1}, [3]uint32{1, 1, 1})
+	saved := kernelFacts["copy_vec4.comp"]
+	delete(kernelFacts, "copy_vec4.comp")
+	_, err := Facts(factsCtx(0, 0), p)
+	kernelFacts["copy_vec4.comp"] = saved
+	if err == nil || !strings.Contains(err.Error(), "copy_vec4") || !strings.Contains(err.Error(), "no facts function") {
+		t.Errorf("missing family: got %v", err)
+	}
+	p.Steps[0].Params = p.Steps[0].Params[:0]
+	if _, err := Facts(factsCtx(0, 0), p); err == nil || !strings.Contains(err.Error(), "push bytes") {
+		t.Errorf("short params: got %v", err)
+	}
+}
