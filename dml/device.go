@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -111,13 +112,18 @@ type DeviceOptions struct {
 	// tensor below maxStorageBufferRange, so that small tensors take the
 	// windowed paths big ones take (for tests; ops.Context.BindingWindowCap).
 	BindingWindowCap uint64
+	// Tuning overrides knobs of the device class's tuning (ops.Tuning,
+	// ops.TuningKeys), set over those of the JSON file $VKDML_TUNING names
+	// when it is set: a GPU run can try or apply a tuning with no rebuild.
+	Tuning ops.Tuning
 }
 
 // Device is IDMLDevice. It is safe for concurrent use.
 type Device struct {
 	gpu       *gpu.Device
 	level     FeatureLevel
-	windowCap uint64 // DeviceOptions.BindingWindowCap
+	windowCap uint64     // DeviceOptions.BindingWindowCap
+	tuning    ops.Tuning // $VKDML_TUNING's knobs with DeviceOptions.Tuning's over them
 
 	// life is held shared by every call and exclusively by Close, so that
 	// Close never frees what a running call uses; closed is set under it.
@@ -145,6 +151,10 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	if min > MaxFeatureLevel {
 		return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: op, Field: "MinimumFeatureLevel", Rule: fmt.Sprintf("%v is above the highest level vkdml supports (%v)", min, MaxFeatureLevel)}
 	}
+	tuning, err := deviceTuning(opts.Tuning)
+	if err != nil {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "Tuning", Rule: err.Error()}
+	}
 	maxAlloc := opts.MaxAllocation
 	if maxAlloc == 0 {
 		maxAlloc = math.MaxUint64 // the device's own cap
@@ -167,7 +177,29 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		}
 		return nil, &hresult.Error{Code: code, Op: op, Rule: "no usable Vulkan device", Err: err}
 	}
-	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap}, nil
+	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap, tuning: tuning}, nil
+}
+
+// deviceTuning is the tuning file $VKDML_TUNING names, when set, with
+// override's knobs set over it; every knob checked.
+func deviceTuning(override ops.Tuning) (ops.Tuning, error) {
+	var t ops.Tuning
+	if path := os.Getenv("VKDML_TUNING"); path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("$VKDML_TUNING: %w", err)
+		}
+		if t, err = ops.ParseTuningJSON(b); err != nil {
+			return nil, fmt.Errorf("$VKDML_TUNING %s: %w", path, err)
+		}
+	}
+	if err := override.Check(); err != nil {
+		return nil, err
+	}
+	if len(t) == 0 && len(override) == 0 {
+		return nil, nil
+	}
+	return t.With(override), nil
 }
 
 // DebugMessages returns and clears the messages the debug layer reported
@@ -330,7 +362,7 @@ func (d *Device) TensorDataTypeSupport(dt tensor.DataType) (bool, error) {
 
 // context is what operators validate and plan against.
 func (d *Device) context() *ops.Context {
-	return &ops.Context{FeatureLevel: d.level, Features: d.gpu.Features, Limits: d.gpu.Limits, DeviceType: d.gpu.Info.Type, BindingWindowCap: d.windowCap}
+	return &ops.Context{FeatureLevel: d.level, Features: d.gpu.Features, Limits: d.gpu.Limits, DeviceType: d.gpu.Info.Type, BindingWindowCap: d.windowCap, Tuning: d.tuning}
 }
 
 // Resource is a GPU buffer, the counterpart of a D3D12 buffer resource in

@@ -87,7 +87,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: tuningFor(ctx.DeviceType),
+	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: ctx.tuning(),
 		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
 	vec := ""
 	if useVec {
@@ -317,7 +317,7 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 func chooseWorkgroup(ctx *Context, k *argKernel) {
 	f, lim := ctx.Features, ctx.Limits
 	if k.small {
-		t := tuningFor(ctx.DeviceType)
+		t := ctx.tuning()
 		k.wg = max(lim.SubgroupSize, 4)
 		if k.vec == "col" {
 			k.wg = t.argColWG4

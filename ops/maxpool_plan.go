@@ -340,7 +340,7 @@ func (m *maxPool) vec2x2OK() bool {
 }
 
 func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits int) (*Plan, error) {
-	t := tuningFor(ctx.DeviceType)
+	t := ctx.tuning()
 	wg, groups := t.poolVecWG, t.poolVecGroups
 	wg = min(wg, ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
 	quads := uint64(m.out.Sizes[0]) * uint64(m.out.Sizes[1]) * uint64(m.out.Sizes[2]) * uint64(m.out.Sizes[3]) / 4

@@ -84,6 +84,10 @@ type Context struct {
 	// cut small tensors into windowed steps as they cut big ones (set
 	// through dml.DeviceOptions.BindingWindowCap, for tests).
 	BindingWindowCap uint64
+	// Tuning overrides knobs of the device class's tuning (VKDML_TUNING,
+	// `vkdml bench --tune`); planners read the result through
+	// ctx.tuning().
+	Tuning Tuning `json:",omitempty"`
 }
 
 // Desc is an operator description, DML_*_OPERATOR_DESC.
@@ -280,7 +284,7 @@ func ExactGrid(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
 // device class: ExactGrid on GPUs, GridGroups on lavapipe (whose plans keep
 // the grids they were measured with).
 func gridFor(ctx *Context, n uint64, wg uint32) [3]uint32 {
-	if tuningFor(ctx.DeviceType).exactGrid {
+	if ctx.tuning().exactGrid {
 		return ExactGrid(n, wg, ctx.Limits)
 	}
 	return GridGroups(n, wg, ctx.Limits)

@@ -1,0 +1,98 @@
+package ops
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// TestTuningKnobKinds: every knob of the tuning struct can be overridden
+// (a knob of a type overrides cannot set would fail here, not at run time).
+func TestTuningKnobKinds(t *testing.T) {
+	for _, k := range TuningKeys() {
+		_, errN := canonical(k, "0")
+		_, errB := canonical(k, "false")
+		if errN != nil && errB != nil {
+			t.Errorf("knob %s: %v / %v", k, errN, errB)
+		}
+	}
+	if len(TuningOf(&Context{DeviceType: caps.DeviceTypeDiscreteGPU})) != len(TuningKeys()) {
+		t.Error("TuningOf does not report every knob")
+	}
+}
+
+func TestTuningParseErrors(t *testing.T) {
+	for _, c := range []struct {
+		pairs []string
+		want  string
+	}{
+		{[]string{"noSuchKnob=1"}, `unknown knob "noSuchKnob"`},
+		{[]string{"argColSplitItems=-1"}, "argColSplitItems=\"-1\": want an integer"},
+		{[]string{"poolVecWG=4294967296"}, "poolVecWG"},
+		{[]string{"exactGrid=maybe"}, "exactGrid=\"maybe\": want true or false"},
+		{[]string{"exactGrid"}, "not key=value"},
+	} {
+		if _, err := ParseTuning(c.pairs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.pairs, err, c.want)
+		}
+	}
+	for _, c := range []struct{ file, want string }{
+		{`{"argColSplitItems": "5"}`, "argColSplitItems: \"5\" is a string"},
+		{`{"warp": 1}`, `unknown knob "warp"`},
+		{`{"argColSplitItems": 1.5}`, "argColSplitItems=\"1.5\""},
+		{`[1]`, "tuning:"},
+	} {
+		if _, err := ParseTuningJSON([]byte(c.file)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.file, err, c.want)
+		}
+	}
+	got, err := ParseTuningJSON([]byte(`{"argColSplitItems": 4096, "exactGrid": false}`))
+	if err != nil || got["argColSplitItems"] != "4096" || got["exactGrid"] != "false" {
+		t.Errorf("file: %v %v", got, err)
+	}
+	got, err = ParseTuning([]string{"argColSplitItems=0x10", " exactGrid = true"})
+	if err != nil || got["argColSplitItems"] != "16" || got["exactGrid"] != "true" {
+		t.Errorf("pairs: %v %v", got, err)
+	}
+}
+
+// TestTuningReachesPlan: an override changes the plan and TuningOf, and
+// leaves the class's table as it was.
+func TestTuningReachesPlan(t *testing.T) {
+	ctx := &Context{FeatureLevel: FeatureLevel6_4, DeviceType: caps.DeviceTypeDiscreteGPU, Limits: caps.Limits{
+		SubgroupSize: 32, MinSubgroupSize: 32, MaxSubgroupSize: 32, MaxStorageBufferRange: 1<<32 - 1, MaxPushConstantsSize: 256,
+		MaxComputeWorkGroupInvocations: 1024, MaxComputeWorkGroupSize: [3]uint32{1024, 1024, 64},
+		MaxComputeWorkGroupCount: [3]uint32{1<<31 - 1, 65535, 65535}, MaxPerStageStorageBuffers: 8, MinStorageBufferOffsetAlignment: 16}}
+	desc := &ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{4096, 16384}), Output: tensor.NewDesc(tensor.UInt32, []uint32{1, 16384}), Axes: []uint32{0}}
+	plan := func(c *Context) *Plan {
+		t.Helper()
+		if err := desc.Validate(c); err != nil {
+			t.Fatal(err)
+		}
+		p, err := desc.Plan(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	split := plan(ctx)
+	if len(split.Steps) < 2 {
+		t.Fatalf("default GPU plan of a 4096-row column reduction has %d steps; the test expects a column split", len(split.Steps))
+	}
+	noSplit := *ctx
+	var err error
+	if noSplit.Tuning, err = ParseTuning([]string{"argColSplitItems=0"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := plan(&noSplit); len(p.Steps) != 1 {
+		t.Errorf("with argColSplitItems=0 the plan has %d steps, want 1 (no split)", len(p.Steps))
+	}
+	if got := TuningOf(&noSplit)["argColSplitItems"]; got != uint64(0) {
+		t.Errorf("TuningOf: argColSplitItems %v", got)
+	}
+	if tuningGPU.argColSplitItems == 0 || TuningOf(ctx)["argColSplitItems"] == uint64(0) {
+		t.Error("the override changed the class's table")
+	}
+}
