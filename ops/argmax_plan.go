@@ -570,13 +570,14 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 }
 
 // emitCombine appends the second pass: each output's nseg partials reduced
-// into its index.
+// into its index, by one invocation per output, or where the device
+// class's tuning asks for it (argCombineGroupMin) by one workgroup per
+// output (argCombineKernel).
 func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) error {
-	wgLimit := min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
-	cwg := pow2Floor(min(uint32(argThreadWG), max(wgLimit, 1)))
+	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg)
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.
-	combine, err := kernelOf(a.spec(shaders.ArgMaxCombineName, l, cwg, outMode, k.align8))
+	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, k.align8))
 	if err != nil {
 		return err
 	}
@@ -588,23 +589,49 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 		for ob := uint64(0); ob < ro.count; ob += oStep {
 			on := min(oStep, ro.count-ob)
 			o0 := ro.begin + ob
-			params, err := pushBytes(shaders.NewPush(shaders.ArgMaxCombineName).
+			params, err := pushBytes(shaders.NewPush(variant).
 				Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).Set("nseg", uint32(s.nseg)).
 				Set("tmp_win", uint32(o0*s.nseg)).Set("out_win", uint32(outFirst)))
 			if err != nil {
 				return err
 			}
+			groups := gridFor(ctx, on, cwg)
+			if perGroup {
+				groups = gridFor(ctx, on, 1)
+			}
 			plan.Steps = append(plan.Steps, Step{
 				Kernel:   1,
 				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * argPartial, Size: on * s.nseg * argPartial}, out},
 				Params:   params,
-				Groups:   gridFor(ctx, on, cwg),
+				Groups:   groups,
 				Barrier:  barrier,
 			})
 			barrier = false
 		}
 	}
 	return nil
+}
+
+// argCombineKernel is the combine pass for nseg partials per output: its
+// variant, workgroup size, and whether a workgroup (rather than an
+// invocation) combines each output. From t.argCombineGroupMin partials on,
+// a workgroup of the largest power of two of lanes up to nseg (and
+// argGroupWG, and the device's limit) reads them side by side, so no lane loops over more than ceil(nseg / lanes)
+// partials (4 for split-K's 1024 on 256 lanes, 1 for a column split's 128
+// segments); fewer partials are cheaper read in a loop by one invocation
+// per output, which keeps every lane busy.
+func argCombineKernel(ctx *Context, t *tuning, nseg uint64) (variant string, wg uint32, perGroup bool) {
+	wgLimit := max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
+	// At least a subgroup of partials, so that no lane starts empty.
+	if t.argCombineGroupMin == 0 || nseg < max(t.argCombineGroupMin, uint64(ctx.Limits.SubgroupSize)) {
+		return shaders.ArgMaxCombineName, pow2Floor(min(uint32(argThreadWG), wgLimit)), false
+	}
+	wg = pow2Floor(min(uint32(min(nseg, argGroupWG)), wgLimit))
+	variant = shaders.ArgMaxCombineGroup
+	if ctx.Features.SubgroupArithmetic {
+		variant = shaders.ArgMaxCombineGroupSG
+	}
+	return variant, wg, true
 }
 
 // spec is variant's specialization constants (argmax_common.glsl), by

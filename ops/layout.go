@@ -314,10 +314,19 @@ type tuning struct {
 	// GridGroups: its grids were measured that way, and an empty
 	// workgroup costs it nothing but a loop test.
 	exactGrid bool
+	// argCombineGroupMin: from this many partials per output on, ARGMAX's
+	// combine pass gives each output a workgroup whose lanes read the
+	// partials side by side (argmax_combine_group.comp) instead of one
+	// invocation reading them in a serial loop, which on an H100 costs a
+	// dependent L2 round trip (~150 ns) per partial: ~155 us for split-K's
+	// 1024. 0 keeps the serial combine: on lavapipe a workgroup runs on one
+	// thread, so its lanes gain nothing over one invocation's loop.
+	argCombineGroupMin uint64
 }
 
 var (
-	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true}
+	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
+		argCombineGroupMin: 32}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

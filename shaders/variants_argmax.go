@@ -20,8 +20,18 @@ func ArgMaxName(elemBits int, native bool, shape string) string {
 	return name("argmax", fmt.Sprintf("b%d%s", elemBits, storage), shape)
 }
 
-// ArgMaxCombineName is the second pass that combines split-K partials.
+// ArgMaxCombineName is the second pass that combines split-K partials,
+// one invocation per output.
 const ArgMaxCombineName = "argmax_combine"
+
+// ArgMaxCombineGroup and ArgMaxCombineGroupSG are second passes with one
+// workgroup per output (argmax_combine_group.comp): lanes read the partials
+// side by side, then combine through shared memory, or (SG) subgroup
+// arithmetic and shared memory.
+const (
+	ArgMaxCombineGroup   = "argmax_combine_group"
+	ArgMaxCombineGroupSG = "argmax_combine_groupsg"
+)
 
 // The contract every ARGMAX kernel shares (argmax_common.glsl, argmax.comp,
 // argmax_combine.comp, argmax_vec.comp): two bindings; specialization
@@ -40,6 +50,15 @@ var (
 func argmaxVariants() []Variant {
 	out := []Variant{{Name: ArgMaxCombineName, Source: "argmax_combine.comp",
 		Bindings: argBindings, Spec: argSpec, Push: argCombinePush}}
+	for _, sg := range []bool{false, true} {
+		name := ArgMaxCombineGroup
+		if sg {
+			name = ArgMaxCombineGroupSG
+		}
+		out = append(out, Variant{Name: name, Source: "argmax_combine_group.comp",
+			Defines:  []string{fmt.Sprintf("SUBGROUP=%d", b2i(sg))},
+			Bindings: argBindings, Spec: argSpec, Push: argCombinePush})
+	}
 	for _, bits := range []int{8, 16, 32, 64} {
 		natives := []bool{false}
 		if bits < 32 {

@@ -1,0 +1,96 @@
+//go:build cgo
+
+package ops_test
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// argManySegmentsCase is a reduction whose GPU plan cuts each block into
+// at least 32 segments, so that a workgroup per output combines the
+// partials: a few long rows (split-K, 32 to ~90 segments of one block) or
+// columns over axis 0 (the column split), with values set by
+// argColSplitFill so that ties, NaN and the extremes fall on both sides of
+// segment boundaries and of the combine's lanes (whose partials counts are
+// not powers of two).
+func argManySegmentsCase(rng *rand.Rand, dt tensor.DataType, pattern, layout string) argCase {
+	var sizes, axes []uint32
+	switch layout {
+	case "rows":
+		sizes, axes = []uint32{uint32(1 + rng.Intn(3)), uint32(32*4096 + rng.Intn(60*4096))}, []uint32{1}
+	case "cols":
+		rows := uint32(32*512/dt.Size()) + uint32(rng.Intn(4096))
+		sizes, axes = []uint32{rows, uint32(3 + 2*rng.Intn(5))}, []uint32{0}
+	}
+	in := argInput(dt, sizes, nil)
+	argColSplitFill(rng, in, axes, pattern)
+	return argDrawCase(rng, layout+" ", in, axes, pattern, "packed", "padded")
+}
+
+// TestArgGroupCombineGPU runs, on lavapipe, GPU plans whose combine pass
+// gives each output a workgroup (argmax_combine_group.comp, with subgroup
+// arithmetic and with shared memory only) against the CPU reference: all
+// ten types, both directions, ARGMAX, ARGMIN and REDUCE, every index type,
+// adversarial values across segments. Each case's GPU plan must end with
+// the workgroup combine, no lane of which loops over more than 64
+// partials.
+func TestArgGroupCombineGPU(t *testing.T) {
+	for _, name := range []string{"subgroup", "shared"} {
+		t.Run(name, func(t *testing.T) {
+			opts := dml.DeviceOptions{}
+			want := shaders.ArgMaxCombineGroupSG
+			if name == "shared" {
+				opts.Disable, want = gpu.Features{SubgroupArithmetic: true}, shaders.ArgMaxCombineGroup
+			}
+			d := testutil.OpenDML(t, opts)
+			rng := testutil.Rand(t)
+			used := map[string]int{}
+			for ti, dt := range tensor.AllTypes {
+				for pi := 0; pi < 4; pi++ {
+					pattern := argColSplitPatterns[(ti+pi)%len(argColSplitPatterns)]
+					layout := []string{"rows", "cols"}[pi%2]
+					c := argManySegmentsCase(rng, dt, pattern, layout)
+					gctx := argContext(d)
+					gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+					p, err := c.desc.Plan(gctx)
+					if err != nil {
+						t.Fatalf("%s: GPU plan: %v", c.what, err)
+					}
+					k := p.Kernels[len(p.Kernels)-1]
+					if k.Variant != want {
+						t.Fatalf("%s: GPU plan %q ends with %s, want %s", c.what, p.Strategy, k.Variant, want)
+					}
+					for _, f := range argPlanFacts(t, p) {
+						if f.serial > 64 {
+							t.Fatalf("%s: %v", c.what, f)
+						}
+					}
+					used[fmt.Sprintf("%s/wg%d", layout, k.Spec[0])]++
+					c.desc = &asGPU{Desc: c.desc}
+					argCheckCase(t, d, c, "", rng)
+				}
+			}
+			t.Logf("combines (layout/workgroup): %v", used)
+			for _, l := range []string{"rows/", "cols/"} {
+				n := 0
+				for k, v := range used {
+					if strings.HasPrefix(k, l) {
+						n += v
+					}
+				}
+				if n == 0 {
+					t.Errorf("no %s case: %v", l, used)
+				}
+			}
+		})
+	}
+}
