@@ -15,7 +15,7 @@ import (
 )
 
 // operatorTypeRange names the vkdml_operator_type values, for messages.
-const operatorTypeRange = "ARGMAX=1 ... MAX_POOLING2=6"
+const operatorTypeRange = "ARGMAX=1 ... MAX_UNPOOLING=7"
 
 // descFromC converts the C desc at p of vkdml_operator_type typ into its
 // ops desc; known is false when typ is no vkdml_operator_type.
@@ -33,6 +33,8 @@ func descFromC(call string, typ C.uint32_t, p unsafe.Pointer) (desc ops.Desc, kn
 		desc, err = maxPooling1FromC(call, (*C.vkdml_max_pooling1_desc)(p))
 	case C.VKDML_OPERATOR_MAX_POOLING2:
 		desc, err = maxPooling2FromC(call, (*C.vkdml_max_pooling2_desc)(p))
+	case C.VKDML_OPERATOR_MAX_UNPOOLING:
+		desc, err = maxUnpoolingFromC(call, (*C.vkdml_max_unpooling_desc)(p))
 	default:
 		return nil, false, nil
 	}
@@ -169,6 +171,22 @@ func maxPooling2FromC(call string, c *C.vkdml_max_pooling2_desc) (ops.Desc, erro
 		return nil, err
 	}
 	if d.Dilations, err = u32s(call, "dilations", c.dilations, c.dimension_count); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// maxUnpoolingFromC converts a vkdml_max_unpooling_desc (DML_MAX_UNPOOLING_OPERATOR_DESC).
+func maxUnpoolingFromC(call string, c *C.vkdml_max_unpooling_desc) (ops.Desc, error) {
+	d := &ops.MaxUnpooling{}
+	var err error
+	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
+		return nil, err
+	}
+	if d.Indices, err = requiredTensor(call, "indices", c.indices); err != nil {
+		return nil, err
+	}
+	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
 		return nil, err
 	}
 	return d, nil

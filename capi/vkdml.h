@@ -148,12 +148,13 @@ typedef enum vkdml_create_device_flags {
 /* Which desc a vkdml_operator_desc points to. */
 /* BEGIN GENERATED: operator types (go run ./internal/schema/gen from internal/schema; do not edit) */
 typedef enum vkdml_operator_type {
-    VKDML_OPERATOR_ARGMAX = 1,        /* vkdml_argmax_desc */
-    VKDML_OPERATOR_ARGMIN = 2,        /* vkdml_argmin_desc */
-    VKDML_OPERATOR_REDUCE = 3,        /* vkdml_reduce_desc */
-    VKDML_OPERATOR_MAX_POOLING = 4,   /* vkdml_max_pooling_desc */
-    VKDML_OPERATOR_MAX_POOLING1 = 5,  /* vkdml_max_pooling1_desc */
-    VKDML_OPERATOR_MAX_POOLING2 = 6   /* vkdml_max_pooling2_desc */
+    VKDML_OPERATOR_ARGMAX = 1,         /* vkdml_argmax_desc */
+    VKDML_OPERATOR_ARGMIN = 2,         /* vkdml_argmin_desc */
+    VKDML_OPERATOR_REDUCE = 3,         /* vkdml_reduce_desc */
+    VKDML_OPERATOR_MAX_POOLING = 4,    /* vkdml_max_pooling_desc */
+    VKDML_OPERATOR_MAX_POOLING1 = 5,   /* vkdml_max_pooling1_desc */
+    VKDML_OPERATOR_MAX_POOLING2 = 6,   /* vkdml_max_pooling2_desc */
+    VKDML_OPERATOR_MAX_UNPOOLING = 7   /* vkdml_max_unpooling_desc */
 } vkdml_operator_type;
 /* END GENERATED: operator types */
 
@@ -234,6 +235,16 @@ typedef struct vkdml_max_pooling2_desc {
     const uint32_t *end_padding;
     const uint32_t *dilations;
 } vkdml_max_pooling2_desc;
+
+/* DML_MAX_UNPOOLING_OPERATOR_DESC: 4D tensors; indices (UINT32 or UINT64, the
+ * input's sizes) are flat over the whole logical output. Unaddressed output
+ * elements are 0, out-of-range indices are skipped, and of several inputs
+ * with one index the last in row-major order wins. */
+typedef struct vkdml_max_unpooling_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *indices;
+    const vkdml_tensor_desc *output;
+} vkdml_max_unpooling_desc;
 /* END GENERATED: descs */
 
 /* DML_OPERATOR_DESC: type says which struct desc points to. */

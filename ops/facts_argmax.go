@@ -127,20 +127,3 @@ func argCombineFacts(v *stepValues) (DispatchFacts, error) {
 	f.BytesWritten = argOutputBytes(v, oCount, oCount)
 	return f, nil
 }
-
-// argCombineGroupFacts is argmax_combine_group.comp: a workgroup per
-// output, lane t reading partials t, t+WG, ... of its nseg, then a
-// workgroup reduction: a lane combines ceil(nseg / WG) partials in its
-// loop.
-func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
-	oCount, nseg, wg := v.p("o_count"), v.p("nseg"), v.wg()
-	groups := v.groupCount()
-	f := DispatchFacts{Lanes: groups * wg, BytesPerLaneInFlight: 16}
-	f.EmptyLanes = f.Lanes - min(groups, oCount)*min(wg, nseg)
-	if wg > 0 {
-		f.SerialPartials = (nseg + wg - 1) / wg
-	}
-	f.BytesRead = 16 * oCount * nseg
-	f.BytesWritten = argOutputBytes(v, oCount, oCount)
-	return f, nil
-}

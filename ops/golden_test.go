@@ -321,8 +321,11 @@ func strategiesOf(d ops.Desc) []string {
 	switch d.(type) {
 	case *ops.MaxPooling, *ops.MaxPooling1, *ops.MaxPooling2:
 		return []string{"direct", "split", ops.MaxPoolStrategyVec2x2}
+	case *ops.ArgMax, *ops.ArgMin, *ops.Reduce:
+		return append(append([]string(nil), ops.ArgStrategies...), ops.ArgStrategyVec)
 	}
-	return append(append([]string(nil), ops.ArgStrategies...), ops.ArgStrategyVec)
+	o, _ := ops.OperatorOf(d)
+	return o.Strategies
 }
 
 // readFuzzFile reads a "go test fuzz v1" file holding one []byte.
@@ -488,5 +491,11 @@ func largeCases() []largeCase {
 			Strides: []uint32{1, 1}, WindowSize: []uint32{1, 1}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}},
 		{"pool2_5d_big_channels", &ops.MaxPooling2{Input: nd(tensor.Float16, []uint32{2, 4096, 16, 32, 32}), Output: nd(tensor.Float16, []uint32{2, 4096, 8, 16, 16}),
 			Strides: []uint32{2, 2, 2}, WindowSize: []uint32{3, 3, 3}, StartPadding: []uint32{1, 1, 1}, EndPadding: []uint32{0, 0, 0}, Dilations: []uint32{1, 2, 1}}},
+		// Unpooling binds every tensor and its temporary whole: refused
+		// where they exceed one binding, planned where they fit.
+		{"unpool_64x64x127x127_into_254x254_idx64", &ops.MaxUnpooling{Input: nd(f32, []uint32{64, 64, 127, 127}), Indices: nd(u64, []uint32{64, 64, 127, 127}),
+			Output: nd(f32, []uint32{64, 64, 254, 254})}},
+		{"unpool_int8_nhwc_4x256x64x64_into_128x128", &ops.MaxUnpooling{Input: sd(tensor.Int8, []uint32{4, 256, 64, 64}, []uint32{1 << 20, 1, 1 << 14, 256}),
+			Indices: nd(u32, []uint32{4, 256, 64, 64}), Output: sd(tensor.Int8, []uint32{4, 256, 128, 128}, []uint32{1 << 22, 1, 1 << 15, 256})}},
 	}
 }

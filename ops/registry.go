@@ -37,6 +37,7 @@ var Registry = []*Operator{
 	{Type: "MAX_POOLING", New: func() Desc { return &MaxPooling{} }, Strategies: poolStrategies, FuzzKind: 3},
 	{Type: "MAX_POOLING1", New: func() Desc { return &MaxPooling1{} }, Strategies: poolStrategies, FuzzKind: 4},
 	{Type: "MAX_POOLING2", New: func() Desc { return &MaxPooling2{} }, Strategies: poolStrategies, FuzzKind: 5},
+	{Type: "MAX_UNPOOLING", New: func() Desc { return &MaxUnpooling{} }, Strategies: []string{MaxUnpoolStrategy}, FuzzKind: 6},
 	{Type: "ELEMENT_WISE_IDENTITY", New: func() Desc { return &ElementWiseIdentity{} }, Strategies: []string{"vec4", "strided"}, FuzzKind: NotFuzzed},
 }
 

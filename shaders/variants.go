@@ -10,6 +10,7 @@ var Variants = concat(
 	argmaxVariants(),
 	argmaxVecVariants(),
 	maxPoolVecVariants(),
+	maxUnpoolVariants(),
 )
 
 // b2i is 1 for true: a define's value.

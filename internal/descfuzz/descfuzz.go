@@ -137,12 +137,13 @@ func (r *Reader) kind() *ops.Operator {
 
 // decoders decode each fuzzed desc type's fields, the kind already read.
 var decoders = map[string]func(r *Reader, typ string) ops.Desc{
-	"ARGMAX":       (*Reader).reduction,
-	"ARGMIN":       (*Reader).reduction,
-	"REDUCE":       (*Reader).reduction,
-	"MAX_POOLING":  (*Reader).pooling,
-	"MAX_POOLING1": (*Reader).pooling,
-	"MAX_POOLING2": (*Reader).pooling,
+	"ARGMAX":        (*Reader).reduction,
+	"ARGMIN":        (*Reader).reduction,
+	"REDUCE":        (*Reader).reduction,
+	"MAX_POOLING":   (*Reader).pooling,
+	"MAX_POOLING1":  (*Reader).pooling,
+	"MAX_POOLING2":  (*Reader).pooling,
+	"MAX_UNPOOLING": (*Reader).maxUnpooling,
 }
 
 // reduction decodes ARGMAX, ARGMIN or REDUCE.

@@ -64,6 +64,14 @@ index of each selected element, flat over the whole logical input.`},
 		C: &CDesc{Struct: "vkdml_max_pooling2_desc", Type: 6, Doc: `DML_MAX_POOLING2_OPERATOR_DESC: MAX_POOLING1 with dilations.`},
 	},
 	{
+		Type: "MAX_UNPOOLING", DMLType: 92, Go: "MaxUnpooling",
+		Fields: []Field{input, {Name: "IndicesTensor", Kind: InputTensor, Type: TensorDesc}, output},
+		C: &CDesc{Struct: "vkdml_max_unpooling_desc", Type: 7, Doc: `DML_MAX_UNPOOLING_OPERATOR_DESC: 4D tensors; indices (UINT32 or UINT64, the
+input's sizes) are flat over the whole logical output. Unaddressed output
+elements are 0, out-of-range indices are skipped, and of several inputs
+with one index the last in row-major order wins.`},
+	},
+	{
 		// DirectML's desc ends with an optional ScaleBias, which vkdml's
 		// copy does not have; vkdml uses it inside (tests and bench's
 		// bandwidth ceiling) and libvkdml does not offer it.

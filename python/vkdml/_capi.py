@@ -34,6 +34,7 @@ OPERATOR_REDUCE = 3
 OPERATOR_MAX_POOLING = 4
 OPERATOR_MAX_POOLING1 = 5
 OPERATOR_MAX_POOLING2 = 6
+OPERATOR_MAX_UNPOOLING = 7
 # END GENERATED: operator types
 
 CREATE_DEVICE_FLAG_DEBUG = 1
@@ -119,6 +120,14 @@ class MaxPooling2Desc(ctypes.Structure):
     ]
 
 
+class MaxUnpoolingDesc(ctypes.Structure):
+    _fields_ = [
+        ("input", _tdp),
+        ("indices", _tdp),
+        ("output", _tdp),
+    ]
+
+
 # DESC_STRUCTS maps each desc struct of vkdml.h to its class here.
 DESC_STRUCTS = {
     "vkdml_argmax_desc": ArgMaxDesc,
@@ -126,6 +135,7 @@ DESC_STRUCTS = {
     "vkdml_max_pooling_desc": MaxPoolingDesc,
     "vkdml_max_pooling1_desc": MaxPooling1Desc,
     "vkdml_max_pooling2_desc": MaxPooling2Desc,
+    "vkdml_max_unpooling_desc": MaxUnpoolingDesc,
 }
 # END GENERATED: descs
 

@@ -9,12 +9,13 @@ import "unsafe"
 // dmlOperators are each operator's DML_OPERATOR_TYPE value and its
 // output bindings, optional outputs included, by operator type.
 var dmlOperators = map[string]struct{ typ, outputs uint32 }{
-	"ARGMAX":       {138, 1},
-	"ARGMIN":       {137, 1},
-	"REDUCE":       {55, 1},
-	"MAX_POOLING":  {58, 1},
-	"MAX_POOLING1": {91, 2},
-	"MAX_POOLING2": {110, 2},
+	"ARGMAX":        {138, 1},
+	"ARGMIN":        {137, 1},
+	"REDUCE":        {55, 1},
+	"MAX_POOLING":   {58, 1},
+	"MAX_POOLING1":  {91, 2},
+	"MAX_POOLING2":  {110, 2},
+	"MAX_UNPOOLING": {92, 1},
 }
 
 // argMaxOperatorDesc is DML_ARGMAX_OPERATOR_DESC.
@@ -87,4 +88,11 @@ type maxPooling2OperatorDesc struct {
 	startPadding        unsafe.Pointer // const UINT*, dimensionCount entries
 	endPadding          unsafe.Pointer // const UINT*, dimensionCount entries
 	dilations           unsafe.Pointer // const UINT*, dimensionCount entries
+}
+
+// maxUnpoolingOperatorDesc is DML_MAX_UNPOOLING_OPERATOR_DESC.
+type maxUnpoolingOperatorDesc struct {
+	inputTensor   unsafe.Pointer // const DML_TENSOR_DESC*
+	indicesTensor unsafe.Pointer // const DML_TENSOR_DESC*
+	outputTensor  unsafe.Pointer // const DML_TENSOR_DESC*
 }

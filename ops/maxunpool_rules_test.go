@@ -1,0 +1,225 @@
+package ops_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/descfuzz"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// goodUnpool is a valid MAX_UNPOOLING of FLOAT32 [2,3,2,2] with UINT32
+// indices into [2,3,4,4].
+func goodUnpool() *ops.MaxUnpooling {
+	return &ops.MaxUnpooling{
+		Input:   tensor.NewDesc(tensor.Float32, []uint32{2, 3, 2, 2}),
+		Indices: tensor.NewDesc(tensor.UInt32, []uint32{2, 3, 2, 2}),
+		Output:  tensor.NewDesc(tensor.Float32, []uint32{2, 3, 4, 4}),
+	}
+}
+
+// unpoolRule is a desc breaking one MAX_UNPOOLING rule and the error it
+// must give.
+type unpoolRule struct {
+	name  string
+	desc  *ops.MaxUnpooling
+	ctx   *ops.Context // nil: descfuzz.Lavapipe()
+	code  hresult.HRESULT
+	field string
+}
+
+// unpoolRejectCases: one desc breaking each rule (semantics.md rule 22 and
+// the buffer-tensor rules).
+func unpoolRejectCases() []unpoolRule {
+	var cases []unpoolRule
+	add := func(name, field string, code hresult.HRESULT, ctx *ops.Context, f func(m *ops.MaxUnpooling)) {
+		m := goodUnpool()
+		f(m)
+		cases = append(cases, unpoolRule{name, m, ctx, code, field})
+	}
+	inv := hresult.E_INVALIDARG
+	at := func(l ops.FeatureLevel) *ops.Context {
+		ctx := descfuzz.Lavapipe()
+		ctx.FeatureLevel = l
+		return ctx
+	}
+	nd := tensor.NewDesc
+	add("input rank 3", "InputTensor.DimensionCount", inv, nil, func(m *ops.MaxUnpooling) { m.Input = nd(tensor.Float32, []uint32{3, 2, 2}) })
+	add("input rank 5", "InputTensor.DimensionCount", inv, nil, func(m *ops.MaxUnpooling) { m.Input = nd(tensor.Float32, []uint32{1, 2, 3, 2, 2}) })
+	add("indices rank 5", "IndicesTensor.DimensionCount", inv, nil, func(m *ops.MaxUnpooling) { m.Indices = nd(tensor.UInt32, []uint32{1, 2, 3, 2, 2}) })
+	add("output rank 3", "OutputTensor.DimensionCount", inv, nil, func(m *ops.MaxUnpooling) { m.Output = nd(tensor.Float32, []uint32{6, 4, 4}) })
+	add("output type differs", "OutputTensor.DataType", inv, nil, func(m *ops.MaxUnpooling) { m.Output = nd(tensor.Float16, m.Output.Sizes) })
+	add("FLOAT64 values", "InputTensor.DataType", inv, nil, func(m *ops.MaxUnpooling) {
+		m.Input, m.Output = nd(tensor.Float64, m.Input.Sizes), nd(tensor.Float64, m.Output.Sizes)
+	})
+	add("INT32 indices", "IndicesTensor.DataType", inv, nil, func(m *ops.MaxUnpooling) { m.Indices = nd(tensor.Int32, m.Indices.Sizes) })
+	add("INT64 indices", "IndicesTensor.DataType", inv, nil, func(m *ops.MaxUnpooling) { m.Indices = nd(tensor.Int64, m.Indices.Sizes) })
+	add("FLOAT32 indices", "IndicesTensor.DataType", inv, nil, func(m *ops.MaxUnpooling) { m.Indices = nd(tensor.Float32, m.Indices.Sizes) })
+	add("indices sizes differ", "IndicesTensor.Sizes[3]", inv, nil, func(m *ops.MaxUnpooling) { m.Indices = nd(tensor.UInt32, []uint32{2, 3, 2, 1}) })
+	add("indices batch differs", "IndicesTensor.Sizes[0]", inv, nil, func(m *ops.MaxUnpooling) { m.Indices = nd(tensor.UInt32, []uint32{1, 3, 2, 2}) })
+	add("input size 0", "InputTensor.Sizes[2]", inv, nil, func(m *ops.MaxUnpooling) { m.Input.Sizes[2] = 0 })
+	add("output size 0", "OutputTensor.Sizes[1]", inv, nil, func(m *ops.MaxUnpooling) { m.Output.Sizes[1] = 0 })
+	add("indices total too small", "IndicesTensor.TotalTensorSizeInBytes", inv, nil, func(m *ops.MaxUnpooling) { m.Indices.TotalTensorSizeInBytes -= 4 })
+	add("output owned by DML", "OutputTensor.Flags", inv, nil, func(m *ops.MaxUnpooling) { m.Output.Flags = tensor.FlagOwnedByDML })
+	add("output aliasing", "OutputTensor.Strides", inv, nil, func(m *ops.MaxUnpooling) {
+		m.Output = tensor.NewStridedDesc(tensor.Float32, m.Output.Sizes, []uint32{48, 16, 4, 0})
+	})
+	add("INT8 before FL 5.0", "InputTensor.DataType", inv, at(ops.FeatureLevel4_1), func(m *ops.MaxUnpooling) {
+		m.Input, m.Output = nd(tensor.Int8, m.Input.Sizes), nd(tensor.Int8, m.Output.Sizes)
+	})
+	add("UINT64 indices before FL 5.0", "IndicesTensor.DataType", inv, at(ops.FeatureLevel4_1), func(m *ops.MaxUnpooling) {
+		m.Indices = nd(tensor.UInt64, m.Indices.Sizes)
+	})
+	add("feature level 1.0", "", hresult.DXGI_ERROR_UNSUPPORTED, at(ops.FeatureLevel1_0), func(*ops.MaxUnpooling) {})
+	return cases
+}
+
+// TestMaxUnpoolRules: each rule's failure carries its HRESULT and names
+// its field, without a device; the valid desc, and its output of any
+// sizes (rule 22), validate.
+func TestMaxUnpoolRules(t *testing.T) {
+	if err := goodUnpool().Validate(descfuzz.Lavapipe()); err != nil {
+		t.Fatalf("the valid desc fails: %v", err)
+	}
+	for _, sizes := range [][]uint32{{1, 1, 1, 1}, {2, 3, 3, 3}, {5, 1, 7, 2}, {1, 1, 1, 100}} {
+		m := goodUnpool()
+		m.Output = tensor.NewDesc(tensor.Float32, sizes)
+		if err := m.Validate(descfuzz.Lavapipe()); err != nil {
+			t.Errorf("output %v: %v", sizes, err)
+		}
+	}
+	for _, c := range unpoolRejectCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := c.ctx
+			if ctx == nil {
+				ctx = descfuzz.Lavapipe()
+			}
+			err := c.desc.Validate(ctx)
+			var he *hresult.Error
+			if !errors.As(err, &he) {
+				t.Fatalf("got %v, want an *hresult.Error", err)
+			}
+			if he.Code != c.code || he.Field != c.field || he.Rule == "" {
+				t.Fatalf("got %v (field %q), want %v on %q", err, he.Field, c.code.Name(), c.field)
+			}
+		})
+	}
+}
+
+// TestMaxUnpoolPlanRefusals: a forced strategy it does not have, and
+// tensors or a temporary that one binding cannot cover (rule 23), are
+// refused naming the field.
+func TestMaxUnpoolPlanRefusals(t *testing.T) {
+	ctx := descfuzz.Lavapipe()
+	ctx.Kernel = "direct"
+	if _, err := goodUnpool().Plan(ctx); !errors.Is(err, hresult.E_INVALIDARG) || !strings.Contains(err.Error(), "Kernel") {
+		t.Errorf("forced kernel direct: %v", err)
+	}
+	for _, c := range []struct {
+		name, field string
+		cap         uint64
+		m           func(m *ops.MaxUnpooling)
+	}{
+		{"input", "InputTensor.TotalTensorSizeInBytes", 256, func(m *ops.MaxUnpooling) {
+			m.Input = tensor.NewDesc(tensor.Float32, []uint32{1, 1, 8, 8})
+			m.Indices = tensor.NewDesc(tensor.UInt32, []uint32{1, 1, 8, 8})
+			m.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 1, 1, 1})
+		}},
+		{"indices", "IndicesTensor.TotalTensorSizeInBytes", 256, func(m *ops.MaxUnpooling) {
+			m.Input = tensor.NewDesc(tensor.UInt8, []uint32{1, 1, 6, 6})
+			m.Indices = tensor.NewDesc(tensor.UInt64, []uint32{1, 1, 6, 6})
+			m.Output = tensor.NewDesc(tensor.UInt8, []uint32{1, 1, 1, 1})
+		}},
+		{"output", "OutputTensor.TotalTensorSizeInBytes", 256, func(m *ops.MaxUnpooling) {
+			m.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 1, 9, 9})
+		}},
+		{"temporary", "OutputTensor.Sizes", 256, func(m *ops.MaxUnpooling) {
+			m.Input, m.Output = tensor.NewDesc(tensor.UInt8, m.Input.Sizes), tensor.NewDesc(tensor.UInt8, []uint32{1, 1, 8, 8})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := goodUnpool()
+			c.m(m)
+			ctx := descfuzz.Lavapipe()
+			ctx.BindingWindowCap = c.cap
+			if err := m.Validate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, err := m.Plan(ctx)
+			var he *hresult.Error
+			if !errors.As(err, &he) || he.Code != hresult.DXGI_ERROR_UNSUPPORTED || he.Field != c.field {
+				t.Fatalf("got %v, want DXGI_ERROR_UNSUPPORTED on %s", err, c.field)
+			}
+		})
+	}
+}
+
+// unpoolFact is one case measured on the real DirectML 1.15.4.
+type unpoolFact struct {
+	name    string
+	in      []float32
+	inSizes []uint32
+	idx     []uint64
+	idxType tensor.DataType
+	out     []uint32 // output sizes
+	want    []float32
+}
+
+// unpoolFacts are semantics.md rules 17-22 as DirectML was seen to apply
+// them.
+func unpoolFacts() []unpoolFact {
+	return []unpoolFact{
+		{"2x2 into 4x4, untouched elements 0", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{5, 7, 13, 15}, tensor.UInt32,
+			[]uint32{1, 1, 4, 4}, []float32{0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4}},
+		{"flat over N: both batches' index 0 write element 0, the second wins", []float32{7, 8}, []uint32{2, 1, 1, 1}, []uint64{0, 0}, tensor.UInt32,
+			[]uint32{2, 1, 1, 2}, []float32{8, 0, 0, 0}},
+		{"flat over C", []float32{1, 2, 3}, []uint32{1, 3, 1, 1}, []uint64{5, 4, 3}, tensor.UInt32,
+			[]uint32{1, 3, 1, 2}, []float32{0, 0, 0, 3, 2, 1}},
+		{"out of range skipped, 4e9 included", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{4, 4000000000, 0, 3}, tensor.UInt32,
+			[]uint32{1, 1, 2, 2}, []float32{3, 0, 0, 4}},
+		{"UINT64 above 2^32 skipped", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{1 << 32, 1<<32 + 1, 1, 1<<63 + 2}, tensor.UInt64,
+			[]uint32{1, 1, 2, 2}, []float32{0, 3, 0, 0}},
+		{"duplicates: the last in row-major order wins", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{2, 2, 0, 2}, tensor.UInt32,
+			[]uint32{1, 1, 3, 3}, []float32{3, 0, 4, 0, 0, 0, 0, 0, 0}},
+		{"2x2 into 1x1", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{0, 1, 0, 2}, tensor.UInt32,
+			[]uint32{1, 1, 1, 1}, []float32{3}},
+	}
+}
+
+func (f unpoolFact) tensors() (*ops.MaxUnpooling, []*tensor.Tensor) {
+	in := tensor.FromFloat64As(tensor.Float32, f.inSizes, f64s(f.in))
+	idx := tensor.FromUint64As(f.idxType, f.inSizes, f.idx)
+	return &ops.MaxUnpooling{Input: in.Desc, Indices: idx.Desc, Output: tensor.NewDesc(tensor.Float32, f.out)}, []*tensor.Tensor{in, idx}
+}
+
+func f64s(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// TestMaxUnpoolReferenceFacts checks the CPU reference against what
+// DirectML was seen to do.
+func TestMaxUnpoolReferenceFacts(t *testing.T) {
+	for _, f := range unpoolFacts() {
+		t.Run(f.name, func(t *testing.T) {
+			desc, ins := f.tensors()
+			if err := desc.Validate(descfuzz.Lavapipe()); err != nil {
+				t.Fatal(err)
+			}
+			out := tensor.New(tensor.Float32, f.out...)
+			if err := desc.Reference(ins, []*tensor.Tensor{out}); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Float64s(); !slices.Equal(got, f64s(f.want)) {
+				t.Errorf("got %v, want %v", got, f.want)
+			}
+		})
+	}
+}
