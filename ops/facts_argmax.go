@@ -1,7 +1,8 @@
 package ops
 
 // The facts of ARGMAX/ARGMIN's kernel families (argmax.comp,
-// argmax_vec.comp, argmax_combine.comp), read from the push words and
+// argmax_vec_row.comp, argmax_vec_col.comp, argmax_combine.comp,
+// argmax_combine_group.comp), read from the push words and
 // specialization constants argmax_common.glsl documents.
 
 // argOutputBytes is the bytes a first pass writes for items (output,
@@ -82,37 +83,40 @@ func argScalarFacts(v *stepValues) (DispatchFacts, error) {
 	return f, nil
 }
 
-// argVecFacts is argmax_vec.comp. COL=0 (vec-row): a workgroup per item,
+// argVecRowFacts is argmax_vec_row.comp (vec-row): a workgroup per item,
 // lane t loading vectors t, t+WG, ... of VW elements (the block's head and
 // tail, shorter than a vector, by scalar loads of lanes 0..); the count
 // below takes the block to start on a vector boundary, as it does for
-// packed rows whose length is a multiple of VW. COL=1 (vec-col): one
-// invocation per (PER adjacent outputs, segment) in a grid-stride loop,
-// each load a vector across the PER outputs.
-func argVecFacts(v *stepValues) (DispatchFacts, error) {
+// packed rows whose length is a multiple of VW.
+func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 	bits := v.define("ELEM_BITS", 32)
-	es := bits / 8
-	wide := v.define("WIDE", 0) == 1
-	a := argStepItemsOf(v)
-	var f DispatchFacts
-	if v.define("COL", 0) == 1 {
-		per, load := 128/bits, uint64(16)
-		if bits == 32 && wide {
-			per, load = 8, 32
-		}
-		f = v.gridFacts(a.oCount/per*a.nloc, load)
-	} else {
-		vw, load := 128/bits, uint64(16)
-		if bits == 32 && wide {
-			vw, load = 8, 32
-		}
-		empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return max(n/vw, n%vw) })
-		if err != nil {
-			return f, err
-		}
-		f = DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}
+	vw, load := 128/bits, uint64(16)
+	if bits == 32 && v.define("WIDE", 0) == 1 {
+		vw, load = 8, 32
 	}
-	f.BytesRead = a.oCount * a.jCount * es
+	a := argStepItemsOf(v)
+	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return max(n/vw, n%vw) })
+	if err != nil {
+		return DispatchFacts{}, err
+	}
+	f := DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}
+	f.BytesRead = a.oCount * a.jCount * bits / 8
+	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	return f, nil
+}
+
+// argVecColFacts is argmax_vec_col.comp (vec-col): one invocation per (PER
+// adjacent outputs, segment) in a grid-stride loop, each load a vector
+// across the PER outputs.
+func argVecColFacts(v *stepValues) (DispatchFacts, error) {
+	bits := v.define("ELEM_BITS", 32)
+	per, load := 128/bits, uint64(16)
+	if bits == 32 && v.define("WIDE", 0) == 1 {
+		per, load = 8, 32
+	}
+	a := argStepItemsOf(v)
+	f := v.gridFacts(a.oCount/per*a.nloc, load)
+	f.BytesRead = a.oCount * a.jCount * bits / 8
 	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
 	return f, nil
 }
@@ -123,6 +127,23 @@ func argCombineFacts(v *stepValues) (DispatchFacts, error) {
 	oCount, nseg := v.p("o_count"), v.p("nseg")
 	f := v.gridFacts(oCount, 16)
 	f.SerialPartials = nseg
+	f.BytesRead = 16 * oCount * nseg
+	f.BytesWritten = argOutputBytes(v, oCount, oCount)
+	return f, nil
+}
+
+// argCombineGroupFacts is argmax_combine_group.comp: a workgroup per
+// output, lane t reading partials t, t+WG, ... of its nseg, then a
+// workgroup reduction: a lane combines ceil(nseg / WG) partials in its
+// loop.
+func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
+	oCount, nseg, wg := v.p("o_count"), v.p("nseg"), v.wg()
+	groups := v.groupCount()
+	f := DispatchFacts{Lanes: groups * wg, BytesPerLaneInFlight: 16}
+	f.EmptyLanes = f.Lanes - min(groups, oCount)*min(wg, nseg)
+	if wg > 0 {
+		f.SerialPartials = (nseg + wg - 1) / wg
+	}
 	f.BytesRead = 16 * oCount * nseg
 	f.BytesWritten = argOutputBytes(v, oCount, oCount)
 	return f, nil

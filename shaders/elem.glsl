@@ -78,6 +78,9 @@ const uint ELEM_PER_WORD = 32u / ELEM_BITS;
 #endif
 #if defined(ELEM_BITS) && ELEM_BITS < 32
 const uint ELEM_MASK = (1u << ELEM_BITS) - 1u;
+// ELEM_SUB(q, b): sub-element b (lowest bits first) of every 32-bit word
+// of q, a uint or uvecN of packed elements.
+#define ELEM_SUB(q, b) (((q) >> (uint(b) * ELEM_BITS)) & ELEM_MASK)
 #elif defined(ELEM_BITS)
 const uint ELEM_MASK = 0xFFFFFFFFu;
 #endif

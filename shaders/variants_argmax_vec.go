@@ -2,7 +2,8 @@ package shaders
 
 import "fmt"
 
-// Vectorised ARGMAX/ARGMIN first passes (argmax_vec.comp). The constants
+// Vectorised ARGMAX/ARGMIN first passes (argmax_vec_row.comp and
+// argmax_vec_col.comp). The constants
 // below are the 32-bit variants; ArgMaxVecName names those of the other
 // widths.
 const (
@@ -50,28 +51,31 @@ func ArgMaxVecName(elemBits int, base string) string {
 }
 
 func argmaxVecVariants() []Variant {
-	vec := func(name string, defines ...string) Variant {
-		return Variant{Name: name, Source: "argmax_vec.comp", Defines: defines,
-			Bindings: argBindings, Spec: argSpec, Push: argPush}
+	variant := func(source string) func(name string, defines ...string) Variant {
+		return func(name string, defines ...string) Variant {
+			return Variant{Name: name, Source: source, Defines: defines,
+				Bindings: argBindings, Spec: argSpec, Push: argPush}
+		}
 	}
+	row, col := variant("argmax_vec_row.comp"), variant("argmax_vec_col.comp")
 	out := []Variant{
-		vec(ArgMaxVecRow, "COL=0", "SUBGROUP=0", "WIDE=0"),
-		vec(ArgMaxVecRowSG, "COL=0", "SUBGROUP=1", "WIDE=0"),
-		vec(ArgMaxVecRow64, "COL=0", "SUBGROUP=0", "WIDE=1"),
-		vec(ArgMaxVecRow64SG, "COL=0", "SUBGROUP=1", "WIDE=1"),
-		vec(ArgMaxVecRowSG1, "COL=0", "SUBGROUP=1", "WIDE=0", "ONESG=1"),
-		vec(ArgMaxVecRow64SG1, "COL=0", "SUBGROUP=1", "WIDE=1", "ONESG=1"),
-		vec(ArgMaxVecCol, "COL=1", "SUBGROUP=0", "WIDE=0"),
-		vec(ArgMaxVecCol8, "COL=1", "SUBGROUP=0", "WIDE=1"),
-		vec(ArgMaxVecCol8W64, "COL=1", "SUBGROUP=0", "WIDE=1", "W64=1"),
+		row(ArgMaxVecRow, "SUBGROUP=0", "WIDE=0"),
+		row(ArgMaxVecRowSG, "SUBGROUP=1", "WIDE=0"),
+		row(ArgMaxVecRow64, "SUBGROUP=0", "WIDE=1"),
+		row(ArgMaxVecRow64SG, "SUBGROUP=1", "WIDE=1"),
+		row(ArgMaxVecRowSG1, "SUBGROUP=1", "WIDE=0", "ONESG=1"),
+		row(ArgMaxVecRow64SG1, "SUBGROUP=1", "WIDE=1", "ONESG=1"),
+		col(ArgMaxVecCol, "WIDE=0"),
+		col(ArgMaxVecCol8, "WIDE=1"),
+		col(ArgMaxVecCol8W64, "WIDE=1", "W64=1"),
 	}
 	for _, bits := range ArgMaxVecNarrowWidths {
 		eb := fmt.Sprintf("ELEM_BITS=%d", bits)
 		out = append(out,
-			vec(ArgMaxVecName(bits, ArgMaxVecRow), eb, "COL=0", "SUBGROUP=0", "WIDE=0"),
-			vec(ArgMaxVecName(bits, ArgMaxVecRowSG), eb, "COL=0", "SUBGROUP=1", "WIDE=0"),
-			vec(ArgMaxVecName(bits, ArgMaxVecRowSG1), eb, "COL=0", "SUBGROUP=1", "WIDE=0", "ONESG=1"),
-			vec(ArgMaxVecName(bits, ArgMaxVecCol), eb, "COL=1", "SUBGROUP=0", "WIDE=0"))
+			row(ArgMaxVecName(bits, ArgMaxVecRow), eb, "SUBGROUP=0", "WIDE=0"),
+			row(ArgMaxVecName(bits, ArgMaxVecRowSG), eb, "SUBGROUP=1", "WIDE=0"),
+			row(ArgMaxVecName(bits, ArgMaxVecRowSG1), eb, "SUBGROUP=1", "WIDE=0", "ONESG=1"),
+			col(ArgMaxVecName(bits, ArgMaxVecCol), eb, "WIDE=0"))
 	}
 	return out
 }

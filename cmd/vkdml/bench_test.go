@@ -134,11 +134,25 @@ func TestParityOutsideTheRepository(t *testing.T) {
 		Cases         []struct {
 			Case, Verdict string
 		} `json:"cases"`
+		SixteenBit struct {
+			Equal int `json:"equal"`
+		} `json:"sixteen_bit"`
+		Groups []struct {
+			Type, Family string
+			Equal        int `json:"equal"`
+		} `json:"groups"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
 	if rep.SchemaVersion != 1 || !rep.Passed || rep.Equal == 0 || len(rep.Cases) < rep.Equal {
 		t.Fatalf("report: %+v", rep)
+	}
+	sum := 0
+	for _, g := range rep.Groups {
+		sum += g.Equal
+	}
+	if rep.SixteenBit.Equal == 0 || sum != rep.Equal {
+		t.Errorf("16-bit equal %d; the groups' equal cases add up to %d, want %d", rep.SixteenBit.Equal, sum, rep.Equal)
 	}
 }

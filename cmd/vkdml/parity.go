@@ -21,22 +21,34 @@ const defaultCorpus = "tests/parity"
 
 // parityReport is `vkdml parity --json` (docs/json.md).
 type parityReport struct {
-	SchemaVersion  int         `json:"schema_version"`
-	VkdmlVersion   string      `json:"vkdml_version"`
-	Device         string      `json:"device"`
-	Driver         string      `json:"driver"`
-	Corpus         string      `json:"corpus"`
-	Golden         string      `json:"golden"`
-	GoldenProducer string      `json:"golden_producer"`
-	GoldenAdapter  string      `json:"golden_adapter"`
-	Equal          int         `json:"equal"`
-	Differ         int         `json:"differ"`
-	RejectedByBoth int         `json:"rejected_by_both"`
-	Known          int         `json:"known"`
-	NoGolden       int         `json:"no_golden"`
-	Skipped        int         `json:"skipped"`
-	Passed         bool        `json:"passed"`
-	Cases          []parityRow `json:"cases"`
+	SchemaVersion  int    `json:"schema_version"`
+	VkdmlVersion   string `json:"vkdml_version"`
+	Device         string `json:"device"`
+	Driver         string `json:"driver"`
+	Corpus         string `json:"corpus"`
+	Golden         string `json:"golden"`
+	GoldenProducer string `json:"golden_producer"`
+	GoldenAdapter  string `json:"golden_adapter"`
+	GoldenRig      string `json:"golden_rig,omitempty"`
+	Equal          int    `json:"equal"`
+	Differ         int    `json:"differ"`
+	RejectedByBoth int    `json:"rejected_by_both"`
+	Known          int    `json:"known"`
+	NoGolden       int    `json:"no_golden"`
+	Skipped        int    `json:"skipped"`
+	NoAnswer       int    `json:"no_answer"`
+	Passed         bool   `json:"passed"`
+	// SixteenBit counts the FLOAT16, INT16 and UINT16 cases; Groups counts
+	// per input data type and operator family.
+	SixteenBit parity.Counts `json:"sixteen_bit"`
+	Groups     []parityGroup `json:"groups"`
+	Cases      []parityRow   `json:"cases"`
+}
+
+type parityGroup struct {
+	Type   string `json:"type"`
+	Family string `json:"family"`
+	parity.Counts
 }
 
 type parityRow struct {
@@ -116,8 +128,12 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		out := parityReport{SchemaVersion: jsonSchemaVersion, VkdmlVersion: vkdmlVersion(), Device: info.Name, Driver: info.DriverName + " " + info.DriverInfo,
 			Corpus: corpus, Golden: *golden, GoldenProducer: res.Producer, GoldenAdapter: res.Adapter,
-			Equal: rep.Equal, Differ: rep.Differ, RejectedByBoth: rep.RejectedByBoth, Known: rep.Known, NoGolden: rep.None, Skipped: rep.Skipped,
-			Passed: !rep.Failed(), Cases: []parityRow{}}
+			GoldenRig: res.Rig,
+			Equal:     rep.Equal, Differ: rep.Differ, RejectedByBoth: rep.RejectedByBoth, Known: rep.Known, NoGolden: rep.None, Skipped: rep.Skipped,
+			NoAnswer: rep.NoAnswer, Passed: !rep.Failed(), SixteenBit: rep.Sixteen, Groups: []parityGroup{}, Cases: []parityRow{}}
+		for _, k := range rep.GroupKeys() {
+			out.Groups = append(out.Groups, parityGroup{k.Type, k.Family, *rep.Groups[k]})
+		}
 		for _, r := range rep.Rows {
 			out.Cases = append(out.Cases, parityRow{r.Case, r.DirectML, r.VKDML, r.Verdict, r.Detail})
 		}
@@ -127,7 +143,11 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "vkdml on %s (%s); DirectML results from %s, %s, feature level %s\n\n", info.Name, info.DriverInfo, res.Producer, res.Adapter, res.FeatureLevel)
+		fmt.Fprintf(stdout, "vkdml on %s (%s); DirectML results from %s, %s, feature level %s\n", info.Name, info.DriverInfo, res.Producer, res.Adapter, res.FeatureLevel)
+		if res.Rig != "" {
+			fmt.Fprintf(stdout, "DirectML ran on: %s\n", res.Rig)
+		}
+		fmt.Fprintln(stdout)
 		rep.Print(stdout)
 	}
 	if rep.Failed() {

@@ -23,7 +23,69 @@ const (
 	Known          = "known difference"
 	NoGolden       = "NO GOLDEN"
 	Skipped        = "skipped"
+	// NoAnswer: DirectML did not finish the case within the runner's
+	// per-case time limit (see dmlrunner -case-timeout).
+	NoAnswer = "NO ANSWER"
 )
+
+// Operator families, the rows of the per-type table.
+const (
+	FamilyArg     = "argminmax" // ARGMAX, ARGMIN, REDUCE
+	FamilyMaxPool = "maxpool"   // MAX_POOLING, MAX_POOLING1, MAX_POOLING2
+)
+
+// Family is the operator family of a case.
+func (c *Case) Family() string {
+	if strings.HasPrefix(c.Operator, "MAX_POOLING") {
+		return FamilyMaxPool
+	}
+	return FamilyArg
+}
+
+// Is16Bit reports whether the case's input is one of the 16-bit types
+// (FLOAT16, INT16, UINT16), which the summary line counts apart.
+func (c *Case) Is16Bit() bool {
+	switch c.Input.DataType {
+	case "FLOAT16", "INT16", "UINT16":
+		return true
+	}
+	return false
+}
+
+// Counts are the verdicts of a group of cases.
+type Counts struct {
+	Equal int `json:"equal"`
+	// Explained are differences with a documented reason (a known
+	// difference); Unexplained are the others, which fail the comparison.
+	Explained      int `json:"differ_explained"`
+	Unexplained    int `json:"differ_unexplained"`
+	RejectedByBoth int `json:"rejected_by_both"`
+	Skipped        int `json:"skipped"`
+	NoGolden       int `json:"no_golden"`
+	NoAnswer       int `json:"no_answer"`
+}
+
+func (n *Counts) add(verdict string) {
+	switch verdict {
+	case Equal:
+		n.Equal++
+	case Known:
+		n.Explained++
+	case Differ:
+		n.Unexplained++
+	case RejectedByBoth:
+		n.RejectedByBoth++
+	case Skipped:
+		n.Skipped++
+	case NoGolden:
+		n.NoGolden++
+	case NoAnswer:
+		n.NoAnswer++
+	}
+}
+
+// GroupKey is a data type (the input's) and an operator family.
+type GroupKey struct{ Type, Family string }
 
 // KnownDifference is an entry of known-differences.json: a case whose
 // difference from DirectML is documented and accepted.
@@ -62,6 +124,7 @@ func LoadKnown(dir string) (map[string]string, error) {
 type Row struct {
 	Case, DirectML, VKDML, Verdict string
 	Detail                         string // what differs, or the known reason
+	Type, Family                   string // the input's data type, the operator family
 }
 
 // Report is a whole comparison.
@@ -72,8 +135,12 @@ type Report struct {
 	// and is skipped.
 	TypeSupport map[string]bool
 
-	Rows                                                []Row
-	Equal, Differ, RejectedByBoth, Known, None, Skipped int
+	Rows                                                          []Row
+	Equal, Differ, RejectedByBoth, Known, None, Skipped, NoAnswer int
+	// Groups counts the verdicts per input data type and operator family;
+	// Sixteen counts those of the 16-bit cases.
+	Groups  map[GroupKey]*Counts
+	Sixteen Counts
 }
 
 // unsupportedType returns the first data type of c that the DirectML
@@ -91,20 +158,51 @@ func (r *Report) unsupportedType(c *Case) string {
 }
 
 // Failed reports whether anything differs that is not a known difference,
-// or a case has no golden.
-func (r *Report) Failed() bool { return r.Differ > 0 || r.None > 0 }
+// a case has no golden, or DirectML gave no answer to a case that is not a
+// known difference.
+func (r *Report) Failed() bool { return r.Differ > 0 || r.None > 0 || r.NoAnswer > 0 }
 
 // Add compares one case and appends its row. golden nil means DirectML's
 // result is missing.
 func (r *Report) Add(c *Case, golden, vk *Outcome, known map[string]string) *Row {
+	row := r.verdict(c, golden, vk, known)
+	row.Type, row.Family = c.Input.DataType, c.Family()
+	if r.Groups == nil {
+		r.Groups = map[GroupKey]*Counts{}
+	}
+	k := GroupKey{row.Type, row.Family}
+	if r.Groups[k] == nil {
+		r.Groups[k] = &Counts{}
+	}
+	r.Groups[k].add(row.Verdict)
+	if c.Is16Bit() {
+		r.Sixteen.add(row.Verdict)
+	}
+	r.Rows = append(r.Rows, row)
+	return &r.Rows[len(r.Rows)-1]
+}
+
+// verdict compares one case and counts its verdict.
+func (r *Report) verdict(c *Case, golden, vk *Outcome, known map[string]string) Row {
 	row := Row{Case: c.Name, VKDML: Describe(c, vk)}
 	if golden == nil {
 		row.DirectML, row.Verdict, row.Detail = "-", NoGolden, "no DirectML result for this case"
 		r.None++
-		r.Rows = append(r.Rows, row)
-		return &r.Rows[len(r.Rows)-1]
+		return row
 	}
 	row.DirectML = Describe(c, golden)
+	if golden.NoAnswer {
+		row.DirectML = "no answer"
+		detail := "DirectML did not finish the case in time: " + golden.Message
+		if known[c.Name] != "" {
+			row.Verdict, row.Detail = Known, detail+"; known: "+known[c.Name]
+			r.Known++
+		} else {
+			row.Verdict, row.Detail = NoAnswer, detail
+			r.NoAnswer++
+		}
+		return row
+	}
 	diff := Diff(c, golden, vk)
 	switch {
 	case diff == "" && golden.HR.Failed():
@@ -120,17 +218,115 @@ func (r *Report) Add(c *Case, golden, vk *Outcome, known map[string]string) *Row
 	case known[c.Name] != "":
 		row.Verdict, row.Detail = Known, diff+"; known: "+known[c.Name]
 		r.Known++
+	case signedZeroValuesOnly(c, golden, vk):
+		row.Verdict, row.Detail = Known, diff+"; known: "+SignedZeroReason
+		r.Known++
 	default:
 		row.Verdict, row.Detail = Differ, diff
 		r.Differ++
 	}
-	r.Rows = append(r.Rows, row)
-	return &r.Rows[len(r.Rows)-1]
+	return row
 }
 
-// Summary is the line `parity: N equal, M differ, K rejected by both`.
+// SignedZeroReason explains a pooled value that is the other zero.
+const SignedZeroReason = "semantics.md rule 11a: where +0 and −0 tie for a window's maximum, vkdml writes the zero stored at the selected index; DirectML's value is sometimes the other zero (which one depends on the D3D12-to-Vulkan translation), while its indices agree with vkdml's"
+
+// signedZeroValuesOnly reports whether a max-pooling case differs only in
+// values where one side wrote +0 and the other −0 (semantics.md rule 11a):
+// the indices, if any, are equal, and so is every other byte.
+func signedZeroValuesOnly(c *Case, golden, vk *Outcome) bool {
+	if c.Family() != FamilyMaxPool || golden.HR.Failed() || vk.HR.Failed() || len(golden.Outputs) != len(vk.Outputs) || len(vk.Outputs) == 0 {
+		return false
+	}
+	for i := 1; i < len(vk.Outputs); i++ {
+		if string(golden.Outputs[i]) != string(vk.Outputs[i]) {
+			return false
+		}
+	}
+	var es int
+	switch c.Output.DataType {
+	case "FLOAT32":
+		es = 4
+	case "FLOAT16":
+		es = 2
+	default:
+		return false
+	}
+	a, b := golden.Outputs[0], vk.Outputs[0]
+	if len(a) != len(b) {
+		return false
+	}
+	for j := 0; j+es <= len(a); j += es {
+		if x, y := a[j:j+es], b[j:j+es]; string(x) != string(y) && !(isZero(x) && isZero(y)) {
+			return false
+		}
+	}
+	return true
+}
+
+// isZero reports whether the little-endian float bytes b are +0 or −0:
+// every bit clear but the sign, the top bit of the last byte.
+func isZero(b []byte) bool {
+	for k, v := range b {
+		if k == len(b)-1 {
+			v &^= 0x80
+		}
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Summary is the line `parity: N equal, M differ, K rejected by both`,
+// followed by the same counts for the 16-bit cases and, when there are
+// any, the known differences, skipped cases and cases without an answer.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("parity: %d equal, %d differ, %d rejected by both", r.Equal, r.Differ, r.RejectedByBoth)
+	s := fmt.Sprintf("parity: %d equal, %d differ, %d rejected by both; 16-bit: %d equal, %d differ, %d rejected by both",
+		r.Equal, r.Differ, r.RejectedByBoth, r.Sixteen.Equal, r.Sixteen.Unexplained, r.Sixteen.RejectedByBoth)
+	var more []string
+	if r.Known > 0 {
+		more = append(more, fmt.Sprintf("%d known differences", r.Known))
+	}
+	if r.Skipped > 0 {
+		more = append(more, fmt.Sprintf("%d skipped", r.Skipped))
+	}
+	if r.NoAnswer > 0 {
+		more = append(more, fmt.Sprintf("%d without an answer", r.NoAnswer))
+	}
+	if len(more) > 0 {
+		s += " (" + strings.Join(more, ", ") + ")"
+	}
+	return s
+}
+
+// GroupKeys lists the (type, family) groups in a stable order: by type,
+// then family.
+func (r *Report) GroupKeys() []GroupKey {
+	keys := make([]GroupKey, 0, len(r.Groups))
+	for k := range r.Groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Type != keys[j].Type {
+			return keys[i].Type < keys[j].Type
+		}
+		return keys[i].Family < keys[j].Family
+	})
+	return keys
+}
+
+// PrintGroups writes the per-type table: for each input data type and
+// operator family, how many cases were equal, differed with and without
+// an explanation, and were rejected by both.
+func (r *Report) PrintGroups(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "type\tfamily\tequal\tdiffer explained\tdiffer unexplained\trejected by both\tskipped\tno answer\t")
+	for _, k := range r.GroupKeys() {
+		n := r.Groups[k]
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k.Type, k.Family, n.Equal, n.Explained, n.Unexplained, n.RejectedByBoth, n.Skipped, n.NoAnswer)
+	}
+	tw.Flush()
 }
 
 // Print writes the table, then PrintDetails.
@@ -141,6 +337,9 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Case, clip(row.DirectML), clip(row.VKDML), row.Verdict)
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	r.PrintGroups(w)
+	fmt.Fprintln(w)
 	r.PrintDetails(w)
 }
 

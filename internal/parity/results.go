@@ -18,7 +18,10 @@ type Results struct {
 	FeatureLevel string `json:"featureLevel,omitempty"`
 	// TypeSupport is DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT per data type.
 	TypeSupport map[string]bool `json:"typeSupport,omitempty"`
-	Cases       []Result        `json:"cases"`
+	// Rig says what the D3D12 device ran on, as the runner was told
+	// (dmlrunner -rig): under Wine, which Vulkan driver and D3D12 path.
+	Rig   string   `json:"rig,omitempty"`
+	Cases []Result `json:"cases"`
 }
 
 // Result is one case's outcome.
@@ -31,6 +34,9 @@ type Result struct {
 	Stage   string   `json:"stage,omitempty"`
 	Message string   `json:"message,omitempty"`
 	Outputs []string `json:"outputs,omitempty"` // .npy files, in binding order
+	// NoAnswer: the case did not finish within the runner's time limit
+	// (HRESULT is then empty); Message says how long was waited.
+	NoAnswer bool `json:"noAnswer,omitempty"`
 }
 
 // Outcome is one implementation's result for one case, in memory.
@@ -39,6 +45,8 @@ type Outcome struct {
 	Stage   string
 	Message string
 	Outputs [][]byte // whole output buffers, binding order; nil on failure
+	// NoAnswer: the implementation did not finish the case in time.
+	NoAnswer bool
 }
 
 // LoadResults reads dir/results.json.
@@ -56,6 +64,9 @@ func (r *Results) Save(dir string) error { return writeJSON(filepath.Join(dir, R
 // WriteOutcome writes case c's outcome o into results directory dir (the
 // output .npy files) and returns its Result.
 func WriteOutcome(dir string, c *Case, o *Outcome) (Result, error) {
+	if o.NoAnswer {
+		return Result{Name: c.Name, Stage: o.Stage, Message: o.Message, NoAnswer: true}, nil
+	}
 	r := Result{Name: c.Name, HRESULT: o.HR.Name(), Stage: o.Stage, Message: o.Message}
 	if o.HR.Failed() {
 		return r, nil
@@ -79,6 +90,9 @@ func WriteOutcome(dir string, c *Case, o *Outcome) (Result, error) {
 
 // Outcome reads the outcome of result r back from results directory dir.
 func (r *Result) Outcome(dir string) (*Outcome, error) {
+	if r.NoAnswer {
+		return &Outcome{Stage: r.Stage, Message: r.Message, NoAnswer: true}, nil
+	}
 	h, err := ParseHRESULT(r.HRESULT)
 	if err != nil {
 		return nil, err

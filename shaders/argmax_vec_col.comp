@@ -1,0 +1,180 @@
+#version 450
+// argmax_vec_col.comp (vec-col): ARGMAX / ARGMIN first pass when the
+// innermost kept dimension has input stride 1, a size that is a multiple
+// of PER, and every other input stride (kept and reduced) is a multiple of
+// PER elements, with argmax_vec_common.glsl's 16-byte loads. One invocation
+// per (PER adjacent outputs, segment) walks the block in order reading one
+// 16-byte vector per position (two for WIDE): PER sequential scans side by
+// side. PER is EPV (16 for 8-bit, 8 for 16-bit, 2 for 64-bit elements), and
+// for 32-bit elements 4, or 8 with WIDE. Results are written with scalar
+// stores, one per addressed output element (rule 6).
+//
+// Defines:
+//   WIDE  32-bit elements only: 1 gives each invocation 8 adjacent outputs
+//         (two 16-byte loads per position; the innermost kept size is then
+//         a multiple of 8), 0 gives it 4.
+//   W64   with WIDE: when the host sets FLAGS bit 16 (every input stride a
+//         multiple of 8 elements) and the binding's base offset makes the
+//         first element 32-byte aligned (a uniform test at run time), one
+//         32-byte (u64vec4) load per block position instead of two 16-byte
+//         ones; needs shaderInt64.
+
+#if W64
+#extension GL_ARB_gpu_shader_int64 : require
+#endif
+
+#ifndef ELEM_BITS
+#define ELEM_BITS 32
+#endif
+// Two views of binding 0 (descriptor aliasing of read-only storage
+// buffers): words for the unaligned head and tail, and 16-byte vectors.
+#define ELEM_SRC 0
+#define ELEM_SRC4 0
+#define WORD_DST 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "argmax_common.glsl"
+#include "argmax_vec_common.glsl"
+
+#if W64
+// A third view for 32-byte loads.
+layout(std430, binding = 0) readonly buffer Src8 { u64vec4 x[]; } src8;
+#endif
+const uint VW = 128u / ELEM_BITS; // EPV
+
+#if ELEM_BITS != 32
+const uint PER = VW; // outputs per invocation: one load per block position
+#elif WIDE
+const uint PER = 8u;
+#else
+const uint PER = 4u;
+#endif
+
+void main() {
+	uint groups = pc.o_count / PER;
+	uint items = groups * pc.nloc;
+	uint step = grid_size();
+	for (uint it = grid_index(); it < items; it += step) {
+		// Output groups vary fastest: workgroups that run at the same time
+		// (and one after another) read neighbouring pieces of the same rows
+		// of a segment, rather than each walking its own column through
+		// the whole block.
+		uint ql = it % groups, sl = it / groups;
+		uint o = pc.o_begin + ql * PER;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j = pc.j_begin + jb;
+		uint c[8];
+		uint roff = red_coords(j, c);
+		uint seg = pc.seg_base + sl;
+		// The rest of the block, in order (sequential scans: a later
+		// element wins when greater, or equal under DECREASING).
+#define NEXT()                               \
+	if (NR == 1u) {                              \
+		roff += DI7;                             \
+	} else {                                     \
+		red_next(c, roff);                       \
+	}                                            \
+	j++;
+#define SCAN(S, B, I)                                                         \
+	{                                                                         \
+		uvec4 s_ = score4_later(S);                                           \
+		bvec4 u_ = LAST != 0u ? greaterThanEqual(s_, B) : greaterThan(s_, B); \
+		B = mix(B, s_, u_);                                                   \
+		I = mix(I, uvec4(j), u_);                                             \
+	}
+#if ELEM_BITS == 32
+		uint wbase = pc.base_src - pc.in_win + kin; // + roff: a multiple of 4
+		uvec4 best = score4(elem_src4.x[(wbase + roff) >> 2], uvec4(j));
+		uvec4 bi = uvec4(j);
+#if WIDE
+		uvec4 best2 = score4(elem_src4.x[((wbase + roff) >> 2) + 1u], uvec4(j));
+		uvec4 bi2 = uvec4(j);
+#endif
+#if W64
+		if ((FLAGS & 0x10000u) != 0u && ((pc.base_src - pc.in_win) & 7u) == 0u) {
+			for (uint k = 1u; k < n; k++) {
+				NEXT()
+				u64vec4 q = src8.x[(wbase + roff) >> 3];
+				SCAN(uvec4(unpackUint2x32(q.x), unpackUint2x32(q.y)), best, bi)
+				SCAN(uvec4(unpackUint2x32(q.z), unpackUint2x32(q.w)), best2, bi2)
+			}
+		} else
+#endif
+		for (uint k = 1u; k < n; k++) {
+			NEXT()
+			uint v = (wbase + roff) >> 2;
+			SCAN(elem_src4.x[v], best, bi)
+#if WIDE
+			SCAN(elem_src4.x[v + 1u], best2, bi2)
+#endif
+		}
+		write_result(o, seg, kout, best.x, bi.x);
+		write_result(o + 1u, seg, kout + DO0, best.y, bi.y);
+		write_result(o + 2u, seg, kout + 2u * DO0, best.z, bi.z);
+		write_result(o + 3u, seg, kout + 3u * DO0, best.w, bi.w);
+#if WIDE
+		write_result(o + 4u, seg, kout + 4u * DO0, best2.x, bi2.x);
+		write_result(o + 5u, seg, kout + 5u * DO0, best2.y, bi2.y);
+		write_result(o + 6u, seg, kout + 6u * DO0, best2.z, bi2.z);
+		write_result(o + 7u, seg, kout + 7u * DO0, best2.w, bi2.w);
+#endif
+#elif ELEM_BITS == 64
+		// Two outputs: the two elements of each load.
+		uint ebase = elem_base(pc.base_src) - pc.in_win + kin; // + roff: even
+		uvec4 q = elem_src4.x[(ebase + roff) >> 1];
+		uvec2 b0 = score(q.xy, j), b1 = score(q.zw, j);
+		uint i0 = j, i1 = j;
+		for (uint k = 1u; k < n; k++) {
+			NEXT()
+			q = elem_src4.x[(ebase + roff) >> 1];
+			uvec2 s0 = score(q.xy, j), s1 = score(q.zw, j);
+			if (later_wins(s0, b0)) {
+				b0 = s0;
+				i0 = j;
+			}
+			if (later_wins(s1, b1)) {
+				b1 = s1;
+				i1 = j;
+			}
+		}
+		write_result(o, seg, kout, b0, i0);
+		write_result(o + 1u, seg, kout + DO0, b1, i1);
+#else
+		// VW outputs: sub-element b of word w of each load is output
+		// o + w * (32 / ELEM_BITS) + b, scanned in component w of best_b.
+		const uint EPW = 32u / ELEM_BITS;
+		uint ebase = elem_base(pc.base_src) - pc.in_win + kin; // + roff: a multiple of VW
+		uvec4 q = elem_src4.x[(ebase + roff) / VW];
+		uvec4 best0 = score4(ELEM_SUB(q, 0), uvec4(j)), bi0 = uvec4(j);
+		uvec4 best1 = score4(ELEM_SUB(q, 1), uvec4(j)), bi1 = uvec4(j);
+#if ELEM_BITS == 8
+		uvec4 best2 = score4(ELEM_SUB(q, 2), uvec4(j)), bi2 = uvec4(j);
+		uvec4 best3 = score4(ELEM_SUB(q, 3), uvec4(j)), bi3 = uvec4(j);
+#endif
+		for (uint k = 1u; k < n; k++) {
+			NEXT()
+			q = elem_src4.x[(ebase + roff) / VW];
+			SCAN(ELEM_SUB(q, 0), best0, bi0)
+			SCAN(ELEM_SUB(q, 1), best1, bi1)
+#if ELEM_BITS == 8
+			SCAN(ELEM_SUB(q, 2), best2, bi2)
+			SCAN(ELEM_SUB(q, 3), best3, bi3)
+#endif
+		}
+#define WRITE4(B, I, b)                                                                 \
+	write_result(o + (b), seg, kout + (b) * DO0, B.x, I.x);                             \
+	write_result(o + EPW + (b), seg, kout + (EPW + (b)) * DO0, B.y, I.y);               \
+	write_result(o + 2u * EPW + (b), seg, kout + (2u * EPW + (b)) * DO0, B.z, I.z);     \
+	write_result(o + 3u * EPW + (b), seg, kout + (3u * EPW + (b)) * DO0, B.w, I.w);
+		WRITE4(best0, bi0, 0u)
+		WRITE4(best1, bi1, 1u)
+#if ELEM_BITS == 8
+		WRITE4(best2, bi2, 2u)
+		WRITE4(best3, bi3, 3u)
+#endif
+#endif
+	}
+}

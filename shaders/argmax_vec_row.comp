@@ -1,0 +1,227 @@
+#version 450
+// argmax_vec_row.comp (vec-row): ARGMAX / ARGMIN first pass when the block
+// is one contiguous run (one reduced dimension of input stride 1), with
+// argmax_vec_common.glsl's 16-byte loads. One workgroup per (output,
+// segment); lane t reads the 16-byte vectors t, t+WG, ... of the segment's
+// aligned middle, keeping one best per vector component, and the head and
+// tail (< EPV elements each) with scalar loads; then the lanes combine
+// through subgroup arithmetic (SUBGROUP 1) or shared memory.
+//
+// Defines:
+//   SUBGROUP 1 uses subgroup arithmetic.
+//   ONESG    with SUBGROUP: the host guarantees the workgroup is one whole
+//            subgroup; the combine needs no shared memory or barrier.
+//   WIDE     32-bit elements only: 1 reads 32-byte vectors (u64vec4, needs
+//            shaderInt64; on lavapipe about 1.3x the bytes per
+//            lane-iteration of uvec4), 8 elements per load; 0 reads uvec4.
+
+#if WIDE
+#extension GL_ARB_gpu_shader_int64 : require
+#endif
+#if SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+#ifndef ELEM_BITS
+#define ELEM_BITS 32
+#endif
+// Two views of binding 0 (descriptor aliasing of read-only storage
+// buffers): words for the unaligned head and tail, and 16-byte vectors.
+#define ELEM_SRC 0
+#define ELEM_SRC4 0
+#define WORD_DST 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "argmax_common.glsl"
+#include "argmax_vec_common.glsl"
+
+#if WIDE
+// A third view for 32-byte loads.
+layout(std430, binding = 0) readonly buffer Src8 { u64vec4 x[]; } src8;
+const uint VW = 8u; // elements per vector load
+#else
+const uint VW = 128u / ELEM_BITS; // EPV
+#endif
+
+// better1 is better() for SCORE.
+bool better1(SCORE s, uint si, SCORE b, uint bi) {
+#if ELEM_BITS == 64
+	return better(s, si, b, bi);
+#else
+	return s > b || (s == b && (LAST != 0u ? si > bi : si < bi));
+#endif
+}
+
+#if !ONESG
+#define WG_MAX 256
+shared SCORE sh_s[WG_MAX];
+shared uint sh_idx[WG_MAX];
+#endif
+
+#if SUBGROUP
+void sg_reduce(inout SCORE s, inout uint idx) {
+#if ELEM_BITS == 64
+	// The maximum high word, then the maximum low word among the lanes
+	// that hold it: no 64-bit subgroup arithmetic needed.
+	uint mh = subgroupMax(s.y);
+	uint ml = subgroupMax(s.y == mh ? s.x : 0u);
+	bool top = s.y == mh && s.x == ml;
+	SCORE m = uvec2(ml, mh);
+#else
+	uint m = subgroupMax(s);
+	bool top = s == m;
+#endif
+	if (LAST != 0u) {
+		idx = subgroupMax(top ? idx : 0u);
+	} else {
+		idx = subgroupMin(top ? idx : 0xFFFFFFFFu);
+	}
+	s = m;
+}
+#endif
+
+void main() {
+	uint items = pc.o_count * pc.nloc;
+	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	// The identity: below every element in the total order.
+	const uint ID_IDX = LAST != 0u ? 0u : 0xFFFFFFFFu;
+	for (uint it = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; it < items; it += ngroups) {
+		uint ol = it / pc.nloc, sl = it % pc.nloc;
+		uint o = pc.o_begin + ol;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j0 = pc.j_begin + jb;
+		// Element number (elem_base) of the segment's first element; block
+		// position of element a is a + jdelta (mod 2^32).
+		uint a0 = elem_base(pc.base_src) + (kin + j0 * DI7 - pc.in_win);
+		uint jdelta = j0 - a0;
+		uint h = min((VW - (a0 & (VW - 1u))) & (VW - 1u), n);
+		uint vb = (a0 + h) / VW;
+		uint nv = (n - h) / VW;
+		uint tail0 = (vb + nv) * VW;
+		uint ntail = n - h - nv * VW;
+
+#if ELEM_BITS == 64
+		// Two elements a vector, one best (better1 is the total order, so
+		// the order of visits does not matter).
+		SCORE best = SCORE_ID;
+		uint bi = ID_IDX;
+		for (uint v = vb + t; v < vb + nv; v += WG) {
+			uvec4 q = elem_src4.x[v];
+			uint j = v * 2u + jdelta;
+			uvec2 s0 = score(q.xy, j), s1 = score(q.zw, j + 1u);
+			if (better1(s0, j, best, bi)) {
+				best = s0;
+				bi = j;
+			}
+			if (better1(s1, j + 1u, best, bi)) {
+				best = s1;
+				bi = j + 1u;
+			}
+		}
+#else
+		// One best per vector component (word c of every load); better1
+		// is the total order, so the order of visits does not matter.
+		uvec4 b4 = uvec4(0u), i4 = uvec4(ID_IDX);
+		uvec4 lane_j = uvec4(0u, 1u, 2u, 3u) * (32u / ELEM_BITS) + jdelta;
+#define UPDATE(RAW, J)                                                                       \
+	{                                                                                            \
+		uvec4 j_ = (J);                                                                          \
+		uvec4 s_ = score4((RAW), j_);                                                            \
+		bvec4 tie_ = LAST != 0u ? greaterThan(j_, i4) : lessThan(j_, i4);                        \
+		bvec4 upd_ = bvec4(uvec4(greaterThan(s_, b4)) | (uvec4(equal(s_, b4)) & uvec4(tie_)));   \
+		b4 = mix(b4, s_, upd_);                                                                  \
+		i4 = mix(i4, j_, upd_);                                                                  \
+	}
+		for (uint v = vb + t; v < vb + nv; v += WG) {
+#if WIDE
+			u64vec4 q = src8.x[v];
+			UPDATE(uvec4(unpackUint2x32(q.x), unpackUint2x32(q.y)), lane_j + v * 8u)
+			UPDATE(uvec4(unpackUint2x32(q.z), unpackUint2x32(q.w)), lane_j + (v * 8u + 4u))
+#elif ELEM_BITS == 32
+			UPDATE(elem_src4.x[v], lane_j + (v << 2))
+#else
+			// Written out: lavapipe counts every loop iteration against
+			// one per-shader limit (see ops/argmax_plan.go argIters).
+			uvec4 q = elem_src4.x[v];
+			uvec4 jv = lane_j + v * VW;
+			UPDATE(ELEM_SUB(q, 0), jv)
+			UPDATE(ELEM_SUB(q, 1), jv + 1u)
+#if ELEM_BITS == 8
+			UPDATE(ELEM_SUB(q, 2), jv + 2u)
+			UPDATE(ELEM_SUB(q, 3), jv + 3u)
+#endif
+#endif
+		}
+		uint best = b4.x, bi = i4.x;
+		if (better1(b4.y, i4.y, best, bi)) { best = b4.y; bi = i4.y; }
+		if (better1(b4.z, i4.z, best, bi)) { best = b4.z; bi = i4.z; }
+		if (better1(b4.w, i4.w, best, bi)) { best = b4.w; bi = i4.w; }
+#endif
+		// The unaligned head and the tail, fewer than VW elements each.
+		for (uint k = t; k < h + ntail; k += WG) {
+			uint a = k < h ? a0 + k : tail0 + (k - h);
+			uint j = a + jdelta;
+#if ELEM_BITS == 64
+			SCORE s = score(elem_load(0u, a), j);
+#else
+			SCORE s = score(elem_load(0u, a), j).x;
+#endif
+			if (better1(s, j, best, bi)) {
+				best = s;
+				bi = j;
+			}
+		}
+#if SUBGROUP && ONESG
+		// The workgroup is exactly one subgroup: no shared memory, no
+		// barrier (lavapipe runs barrier-free shaders without switching
+		// between its per-subgroup coroutines).
+		sg_reduce(best, bi);
+		if (subgroupElect()) {
+			write_result(o, pc.seg_base + sl, kout, best, bi);
+		}
+#elif SUBGROUP
+		sg_reduce(best, bi);
+		if (subgroupElect()) {
+			sh_s[gl_SubgroupID] = best;
+			sh_idx[gl_SubgroupID] = bi;
+		}
+		barrier();
+		if (gl_SubgroupID == 0u) {
+			best = SCORE_ID;
+			bi = ID_IDX;
+			for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
+				if (better1(sh_s[k], sh_idx[k], best, bi)) {
+					best = sh_s[k];
+					bi = sh_idx[k];
+				}
+			}
+			sg_reduce(best, bi);
+			if (subgroupElect()) {
+				write_result(o, pc.seg_base + sl, kout, best, bi);
+			}
+		}
+		barrier();
+#else
+		sh_s[t] = best;
+		sh_idx[t] = bi;
+		barrier();
+		for (uint hh = WG / 2u; hh > 0u; hh >>= 1) {
+			if (t < hh && better1(sh_s[t + hh], sh_idx[t + hh], sh_s[t], sh_idx[t])) {
+				sh_s[t] = sh_s[t + hh];
+				sh_idx[t] = sh_idx[t + hh];
+			}
+			barrier();
+		}
+		if (t == 0u) {
+			write_result(o, pc.seg_base + sl, kout, sh_s[0], sh_idx[0]);
+		}
+		barrier();
+#endif
+	}
+}
