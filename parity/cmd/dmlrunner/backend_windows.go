@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"syscall"
 	"unsafe"
@@ -238,6 +239,38 @@ type dmlBackend struct {
 	fenceValue      uint64
 	dml             com // IDMLDevice
 	recorder        com
+
+	// heap is the one shader-visible descriptor heap every case binds
+	// from: creating one costs seconds on lavapipe (vkd3d allocates its
+	// descriptor sets), so it is made once and grown only when a case
+	// needs more descriptors than it holds.
+	heap             com // ID3D12DescriptorHeap
+	heapSize         uint32
+	heapCPU, heapGPU uint64 // handles of its first descriptor
+	heapInc          uint64 // bytes between descriptors
+}
+
+// initialHeapSize is the descriptor count of the first heap: more than any
+// corpus case's initializer and operator need together.
+const initialHeapSize = 256
+
+// ensureHeap makes b.heap hold at least n descriptors.
+func (b *dmlBackend) ensureHeap(n uint32) error {
+	if b.heap != nil && b.heapSize >= n {
+		return nil
+	}
+	size := max(n, initialHeapSize, 2*b.heapSize)
+	hd := descriptorHeapDesc{typ: descriptorHeapCBVSRVUAV, numDescriptors: size, flags: descriptorHeapShaderVisible}
+	var heap unsafe.Pointer
+	if err := check(call(b.dev, devCreateDescriptorHeap, ptr(&hd), ptr(&iidD3D12DescriptorHeap), ptr(&heap)), "ID3D12Device::CreateDescriptorHeap"); err != nil {
+		return err
+	}
+	release(b.heap)
+	b.heap, b.heapSize = com(heap), size
+	call(b.heap, heapGetCPUStart, ptr(&b.heapCPU))
+	call(b.heap, heapGetGPUStart, ptr(&b.heapGPU))
+	b.heapInc = uint64(uint32(call(b.dev, devGetDescriptorHandleIncSize, descriptorHeapCBVSRVUAV)))
+	return nil
 }
 
 func newBackend(dll string, debug bool) (backend, error) {
@@ -299,17 +332,28 @@ func (b *dmlBackend) open() error {
 		return err
 	}
 	b.recorder = com(rec)
-	return nil
+	return b.ensureHeap(initialHeapSize)
 }
 
 func (b *dmlBackend) closeDevices() {
-	for _, o := range []*com{&b.recorder, &b.dml, &b.fence, &b.queue, &b.dev} {
+	for _, o := range []*com{&b.heap, &b.recorder, &b.dml, &b.fence, &b.queue, &b.dev} {
 		release(*o)
 		*o = nil
 	}
+	b.heapSize = 0
 }
 
 func (b *dmlBackend) Close() { b.closeDevices() }
+
+// exitNow ends the process at once with code, without the DLL detach
+// routines an ExitProcess runs: with a call stuck inside the driver, they
+// can wait on its locks or crash (seen under Wine).
+func exitNow(code int) {
+	os.Stdout.Sync()
+	h, _ := syscall.GetCurrentProcess()
+	syscall.TerminateProcess(h, uint32(code))
+	os.Exit(code) // not reached
+}
 
 var typeNames = []tensor.DataType{tensor.Float32, tensor.Float16, tensor.UInt32, tensor.UInt16, tensor.UInt8, tensor.Int32, tensor.Int16, tensor.Int8, tensor.Float64, tensor.UInt64, tensor.Int64}
 

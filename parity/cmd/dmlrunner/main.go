@@ -18,14 +18,25 @@
 //
 // On Windows with real hardware this regenerates the goldens for that GPU.
 // On other systems the program only says that it needs Windows.
+//
+// A case that does not finish within -case-timeout (a D3D12 driver that
+// never returns, as lavapipe 25 does on a MAX_POOLING2 with a zero
+// dilation under Wine) is recorded as "no answer": the results so far are
+// saved, the case's name is written to OUT/resume-after, and the program
+// ends with status 3 at once (TerminateProcess: the stuck call cannot be
+// abandoned otherwise, and a normal exit may crash on the locks it holds).
+// Run it again with -resume to go on after that case (.ci/parity does so
+// while resume-after exists).
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vkdml/vkdml/internal/parity"
@@ -41,6 +52,13 @@ type backend interface {
 	Close()
 }
 
+// exitNoAnswer is the exit status after a case ran out of time.
+const exitNoAnswer = 3
+
+// resumeFile, in the results folder, names the case that got no answer
+// while the run is not finished.
+const resumeFile = "resume-after"
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -54,6 +72,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dll := fs.String("dml", "DirectML.dll", "DirectML.dll to load (name or path)")
 	debug := fs.Bool("debug", false, "DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)")
 	verbose := fs.Bool("v", false, "print one line per case")
+	caseTimeout := fs.Duration("case-timeout", 30*time.Second, "record a case that takes longer as no answer, save, and exit with status 3")
+	resume := fs.Bool("resume", false, "keep the results already in -out and run only the cases they lack")
+	rig := fs.String("rig", "", "what the D3D12 device runs on, recorded in results.json (e.g. the Vulkan driver under Wine)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -76,12 +97,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer b.Close()
 	res := &parity.Results{Producer: "dmlrunner"}
+	if *resume {
+		if old, err := parity.LoadResults(*outDir); err == nil {
+			res.Cases = old.Cases
+		} else if !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintln(stderr, "dmlrunner:", err)
+			return 1
+		}
+	}
+	resumePath := *outDir + string(os.PathSeparator) + resumeFile
+	if err := os.Remove(resumePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintln(stderr, "dmlrunner:", err)
+		return 1
+	}
+	done := map[string]bool{}
+	for _, r := range res.Cases {
+		done[r.Name] = true
+	}
 	b.Info(res)
+	res.Rig = *rig
 	start := time.Now()
-	failed := 0
+	failed, ran := 0, 0
 	for i := range corpus.Cases {
 		c := &corpus.Cases[i]
-		if *only != "" && !strings.Contains(c.Name, *only) {
+		if (*only != "" && !strings.Contains(c.Name, *only)) || done[c.Name] {
 			continue
 		}
 		input, err := parity.LoadInput(*corpusDir, c)
@@ -89,7 +128,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "dmlrunner:", err)
 			return 1
 		}
+		stop := watchdog(*caseTimeout, func() {
+			o := &parity.Outcome{NoAnswer: true, Message: fmt.Sprintf("no answer within %v", *caseTimeout)}
+			r, _ := parity.WriteOutcome(*outDir, c, o)
+			res.Cases = append(res.Cases, r)
+			if err := res.Save(*outDir); err != nil {
+				fmt.Fprintln(stderr, "dmlrunner:", err)
+			}
+			if err := os.WriteFile(resumePath, []byte(c.Name+"\n"), 0o644); err != nil {
+				fmt.Fprintln(stderr, "dmlrunner:", err)
+			}
+			fmt.Fprintf(stdout, "dmlrunner: case %s: no answer within %v; %d results saved in %s; run again with -resume for the rest\n", c.Name, *caseTimeout, len(res.Cases), *outDir)
+			exitNow(exitNoAnswer)
+		})
 		o, err := b.Run(c, input)
+		stop()
 		if err != nil {
 			fmt.Fprintf(stderr, "dmlrunner: case %s: %v\n", c.Name, err)
 			return 1
@@ -100,6 +153,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		res.Cases = append(res.Cases, r)
+		ran++
 		if want, _ := parity.ParseHRESULT(c.Expect); want != o.HR {
 			failed++
 		}
@@ -117,9 +171,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "dmlrunner:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "dmlrunner: %d cases in %.1fs on %s (DML feature level %s); %d returned another HRESULT than the corpus expects; results in %s\n",
-		len(res.Cases), time.Since(start).Seconds(), res.Adapter, res.FeatureLevel, failed, *outDir)
+	fmt.Fprintf(stdout, "dmlrunner: %d cases in %.1fs on %s (DML feature level %s); %d returned another HRESULT than the corpus expects; %d results in %s\n",
+		ran, time.Since(start).Seconds(), res.Adapter, res.FeatureLevel, failed, len(res.Cases), *outDir)
 	return 0
+}
+
+// watchdog calls expire, which must exit the process, in another
+// goroutine if the returned stop is not called within d. A stop that comes
+// too late blocks until expire has exited, so the case's results are never
+// written twice.
+func watchdog(d time.Duration, expire func()) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	t := time.AfterFunc(d, func() {
+		mu.Lock() // held until the process exits
+		if !stopped {
+			expire()
+		}
+		mu.Unlock()
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+	}
 }
 
 func stageSuffix(o *parity.Outcome) string {

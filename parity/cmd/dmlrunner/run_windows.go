@@ -84,7 +84,7 @@ type caseRun struct {
 	layout                        arenaLayout
 	arena, uploadBuf, readbackBuf com // ID3D12Resource: default, upload and readback heaps
 
-	heap                 com // ID3D12DescriptorHeap
+	heap                 com // the backend's shader-visible ID3D12DescriptorHeap
 	initTable, execTable com // IDMLBindingTable
 	inBind, outBind      []bindingDesc
 }
@@ -211,20 +211,17 @@ func (r *caseRun) arenaBinding(off, size uint64) *bindingDesc {
 	return bd
 }
 
-// createBindingTables creates the descriptor heap, the initializer's
-// descriptors first and then the operator's, and binds both.
+// createBindingTables takes descriptors from the backend's heap, the
+// initializer's first and then the operator's, and binds both. Cases run
+// one at a time, each waiting for the GPU, so every case reuses the start
+// of the one heap.
 func (r *caseRun) createBindingTables() error {
 	nInit, nExec := max(r.initProps.requiredDescriptorCount, 1), max(r.execProps.requiredDescriptorCount, 1)
-	hd := descriptorHeapDesc{typ: descriptorHeapCBVSRVUAV, numDescriptors: nInit + nExec, flags: descriptorHeapShaderVisible}
-	var heap unsafe.Pointer
-	if err := check(call(r.b.dev, devCreateDescriptorHeap, ptr(&hd), ptr(&iidD3D12DescriptorHeap), ptr(&heap)), "ID3D12Device::CreateDescriptorHeap"); err != nil {
+	if err := r.b.ensureHeap(nInit + nExec); err != nil {
 		return err
 	}
-	r.heap = r.hold(com(heap))
-	var cpu, gpu uint64
-	call(r.heap, heapGetCPUStart, ptr(&cpu))
-	call(r.heap, heapGetGPUStart, ptr(&gpu))
-	inc := uint64(uint32(call(r.b.dev, devGetDescriptorHandleIncSize, descriptorHeapCBVSRVUAV)))
+	r.heap = r.b.heap
+	cpu, gpu, inc := r.b.heapCPU, r.b.heapGPU, r.b.heapInc
 	if err := r.bindInitializer(bindingTableDesc{dispatchable: unsafe.Pointer(r.initializer), cpu: cpu, gpu: gpu, size: nInit}); err != nil {
 		return err
 	}
