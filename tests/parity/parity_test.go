@@ -40,6 +40,19 @@ func TestGoldens(t *testing.T) {
 	if rep.Equal == 0 || rep.RejectedByBoth == 0 {
 		t.Errorf("%s: the corpus must have both cases that run and cases that are rejected", rep.Summary())
 	}
+	// The goldens come from a DirectML device with the 16-bit types (the
+	// rig's Mesa 25 lavapipe, semantics.md rule 16): every 16-bit case has
+	// DirectML's own answer, none is skipped.
+	if rep.Sixteen.Skipped > 0 || rep.Sixteen.Equal < 100 {
+		t.Errorf("%s: the 16-bit cases must be compared with DirectML's results, not skipped (regenerate the goldens with `make parity` on the Mesa 25 rig)", rep.Summary())
+	}
+	for _, dt := range []string{"FLOAT16", "INT16", "UINT16"} {
+		for _, fam := range []string{parity.FamilyArg, parity.FamilyMaxPool} {
+			if n := rep.Groups[parity.GroupKey{Type: dt, Family: fam}]; n == nil || n.Equal == 0 {
+				t.Errorf("no %s %s case equals DirectML's result", dt, fam)
+			}
+		}
+	}
 }
 
 // TestEveryRuleCovered checks that each numbered rule of semantics.md has a

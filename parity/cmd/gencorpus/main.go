@@ -6,8 +6,9 @@
 //
 // The corpus has one case per line of docs/semantics.md (the
 // "covers" field names the rule), one per example on the seed pages, random
-// cases per operator × data type × feature, and must-reject cases with the
-// HRESULT expected. It never touches the goldens (golden/), which only a
+// cases per operator × data type × feature, must-reject cases with the
+// HRESULT expected, and the 16-bit types in every family and rule with
+// their special values (cases16.go). It never touches the goldens (golden/), which only a
 // DirectML run writes.
 package main
 
@@ -43,6 +44,7 @@ func main() {
 	g.rejects()
 	g.randomArg()
 	g.randomPool()
+	g.sixteenBit()
 	if err := g.write(); err != nil {
 		fmt.Fprintln(os.Stderr, "gencorpus:", err)
 		os.Exit(1)
