@@ -111,14 +111,16 @@ func Facts(ctx *Context, p *Plan) (*PlanFacts, error) {
 // every row of shaders.Variants to this table, so a new kernel cannot
 // reach a plan without one.
 var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
-	"argmax.comp":         argScalarFacts,
-	"argmax_vec.comp":     argVecFacts,
-	"argmax_combine.comp": argCombineFacts,
-	"maxpool.comp":        maxPoolDirectFacts,
-	"maxpool_vec.comp":    maxPoolVec2x2Facts,
-	"maxunpool.comp":      maxUnpoolFacts,
-	"copy.comp":           copyFacts,
-	"copy_vec4.comp":      copyVec4Facts,
+	"argmax.comp":               argScalarFacts,
+	"argmax_vec_row.comp":       argVecRowFacts,
+	"argmax_vec_col.comp":       argVecColFacts,
+	"argmax_combine.comp":       argCombineFacts,
+	"argmax_combine_group.comp": argCombineGroupFacts,
+	"maxpool.comp":              maxPoolDirectFacts,
+	"maxpool_vec.comp":          maxPoolVec2x2Facts,
+	"maxunpool.comp":            maxUnpoolFacts,
+	"copy.comp":                 copyFacts,
+	"copy_vec4.comp":            copyVec4Facts,
 }
 
 // HasFacts reports whether the variant called name belongs to a kernel
