@@ -68,9 +68,9 @@ func TestEveryRuleCovered(t *testing.T) {
 			covered[what] = true
 		}
 	}
-	// The rules vkdml implements are numbered in docs/semantics.md; those
-	// after its "parity rig" heading describe the Wine rig itself (rules 15
-	// and 16), which no corpus case can exercise on vkdml.
+	// The rules vkdml implements are numbered in docs/semantics.md; the one
+	// after its "parity rig" heading describes the Wine rig itself (rule
+	// 16), which no corpus case can exercise on vkdml.
 	b, err := os.ReadFile("../../docs/semantics.md")
 	if err != nil {
 		t.Fatal(err)
@@ -84,8 +84,8 @@ func TestEveryRuleCovered(t *testing.T) {
 		n, _ := strconv.Atoi(m[1])
 		rules = max(rules, n)
 	}
-	if rules < 14 {
-		t.Fatalf("docs/semantics.md numbers only %d rules before the rig's section; want 14", rules)
+	if rules < 15 {
+		t.Fatalf("docs/semantics.md numbers only %d rules before the rig's section; want 15", rules)
 	}
 	for n := 1; n <= rules; n++ {
 		if !covered[fmt.Sprintf("rule %d", n)] {
