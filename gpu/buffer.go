@@ -41,6 +41,7 @@ func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
 	if err := d.usable("NewBuffer"); err != nil {
 		return nil, err
 	}
+	d.reap() // memory that timed-out work held may be free by now
 	return d.newBuffer(d.mem.main, size)
 }
 
@@ -248,7 +249,8 @@ func (b *Buffer) Fill(off, size uint64, value uint32) error {
 		}
 		return nil
 	}
-	return b.d.runOnce([]*Buffer{b}, func(cmd C.VkCommandBuffer) {
+	what := fmt.Sprintf("Buffer.Fill: the fill of %d bytes at offset %d", size, off)
+	return b.d.runOnce(what, []*Buffer{b}, func(cmd C.VkCommandBuffer) {
 		C.vkdml_cmd_memory_barrier(cmd, allCommands, memRW, transferStage, transferRW)
 		for _, p := range pieces {
 			C.vkdml_cmd_fill_buffer(cmd, p.seg.blk.buf, C.uint64_t(p.seg.offset+p.at), C.uint64_t(p.n), C.uint32_t(value))
@@ -280,7 +282,11 @@ func (d *Device) stage(b *Buffer, seg *segment, off uint64, data []byte, upload 
 		if !upload {
 			src, srcOff, dst, dstOff = dst, dstOff, src, srcOff
 		}
-		err = d.runOnce([]*Buffer{b, sb}, func(cmd C.VkCommandBuffer) {
+		what := fmt.Sprintf("Buffer.Read: the staging readback of %d bytes at offset %d", n, seg.start+off+uint64(done))
+		if upload {
+			what = fmt.Sprintf("Buffer.Write: the staging upload of %d bytes at offset %d", n, seg.start+off+uint64(done))
+		}
+		err = d.runOnce(what, []*Buffer{b, sb}, func(cmd C.VkCommandBuffer) {
 			C.vkdml_cmd_memory_barrier(cmd, allCommands|hostStage, memRW|hostRW, transferStage, transferRW)
 			C.vkdml_cmd_copy_buffer(cmd, src, C.uint64_t(srcOff), dst, C.uint64_t(dstOff), C.uint64_t(n))
 			C.vkdml_cmd_memory_barrier(cmd, transferStage, transferRW, allCommands|hostStage, memRW|hostRW)

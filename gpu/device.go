@@ -306,7 +306,7 @@ func (d *Device) WaitIdle() error {
 		return err
 	}
 	defer d.life.RUnlock()
-	return d.waitPending(SubmitTimeout)
+	return d.waitPending("Device.WaitIdle", SubmitTimeout)
 }
 
 // Close waits for submitted work (at most CloseTimeout), saves the pipeline
@@ -328,8 +328,8 @@ func (d *Device) Close() error {
 		return nil
 	}
 	defer d.in.ignore(d.sink)
-	if err := d.waitPending(CloseTimeout); err != nil && !d.lost.Load() {
-		return fmt.Errorf("gpu: Close: %w; the device and its memory are abandoned, not freed", err)
+	if err := d.waitPending("Device.Close", CloseTimeout); err != nil && !d.lost.Load() {
+		return fmt.Errorf("%w; the device and its memory are abandoned, not freed", err)
 	}
 	C.vkdml_device_wait_idle(d.dev)
 	d.cache.save()

@@ -35,11 +35,16 @@
 //     ErrDeviceClosed, and releasing them is harmless;
 //   - an object of another device is refused (ErrForeignDevice);
 //   - a second Submit of a pending list is refused (ErrPending);
-//   - what a submitted list uses stays allocated until the list is seen to
-//     complete, even when it is freed first or a wait timed out
-//     (ErrTimeout); Device.Close waits at most CloseTimeout and, when work
-//     is still running then, abandons the device instead of freeing memory
-//     the GPU may still write.
+//   - every wait for the GPU (CommandList.Wait and Run, a staged
+//     Buffer.Write, Read or Fill, WaitIdle) is bounded by SubmitTimeout; one
+//     that times out returns an error wrapping ErrTimeout that names the call
+//     and its work;
+//   - what a submission uses (buffers, a staging buffer, kernels, the
+//     list's pools, fence and timestamps) stays allocated until a wait, a
+//     later call, WaitIdle or Close sees it complete, even when it is freed
+//     first or its wait timed out; Device.Close waits at most CloseTimeout
+//     and, when work is still running then, abandons the device instead of
+//     freeing memory the GPU may still write.
 //
 // Vulkan errors are *Error values naming the call and the VkResult;
 // errors.Is maps them onto ErrDeviceLost, ErrOutOfMemory, ErrNoDevice and

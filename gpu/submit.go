@@ -216,25 +216,30 @@ func (l *CommandList) poll() bool {
 }
 
 // waitFence waits up to timeout for the pending submission. On VK_TIMEOUT
-// the list stays pending, with everything it uses.
-func (l *CommandList) waitFence(timeout time.Duration) error {
+// the list stays pending, with everything it uses, and the error says what
+// timed out (what, a phrase naming the call and its work) and what is kept
+// (keep).
+func (l *CommandList) waitFence(timeout time.Duration, what, keep string) error {
 	if l.state != statePending {
 		return nil
 	}
 	d := l.d
 	r := C.vkdml_wait_fence(d.dev, l.fence, C.uint64_t(max(timeout, 0).Nanoseconds()))
 	if r == C.VK_TIMEOUT {
-		return fmt.Errorf("gpu: vkWaitForFences: VK_TIMEOUT after %v: %w; the list stays pending", timeout, ErrTimeout)
+		return fmt.Errorf("gpu: %s did not finish within %v (vkWaitForFences: VK_TIMEOUT): %w; %s", what, timeout, ErrTimeout, keep)
 	}
 	if err := d.result("vkWaitForFences", r); err != nil {
 		if d.lost.Load() {
 			l.complete()
 		}
-		return err
+		return fmt.Errorf("gpu: %s: %w", what, err)
 	}
 	l.complete()
 	return nil
 }
+
+// keepList is what a list whose wait timed out keeps.
+const keepList = "the list stays pending, with the buffers and kernels it uses, until a wait sees it finish (Wait again, or Destroy it)"
 
 // Wait blocks until the last submission completes (at most SubmitTimeout),
 // then reports any validation message it caused. After a timeout (an error
@@ -248,7 +253,7 @@ func (l *CommandList) Wait() error {
 	if l.state != statePending {
 		return nil
 	}
-	if err := l.waitFence(SubmitTimeout); err != nil {
+	if err := l.waitFence(SubmitTimeout, "CommandList.Wait: the submitted list", keepList); err != nil {
 		return err
 	}
 	return l.d.TakeValidationError()
@@ -264,16 +269,18 @@ func (l *CommandList) Run() error {
 	if err := l.submit(); err != nil {
 		return err
 	}
-	if err := l.waitFence(SubmitTimeout); err != nil {
+	if err := l.waitFence(SubmitTimeout, "CommandList.Run: the submitted list", keepList); err != nil {
 		return err
 	}
 	return l.d.TakeValidationError()
 }
 
 // runOnce records fn into a transient list that uses the given buffers,
-// submits it and waits. The caller holds the life lock. After a timeout
-// the list, and what it uses, are freed once the work is seen done.
-func (d *Device) runOnce(uses []*Buffer, fn func(cmd C.VkCommandBuffer)) error {
+// submits it and waits; what names the call and its work in errors. The
+// caller holds the life lock. After a timeout the list, and what it uses
+// (a staging buffer included), are freed once a later call (reap), WaitIdle
+// or Close sees the work done.
+func (d *Device) runOnce(what string, uses []*Buffer, fn func(cmd C.VkCommandBuffer)) error {
 	if err := d.usable("runOnce"); err != nil {
 		return err
 	}
@@ -299,7 +306,7 @@ func (d *Device) runOnce(uses []*Buffer, fn func(cmd C.VkCommandBuffer)) error {
 	if err := l.submit(); err != nil {
 		return err
 	}
-	if err := l.waitFence(SubmitTimeout); err != nil {
+	if err := l.waitFence(SubmitTimeout, what, "the buffers it copies stay allocated until a later call sees it finish"); err != nil {
 		return err
 	}
 	return d.TakeValidationError()
@@ -332,12 +339,15 @@ func (d *Device) pendingLists() []*CommandList {
 
 // waitPending waits for every pending submission, destroyed lists
 // included, for at most timeout in all; it fails with ErrTimeout when some
-// is still running then. The caller holds the life lock.
-func (d *Device) waitPending(timeout time.Duration) error {
+// is still running then, naming call and how many. The caller holds the
+// life lock.
+func (d *Device) waitPending(call string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	for _, l := range d.pendingLists() {
+	lists := d.pendingLists()
+	for i, l := range lists {
 		l.mu.Lock()
-		err := l.waitFence(time.Until(deadline))
+		what := fmt.Sprintf("%s: submitted work (%d list(s) not yet seen to finish)", call, len(lists)-i)
+		err := l.waitFence(time.Until(deadline), what, "it keeps what it uses")
 		if err == nil && l.destroyed && !l.freed {
 			l.free()
 			d.untrackList(l)

@@ -3,13 +3,14 @@ package gpu
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vkdml/vkdml/internal/faultload"
 	"github.com/vkdml/vkdml/shaders"
 )
 
@@ -17,24 +18,22 @@ import (
 // that reports VK_TIMEOUT while a file exists (testdata/faultloader.c), in
 // debug mode: a list that timed out stays pending, a second submit is
 // refused, and what it uses (buffers, kernel, the list itself, staging
-// memory) is freed only after the work is seen done; Close during a hang
-// returns within CloseTimeout and frees nothing.
+// memory) is freed only after the work is seen done, which the loader
+// checks call by call; Close during a hang returns within CloseTimeout,
+// frees nothing and makes no unbounded wait. Every timeout names its call.
 func TestTimeoutKeepsWorkAlive(t *testing.T) {
-	if os.Getenv("VKDML_FAULT_CHILD") == "" {
+	if !faultload.Child() {
 		runFaultChild(t, "TestTimeoutKeepsWorkAlive")
 		return
 	}
 	// Real work must finish within these even on a loaded machine; the
 	// fault loader reports timeouts at once whatever they are.
 	SubmitTimeout, CloseTimeout = 30*time.Second, 30*time.Second
-	hang := os.Getenv("VKDML_FAULT_HANG_FILE")
 	setHang := func(on bool) {
 		if on {
-			if err := os.WriteFile(hang, nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		} else if err := os.Remove(hang); err != nil {
-			t.Fatal(err)
+			faultload.Hang(t)
+		} else {
+			faultload.Unhang(t)
 		}
 	}
 	for _, staging := range []bool{false, true} {
@@ -43,6 +42,7 @@ func TestTimeoutKeepsWorkAlive(t *testing.T) {
 		if err := d.Close(); err != nil {
 			t.Fatalf("staging %v: Close: %v", staging, err)
 		}
+		faultload.CheckClean(t, fmt.Sprintf("staging %v", staging))
 	}
 
 	// Close while the GPU "hangs": bounded, and nothing is freed.
@@ -58,9 +58,13 @@ func TestTimeoutKeepsWorkAlive(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) || time.Since(start) > CloseTimeout/2 {
 		t.Fatalf("Close during a hang: %v after %v", err, time.Since(start))
 	}
+	if want := "Device.Close: submitted work (1 list(s) not yet seen to finish) did not finish"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("Close during a hang does not say %q: %v", want, err)
+	}
 	if src.freed || dst.freed || l.freed || d.mem.closed {
 		t.Fatal("Close freed objects the GPU may still be using")
 	}
+	faultload.CheckClean(t, "Close during a hang")
 	setHang(false)
 	if err := d.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
@@ -70,12 +74,28 @@ func TestTimeoutKeepsWorkAlive(t *testing.T) {
 func timeoutRound(t *testing.T, d *Device, setHang func(bool)) {
 	const n = 4096
 	k, src, dst, l := copySetup(t, d, n)
+	k2, src2, dst2, l2 := copySetup(t, d, n)
 	setHang(true)
 	if err := l.Submit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Wait(); !errors.Is(err, ErrTimeout) {
+	if err := l.Wait(); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "CommandList.Wait: the submitted list did not finish") {
 		t.Fatalf("Wait during a hang: %v", err)
+	}
+	if err := d.WaitIdle(); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "Device.WaitIdle: submitted work") {
+		t.Fatalf("WaitIdle during a hang: %v", err)
+	}
+	if _, err := l.Timestamps(); !errors.Is(err, ErrPending) {
+		t.Fatalf("Timestamps of a timed-out list: %v", err)
+	}
+	// A second list, submitted and waited for by Run, times out too.
+	if err := l2.Run(); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "CommandList.Run: the submitted list did not finish") {
+		t.Fatalf("Run during a hang: %v", err)
+	}
+	for _, err := range []error{src2.Free(), dst2.Free(), l2.Destroy(), k2.Destroy()} {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := l.Submit(); !errors.Is(err, ErrPending) {
 		t.Fatalf("second Submit of a timed-out list: %v", err)
@@ -100,13 +120,14 @@ func timeoutRound(t *testing.T, d *Device, setHang func(bool)) {
 	}
 	if d.mem.staging != nil {
 		// A staged upload that times out keeps its staging memory.
-		if err := dst.Write(0, make([]byte, 64)); !errors.Is(err, ErrTimeout) {
+		if err := dst.Write(0, make([]byte, 64)); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "Buffer.Write: the staging upload of 64 bytes at offset 0 did not finish") {
 			t.Fatalf("staged Write during a hang: %v", err)
 		}
 		if held := d.poolBytes(d.mem.staging); held == 0 {
 			t.Fatal("the staging memory of a copy in flight was freed")
 		}
 	}
+	faultload.CheckClean(t, "during the hang")
 	setHang(false)
 	if err := d.WaitIdle(); err != nil {
 		t.Fatal(err)
@@ -191,8 +212,8 @@ func openChildDevice(t *testing.T, opts Options) *Device {
 	return d
 }
 
-// runFaultChild builds testdata/faultloader.c and runs test name in a child
-// process over it (the loader is chosen once per process).
+// runFaultChild runs test name in a child process over the fault-injecting
+// loader (internal/faultload), or skips where there is no Vulkan device.
 func runFaultChild(t *testing.T, name string) {
 	if _, _, err := Enumerate(""); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -200,20 +221,7 @@ func runFaultChild(t *testing.T, name string) {
 		}
 		t.Skipf("no Vulkan device: %v", err)
 	}
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "gcc"
-	}
-	lib := filepath.Join(t.TempDir(), "libvkfault.so")
-	build := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", lib, "testdata/faultloader.c",
-		"-Wl,--no-as-needed", "-l:libvulkan.so.1", "-ldl")
-	if out, err := build.CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("building the fault-injecting loader: %v\n%s", err, out)
-		}
-		t.Skipf("cannot build the fault-injecting loader: %v\n%s", err, out)
-	}
-	runChild(t, name, "VKDML_FAULT_CHILD=1", "VKDML_VULKAN_LIBRARY="+lib, "VKDML_FAULT_HANG_FILE="+filepath.Join(t.TempDir(), "hang"))
+	faultload.Run(t, name)
 }
 
 // runChild runs test name in a child process with env added, and fails
