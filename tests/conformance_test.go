@@ -19,8 +19,9 @@ func conformanceData(t *testing.T) string {
 	return onnxData(t)
 }
 
-// TestONNXConformance runs all 47 ArgMax/ArgMin/MaxPool data sets through
-// the public API with the validation layer on: 46 must pass exactly and the
+// TestONNXConformance runs all 49 ArgMax/ArgMin/MaxPool/MaxUnpool data sets
+// through the public API with the validation layer on: 48 must pass exactly
+// and the
 // one with storage_order=1 must be skipped, with the reason.
 func TestONNXConformance(t *testing.T) {
 	dir := conformanceData(t)
@@ -39,8 +40,8 @@ func TestONNXConformance(t *testing.T) {
 	}
 	sum := conformance.Summarize(rs)
 	t.Log(sum)
-	if sum.Total != 47 || sum.Passed != 46 || sum.Skipped != 1 {
-		t.Errorf("want 46 passed and 1 skipped of 47 data sets, got %+v", sum)
+	if sum.Total != 49 || sum.Passed != 48 || sum.Skipped != 1 {
+		t.Errorf("want 48 passed and 1 skipped of 49 data sets, got %+v", sum)
 	}
 	for _, r := range rs {
 		if r.Status == conformance.Skip && (r.Case != "test_maxpool_with_argmax_2d_precomputed_strides" || !strings.Contains(r.Reason, "storage_order")) {

@@ -59,7 +59,7 @@ func DataDir() string {
 
 // Patterns are the data-set folder names the suite runs (47 data sets in
 // libonnx-testdata 1.x).
-var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*"}
+var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*", "test_maxunpool_*"}
 
 // Status is a case's outcome.
 type Status string
@@ -220,15 +220,12 @@ func runCase(d *dml.Device, dir string) (op, mapping string, err error) {
 			}
 			want = append(want, t)
 		}
-		if len(ins) != 1 {
-			return "", "", fmt.Errorf("%d inputs; %s takes 1", len(ins), node.OpType)
-		}
-		m, err := Map(node, ins[0].Desc.Sizes, len(want))
+		m, err := Map(node, ins, len(want))
 		if err != nil {
 			return "", "", err
 		}
 		op, mapping = m.Desc.OperatorType(), m.Mapping
-		if err := check(m, d, ins[0], want); err != nil {
+		if err := check(m, d, ins, want); err != nil {
 			return op, mapping, fmt.Errorf("%s: %w", filepath.Base(ds), err)
 		}
 	}
@@ -239,11 +236,11 @@ func runCase(d *dml.Device, dir string) (op, mapping string, err error) {
 // shape (the operator table's mapping).
 type Mapped = operators.ONNXMapping
 
-// Map translates an ONNX ArgMax, ArgMin or MaxPool node with an input of
-// the given shape and outputs ONNX outputs into a DirectML desc, through
-// the operator table (internal/operators).
-func Map(n *onnx.Node, inSizes []uint32, outputs int) (*Mapped, error) {
-	m, err := operators.FromONNX(n, inSizes, outputs)
+// Map translates an ONNX node with the given inputs and outputs ONNX
+// outputs into a DirectML desc, through the operator table
+// (internal/operators).
+func Map(n *onnx.Node, ins []*tensor.Tensor, outputs int) (*Mapped, error) {
+	m, err := operators.FromONNX(n, ins, outputs)
 	var ne *operators.NoEquivalentError
 	if errors.As(err, &ne) {
 		return nil, skipf("%s", ne.Reason)
@@ -251,11 +248,15 @@ func Map(n *onnx.Node, inSizes []uint32, outputs int) (*Mapped, error) {
 	return m, err
 }
 
-// check runs the mapped operator on x and compares with want, and holds the
-// CPU reference to the same outputs.
-func check(m *Mapped, d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) error {
+// check runs the mapped operator on ONNX's inputs and compares with want,
+// and holds the CPU reference to the same outputs.
+func check(m *Mapped, d *dml.Device, onnxIns []*tensor.Tensor, want []*tensor.Tensor) error {
+	x := onnxIns[0]
 	m.Retype(x.Desc.DataType)
-	in := &tensor.Tensor{Desc: tensor.NewDesc(x.Desc.DataType, m.InputSizes), Data: x.ToPacked().Data}
+	ins := []*tensor.Tensor{{Desc: tensor.NewDesc(x.Desc.DataType, m.InputSizes), Data: x.ToPacked().Data}}
+	if m.Bind != nil {
+		ins = m.Bind(onnxIns)
+	}
 	outs := m.Desc.Outputs()
 	present := 0
 	for _, od := range outs {
@@ -266,7 +267,7 @@ func check(m *Mapped, d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) er
 	if len(want) != present {
 		return fmt.Errorf("%d expected outputs for %s's %d", len(want), m.Desc.OperatorType(), present)
 	}
-	got, err := d.Compute(m.Desc, in)
+	got, err := d.Compute(m.Desc, ins...)
 	if err != nil {
 		return err
 	}
@@ -276,8 +277,11 @@ func check(m *Mapped, d *dml.Device, x *tensor.Tensor, want []*tensor.Tensor) er
 			ref[i] = &tensor.Tensor{Desc: od.Clone(), Data: make([]byte, od.TotalTensorSizeInBytes)}
 		}
 	}
-	if err := m.Desc.Reference([]*tensor.Tensor{in}, ref); err != nil {
+	if err := m.Desc.Reference(ins, ref); err != nil {
 		return fmt.Errorf("CPU reference: %w", err)
+	}
+	if m.View != nil {
+		got, ref = m.View(got), m.View(ref)
 	}
 	for i, w := range want {
 		name := m.OutputNames[min(i, len(m.OutputNames)-1)]

@@ -7,7 +7,13 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
+	"github.com/vkdml/vkdml/tensor"
 )
+
+// shaped is one FLOAT32 input of the given sizes, as Map takes its inputs.
+func shaped(sizes ...uint32) []*tensor.Tensor {
+	return []*tensor.Tensor{tensor.New(tensor.Float32, sizes...)}
+}
 
 func node(op string, attrs ...onnx.Attribute) *onnx.Node {
 	return &onnx.Node{OpType: op, Attributes: attrs}
@@ -25,7 +31,7 @@ func str(name, v string) onnx.Attribute {
 
 // TestMapArg checks the ArgMax/ArgMin translation without a device.
 func TestMapArg(t *testing.T) {
-	m, err := Map(node("ArgMin", i64("axis", -1), i64("keepdims", 0), i64("select_last_index", 1)), []uint32{2, 3, 4}, 1)
+	m, err := Map(node("ArgMin", i64("axis", -1), i64("keepdims", 0), i64("select_last_index", 1)), shaped(2, 3, 4), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +40,11 @@ func TestMapArg(t *testing.T) {
 		!slices.Equal(a.Output.Sizes, []uint32{2, 3, 1}) || !slices.Equal(m.OutputSizes[0], []uint32{2, 3}) {
 		t.Fatalf("got %+v / %v", a, m.OutputSizes)
 	}
-	m, err = Map(node("ArgMax"), []uint32{5}, 1) // default axis 0, keepdims 1
+	m, err = Map(node("ArgMax"), shaped(5), 1) // default axis 0, keepdims 1
 	if err != nil || !slices.Equal(m.Desc.(*dml.ArgMax).Axes, []uint32{0}) || !slices.Equal(m.OutputSizes[0], []uint32{1}) {
 		t.Fatalf("default axis: %v %+v", err, m)
 	}
-	if _, err := Map(node("ArgMax", i64("axis", 3)), []uint32{2, 3}, 1); err == nil {
+	if _, err := Map(node("ArgMax", i64("axis", 3)), shaped(2, 3), 1); err == nil {
 		t.Fatal("axis 3 of a rank-2 input was accepted")
 	}
 }
@@ -60,7 +66,7 @@ func TestMapMaxPool(t *testing.T) {
 		{"1d", node("MaxPool", ints("kernel_shape", 2)), []uint32{1, 3, 32}, []uint32{0, 0}, []uint32{0, 0}, []uint32{1, 3, 31}},
 	}
 	for _, c := range cases {
-		m, err := Map(c.n, c.in, 1)
+		m, err := Map(c.n, shaped(c.in...), 1)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -78,9 +84,46 @@ func TestMapMaxPool(t *testing.T) {
 			t.Errorf("%s: padding %v/%v, want %v/%v", c.name, p.StartPadding, p.EndPadding, c.start, c.end)
 		}
 	}
-	_, err := Map(node("MaxPool", ints("kernel_shape", 2, 2), i64("storage_order", 1)), []uint32{1, 1, 4, 4}, 2)
+	_, err := Map(node("MaxPool", ints("kernel_shape", 2, 2), i64("storage_order", 1)), shaped(1, 1, 4, 4), 2)
 	var se *skipError
 	if !errors.As(err, &se) {
 		t.Fatalf("storage_order=1: want a skip, got %v", err)
+	}
+}
+
+// TestMapMaxUnpool: X and I are bound (I as UINT64), the output is the
+// inferred shape, and a larger output_shape makes it a strided view into
+// output_shape's buffer; a smaller one, or other batch or channels, has no
+// DirectML equivalent.
+func TestMapMaxUnpool(t *testing.T) {
+	x := tensor.New(tensor.Float32, 1, 2, 2, 3)
+	i := tensor.New(tensor.Int64, 1, 2, 2, 3)
+	n := node("MaxUnpool", ints("kernel_shape", 2, 2), ints("strides", 2, 2))
+	m, err := Map(n, []*tensor.Tensor{x, i}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := m.Desc.(*dml.MaxUnpooling)
+	if !slices.Equal(u.Output.Sizes, []uint32{1, 2, 4, 6}) || u.Output.Strides != nil || u.Indices.DataType != tensor.UInt64 {
+		t.Errorf("without output_shape: %+v", u)
+	}
+	if ins := m.Bind([]*tensor.Tensor{x, i}); len(ins) != 2 || ins[1].Desc.DataType != tensor.UInt64 {
+		t.Errorf("bound inputs %v", ins)
+	}
+	shape := func(v ...int64) *tensor.Tensor { return tensor.FromInt64As(tensor.Int64, []uint32{4}, v) }
+	m, err = Map(n, []*tensor.Tensor{x, i, shape(1, 2, 5, 7)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u = m.Desc.(*dml.MaxUnpooling)
+	if !slices.Equal(u.Output.Sizes, []uint32{1, 2, 4, 6}) || !slices.Equal(u.Output.Strides, []uint32{70, 35, 7, 1}) ||
+		u.Output.TotalTensorSizeInBytes != 4*70 || !slices.Equal(m.OutputSizes[0], []uint32{1, 2, 5, 7}) {
+		t.Errorf("output_shape [1,2,5,7]: output %+v, ONNX sizes %v", u.Output, m.OutputSizes[0])
+	}
+	for _, bad := range [][]int64{{1, 2, 3, 7}, {1, 3, 4, 6}} {
+		var se *skipError
+		if _, err := Map(n, []*tensor.Tensor{x, i, shape(bad...)}, 1); !errors.As(err, &se) {
+			t.Errorf("output_shape %v: want a skip, got %v", bad, err)
+		}
 	}
 }

@@ -224,7 +224,11 @@ func argFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 // default axis is 0; select_last_index=1 is DECREASING; DirectML keeps the
 // rank, so keepdims=0 is a reshape of the result; the INT64 output is an
 // INT64 index tensor.
-func argFromONNX(n *onnx.Node, in []uint32, _ int) (*ONNXMapping, error) {
+func argFromONNX(n *onnx.Node, ins []*tensor.Tensor, _ int) (*ONNXMapping, error) {
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("%d inputs; %s takes 1", len(ins), n.OpType)
+	}
+	in := ins[0].Desc.Sizes
 	rank := int64(len(in))
 	axis := n.Int("axis", 0)
 	if axis < -rank || axis >= rank {

@@ -394,7 +394,11 @@ func demoMaxPoolPadding(d *dml.Device, w io.Writer) error {
 // 1D pooling runs as 2D with a unit H axis; the INT64 Indices output is a
 // UINT64 index tensor (its values are non-negative, so the bits agree);
 // storage_order=1 (column-major indices) has no DirectML equivalent.
-func poolFromONNX(n *onnx.Node, in []uint32, outputs int) (*ONNXMapping, error) {
+func poolFromONNX(n *onnx.Node, ins []*tensor.Tensor, outputs int) (*ONNXMapping, error) {
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("%d inputs; MaxPool takes 1", len(ins))
+	}
+	in := ins[0].Desc.Sizes
 	if so := n.Int("storage_order", 0); so != 0 {
 		return nil, &NoEquivalentError{fmt.Sprintf("storage_order=%d (column-major indices) has no DirectML equivalent: MAX_POOLING2's indices are row-major", so)}
 	}

@@ -77,11 +77,12 @@ type Operator struct {
 	FromCase func(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error)
 	// ONNXTypes are the ONNX node types FromONNX maps.
 	ONNXTypes []string
-	// FromONNX maps an ONNX node with an input of the given sizes and
+	// FromONNX maps an ONNX node with the given inputs (their shapes, and
+	// the values of constant inputs such as MaxUnpool's output_shape) and
 	// outputs ONNX outputs onto a DirectML desc, as ONNX Runtime's
 	// DirectML execution provider does. A node with no DirectML
 	// equivalent returns a *NoEquivalentError.
-	FromONNX func(n *onnx.Node, inSizes []uint32, outputs int) (*ONNXMapping, error)
+	FromONNX func(n *onnx.Node, ins []*tensor.Tensor, outputs int) (*ONNXMapping, error)
 	// Demos are the examples `vkdml demo` runs and checks, in order.
 	Demos []Demo
 }
@@ -231,6 +232,14 @@ type ONNXMapping struct {
 	Mapping string
 	// Retype gives the desc's value tensors the input's data type.
 	Retype func(dt tensor.DataType)
+	// Bind, when set, gives the desc's inputs from ONNX's (MaxUnpool binds
+	// X and I, I's INT64 read as UINT64, and not output_shape); nil binds
+	// ONNX's one input viewed with InputSizes.
+	Bind func(ins []*tensor.Tensor) []*tensor.Tensor
+	// View, when set, gives ONNX's outputs from the desc's (MaxUnpool's
+	// output_shape: the whole buffer a strided output lies in); nil takes
+	// the desc's outputs as they are.
+	View func(outs []*tensor.Tensor) []*tensor.Tensor
 }
 
 // NoEquivalentError says that an ONNX node has no DirectML equivalent (the
@@ -245,6 +254,7 @@ var Table = []*Operator{
 	argMaxOperator("argmax"),
 	argMinOperator("argmin"),
 	maxPoolOperator(),
+	maxUnpoolOperator(),
 	identityOperator(),
 }
 
@@ -311,13 +321,13 @@ func caseTensors(c *parity.Case) (CaseTensors, error) {
 	return ts, err
 }
 
-// FromONNX maps ONNX node n through the operator whose ONNXTypes hold its
-// type.
-func FromONNX(n *onnx.Node, inSizes []uint32, outputs int) (*ONNXMapping, error) {
+// FromONNX maps ONNX node n with inputs ins through the operator whose
+// ONNXTypes hold its type.
+func FromONNX(n *onnx.Node, ins []*tensor.Tensor, outputs int) (*ONNXMapping, error) {
 	for _, op := range Table {
 		for _, t := range op.ONNXTypes {
 			if t == n.OpType {
-				return op.FromONNX(n, inSizes, outputs)
+				return op.FromONNX(n, ins, outputs)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package operators
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -17,9 +18,13 @@ import (
 
 // sampleInput and sampleFlags give each operator an input and flags its
 // desc builds from, for the checks below.
-var sampleInput = map[string][]uint32{"argmax": {4, 64}, "argmin": {4, 64}, "maxpool": {1, 2, 8, 8}, "identity": {256}}
+var sampleInput = map[string][]uint32{"argmax": {4, 64}, "argmin": {4, 64}, "maxpool": {1, 2, 8, 8}, "maxunpool": {1, 2, 4, 4}, "identity": {256}}
 
-var sampleFlags = map[string][]string{"argmax": {"--axes", "-1"}, "argmin": {"--axes", "1"}, "maxpool": {"--window", "2", "--strides", "2"}}
+var sampleFlags = map[string][]string{"argmax": {"--axes", "-1"}, "argmin": {"--axes", "1"}, "maxpool": {"--window", "2", "--strides", "2"},
+	"maxunpool": {"--output-shape", "1,2,8,8"}}
+
+// sampleTypes are the types of an operator's inputs, where not all FLOAT32.
+var sampleTypes = map[string][]tensor.DataType{"maxunpool": {tensor.Float32, tensor.UInt32}}
 
 func build(t *testing.T, op *Operator, use Use) dml.OperatorDesc {
 	t.Helper()
@@ -32,8 +37,16 @@ func build(t *testing.T, op *Operator, use Use) dml.OperatorDesc {
 	if err := b.Check(); err != nil {
 		t.Fatalf("%s: %v", op.Name, err)
 	}
-	in := tensor.NewDesc(tensor.Float32, sampleInput[op.Name])
-	desc, err := b.Desc([]Input{{Name: "x", Desc: &in}})
+	ins := make([]Input, len(op.Inputs()))
+	for i := range ins {
+		dt := tensor.Float32
+		if ts := sampleTypes[op.Name]; ts != nil {
+			dt = ts[i]
+		}
+		d := tensor.NewDesc(dt, sampleInput[op.Name])
+		ins[i] = Input{Name: fmt.Sprintf("x%d", i), Desc: &d}
+	}
+	desc, err := b.Desc(ins)
 	if err != nil {
 		t.Fatalf("%s: %v", op.Name, err)
 	}
@@ -145,7 +158,7 @@ func TestEveryCaseMaps(t *testing.T) {
 		t.Errorf("an unknown operator: %v", err)
 	}
 	var ne *NoEquivalentError
-	if _, err := FromONNX(&onnx.Node{OpType: "Conv"}, []uint32{1, 1, 2, 2}, 1); !errors.As(err, &ne) {
+	if _, err := FromONNX(&onnx.Node{OpType: "Conv"}, []*tensor.Tensor{tensor.New(tensor.Float32, 1, 1, 2, 2)}, 1); !errors.As(err, &ne) {
 		t.Errorf("ONNX Conv: %v", err)
 	}
 }
