@@ -151,7 +151,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	if min > MaxFeatureLevel {
 		return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: op, Field: "MinimumFeatureLevel", Rule: fmt.Sprintf("%v is above the highest level vkdml supports (%v)", min, MaxFeatureLevel)}
 	}
-	tuning, err := deviceTuning(opts.Tuning)
+	tuning, err := DeviceTuning(opts.Tuning)
 	if err != nil {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "Tuning", Rule: err.Error()}
 	}
@@ -180,9 +180,10 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap, tuning: tuning}, nil
 }
 
-// deviceTuning is the tuning file $VKDML_TUNING names, when set, with
+// DeviceTuning is the tuning a device created with DeviceOptions.Tuning
+// override plans with: the file $VKDML_TUNING names, when set, with
 // override's knobs set over it; every knob checked.
-func deviceTuning(override ops.Tuning) (ops.Tuning, error) {
+func DeviceTuning(override ops.Tuning) (ops.Tuning, error) {
 	var t ops.Tuning
 	if path := os.Getenv("VKDML_TUNING"); path != "" {
 		b, err := os.ReadFile(path)
@@ -267,7 +268,10 @@ func (d *Device) removed(call string) error {
 }
 
 // wrap turns a host-layer error from call into an *hresult.Error.
-func (d *Device) wrap(call string, err error) error {
+func (d *Device) wrap(call string, err error) error { return wrapError(call, err) }
+
+// wrapError is wrap, for calls with no device (PlanOperator).
+func wrapError(call string, err error) error {
 	if err == nil {
 		return nil
 	}

@@ -92,14 +92,8 @@ func (d *Device) CreateOperatorWithKernel(desc ops.Desc, kernel string) (*Operat
 func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Operator, error) {
 	ctx := d.context()
 	ctx.Kernel = kernel
-	if err := desc.Validate(ctx); err != nil {
-		return nil, d.wrap(call, err)
-	}
-	plan, err := desc.Plan(ctx)
+	plan, err := validateAndPlan(ctx, desc)
 	if err != nil {
-		return nil, d.wrap(call, err)
-	}
-	if err := ops.CheckPlan(ctx, desc, plan); err != nil {
 		return nil, d.wrap(call, err)
 	}
 	if l, ok := desc.(ops.Linter); ok {
@@ -108,6 +102,47 @@ func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Ope
 		}
 	}
 	return &Operator{d: d, desc: desc, kind: desc.OperatorType(), plan: plan, inputs: tensor.CloneDescs(desc.Inputs()), outputs: tensor.CloneDescs(desc.Outputs())}, nil
+}
+
+// validateAndPlan validates desc on ctx and plans it, the plan checked
+// against the device's rules: CreateOperator's work, and PlanOperator's.
+func validateAndPlan(ctx *ops.Context, desc ops.Desc) (*ops.Plan, error) {
+	if err := desc.Validate(ctx); err != nil {
+		return nil, err
+	}
+	plan, err := desc.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ops.CheckPlan(ctx, desc, plan); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// PlanOperator validates and plans desc for the device ctx describes (a
+// profile's, with no device open), forcing kernel ("" lets vkdml
+// choose), as CreateOperatorWithKernel would on that device: the same
+// plan, or the same error. The plan is the caller's to read.
+func PlanOperator(ctx *ops.Context, desc ops.Desc, kernel string) (*ops.Plan, error) {
+	call := "CreateOperator"
+	if isNil(desc) {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
+	}
+	call += "(" + desc.OperatorType() + ")"
+	c := *ctx
+	c.Kernel = kernel
+	plan, err := validateAndPlan(&c, desc)
+	if err != nil {
+		return nil, wrapError(call, err)
+	}
+	return plan, nil
+}
+
+// Context is what the device validates and plans operators against: its
+// feature level, features, limits, type and tuning (a copy).
+func (d *Device) Context() *ops.Context {
+	return d.context()
 }
 
 // Type is the operator's DirectML type name, e.g. "ARGMAX" ("" for a nil

@@ -22,7 +22,7 @@ func TestDeviceTuning(t *testing.T) {
 		return p
 	}
 	t.Setenv("VKDML_TUNING", write("good.json", `{"argColSplitItems": 4096, "exactGrid": false}`))
-	got, err := deviceTuning(ops.Tuning{"exactGrid": "true"})
+	got, err := DeviceTuning(ops.Tuning{"exactGrid": "true"})
 	if err != nil || got["argColSplitItems"] != "4096" || got["exactGrid"] != "true" {
 		t.Errorf("file with override: %v, %v", got, err)
 	}
@@ -41,7 +41,7 @@ func TestDeviceTuning(t *testing.T) {
 	if _, err := CreateDevice(DeviceOptions{Tuning: ops.Tuning{"poolVecWG": "many"}}); err == nil || !strings.Contains(err.Error(), "poolVecWG") {
 		t.Errorf("bad option: %v", err)
 	}
-	if got, err := deviceTuning(nil); got != nil || err != nil {
+	if got, err := DeviceTuning(nil); got != nil || err != nil {
 		t.Errorf("nothing set: %v, %v", got, err)
 	}
 }

@@ -54,18 +54,21 @@ import subprocess
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # --list and --sweep --dry-run run without torch
+    torch = F = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# vkdml's ten types: (torch dtype, the note when torch runs a signed twin).
+# vkdml's ten types: (torch dtype name, the note when torch runs a signed twin).
 TYPES = {
-    "FLOAT32": (torch.float32, ""), "FLOAT16": (torch.float16, ""),
-    "UINT8": (torch.uint8, ""), "INT8": (torch.int8, ""),
-    "UINT16": (torch.int16, "torch: int16"), "INT16": (torch.int16, ""),
-    "UINT32": (torch.int32, "torch: int32"), "INT32": (torch.int32, ""),
-    "UINT64": (torch.int64, "torch: int64"), "INT64": (torch.int64, ""),
+    "FLOAT32": ("float32", ""), "FLOAT16": ("float16", ""),
+    "UINT8": ("uint8", ""), "INT8": ("int8", ""),
+    "UINT16": ("int16", "torch: int16"), "INT16": ("int16", ""),
+    "UINT32": ("int32", "torch: int32"), "INT32": ("int32", ""),
+    "UINT64": ("int64", "torch: int64"), "INT64": ("int64", ""),
 }
 M = 1 << 20
 
@@ -159,7 +162,7 @@ def all_cases():
 def torch_input(case, device):
     """Random values of the case's torch type (the transposed case's view
     over a packed tensor of the reversed shape)."""
-    dt = TYPES[case.dtype][0]
+    dt = getattr(torch, TYPES[case.dtype][0])
     shape = case.shape[::-1] if case.transposed else case.shape
     if dt.is_floating_point:
         x = torch.randn(shape, device=device, dtype=torch.float32).to(dt)
@@ -380,7 +383,7 @@ def write(a, env, results, copies):
         f.write(md)
     doc = {"environment": env, "copy_rounds": copies,
            "cases": [{"id": c.id, "label": c.label(), "op": c.op, "shape": list(c.shape), "dtype": c.dtype,
-                      "torch_dtype": str(TYPES[c.dtype][0]).replace("torch.", ""), "axes": c.axes,
+                      "torch_dtype": TYPES[c.dtype][0], "axes": c.axes,
                       "pool": c.pool, "transposed": c.transposed, "vkdml_args": c.vkdml_args(),
                       "summary": summarize(c, rs, copies), "rounds": rs} for c, rs in results]}
     with open(os.path.join(a.out, "gpu_compare.json"), "w") as f:
@@ -428,6 +431,8 @@ def main():
         return
     if not cases:
         sys.exit(f"gpu_compare: no case matches --cases {a.cases!r}")
+    if torch is None:
+        sys.exit("gpu_compare: no torch module: only --list runs without it")
     if device == "cuda" and not torch.cuda.is_available():
         sys.exit("gpu_compare: torch sees no CUDA device; use --torch-device cpu for a dry run")
     env = environment(a, device)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/operators"
+	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -109,7 +110,8 @@ type benchOptions struct {
 	shapes         shapeList
 	repeat, warmup int
 	kernels        []string // "" = vkdml chooses
-	format         string   // one of benchFormats
+	tune           stringList
+	format         string // one of benchFormats
 	plot           string
 	dev            dml.DeviceOptions
 }
@@ -145,6 +147,7 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	format := fs.String("format", formatTable, "output: "+strings.Join(benchFormats, ", ")+" (below)")
 	asJSON := fs.Bool("json", false, "print one JSON object per case (--format json)")
 	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
+	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; vkdml plan -h lists the knobs)")
 	devOpts := deviceFlags(fs)
 	name := opFromArgs(args)
 	if name == "submit" {
@@ -192,7 +195,12 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	if err := checkPlotPath(o.plot); err != nil {
 		return nil, err
 	}
+	tuning, err := ops.ParseTuning(o.tune)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --tune: %v", errUsage, err)
+	}
 	o.dev = devOpts()
+	o.dev.Tuning = tuning
 	return o, o.build.Check()
 }
 
@@ -314,6 +322,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				}
 				copyGBps = c.GBps
 			}
+			if err := describeBenchPlan(d, desc, k, &r); err != nil {
+				return fmt.Errorf("shape %s: %w", tensor.Shape(o.shapes[i]), err)
+			}
 			base.fill(&r, o.shapes[i], k, copyGBps)
 			results = append(results, r)
 			prog.clear()
@@ -330,6 +341,21 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "plot written to %s\n", o.plot)
 		}
 	}
+	return nil
+}
+
+// describeBenchPlan records in r the tuning and the plan of desc with
+// kernel forced on d: the plan measure ran (planning is deterministic).
+func describeBenchPlan(d *dml.Device, desc dml.OperatorDesc, kernel string, r *benchRecord) error {
+	ctx := d.Context()
+	p, err := dml.PlanOperator(ctx, desc, kernel)
+	if err != nil {
+		return err
+	}
+	if r.Plan, err = describePlan(ctx, desc, p); err != nil {
+		return err
+	}
+	r.Tuning, r.Plan.Tuning = r.Plan.Tuning, nil
 	return nil
 }
 

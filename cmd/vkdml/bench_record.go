@@ -60,6 +60,12 @@ type benchRecord struct {
 	// ratio of the pre-recorded dispatch's wall median to it.
 	EmptyWallMedianMS float64 `json:"empty_wall_median_ms,omitempty"`
 	SubmitRatio       float64 `json:"submit_ratio,omitempty"`
+	// Tuning is every tuning knob the plan was made with (the device
+	// class's, with $VKDML_TUNING's and --tune's over them), and Plan the
+	// plan that ran, as `vkdml plan --json` prints it; --op submit has
+	// neither.
+	Tuning map[string]any `json:"tuning,omitempty"`
+	Plan   *planRecord    `json:"plan,omitempty"`
 
 	// runsMS are the timed runs' times, device (wall for --op submit),
 	// for --format benchstat's one line per run.
@@ -92,6 +98,7 @@ func (b *recordBase) fill(r *benchRecord, shape []uint32, kernel string, copyGBp
 	r.Kernel, r.Bytes, r.Repeat, r.Warmup = measured.Kernel, measured.Bytes, measured.Repeat, measured.Warmup
 	r.MedianMS, r.MinMS, r.MaxMS, r.P25MS, r.P75MS = measured.MedianMS, measured.MinMS, measured.MaxMS, measured.P25MS, measured.P75MS
 	r.WallMedianMS, r.DeviceMS = measured.WallMedianMS, measured.DeviceMS
+	r.Tuning, r.Plan = measured.Tuning, measured.Plan
 	r.StddevMS, r.Noisy, r.runsMS = measured.StddevMS, measured.Noisy, measured.runsMS
 	r.GBps, r.GBpsLow, r.GBpsHigh = measured.GBps, measured.GBpsLow, measured.GBpsHigh
 	if copyGBps > 0 {

@@ -92,6 +92,7 @@ func commands() []command {
 		{"demo", "run vkdml's examples on the default device (the main job)", runDemo},
 		{"run", "run one operator on .npy files: vkdml run OP [flags] IN.npy OUT.npy", runRun},
 		{"bench", "time an operator against the copy kernel: vkdml bench --op OP --shape A,B [--kernel K|all] [--plot F.png]", runBench},
+		{"plan", "print an operator's plan and its facts, for this device or a profile: vkdml plan --op OP --shape A,B [--profile h100] [--json]", runPlan},
 		{"conformance", "run ONNX's node tests for ArgMax, ArgMin and MaxPool: vkdml conformance [--data DIR] [--json]", runConformance},
 		{"parity", "compare vkdml with DirectML's results on the parity corpus: vkdml parity [--corpus DIR] [--golden DIR] [--json]", runParity},
 		{"devices", "list Vulkan devices with their features, limits and the feature level vkdml honours", runDevices},

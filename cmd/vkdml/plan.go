@@ -1,0 +1,368 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/operators"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/profiles"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// planHelp follows the flags in `vkdml plan -h`.
+const planHelp = `vkdml plan prints how an operator would run: its dispatches, each with its
+kernel, workgroup and grid, its specialization constants and push words by
+name, and facts computed from the plan alone (docs/json.md):
+  lanes                     invocations launched
+  empty_lanes               invocations that touch no element
+  bytes_per_lane_in_flight  bytes one lane loads before it uses the first
+  bytes_in_flight           min(lanes, compute units x resident lanes per
+                            unit) x bytes_per_lane_in_flight
+  serial_partials           most partial results one invocation combines in
+                            a loop (0 for a first pass)
+The operator flags are vkdml bench's. --profile plans for a shipped device
+profile (%s) or a profile file (a device of vkdml devices --json); with no
+--profile, for the selected device. A desc vkdml refuses gives the error
+CreateOperator gives.
+
+--check also judges each plan by the GPU goals: serial_partials <= %d in
+every dispatch, empty lanes <= 1%% of the plan's lanes, and, for a case that
+moves %d MiB or more, bytes_in_flight >= %d MiB in its streaming dispatch;
+it exits 1 when a plan misses one.
+`
+
+// The goals --check holds plans to (sized for the h100 profile).
+const (
+	checkMaxSerialPartials = 64
+	checkMinInFlight       = 2 << 20
+	checkBigCase           = 64 << 20
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, " ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// planProfile is the device a plan is made for, as plan's JSON names it.
+type planProfile struct {
+	Name                string `json:"name"`
+	Device              string `json:"device"`
+	Type                string `json:"type"`
+	SubgroupSize        uint32 `json:"subgroup_size"`
+	ComputeUnits        uint32 `json:"compute_units"`
+	LanesPerComputeUnit uint32 `json:"lanes_per_compute_unit"`
+	ResidentLanes       uint64 `json:"resident_lanes"`
+}
+
+// planDispatch is one step of a plan, with its facts.
+type planDispatch struct {
+	Kernel               string            `json:"kernel"`
+	Workgroup            [3]uint32         `json:"workgroup"`
+	Groups               [3]uint32         `json:"groups"`
+	Spec                 map[string]uint32 `json:"spec"`
+	Push                 map[string]uint32 `json:"push"`
+	Barrier              bool              `json:"barrier"`
+	BytesRead            uint64            `json:"bytes_read"`
+	BytesWritten         uint64            `json:"bytes_written"`
+	Lanes                uint64            `json:"lanes"`
+	EmptyLanes           uint64            `json:"empty_lanes"`
+	BytesPerLaneInFlight uint64            `json:"bytes_per_lane_in_flight"`
+	BytesInFlight        uint64            `json:"bytes_in_flight"`
+	SerialPartials       uint64            `json:"serial_partials"`
+}
+
+// planCheck is --check's verdict on one plan.
+type planCheck struct {
+	Pass     bool     `json:"pass"`
+	Failures []string `json:"failures"`
+}
+
+// planRecord is one plan of `vkdml plan --json`; bench's JSON carries it
+// as "plan" (without the profile, which bench's device fields give).
+type planRecord struct {
+	SchemaVersion   int            `json:"schema_version,omitempty"`
+	VkdmlVersion    string         `json:"vkdml_version,omitempty"`
+	Profile         *planProfile   `json:"profile,omitempty"`
+	Op              string         `json:"op,omitempty"`
+	OperatorType    string         `json:"operator_type"`
+	Params          map[string]any `json:"params,omitempty"`
+	Shape           []uint32       `json:"shape,omitempty"`
+	DType           string         `json:"dtype,omitempty"`
+	KernelRequested string         `json:"kernel_requested,omitempty"`
+	Strategy        string         `json:"strategy"`
+	Bytes           uint64         `json:"bytes"` // the tensors' bytes, read + written, as bench counts them
+	TemporaryBytes  uint64         `json:"temporary_bytes"`
+	PersistentBytes uint64         `json:"persistent_bytes"`
+	Tuning          map[string]any `json:"tuning,omitempty"`
+	Dispatches      []planDispatch `json:"dispatches"`
+	// The steps' sums; SerialPartials their maximum; BytesInFlight that of
+	// the streaming dispatch (the one reading the most bytes).
+	Lanes             uint64     `json:"lanes"`
+	EmptyLanes        uint64     `json:"empty_lanes"`
+	BytesRead         uint64     `json:"bytes_read"`
+	BytesWritten      uint64     `json:"bytes_written"`
+	SerialPartials    uint64     `json:"serial_partials"`
+	StreamingDispatch int        `json:"streaming_dispatch"`
+	BytesInFlight     uint64     `json:"bytes_in_flight"`
+	Check             *planCheck `json:"check,omitempty"`
+}
+
+// describePlan is plan's record of p, desc's plan on ctx.
+func describePlan(ctx *ops.Context, desc ops.Desc, p *ops.Plan) (*planRecord, error) {
+	f, err := ops.Facts(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	r := &planRecord{OperatorType: desc.OperatorType(), Strategy: p.Strategy, TemporaryBytes: p.TemporarySize,
+		PersistentBytes: p.PersistentSize, Tuning: ops.TuningOf(ctx), Lanes: f.Lanes, EmptyLanes: f.EmptyLanes,
+		BytesRead: f.BytesRead, BytesWritten: f.BytesWritten, SerialPartials: f.SerialPartials,
+		StreamingDispatch: f.Streaming, BytesInFlight: f.BytesInFlight}
+	for _, ts := range [][]*tensor.Desc{desc.Inputs(), desc.Outputs()} {
+		for _, t := range ts {
+			if t != nil {
+				r.Bytes += t.ElementCount() * uint64(t.DataType.Size())
+			}
+		}
+	}
+	resident := ctx.Limits.ResidentLanes()
+	for i, st := range p.Steps {
+		spec, push, err := ops.StepValues(p, i)
+		if err != nil {
+			return nil, err
+		}
+		k := p.Kernels[st.Kernel]
+		df := f.Dispatches[i]
+		r.Dispatches = append(r.Dispatches, planDispatch{
+			Kernel: k.Variant, Workgroup: [3]uint32{spec[shaders.SpecWorkgroupSize], 1, 1}, Groups: st.Groups,
+			Spec: spec, Push: push, Barrier: st.Barrier, BytesRead: df.BytesRead, BytesWritten: df.BytesWritten,
+			Lanes: df.Lanes, EmptyLanes: df.EmptyLanes, BytesPerLaneInFlight: df.BytesPerLaneInFlight,
+			BytesInFlight: df.BytesInFlight(resident), SerialPartials: df.SerialPartials,
+		})
+	}
+	return r, nil
+}
+
+// check judges r by the GPU goals (planHelp).
+func (r *planRecord) check() *planCheck {
+	c := &planCheck{Failures: []string{}}
+	for i, d := range r.Dispatches {
+		if d.SerialPartials > checkMaxSerialPartials {
+			c.Failures = append(c.Failures, fmt.Sprintf("serial_partials: dispatch %d (%s) combines %d partials in a loop, over %d", i, d.Kernel, d.SerialPartials, checkMaxSerialPartials))
+		}
+	}
+	if r.EmptyLanes*100 > r.Lanes {
+		c.Failures = append(c.Failures, fmt.Sprintf("empty_lanes: %d of %d lanes (%.1f%%) touch no element, over 1%%", r.EmptyLanes, r.Lanes, 100*float64(r.EmptyLanes)/float64(r.Lanes)))
+	}
+	if r.Bytes >= checkBigCase && r.BytesInFlight < checkMinInFlight {
+		c.Failures = append(c.Failures, fmt.Sprintf("bytes_in_flight: %d KiB in flight in dispatch %d for %d MiB moved, under %d KiB", r.BytesInFlight>>10, r.StreamingDispatch, r.Bytes>>20, checkMinInFlight>>10))
+	}
+	c.Pass = len(c.Failures) == 0
+	return c
+}
+
+// planOptions are `vkdml plan`'s parsed flags.
+type planOptions struct {
+	op      *operators.Operator
+	build   *operators.Builder
+	dt      tensor.DataType
+	shapes  shapeList
+	kernel  string
+	profile string
+	tune    stringList
+	asJSON  bool
+	check   bool
+	dev     dml.DeviceOptions
+}
+
+func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
+	o := &planOptions{}
+	fs := newFlagSet("plan", "plan --op OP [--dtype T] --shape A,B[,..] [op flags] [--kernel K] [--profile NAME|FILE] [--tune KEY=VALUE] [--json] [--check]", stderr)
+	opName := fs.String("op", "", "operator: "+strings.Join(operators.Names(), ", ")+" (copy = identity)")
+	dtName := fs.String("dtype", "float32", "input data type")
+	fs.Var(&o.shapes, "shape", "input sizes, e.g. 4096,16384 (repeat the flag for several plans)")
+	fs.StringVar(&o.kernel, "kernel", "", "force a strategy (default: vkdml chooses; vkdml bench -h lists them)")
+	fs.StringVar(&o.profile, "profile", "", "plan for a shipped profile ("+strings.Join(profiles.Names(), ", ")+") or a profile file (default: the selected device)")
+	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs: "+strings.Join(ops.TuningKeys(), ", ")+")")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per plan (docs/json.md)")
+	fs.BoolVar(&o.check, "check", false, "judge each plan by the GPU goals (below); exit 1 when one misses")
+	devOpts := deviceFlags(fs)
+	if op, ok := operators.Lookup(opFromArgs(args)); ok {
+		o.op, o.build = op, op.Flags(fs, operators.UseBench)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: vkdml plan --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\n"+planHelp, strings.Join(profiles.Names(), ", "), checkMaxSerialPartials, checkBigCase>>20, checkMinInFlight>>20)
+	}
+	pos, err := parseInterleaved(fs, args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	if o.op == nil {
+		return nil, fmt.Errorf("%w: --op must be one of %s or copy (got %q)", errUsage, strings.Join(operators.Names(), ", "), *opName)
+	}
+	if o.dt, err = tensor.ParseDataType(*dtName); err != nil || !o.dt.Valid() {
+		return nil, fmt.Errorf("%w: --dtype %q is not one of vkdml's ten types", errUsage, *dtName)
+	}
+	if len(o.shapes) == 0 {
+		return nil, fmt.Errorf("%w: --shape is required", errUsage)
+	}
+	if o.kernel != "" {
+		if _, err := kernelsFor(o.op, o.kernel); err != nil || o.kernel == "all" {
+			return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s)", errUsage, o.kernel, o.op.Name, strings.Join(o.op.Kernels(), ", "))
+		}
+	}
+	tuning, err := ops.ParseTuning(o.tune)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --tune: %v", errUsage, err)
+	}
+	o.dev = devOpts()
+	o.dev.Tuning = tuning
+	return o, o.build.Check()
+}
+
+// planContext is the context plans are made on, and the profile's
+// description: the named profile's, with the tuning of $VKDML_TUNING and
+// --tune, or the selected device's.
+func (o *planOptions) planContext() (*ops.Context, *planProfile, error) {
+	if o.profile == "" {
+		d, err := createDevice(o.dev)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer d.Close()
+		info := d.GPU().Info
+		ctx := d.Context()
+		return ctx, describeProfile("device "+fmt.Sprint(info.Index), info.Name, ctx), nil
+	}
+	p, err := profiles.Load(o.profile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --profile: %v", errUsage, err)
+	}
+	tuning, err := dml.DeviceTuning(o.dev.Tuning)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := &ops.Context{FeatureLevel: dml.MaxFeatureLevel, Features: p.Features, Limits: p.Limits, DeviceType: p.Type, Tuning: tuning}
+	return ctx, describeProfile(p.Name, p.Device, ctx), nil
+}
+
+func describeProfile(name, device string, ctx *ops.Context) *planProfile {
+	l := ctx.Limits
+	return &planProfile{Name: name, Device: device, Type: ctx.DeviceType.String(), SubgroupSize: l.SubgroupSize,
+		ComputeUnits: l.ComputeUnits, LanesPerComputeUnit: l.LanesPerComputeUnit, ResidentLanes: l.ResidentLanes()}
+}
+
+// errPlanCheck is --check's failure: the plans were printed, and one
+// misses a goal.
+var errPlanCheck = fmt.Errorf("a plan misses the GPU goals (--check)")
+
+// runPlan is `vkdml plan`.
+func runPlan(args []string, stdout, stderr io.Writer) error {
+	o, err := parsePlan(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	descs := make([]dml.OperatorDesc, len(o.shapes))
+	for i, sh := range o.shapes {
+		if descs[i], err = o.build.Desc(benchInputs(o.op, o.dt, sh)); err != nil {
+			return err
+		}
+	}
+	ctx, prof, err := o.planContext()
+	if err != nil {
+		return err
+	}
+	failed := false
+	for i, desc := range descs {
+		p, err := dml.PlanOperator(ctx, desc, o.kernel)
+		if err != nil {
+			return fmt.Errorf("shape %s: %w", tensor.Shape(o.shapes[i]), err)
+		}
+		r, err := describePlan(ctx, desc, p)
+		if err != nil {
+			return fmt.Errorf("shape %s: %w", tensor.Shape(o.shapes[i]), err)
+		}
+		r.SchemaVersion, r.VkdmlVersion, r.Profile = jsonSchemaVersion, vkdmlVersion(), prof
+		r.Op, r.Params, r.Shape, r.DType, r.KernelRequested = o.op.Name, o.build.Params(), o.shapes[i], o.dt.String(), o.kernel
+		if o.check {
+			r.Check = r.check()
+			failed = failed || !r.Check.Pass
+		}
+		if o.asJSON {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			printPlan(stdout, r)
+		}
+	}
+	if failed {
+		return errPlanCheck
+	}
+	return nil
+}
+
+// printPlan writes r as a table: a heading, one row of facts per
+// dispatch, and each dispatch's nonzero constants and push words.
+func printPlan(w io.Writer, r *planRecord) {
+	p := r.Profile
+	units := "compute units unknown"
+	if p.ComputeUnits > 0 {
+		units = fmt.Sprintf("%d compute units x %d lanes", p.ComputeUnits, p.LanesPerComputeUnit)
+	}
+	fmt.Fprintf(w, "%s %s %s on %s (%s, %s, subgroup %d, %s)\n", r.Op, r.DType, tensor.Shape(r.Shape), p.Name, p.Device, p.Type, p.SubgroupSize, units)
+	fmt.Fprintf(w, "strategy %s, %d dispatch(es), %d bytes moved, temporary %d B, persistent %d B\n",
+		r.Strategy, len(r.Dispatches), r.Bytes, r.TemporaryBytes, r.PersistentBytes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "#\tkernel\tworkgroup\tgroups\tlanes\tempty\tB/lane\tin flight\tserial\tread\twritten\t")
+	for i, d := range r.Dispatches {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d,%d,%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", i, d.Kernel, d.Workgroup[0],
+			d.Groups[0], d.Groups[1], d.Groups[2], d.Lanes, d.EmptyLanes, d.BytesPerLaneInFlight, d.BytesInFlight,
+			d.SerialPartials, d.BytesRead, d.BytesWritten)
+	}
+	tw.Flush()
+	for i, d := range r.Dispatches {
+		fmt.Fprintf(w, "  %d spec: %s\n  %d push: %s\n", i, nonzero(d.Spec), i, nonzero(d.Push))
+	}
+	if c := r.Check; c != nil {
+		if c.Pass {
+			fmt.Fprintln(w, "check: pass")
+		}
+		for _, f := range c.Failures {
+			fmt.Fprintf(w, "check: FAIL %s\n", f)
+		}
+	}
+}
+
+// nonzero lists m's nonzero values by name, sorted.
+func nonzero(m map[string]uint32) string {
+	var names []string
+	for k, v := range m {
+		if v != 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "(all 0)"
+	}
+	return strings.Join(parts, " ") + " (others 0)"
+}

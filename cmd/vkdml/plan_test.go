@@ -1,0 +1,280 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/profiles"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// planJSON runs vkdml plan --json with args and decodes its records.
+func planJSON(t *testing.T, args ...string) []planRecord {
+	t.Helper()
+	code, stdout, stderr := vkdml(append([]string{"plan", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("vkdml plan %s: exit %d, %s", strings.Join(args, " "), code, stderr)
+	}
+	var recs []planRecord
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var r planRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v in %q", err, line)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// TestPlanProfileFacts: a plan for the h100 profile names the profile,
+// gives every dispatch its kernel, grid, constants and push words by name,
+// and facts that agree with each other and with the profile.
+func TestPlanProfileFacts(t *testing.T) {
+	recs := planJSON(t, "--op", "argmax", "--axes", "1", "--shape", "65536,1000", "--shape", "64,2048", "--profile", "h100")
+	if len(recs) != 2 {
+		t.Fatalf("%d records for two shapes", len(recs))
+	}
+	for _, r := range recs {
+		if p := r.Profile; p == nil || p.Name != "h100" || p.ComputeUnits != 132 || p.ResidentLanes != 132*2048 || p.SubgroupSize != 32 {
+			t.Errorf("profile %+v", r.Profile)
+		}
+		if r.OperatorType != "ARGMAX" || r.Tuning["exactGrid"] == nil || len(r.Dispatches) == 0 {
+			t.Errorf("record %+v", r)
+		}
+		var lanes, read uint64
+		for _, d := range r.Dispatches {
+			wg := d.Spec["local_size_x"]
+			if d.Workgroup != [3]uint32{wg, 1, 1} || wg == 0 || d.Push["o_count"] == 0 {
+				t.Errorf("dispatch %s: workgroup %v, spec %v, push %v", d.Kernel, d.Workgroup, d.Spec, d.Push)
+			}
+			if want := uint64(d.Groups[0]) * uint64(d.Groups[1]) * uint64(d.Groups[2]) * uint64(wg); d.Lanes != want {
+				t.Errorf("dispatch %s: %d lanes, groups × workgroup %d", d.Kernel, d.Lanes, want)
+			}
+			if want := min(d.Lanes, 132*2048) * d.BytesPerLaneInFlight; d.BytesInFlight != want {
+				t.Errorf("dispatch %s: bytes in flight %d, want %d", d.Kernel, d.BytesInFlight, want)
+			}
+			lanes += d.Lanes
+			read += d.BytesRead
+		}
+		if r.Lanes != lanes || r.BytesRead != read || r.BytesRead < uint64(r.Shape[0])*uint64(r.Shape[1])*4 {
+			t.Errorf("totals: lanes %d (sum %d), read %d (sum %d)", r.Lanes, lanes, r.BytesRead, read)
+		}
+	}
+	// The default is the selected device (lavapipe here): its own profile.
+	r := planJSON(t, "--op", "maxpool", "--window", "2", "--strides", "2", "--shape", "1,1,8,8")[0]
+	if r.Profile.Type != "cpu" || !strings.HasPrefix(r.Profile.Name, "device ") || r.Dispatches[0].Kernel == "" {
+		t.Errorf("default profile %+v", r.Profile)
+	}
+}
+
+// TestPlanTable: the table form has a heading, a row per dispatch and its
+// named values.
+func TestPlanTable(t *testing.T) {
+	code, stdout, stderr := vkdml("plan", "--op", "argmax", "--axes", "0", "--shape", "1048576", "--profile", "mali-g78")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"argmax FLOAT32 [1048576] on mali-g78 (Mali-G78 MP20, integrated-gpu, subgroup 16, 20 compute units x 1024 lanes)",
+		"kernel", "in flight", "serial", "0 spec: ", "local_size_x=", "0 push: ", "o_count=1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestPlanErrors: bad flags are usage errors naming them; a desc vkdml
+// refuses gives CreateOperator's error.
+func TestPlanErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"plan", "--op", "argmax", "--axes", "1", "--shape", "4,4", "--tune", "rowWG=256"}, 2, `unknown knob "rowWG"`},
+		{[]string{"plan", "--op", "argmax", "--axes", "1", "--shape", "4,4", "--tune", "exactGrid=2"}, 2, `exactGrid="2"`},
+		{[]string{"plan", "--op", "argmax", "--axes", "1", "--shape", "4,4", "--profile", "h200"}, 2, "neither a shipped profile"},
+		{[]string{"plan", "--op", "argmax", "--axes", "1", "--shape", "4,4", "--kernel", "fast"}, 2, `--kernel "fast" is not a strategy`},
+		{[]string{"plan", "--op", "argmax", "--axes", "1"}, 2, "--shape is required"},
+	} {
+		code, stdout, stderr := vkdml(c.args...)
+		if code != c.code || stdout != "" || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout, stderr, c.code, c.msg)
+		}
+	}
+	// A desc validation refuses (its output keeps the reduced axis at 4):
+	// the profile's plan fails as the device's CreateOperator does.
+	desc := &ops.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{4, 4}), Output: tensor.NewDesc(tensor.UInt32, []uint32{4, 4}), Axes: []uint32{1}}
+	d := testutil.CreateDML(t, dml.DeviceOptions{})
+	_, devErr := d.CreateOperator(desc)
+	p, _ := profiles.Lookup("h100")
+	ctx := &ops.Context{FeatureLevel: dml.MaxFeatureLevel, Features: p.Features, Limits: p.Limits, DeviceType: p.Type}
+	_, planErr := dml.PlanOperator(ctx, desc, "")
+	if devErr == nil || planErr == nil || devErr.Error() != planErr.Error() {
+		t.Errorf("CreateOperator: %v\nPlanOperator: %v\nwant the same error", devErr, planErr)
+	}
+}
+
+// TestPlanTune: --tune and $VKDML_TUNING reach the plan and its JSON.
+func TestPlanTune(t *testing.T) {
+	args := []string{"--op", "argmax", "--axes", "0", "--shape", "4096,16384", "--profile", "h100"}
+	split := planJSON(t, args...)[0]
+	noSplit := planJSON(t, append(args, "--tune", "argColSplitItems=0")...)[0]
+	if len(split.Dispatches) < 2 || len(noSplit.Dispatches) != 1 || noSplit.Tuning["argColSplitItems"] != float64(0) {
+		t.Errorf("dispatches %d -> %d with argColSplitItems=0 (tuning %v)", len(split.Dispatches), len(noSplit.Dispatches), noSplit.Tuning["argColSplitItems"])
+	}
+	file := filepath.Join(t.TempDir(), "tuning.json")
+	os.WriteFile(file, []byte(`{"argColSplitItems": 0}`), 0o666)
+	t.Setenv("VKDML_TUNING", file)
+	if r := planJSON(t, args...)[0]; len(r.Dispatches) != 1 {
+		t.Errorf("$VKDML_TUNING: %d dispatches", len(r.Dispatches))
+	}
+	if r := planJSON(t, append(args, "--tune", "argColSplitItems=131072")...)[0]; len(r.Dispatches) < 2 {
+		t.Errorf("--tune over $VKDML_TUNING: %d dispatches", len(r.Dispatches))
+	}
+}
+
+// goalsFile records which cases of scripts/gpu_compare.py miss which goals
+// of `vkdml plan --check` on the h100 profile today.
+const goalsFile = "testdata/h100_goals.txt"
+
+// TestH100Goals plans every case of scripts/gpu_compare.py (which holds
+// the GPU speed table's cases) on the h100 profile and judges it by the
+// goals: serial_partials <= 64, empty lanes <= 1%, bytes_in_flight >= 2
+// MiB where 64 MiB or more move. The cases that miss a goal today are in
+// testdata/h100_goals.txt with the goals they miss: a case missing a goal
+// the file does not list fails, and so does a listed miss that is fixed,
+// so the file only shrinks. VKDML_UPDATE_GOALS=1 rewrites it.
+func TestH100Goals(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed to list scripts/gpu_compare.py's cases")
+	}
+	out, err := exec.Command(py, "../../scripts/gpu_compare.py", "--list").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("gpu_compare.py --list: %v: %s", err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		label, args, ok := strings.Cut(line, "vkdml bench ")
+		if !ok {
+			t.Fatalf("gpu_compare.py --list line %q", line)
+		}
+		label = strings.TrimSpace(label)
+		order = append(order, label)
+		code, stdout, stderr := vkdml(append([]string{"plan", "--profile", "h100", "--check", "--json"}, strings.Fields(args)...)...)
+		if code != 0 && code != 1 {
+			t.Errorf("%s: exit %d: %s", label, code, stderr)
+			continue
+		}
+		var r planRecord
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Check == nil {
+			t.Errorf("%s: %v in %q", label, err, stdout)
+			continue
+		}
+		for _, f := range r.Check.Failures {
+			goal, _, _ := strings.Cut(f, ":")
+			if !contains(got[label], goal) {
+				got[label] = append(got[label], goal)
+			}
+			t.Logf("%s: %s", label, f)
+		}
+	}
+	t.Logf("h100 goals: %d of %d cases pass, %d miss one or more", len(order)-len(got), len(order), len(got))
+	if os.Getenv("VKDML_UPDATE_GOALS") == "1" {
+		var b strings.Builder
+		b.WriteString("# Cases of scripts/gpu_compare.py whose plans on the h100 profile miss a goal\n")
+		b.WriteString("# of `vkdml plan --check`, and the goals they miss (TestH100Goals).\n")
+		b.WriteString("# Remove a line when a change makes its case pass; never add one.\n")
+		for _, l := range order {
+			if g := got[l]; len(g) > 0 {
+				sort.Strings(g)
+				b.WriteString(l + " | " + strings.Join(g, ", ") + "\n")
+			}
+		}
+		if err := os.WriteFile(goalsFile, []byte(b.String()), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	known := readGoals(t)
+	for _, l := range order {
+		g, k := got[l], known[l]
+		for _, x := range g {
+			if !contains(k, x) {
+				t.Errorf("%s now misses %s (not in %s: a plan change made it worse)", l, x, goalsFile)
+			}
+		}
+		for _, x := range k {
+			if !contains(g, x) {
+				t.Errorf("%s meets %s now: remove it from %s (VKDML_UPDATE_GOALS=1 rewrites the file)", l, x, goalsFile)
+			}
+		}
+		delete(known, l)
+	}
+	for l := range known {
+		t.Errorf("%s lists %q, which scripts/gpu_compare.py no longer has", goalsFile, l)
+	}
+}
+
+func readGoals(t *testing.T) map[string][]string {
+	b, err := os.ReadFile(goalsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		label, goals, ok := strings.Cut(line, " | ")
+		if !ok {
+			t.Fatalf("%s: line %q is not LABEL | GOALS", goalsFile, line)
+		}
+		m[label] = strings.Split(goals, ", ")
+	}
+	return m
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBenchPlanAndTuning: bench's JSON names the tuning and the plan that
+// ran, --tune reaches them, and a bad knob is a usage error.
+func TestBenchPlanAndTuning(t *testing.T) {
+	code, stdout, stderr := vkdml("bench", "--op", "argmax", "--axes", "0", "--shape", "64,256", "--repeat", "1", "--warmup", "0",
+		"--json", "--tune", "argColSplitItems=4096", "--tune", "argColSplitMinBytes=16")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r benchRecord
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Tuning["argColSplitItems"] != float64(4096) || r.Plan == nil || r.Plan.Strategy != r.Kernel || len(r.Plan.Dispatches) < 2 {
+		t.Errorf("tuning %v, plan %+v (kernel %s)", r.Tuning, r.Plan, r.Kernel)
+	}
+	code, stdout, stderr = vkdml("bench", "--op", "argmax", "--axes", "0", "--shape", "64,256", "--tune", "nope=1")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, `unknown knob "nope"`) {
+		t.Errorf("bad knob: exit %d, %q, %q", code, stdout, stderr)
+	}
+}
