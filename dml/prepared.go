@@ -72,7 +72,7 @@ func (d *Device) Prepare(desc OperatorDesc, opts PrepareOptions) (_ *Prepared, e
 		return nil, err
 	}
 	if err := p.initialize(persistent); err != nil {
-		return nil, err
+		return nil, timedOut("Prepare("+desc.OperatorType()+")", "", "the initializer", err)
 	}
 	return p, p.record(persistent, temporary, opts.Profiling)
 }
@@ -209,7 +209,9 @@ func (p *Prepared) List() *CommandList { return p.list }
 // rule 6: only the bytes of an output's elements change. A strided
 // output's host bytes are uploaded first, so its gaps come back as they
 // were; a packed output reads back only its elements, so the spare bytes
-// of a host buffer larger than them keep their contents.
+// of a host buffer larger than them keep their contents. A wait that times
+// out (gpu.SubmitTimeout) fails the run, naming what timed out, and keeps
+// the buffers; the next run first waits for the unfinished one.
 func (p *Prepared) Run(inputs, outputs [][]byte) error {
 	call := "Run(" + p.cop.op.kind + ")"
 	if err := CheckHost(call, "inputs", p.inputs, inputs); err != nil {
@@ -223,17 +225,25 @@ func (p *Prepared) Run(inputs, outputs [][]byte) error {
 	if p.released {
 		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "Prepared", Rule: "was released"}
 	}
+	// A run whose wait timed out left the list pending: the GPU may still
+	// read the buffers this run would write, so wait for it first (bounded
+	// like every wait). Without this, no later run could execute the list.
+	if p.list.isPending() {
+		if err := p.list.Wait(); err != nil {
+			return timedOut(call, "", "the wait for the previous run's execution", err)
+		}
+	}
 	for i, b := range inputs {
 		if b != nil {
 			if err := p.inBufs[i].Write(0, b[:min(uint64(len(b)), p.inputs[i].TotalTensorSizeInBytes)]); err != nil {
-				return err
+				return timedOut(call, fmt.Sprintf("inputs[%d]", i), "the upload", err)
 			}
 		}
 	}
 	for i, b := range outputs {
 		if b != nil && !p.outputs[i].IsPacked() {
 			if err := p.outBufs[i].Write(0, b[:min(uint64(len(b)), p.outputs[i].TotalTensorSizeInBytes)]); err != nil {
-				return err
+				return timedOut(call, fmt.Sprintf("outputs[%d]", i), "the upload", err)
 			}
 		}
 	}
@@ -241,12 +251,12 @@ func (p *Prepared) Run(inputs, outputs [][]byte) error {
 		return err
 	}
 	if err := p.list.Wait(); err != nil {
-		return err
+		return timedOut(call, "", "the execution", err)
 	}
 	for i, b := range outputs {
 		if b != nil {
 			if err := p.outBufs[i].Read(0, b[:readBackBytes(p.outputs[i], len(b))]); err != nil {
-				return err
+				return timedOut(call, fmt.Sprintf("outputs[%d]", i), "the readback", err)
 			}
 		}
 	}

@@ -209,6 +209,14 @@ func (l *CommandList) Wait() error {
 	return l.d.wrap(call, err)
 }
 
+// isPending reports whether an execution has not been waited for (a Wait
+// that timed out leaves it so).
+func (l *CommandList) isPending() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pending
+}
+
 // DispatchTimes returns the GPU time of each dispatchable recorded while
 // profiling was on, from the last completed execution (none before an
 // execution has completed).

@@ -29,7 +29,7 @@ func (d *Device) Run(desc ops.Desc, inputs, outputs []*tensor.Tensor) error {
 		return err
 	}
 	defer p.done()
-	return d.runCompiled(p.cop, p.initialize, inputs, outputs)
+	return d.runCompiled("Run("+p.cop.op.kind+")", p.cop, p.initialize, inputs, outputs)
 }
 
 // Compute is Run with fresh zeroed outputs shaped as desc says. The desc is
@@ -54,7 +54,7 @@ func (d *Device) Compute(desc ops.Desc, inputs ...*tensor.Tensor) ([]*tensor.Ten
 			outs[i] = &tensor.Tensor{Desc: td.Clone(), Data: make([]byte, td.TotalTensorSizeInBytes)}
 		}
 	}
-	return outs, d.runCompiled(p.cop, p.initialize, inputs, outs)
+	return outs, d.runCompiled(call, p.cop, p.initialize, inputs, outs)
 }
 
 // prepared is a compiled operator ready for one Run: from the cache, or
@@ -222,7 +222,7 @@ func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) err
 		return err
 	}
 	defer cop.Release()
-	return d.runCompiled(cop, true, inputs, outputs)
+	return d.runCompiled("Run("+cop.op.kind+")", cop, true, inputs, outputs)
 }
 
 // runScratch is the buffers one run allocates; release frees them.
@@ -240,13 +240,14 @@ func (s *runScratch) release() {
 // upload copies the first size bytes of a host tensor into a new buffer.
 // size is the operator's desc's TotalTensorSizeInBytes, which checkHost
 // held Data to; the host tensor's own desc may declare another total.
-func (s *runScratch) upload(t *tensor.Tensor, size uint64) (*BufferBinding, error) {
+// call and field name the tensor in a timeout.
+func (s *runScratch) upload(call, field string, t *tensor.Tensor, size uint64) (*BufferBinding, error) {
 	b, err := s.alloc(size)
 	if err != nil {
 		return nil, err
 	}
 	if err := b.Buffer.Write(0, t.Data[:size]); err != nil {
-		return nil, err
+		return nil, timedOut(call, field, "the upload", err)
 	}
 	return b, nil
 }
@@ -265,9 +266,14 @@ func (s *runScratch) alloc(size uint64) (*BufferBinding, error) {
 }
 
 // runCompiled runs cop once on host tensors, initializing it first when
-// initialize is set.
-func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, outputs []*tensor.Tensor) error {
-	call := "Run(" + cop.op.kind + ")"
+// initialize is set; call names the public call in errors.
+//
+// A wait that times out (gpu.SubmitTimeout) returns an error naming what
+// timed out: a tensor's upload or readback, or the execution. Nothing the
+// GPU may still use is freed then: the host layer keeps the buffers, the
+// staging copies, the list and the pipelines a pending submission uses
+// until a later call, WaitIdle or Close sees it finish.
+func (d *Device) runCompiled(call string, cop *CompiledOperator, initialize bool, inputs, outputs []*tensor.Tensor) error {
 	if err := checkHost("inputs", cop.op.inputs, inputs); err != nil {
 		return hresult.WithOp(call, err)
 	}
@@ -279,7 +285,7 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 	}
 	s := &runScratch{d: d}
 	defer s.release()
-	b, err := s.bindHost(cop, inputs, outputs)
+	b, err := s.bindHost(call, cop, inputs, outputs)
 	if err != nil {
 		return err
 	}
@@ -316,16 +322,35 @@ func (d *Device) runCompiled(cop *CompiledOperator, initialize bool, inputs, out
 		return err
 	}
 	if err := list.Wait(); err != nil {
-		return err
+		what := "the execution"
+		if initialize {
+			what = "the execution (initializer and dispatch)"
+		}
+		return timedOut(call, "", what, err)
 	}
 	for i, t := range outputs {
 		if t != nil {
 			if err := b.outBind[i].Buffer.Read(0, t.Data[:b.outBind[i].SizeInBytes]); err != nil {
-				return err
+				return timedOut(call, fmt.Sprintf("outputs[%d]", i), "the readback", err)
 			}
 		}
 	}
 	return nil
+}
+
+// timedOut returns err, when it is a wait that timed out, as call's error
+// naming field (a tensor; "" for the whole dispatch) and what timed out,
+// around the host layer's error, which says which wait and what it keeps.
+// Any other error is returned unchanged.
+func timedOut(call, field, what string, err error) error {
+	if !isTimeout(err) {
+		return err
+	}
+	var he *hresult.Error
+	if errors.As(err, &he) && he.Err != nil {
+		err = he.Err
+	}
+	return &hresult.Error{Code: hresult.E_FAIL, Op: call, Field: field, Rule: what + " timed out", Err: err}
 }
 
 // hostBindings are the buffers one run binds.
@@ -340,7 +365,7 @@ type hostBindings struct {
 // bindHost uploads the host tensors (outputs too, so that bytes the output
 // strides skip keep their values) and allocates the temporary and
 // persistent resources.
-func (s *runScratch) bindHost(cop *CompiledOperator, inputs, outputs []*tensor.Tensor) (*hostBindings, error) {
+func (s *runScratch) bindHost(call string, cop *CompiledOperator, inputs, outputs []*tensor.Tensor) (*hostBindings, error) {
 	props := cop.BindingProperties()
 	b := &hostBindings{execIn: make([]Binding, len(inputs)), initIn: make(BufferArrayBinding, len(inputs)),
 		execOut: make([]Binding, len(outputs)), outBind: make([]*BufferBinding, len(outputs))}
@@ -355,7 +380,7 @@ func (s *runScratch) bindHost(cop *CompiledOperator, inputs, outputs []*tensor.T
 		if t == nil {
 			continue
 		}
-		in, err := s.upload(t, cop.op.inputs[i].TotalTensorSizeInBytes)
+		in, err := s.upload(call, fmt.Sprintf("inputs[%d]", i), t, cop.op.inputs[i].TotalTensorSizeInBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -369,7 +394,7 @@ func (s *runScratch) bindHost(cop *CompiledOperator, inputs, outputs []*tensor.T
 		if t == nil {
 			continue
 		}
-		out, err := s.upload(t, cop.op.outputs[i].TotalTensorSizeInBytes)
+		out, err := s.upload(call, fmt.Sprintf("outputs[%d]", i), t, cop.op.outputs[i].TotalTensorSizeInBytes)
 		if err != nil {
 			return nil, err
 		}
