@@ -69,8 +69,8 @@ func TestArgGroupCombineGPU(t *testing.T) {
 					if k.Variant != want {
 						t.Fatalf("%s: GPU plan %q ends with %s, want %s", c.what, p.Strategy, k.Variant, want)
 					}
-					for _, f := range argPlanFacts(t, p) {
-						if f.serial > 64 {
+					for _, f := range argPlanFacts(t, gctx, p) {
+						if f.SerialPartials > 64 {
 							t.Fatalf("%s: %v", c.what, f)
 						}
 					}
@@ -91,6 +91,53 @@ func TestArgGroupCombineGPU(t *testing.T) {
 					t.Errorf("no %s case: %v", l, used)
 				}
 			}
+		})
+	}
+}
+
+// TestArgRowSplitGPU runs, on lavapipe, GPU plans that cut each of a few
+// long contiguous rows into segments so that the device gets enough
+// workgroups (tuning.argRowGroupsPerCU; more rows than split-K takes),
+// against the CPU reference: all ten types, adversarial values across the
+// segment boundaries, with and without subgroup arithmetic. Each case's
+// GPU plan must split the rows (a vec-row or group first pass into
+// partials, then a combine) where lavapipe's own plan does not.
+func TestArgRowSplitGPU(t *testing.T) {
+	for _, name := range []string{"subgroup", "shared"} {
+		t.Run(name, func(t *testing.T) {
+			opts := dml.DeviceOptions{}
+			if name == "shared" {
+				opts.Disable = gpu.Features{SubgroupArithmetic: true}
+			}
+			d := testutil.OpenDML(t, opts)
+			rng := testutil.Rand(t)
+			used := map[string]int{}
+			for ti, dt := range tensor.AllTypes {
+				for pi := 0; pi < 2; pi++ {
+					pattern := argColSplitPatterns[(2*ti+pi)%len(argColSplitPatterns)]
+					rows := uint32(65 + rng.Intn(30))
+					n := uint32(3*8192/dt.Size()) + uint32(rng.Intn(5000))
+					in := argInput(dt, []uint32{rows, n}, nil)
+					argColSplitFill(rng, in, []uint32{1}, pattern)
+					c := argDrawCase(rng, "rows ", in, []uint32{1}, pattern, "packed", "padded")
+					gctx := argContext(d)
+					gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+					p, err := c.desc.Plan(gctx)
+					if err != nil {
+						t.Fatalf("%s: GPU plan: %v", c.what, err)
+					}
+					if p.TemporarySize == 0 || len(p.Kernels) != 2 {
+						t.Fatalf("%s: GPU plan %q with kernels %v does not split the rows", c.what, p.Strategy, p.Kernels)
+					}
+					if cp, err := c.desc.Plan(argContext(d)); err != nil || len(cp.Kernels) != 1 {
+						t.Fatalf("%s: lavapipe's plan split the rows (%v): %v", c.what, err, cp)
+					}
+					used[p.Strategy+"/"+p.Kernels[0].Variant]++
+					c.desc = &asGPU{Desc: c.desc}
+					argCheckCase(t, d, c, "", rng)
+				}
+			}
+			t.Logf("first passes: %v", used)
 		})
 	}
 }

@@ -87,7 +87,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: ctx.tuning(),
+	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: ctx.tuning(), cus: computeUnits(ctx),
 		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
 	vec := ""
 	if useVec {
@@ -217,6 +217,7 @@ type argLayout struct {
 	budget       uint64 // windowBudget: bytes one window's elements may span
 	outs, blocks []box
 	tune         *tuning // the device class's
+	cus          uint64  // compute units (computeUnits)
 }
 
 // argKernel is a candidate first-pass kernel: its variant, workgroup and
@@ -363,6 +364,8 @@ func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSe
 		splitLen = (nred + want - 1) / want
 	} else if colSplit && k.perLane() {
 		splitLen = l.colSplitLen(k)
+	} else if colSplit {
+		splitLen = l.rowSplitLen()
 	}
 	maxSeg := uint64(argIters)
 	switch {
@@ -410,6 +413,31 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 		return 0
 	}
 	return (nred + want - 1) / want
+}
+
+// rowSplitLen is the segment length that gives the kernels whose
+// workgroups split a block (group, vec-row) about tuning.argRowGroupsPerCU
+// workgroups per compute unit when the outputs alone give fewer, with
+// segments a multiple of tuning.argRowSplitMinBytes (a workgroup's worth
+// of vector loads at least, so that a row's last segment too keeps most
+// lanes busy, and loads stay aligned where the block is); 0 when
+// the outputs are enough or the blocks too short to split.
+func (l *argLayout) rowSplitLen() uint64 {
+	if l.tune.argRowGroupsPerCU == 0 {
+		return 0
+	}
+	nout, nred := product(l.kept), product(l.red)
+	target := l.cus * l.tune.argRowGroupsPerCU
+	if nout >= target {
+		return 0
+	}
+	want := (target + nout - 1) / nout
+	want = min(want, nred*l.es/max(l.tune.argRowSplitMinBytes, 1), argIters/2)
+	if want < 2 {
+		return 0
+	}
+	q := max(l.tune.argRowSplitMinBytes/l.es, 1)
+	return ((nred+want-1)/want + q - 1) / q * q
 }
 
 // perLane: k's invocations each reduce one output's segment in order
@@ -574,7 +602,12 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 // class's tuning asks for it (argCombineGroupMin) by one workgroup per
 // output (argCombineKernel).
 func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) error {
-	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg)
+	oStep := l.budget / (s.nseg * argPartial)
+	maxOn := uint64(0) // the most outputs one combine step takes
+	for _, ro := range l.outs {
+		maxOn = max(maxOn, min(ro.count, oStep))
+	}
+	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn)
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.
 	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, k.align8))
@@ -582,7 +615,6 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 		return err
 	}
 	plan.Kernels = append(plan.Kernels, combine)
-	oStep := l.budget / (s.nseg * argPartial)
 	barrier := true
 	for _, ro := range l.outs {
 		out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
@@ -612,19 +644,27 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 	return nil
 }
 
-// argCombineKernel is the combine pass for nseg partials per output: its
-// variant, workgroup size, and whether a workgroup (rather than an
-// invocation) combines each output. From t.argCombineGroupMin partials on,
-// a workgroup of the largest power of two of lanes up to nseg (and
-// argGroupWG, and the device's limit) reads them side by side, so no lane loops over more than ceil(nseg / lanes)
+// argCombineKernel is the combine pass for nseg partials per output, of
+// at most maxOn outputs a step: its variant, workgroup size, and whether a
+// workgroup (rather than an invocation) combines each output. From
+// t.argCombineGroupMin partials on, a workgroup of the largest power of
+// two of lanes up to nseg (and argGroupWG, and the device's limit) reads
+// them side by side, so no lane loops over more than ceil(nseg / lanes)
 // partials (4 for split-K's 1024 on 256 lanes, 1 for a column split's 128
 // segments); fewer partials are cheaper read in a loop by one invocation
-// per output, which keeps every lane busy.
-func argCombineKernel(ctx *Context, t *tuning, nseg uint64) (variant string, wg uint32, perGroup bool) {
+// per output, in workgroups that on GPUs (exactGrid) are sized so that
+// fewer than one per workgroup is left without an output (8 outputs get 8
+// lanes, not 64).
+func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant string, wg uint32, perGroup bool) {
 	wgLimit := max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
 	// At least a subgroup of partials, so that no lane starts empty.
 	if t.argCombineGroupMin == 0 || nseg < max(t.argCombineGroupMin, uint64(ctx.Limits.SubgroupSize)) {
-		return shaders.ArgMaxCombineName, pow2Floor(min(uint32(argThreadWG), wgLimit)), false
+		wg = pow2Floor(min(uint32(argThreadWG), wgLimit))
+		if t.exactGrid && maxOn > 0 {
+			g := (maxOn + uint64(wg) - 1) / uint64(wg)
+			wg = uint32((maxOn + g - 1) / g)
+		}
+		return shaders.ArgMaxCombineName, wg, false
 	}
 	wg = pow2Floor(min(uint32(min(nseg, argGroupWG)), wgLimit))
 	variant = shaders.ArgMaxCombineGroup

@@ -322,11 +322,25 @@ type tuning struct {
 	// 1024. 0 keeps the serial combine: on lavapipe a workgroup runs on one
 	// thread, so its lanes gain nothing over one invocation's loop.
 	argCombineGroupMin uint64
+	// computeUnits is the compute units planners assume when the device
+	// reports none (caps.Limits.ComputeUnits, from VK_NV_shader_sm_builtins
+	// and the like): a mid-sized discrete GPU's.
+	computeUnits uint64
+	// argRowGroupsPerCU and argRowSplitMinBytes: when the kernels whose
+	// workgroups split a block (group, vec-row) would get fewer than
+	// argRowGroupsPerCU workgroups per compute unit from the outputs
+	// alone (128 rows of 256,000 are 128 workgroups on an H100's 132 SMs:
+	// ~8 KiB in flight per SM where ~16 KiB are needed), each block is cut
+	// into segments of at least argRowSplitMinBytes, reduced into partials
+	// and combined, as split-K does for the fewest outputs. 0 never cuts:
+	// lavapipe's threads are busy with one workgroup each.
+	argRowGroupsPerCU   uint64
+	argRowSplitMinBytes uint64
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
-		argCombineGroupMin: 32}
+		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

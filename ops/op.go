@@ -280,6 +280,15 @@ func ExactGrid(n uint64, wg uint32, lim caps.Limits) [3]uint32 {
 	return [3]uint32{uint32(x), uint32(y), 1}
 }
 
+// computeUnits is the device's compute units, or where it reports none
+// the device class's guess (tuning.computeUnits).
+func computeUnits(ctx *Context) uint64 {
+	if n := ctx.Limits.ComputeUnits; n > 0 {
+		return uint64(n)
+	}
+	return max(ctx.tuning().computeUnits, 1)
+}
+
 // gridFor is the dispatch size for n work items of wg invocations on ctx's
 // device class: ExactGrid on GPUs, GridGroups on lavapipe (whose plans keep
 // the grids they were measured with).
