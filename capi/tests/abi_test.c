@@ -401,6 +401,32 @@ static void other_operators(vkdml_device dev) {
     EXPECT(pi[0] == 1 && pi[1] == 5);
 }
 
+/* MAX_UNPOOLING: two inputs, one-shot and prepared. An index past the
+ * output's end is skipped, and of two inputs with one index the later wins. */
+static void max_unpooling(vkdml_device dev) {
+    uint32_t in_sizes[4] = {1, 2, 1, 2}, out_sizes[4] = {1, 2, 2, 2};
+    vkdml_tensor_desc x = {VKDML_DATA_TYPE_FLOAT32, 0, 4, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc idx = {VKDML_DATA_TYPE_UINT64, 0, 4, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc y = {VKDML_DATA_TYPE_FLOAT32, 0, 4, out_sizes, NULL, 0, 0};
+    vkdml_max_unpooling_desc ud = {&x, &idx, &y};
+    vkdml_operator_desc d = {VKDML_OPERATOR_MAX_UNPOOLING, &ud};
+    float xv[4] = {1, 2, 3, 4}, yv[8];
+    uint64_t iv[4] = {7, 5, 5, 4000000000u};
+    vkdml_buffer ins[2] = {{xv, sizeof xv}, {iv, sizeof iv}}, outs[1] = {{yv, sizeof yv}};
+    vkdml_operator op = 0;
+    MUST(vkdml_operator_create(dev, &d, &op));
+    for (int run = 0; run < 2; run++) {
+        memset(yv, 0xff, sizeof yv);
+        MUST(run == 0 ? vkdml_run(dev, &d, ins, 2, outs, 1) : vkdml_operator_run(op, ins, 2, outs, 1));
+        const float want[8] = {0, 0, 0, 0, 0, 3, 0, 1};
+        EXPECT(memcmp(yv, want, sizeof want) == 0);
+    }
+    EXPECT_HR(vkdml_operator_run(op, ins, 1, outs, 1), VKDML_E_INVALIDARG, "inputs");
+    MUST(vkdml_operator_destroy(op));
+    idx.data_type = VKDML_DATA_TYPE_INT32;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 2, outs, 1), VKDML_E_INVALIDARG, "IndicesTensor.DataType");
+}
+
 /* Messages belong to the thread whose call failed. */
 static void *fail_in_thread(void *arg) {
     (void)arg;
@@ -470,6 +496,7 @@ int main(void) {
     run_errors(dev);
     strided_output(dev);
     other_operators(dev);
+    max_unpooling(dev);
     thread_local_errors();
     concurrency(dev);
     spare_bytes(dev);

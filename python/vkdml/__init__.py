@@ -1,5 +1,5 @@
-"""vkdml: DirectML's ARGMAX, ARGMIN, REDUCE (ARGMAX/ARGMIN) and
-MAX_POOLING/1/2 with DirectML's exact semantics on any Vulkan device, from
+"""vkdml: DirectML's ARGMAX, ARGMIN, REDUCE (ARGMAX/ARGMIN),
+MAX_POOLING/1/2 and MAX_UNPOOLING with DirectML's exact semantics on any Vulkan device, from
 numpy; vkdml.run replays DirectML descs given as plain data on raw
 buffers.
 
@@ -19,14 +19,14 @@ vkdml.ForkError. With multiprocessing, use the "spawn" or "forkserver"
 start method.
 """
 
-from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, prepare_argmax, prepare_argmin,
-                   prepare_max_pool, reduce)
+from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, max_unpool, prepare_argmax,
+                   prepare_argmin, prepare_max_pool, reduce)
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
                       ArgumentTypeError, DeviceRemovedError, Error, ForkError, InvalidArgumentError, OutOfMemoryError,
                       UnsupportedError)
 
-__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "run", "devices", "default_device",
+__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
            "prepare_argmax", "prepare_argmin", "prepare_max_pool",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
            "DeviceRemovedError", "ForkError",

@@ -474,15 +474,16 @@ def _results(arrays):
 
 
 def _run(device, plan, inp, out=None):
-    """Runs plan's desc once on the input with the device's cached operator
-    for it (validated, compiled and fitted to the device when first seen,
-    before any output is allocated). The GIL is released while libvkdml
-    works."""
+    """Runs plan's desc once on the input (an _Input, or a list of them in
+    binding order) with the device's cached operator for it (validated,
+    compiled and fitted to the device when first seen, before any output is
+    allocated). The GIL is released while libvkdml works."""
     dev = _resolve_device(plan.call, device)
     handle = dev._one_shot_operator(plan)
     outs = plan.allocate(out)
-    ins, obufs = (_capi.Buffer * 1)(inp.buffer), _buffers(outs)
-    _check(_lib.vkdml_operator_run(handle, ins, 1, obufs, len(outs)))
+    inps = inp if isinstance(inp, list) else [inp]
+    ins, obufs = (_capi.Buffer * len(inps))(*[i.buffer for i in inps]), _buffers(outs)
+    _check(_lib.vkdml_operator_run(handle, ins, len(inps), obufs, len(outs)))
     return _results(outs)
 
 
@@ -699,6 +700,38 @@ def _pool_plan(call, inp, window, strides, dilations, padding, start_padding, en
     plan = _Plan(call, op_type, desc, arrays, inp, outputs, [tuple(a) for a in (st, win, sp, ep, dil)])
     plan.given = None if given is None else given[:len(outputs)]
     return plan
+
+
+@api("max_unpool")
+def max_unpool(x: npt.ArrayLike, indices: npt.ArrayLike, output_shape: Sequence[int], *,
+               device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """DirectML's MAX_UNPOOLING: a 4-D (NCHW) array of output_shape and x's
+    dtype holding each element of x at the position its index names,
+    counted over the whole output (n, c and the spatial axes) in C order,
+    and 0 elsewhere. indices has x's shape and dtype uint32 or uint64 (as
+    max_pool's return_indices gives them; other dtypes raise
+    InvalidArgumentError, as DirectML refuses them). An index past the
+    output's end writes nothing; of several elements of x with one index,
+    the last in C order wins (semantics.md rules 17-22). DirectML checks
+    no size of output_shape against x's. out is the array to write into
+    and return. device is as in argmax; every failure raises vkdml.Error.
+    """
+    call = "max_unpool"
+    inp = _Input(call, "x", _as_array(call, "x", x))
+    idx = _Input(call, "indices", _as_array(call, "indices", indices))
+    if len(inp.tensor.shape) != 4:
+        raise invalid(call, "x", "max_unpool takes 4-D (NCHW) arrays; got %d-D" % len(inp.tensor.shape))
+    shape = _capi.u32_list(call, "output_shape", output_shape)
+    if len(shape) != 4:
+        raise invalid(call, "output_shape", "has %d sizes; max_unpool's output is 4-D (NCHW)" % len(shape))
+    if out is None:
+        output = _TensorDesc(call, "output", shape, inp.tensor.dtype)
+    else:
+        output = _out_tensor(call, "out", out, shape, inp.tensor.dtype)
+    desc = _capi.MaxUnpoolingDesc(ctypes.pointer(inp.tensor.desc), ctypes.pointer(idx.tensor.desc),
+                                  ctypes.pointer(output.desc))
+    plan = _Plan(call, _capi.OPERATOR_MAX_UNPOOLING, desc, [], inp.tensor, [output], [idx.tensor.key])
+    return _run(device, plan, [inp, idx], None if out is None else [out])
 
 
 # ---- Prepared operators ----
