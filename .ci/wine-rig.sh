@@ -18,6 +18,9 @@
 #   rig_wine ARGS...    wine64 ARGS with the mode's driver environment
 #   rig_stop            stops the prefix's wineserver and Xvfb
 #
+# RIG_MESA_MIRROR (default http://deb.debian.org/debian) is the Debian
+# mirror the backports packages come from.
+#
 # After rig_prefix, RIG_MODE is the mode, RIG_DESC says in words what the
 # D3D12 device runs on, and RIG_ENV is the array of VAR=value the mode's
 # wine64 needs (rig_wine is `env "${RIG_ENV[@]}" wine64`; a caller that
