@@ -79,6 +79,52 @@ func requiredTensor(call, field string, p *C.vkdml_tensor_desc) (tensor.Desc, er
 	return *d, nil
 }
 
+// descReader reads a C desc's fields in order for desc_gen.go's converters:
+// after the first bad field it reads nothing more, and desc returns that
+// field's error, so a converter is one line per field.
+type descReader struct {
+	call string
+	err  error
+}
+
+// tensor reads a vkdml_tensor_desc that must not be NULL.
+func (r *descReader) tensor(field string, p *C.vkdml_tensor_desc) tensor.Desc {
+	if r.err != nil {
+		return tensor.Desc{}
+	}
+	d, err := requiredTensor(r.call, field, p)
+	r.err = err
+	return d
+}
+
+// optionalTensor reads a vkdml_tensor_desc that may be NULL (nil).
+func (r *descReader) optionalTensor(field string, p *C.vkdml_tensor_desc) *tensor.Desc {
+	if r.err != nil {
+		return nil
+	}
+	d, err := tensorDesc(r.call, field, p, true)
+	r.err = err
+	return d
+}
+
+// u32s reads an array of n uint32s.
+func (r *descReader) u32s(field string, p *C.uint32_t, n C.uint32_t) []uint32 {
+	if r.err != nil {
+		return nil
+	}
+	v, err := u32s(r.call, field, p, n)
+	r.err = err
+	return v
+}
+
+// desc is d, or nil and the first bad field's error.
+func (r *descReader) desc(d ops.Desc) (ops.Desc, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return d, nil
+}
+
 // operatorDesc converts a vkdml_operator_desc into the ops desc it names
 // (desc_gen.go converts each desc struct, generated from internal/schema).
 func operatorDesc(call string, p *C.vkdml_operator_desc) (ops.Desc, error) {

@@ -43,151 +43,85 @@ func descFromC(call string, typ C.uint32_t, p unsafe.Pointer) (desc ops.Desc, kn
 
 // argMaxFromC converts a vkdml_argmax_desc (DML_ARGMAX_OPERATOR_DESC).
 func argMaxFromC(call string, c *C.vkdml_argmax_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.ArgMax{}
-	var err error
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	if d.Axes, err = u32s(call, "axes", c.axes, c.axis_count); err != nil {
-		return nil, err
-	}
+	d.Input = r.tensor("input", c.input)
+	d.Output = r.tensor("output", c.output)
+	d.Axes = r.u32s("axes", c.axes, c.axis_count)
 	d.AxisDirection = ops.AxisDirection(c.axis_direction)
-	return d, nil
+	return r.desc(d)
 }
 
 // argMinFromC converts a vkdml_argmin_desc (DML_ARGMIN_OPERATOR_DESC).
 func argMinFromC(call string, c *C.vkdml_argmin_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.ArgMin{}
-	var err error
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	if d.Axes, err = u32s(call, "axes", c.axes, c.axis_count); err != nil {
-		return nil, err
-	}
+	d.Input = r.tensor("input", c.input)
+	d.Output = r.tensor("output", c.output)
+	d.Axes = r.u32s("axes", c.axes, c.axis_count)
 	d.AxisDirection = ops.AxisDirection(c.axis_direction)
-	return d, nil
+	return r.desc(d)
 }
 
 // reduceFromC converts a vkdml_reduce_desc (DML_REDUCE_OPERATOR_DESC).
 func reduceFromC(call string, c *C.vkdml_reduce_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.Reduce{}
-	var err error
 	d.Function = ops.ReduceFunction(c.function)
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	if d.Axes, err = u32s(call, "axes", c.axes, c.axis_count); err != nil {
-		return nil, err
-	}
-	return d, nil
+	d.Input = r.tensor("input", c.input)
+	d.Output = r.tensor("output", c.output)
+	d.Axes = r.u32s("axes", c.axes, c.axis_count)
+	return r.desc(d)
 }
 
 // maxPoolingFromC converts a vkdml_max_pooling_desc (DML_MAX_POOLING_OPERATOR_DESC).
 func maxPoolingFromC(call string, c *C.vkdml_max_pooling_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.MaxPooling{}
-	var err error
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	if d.Strides, err = u32s(call, "strides", c.strides, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.WindowSize, err = u32s(call, "window_size", c.window_size, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.StartPadding, err = u32s(call, "start_padding", c.start_padding, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.EndPadding, err = u32s(call, "end_padding", c.end_padding, c.dimension_count); err != nil {
-		return nil, err
-	}
-	return d, nil
+	d.Input = r.tensor("input", c.input)
+	d.Output = r.tensor("output", c.output)
+	d.Strides = r.u32s("strides", c.strides, c.dimension_count)
+	d.WindowSize = r.u32s("window_size", c.window_size, c.dimension_count)
+	d.StartPadding = r.u32s("start_padding", c.start_padding, c.dimension_count)
+	d.EndPadding = r.u32s("end_padding", c.end_padding, c.dimension_count)
+	return r.desc(d)
 }
 
 // maxPooling1FromC converts a vkdml_max_pooling1_desc (DML_MAX_POOLING1_OPERATOR_DESC).
 func maxPooling1FromC(call string, c *C.vkdml_max_pooling1_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.MaxPooling1{}
-	var err error
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	if d.OutputIndices, err = tensorDesc(call, "output_indices", c.output_indices, true); err != nil {
-		return nil, err
-	}
-	if d.Strides, err = u32s(call, "strides", c.strides, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.WindowSize, err = u32s(call, "window_size", c.window_size, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.StartPadding, err = u32s(call, "start_padding", c.start_padding, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.EndPadding, err = u32s(call, "end_padding", c.end_padding, c.dimension_count); err != nil {
-		return nil, err
-	}
-	return d, nil
+	d.Input = r.tensor("input", c.input)
+	d.Output = r.tensor("output", c.output)
+	d.OutputIndices = r.optionalTensor("output_indices", c.output_indices)
+	d.Strides = r.u32s("strides", c.strides, c.dimension_count)
+	d.WindowSize = r.u32s("window_size", c.window_size, c.dimension_count)
+	d.StartPadding = r.u32s("start_padding", c.start_padding, c.dimension_count)
+	d.EndPadding = r.u32s("end_padding", c.end_padding, c.dimension_count)
+	return r.desc(d)
 }
 
 // maxPooling2FromC converts a vkdml_max_pooling2_desc (DML_MAX_POOLING2_OPERATOR_DESC).
 func maxPooling2FromC(call string, c *C.vkdml_max_pooling2_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.MaxPooling2{}
-	var err error
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	if d.OutputIndices, err = tensorDesc(call, "output_indices", c.output_indices, true); err != nil {
-		return nil, err
-	}
-	if d.Strides, err = u32s(call, "strides", c.strides, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.WindowSize, err = u32s(call, "window_size", c.window_size, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.StartPadding, err = u32s(call, "start_padding", c.start_padding, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.EndPadding, err = u32s(call, "end_padding", c.end_padding, c.dimension_count); err != nil {
-		return nil, err
-	}
-	if d.Dilations, err = u32s(call, "dilations", c.dilations, c.dimension_count); err != nil {
-		return nil, err
-	}
-	return d, nil
+	d.Input = r.tensor("input", c.input)
+	d.Output = r.tensor("output", c.output)
+	d.OutputIndices = r.optionalTensor("output_indices", c.output_indices)
+	d.Strides = r.u32s("strides", c.strides, c.dimension_count)
+	d.WindowSize = r.u32s("window_size", c.window_size, c.dimension_count)
+	d.StartPadding = r.u32s("start_padding", c.start_padding, c.dimension_count)
+	d.EndPadding = r.u32s("end_padding", c.end_padding, c.dimension_count)
+	d.Dilations = r.u32s("dilations", c.dilations, c.dimension_count)
+	return r.desc(d)
 }
 
 // maxUnpoolingFromC converts a vkdml_max_unpooling_desc (DML_MAX_UNPOOLING_OPERATOR_DESC).
 func maxUnpoolingFromC(call string, c *C.vkdml_max_unpooling_desc) (ops.Desc, error) {
+	r := descReader{call: call}
 	d := &ops.MaxUnpooling{}
-	var err error
-	if d.Input, err = requiredTensor(call, "input", c.input); err != nil {
-		return nil, err
-	}
-	if d.Indices, err = requiredTensor(call, "indices", c.indices); err != nil {
-		return nil, err
-	}
-	if d.Output, err = requiredTensor(call, "output", c.output); err != nil {
-		return nil, err
-	}
-	return d, nil
+	d.Input = r.tensor("input", c.input)
+	d.Indices = r.tensor("indices", c.indices)
+	d.Output = r.tensor("output", c.output)
+	return r.desc(d)
 }

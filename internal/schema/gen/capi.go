@@ -11,7 +11,7 @@ import (
 
 // renderCapiGo is capi/desc_gen.go: descFromC, which converts any desc
 // libvkdml offers, and one converter per C struct. capi/desc.go holds the
-// helpers they call (tensorDesc, requiredTensor, u32s).
+// reader they call (descReader).
 func renderCapiGo() ([]byte, error) {
 	ds := cDescs()
 	var b strings.Builder
@@ -46,31 +46,28 @@ func cgoField(f *schema.Field) string {
 	return f.C()
 }
 
-// capiConverter writes d's converter: fields in the struct's order, the
-// first bad one named in the error.
+// capiConverter writes d's converter: one line per field, in the struct's
+// order, through descReader (capi/desc.go), which keeps the first bad
+// field's error and skips the fields after it.
 func capiConverter(b *strings.Builder, d *schema.Desc) {
 	fmt.Fprintf(b, "\n// %s converts a %s (DML_%s_OPERATOR_DESC).\n", capiFunc(d), d.C.Struct, d.Type)
-	fmt.Fprintf(b, "func %s(call string, c *C.%s) (ops.Desc, error) {\n\td := &ops.%s{}\n\tvar err error\n", capiFunc(d), d.C.Struct, d.Go)
+	fmt.Fprintf(b, "func %s(call string, c *C.%s) (ops.Desc, error) {\n\tr := descReader{call: call}\n\td := &ops.%s{}\n", capiFunc(d), d.C.Struct, d.Go)
 	for _, f := range d.Fields {
 		c := "c." + cgoField(&f)
-		var set string
 		switch {
 		case d.IsCount(f.Name):
 			continue
 		case f.Type == schema.TensorDesc && f.Optional:
-			set = fmt.Sprintf("d.%s, err = tensorDesc(call, %q, %s, true)", f.Go(), f.C(), c)
+			fmt.Fprintf(b, "\td.%s = r.optionalTensor(%q, %s)\n", f.Go(), f.C(), c)
 		case f.Type == schema.TensorDesc:
-			set = fmt.Sprintf("d.%s, err = requiredTensor(call, %q, %s)", f.Go(), f.C(), c)
+			fmt.Fprintf(b, "\td.%s = r.tensor(%q, %s)\n", f.Go(), f.C(), c)
 		case f.Type == schema.UIntArray:
-			set = fmt.Sprintf("d.%s, err = u32s(call, %q, %s, c.%s)", f.Go(), f.C(), c, cgoField(d.Field(f.Count)))
+			fmt.Fprintf(b, "\td.%s = r.u32s(%q, %s, c.%s)\n", f.Go(), f.C(), c, cgoField(d.Field(f.Count)))
 		case f.Enum != nil:
 			fmt.Fprintf(b, "\td.%s = ops.%s(%s)\n", f.Go(), f.Enum.Go(), c)
-			continue
 		default:
 			fmt.Fprintf(b, "\td.%s = uint32(%s)\n", f.Go(), c)
-			continue
 		}
-		fmt.Fprintf(b, "\tif %s; err != nil {\n\t\treturn nil, err\n\t}\n", set)
 	}
-	b.WriteString("\treturn d, nil\n}\n")
+	b.WriteString("\treturn r.desc(d)\n}\n")
 }
