@@ -1,0 +1,162 @@
+// Package opcount counts the integer work of vkdml's kernels: the SPIR-V
+// instructions one element (or output, or partial) costs in a kernel's hot
+// loop, with the kernel specialised for one plan.
+//
+// The method: spirv-opt sets the plan's specialization constants as the
+// defaults, freezes and folds them and optimises (-O), as a driver's
+// compiler would start; spirv-dis prints the result, and the hot loop's
+// instructions are counted along its cheapest path (a branch the common
+// case skips, such as a new maximum, costs nothing), inner loops times
+// their trip counts, vector instructions once per component. Moves are
+// free: OpPhi, OpCompositeExtract/Construct, OpVectorShuffle, OpCopyObject,
+// OpBitcast, and control flow; a load, a store and an address
+// (OpAccessChain) count 1 each. The count is then divided by the elements
+// one iteration covers. counts.md is the table for the GPU speed cases,
+// with each kernel's budget; TestCounts holds it current.
+package opcount
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// Unit says what one count is per.
+type Unit struct {
+	// Name is "element", "output" or "partial".
+	Name string
+	// Outermost picks the outermost loop of main (one work item per
+	// iteration, inner loops times their trip counts); otherwise the hot
+	// loop is the loop that loads the most bytes of binding 0 per
+	// iteration (the kernel's source), inner loops excluded.
+	Outermost bool
+	// PerIteration is the units one iteration covers; 0 means the bytes
+	// the iteration loads from binding 0 over ElemBytes (vector loads of
+	// whole elements).
+	PerIteration float64
+	ElemBytes    float64
+}
+
+// family is how the kernels compiled from one GLSL source are counted.
+var family = map[string]func(v shaders.Variant) Unit{
+	"argmax.comp":               func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	"argmax_vec_row.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
+	"argmax_vec_col.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
+	"argmax_combine.comp":       func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
+	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
+	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },
+	"maxpool_vec.comp":          func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 4} },
+	"copy.comp":                 func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	"copy_vec4.comp":            func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
+}
+
+// elemBytes is the variant's element size: its ELEM_BITS define, else 32
+// bits.
+func elemBytes(v shaders.Variant) float64 {
+	for _, d := range v.Defines {
+		if k, val, ok := strings.Cut(d, "="); ok && k == "ELEM_BITS" {
+			n, _ := strconv.Atoi(val)
+			return float64(n) / 8
+		}
+	}
+	return 4
+}
+
+// Count is the instructions per unit of variant's hot loop with the
+// specialization constants spec (in the row's order, as ops.Kernel.Spec
+// holds them).
+func Count(variant string, spec []uint32) (float64, Unit, error) {
+	v, err := shaders.Lookup(variant)
+	if err != nil {
+		return 0, Unit{}, err
+	}
+	unitOf, ok := family[v.Source]
+	if !ok {
+		return 0, Unit{}, fmt.Errorf("opcount: %s (%s): no unit for this kernel family (add one to opcount's family table)", variant, v.Source)
+	}
+	unit := unitOf(v)
+	text, err := specialised(v, spec)
+	if err != nil {
+		return 0, unit, err
+	}
+	m, err := parse(text)
+	if err != nil {
+		return 0, unit, fmt.Errorf("opcount: %s: %w", variant, err)
+	}
+	per, loaded, err := m.hotLoop(unit.Outermost)
+	if err != nil {
+		return 0, unit, fmt.Errorf("opcount: %s: %w", variant, err)
+	}
+	units := unit.PerIteration
+	if units == 0 {
+		units = loaded / unit.ElemBytes
+	}
+	if units <= 0 {
+		return 0, unit, fmt.Errorf("opcount: %s: the hot loop covers no %s", variant, unit.Name)
+	}
+	return per / units, unit, nil
+}
+
+// specialised is the disassembly of variant optimised with spec as its
+// specialization constants' values.
+func specialised(v shaders.Variant, spec []uint32) (string, error) {
+	if len(spec) != len(v.Spec) {
+		return "", fmt.Errorf("opcount: %s: %d specialization constants, its row has %d", v.Name, len(spec), len(v.Spec))
+	}
+	info, err := shaders.Info(v.Name)
+	if err != nil {
+		return "", err
+	}
+	ids := map[string]uint32{}
+	for id, n := range info.SpecNames {
+		ids[n] = id
+	}
+	var defaults []string
+	for i, n := range v.Spec {
+		id, ok := ids[n]
+		if !ok {
+			id = uint32(i) // constant_id follows the row's order
+		}
+		defaults = append(defaults, fmt.Sprintf("%d:%d", id, spec[i]))
+	}
+	code, err := shaders.SPIRV(v.Name)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "opcount")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	in, out := filepath.Join(dir, "in.spv"), filepath.Join(dir, "out.spv")
+	if err := os.WriteFile(in, code, 0o666); err != nil {
+		return "", err
+	}
+	if err := run("spirv-opt", in, "-o", out, "--set-spec-const-default-value", strings.Join(defaults, " "),
+		"--freeze-spec-const", "--fold-spec-const-op-composite", "-O"); err != nil {
+		return "", err
+	}
+	var dis bytes.Buffer
+	cmd := exec.Command("spirv-dis", "--raw-id", "--no-header", out)
+	cmd.Stdout = &dis
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("opcount: spirv-dis: %w", err)
+	}
+	return dis.String(), nil
+}
+
+func run(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("opcount: %s: %w: %s", name, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
