@@ -73,30 +73,30 @@ func TestDeviceRefusesCloseWhileOperatorsLive(t *testing.T) {
 // and clear releases the rest, so the device can close.
 func TestRunCacheReusesAndBoundsOperators(t *testing.T) {
 	d := &device{}
-	var c runCache
+	c := newRunCache()
 	newOp := func() *preparedOp {
 		if err := d.acquire("run"); err != nil {
 			t.Fatal(err)
 		}
 		return &preparedOp{dev: d}
 	}
-	first := c.add("k0", newOp())
-	if again := c.acquire("k0"); again != first {
+	first := c.Add("k0", newOp())
+	if again := c.Acquire("k0"); again != first {
 		t.Fatal("a second acquire of one key gave another entry")
 	}
-	c.done(first)
+	c.Done(first)
 	// first still has a user (the add's): evicting it must not release it.
 	for i := 1; i <= runCacheSize; i++ {
-		c.done(c.add(fmt.Sprint("k", i), newOp()))
+		c.Done(c.Add(fmt.Sprint("k", i), newOp()))
 	}
-	if c.acquire("k0") != nil {
+	if c.Acquire("k0") != nil {
 		t.Fatal("the least recently used entry was not evicted")
 	}
-	if first.op.released {
+	if first.Value.released {
 		t.Fatal("an evicted operator was released while in use")
 	}
-	c.done(first)
-	if !first.op.released {
+	c.Done(first)
+	if !first.Value.released {
 		t.Fatal("an evicted operator was not released by its last user")
 	}
 	if d.live != runCacheSize {
@@ -105,12 +105,12 @@ func TestRunCacheReusesAndBoundsOperators(t *testing.T) {
 	// A racing add of a key already cached keeps the first and releases
 	// the newcomer.
 	dup := newOp()
-	e := c.add("k1", dup)
-	if e.op == dup || !dup.released {
+	e := c.Add("k1", dup)
+	if e.Value == dup || !dup.released {
 		t.Fatal("a duplicate add replaced the cached operator or leaked the new one")
 	}
-	c.done(e)
-	c.clear()
+	c.Done(e)
+	c.Clear()
 	if d.live != 0 {
 		t.Fatalf("%d operators live after clear, want 0", d.live)
 	}

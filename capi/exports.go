@@ -15,6 +15,7 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/lru"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -44,7 +45,7 @@ func vkdmlgo_device_create(opts *C.vkdml_device_options, out *C.vkdml_device) (h
 	if err != nil {
 		return
 	}
-	*out = C.vkdml_device(handles.add(&device{dev: d}))
+	*out = C.vkdml_device(handles.add(&device{dev: d, runs: newRunCache()}))
 	return
 }
 
@@ -288,8 +289,8 @@ func vkdmlgo_run(h C.vkdml_device, desc *C.vkdml_operator_desc, inputs *C.vkdml_
 	if err != nil {
 		return
 	}
-	defer e.dev.runs.done(e.entry)
-	err = runHost(call, e.entry.op, inputs, nin, outputs, nout)
+	defer e.dev.runs.Done(e.entry)
+	err = runHost(call, e.entry.Value, inputs, nin, outputs, nout)
 	return
 }
 
@@ -310,9 +311,9 @@ func cachedRun(call string, h C.vkdml_device, desc *C.vkdml_operator_desc) (cach
 	if err != nil {
 		return cachedOp{}, err
 	}
-	key, ok := runKey(od)
+	key, ok := lru.Key(od)
 	if ok {
-		if e := d.runs.acquire(key); e != nil {
+		if e := d.runs.Acquire(key); e != nil {
 			return cachedOp{d, e}, nil
 		}
 	}
@@ -321,7 +322,7 @@ func cachedRun(call string, h C.vkdml_device, desc *C.vkdml_operator_desc) (cach
 		return cachedOp{}, err
 	}
 	if !ok { // not cacheable: a private entry, released by done
-		return cachedOp{d, &runEntry{op: p, users: 1, evicted: true}}, nil
+		return cachedOp{d, lru.Detached(p)}, nil
 	}
-	return cachedOp{d, d.runs.add(key, p)}, nil
+	return cachedOp{d, d.runs.Add(key, p)}, nil
 }

@@ -19,7 +19,7 @@ type device struct {
 	live   int
 	closed bool
 	// runs caches vkdml_run's operators by desc; they count in live.
-	runs runCache
+	runs *runCache
 }
 
 // acquire registers one more operator on d, unless d is closed.
@@ -116,7 +116,7 @@ func (d *device) featureLevels(requested []uint32) (uint32, error) {
 // close closes the device unless operators remain (those vkdml_run cached
 // are released first).
 func (d *device) close(call string) error {
-	d.runs.clear()
+	d.runs.Clear()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

@@ -313,8 +313,9 @@ func (d *Device) Close() error {
 	// A call that executed a list may not have waited for it yet; the host
 	// layer keeps a kernel that pending work uses until that work is done,
 	// and gpu.Close waits for it (bounded), so the cached pipelines can go
-	// first.
-	d.cache.releaseAll()
+	// first; those in use go too (their users' next call fails with
+	// ErrDeviceClosed), released inside the guard Close holds.
+	d.cache.Drain((*CompiledOperator).release)
 	d.closed = true
 	return d.wrap("Close", d.gpu.Close())
 }

@@ -78,8 +78,8 @@ func (d *Device) prepare(call string, desc ops.Desc) (*prepared, error) {
 	leave() // each call below guards itself; this one only keeps nil, zero and closed devices away from the cache
 	key, cacheable := cacheKey(desc)
 	if cacheable {
-		if e := d.cache.acquire(key); e != nil {
-			return &prepared{cop: e.cop, done: func() { d.cache.done(e) }}, nil
+		if e := d.cache.Acquire(key); e != nil {
+			return &prepared{cop: e.Value, done: func() { d.cache.Done(e) }}, nil
 		}
 	}
 	op, err := d.CreateOperator(desc)
@@ -90,12 +90,12 @@ func (d *Device) prepare(call string, desc ops.Desc) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cacheable && d.cache.limit > 0 && cop.props.PersistentResourceSize == 0 {
+	if cacheable && d.cache.Limit() > 0 && cop.props.PersistentResourceSize == 0 {
 		// Initializing such an operator records no command (nothing to
 		// copy), so it is initialized here, once, for every later user.
 		cop.initialized.Store(true)
-		e := d.cache.put(key, cop)
-		return &prepared{cop: e.cop, done: func() { d.cache.done(e) }}, nil
+		e := d.cache.Add(key, cop)
+		return &prepared{cop: e.Value, done: func() { d.cache.Done(e) }}, nil
 	}
 	return &prepared{cop: cop, initialize: true, done: cop.Release}, nil
 }
