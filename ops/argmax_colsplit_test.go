@@ -158,8 +158,8 @@ func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 				t.Fatalf("%s: GPU plan: %v", c.what, err)
 			}
 			last := p.Kernels[len(p.Kernels)-1].Variant
-			if p.Strategy != ops.ArgStrategyThread && p.Strategy != "vec-col" || last != shaders.ArgMaxCombineName {
-				t.Fatalf("%s: GPU plan %q with kernels %v, want the column split (thread or vec-col, then %s)", c.what, p.Strategy, p.Kernels, shaders.ArgMaxCombineName)
+			if p.Strategy != ops.ArgStrategyThread && p.Strategy != "vec-col" || !strings.HasPrefix(last, shaders.ArgMaxCombineName) {
+				t.Fatalf("%s: GPU plan %q with kernels %v, want the column split (thread or vec-col, then a combine)", c.what, p.Strategy, p.Kernels)
 			}
 			used[p.Strategy+"/"+p.Kernels[0].Variant]++
 			cctx := argContext(d)

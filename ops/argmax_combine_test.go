@@ -141,3 +141,57 @@ func TestArgRowSplitGPU(t *testing.T) {
 		})
 	}
 }
+
+// TestArgColLoadsGPU runs, on lavapipe, the GPU plans of 8-, 16- and
+// 64-bit column reductions, whose vec-col lanes load four block positions
+// before scanning them (argmax_vec_col.comp LOADS 4) over segments cut
+// from the bytes in flight, against the CPU reference: columns, middle
+// axes and two separated reduced axes (the odometer path), block and
+// segment lengths with every remainder mod 4, and adversarial values
+// (ties, NaN first, all equal, ±0) across rows, segments and loads.
+func TestArgColLoadsGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	used := map[string]int{}
+	for ti, dt := range tensor.AllTypes {
+		if dt.Size() == 4 {
+			continue
+		}
+		per := uint32(16 / dt.Size())
+		for pi := 0; pi < 4; pi++ {
+			pattern := argColSplitPatterns[(ti+pi)%len(argColSplitPatterns)]
+			cols := per * uint32(1+rng.Intn(3))
+			nred := uint32(300 + rng.Intn(3000))
+			var sizes, axes []uint32
+			switch layout := []string{"col", "middle", "multi", "col"}[pi]; layout {
+			case "col":
+				sizes, axes = []uint32{nred, cols}, []uint32{0}
+			case "middle":
+				sizes, axes = []uint32{2, nred, cols}, []uint32{1}
+			case "multi":
+				r2 := uint32(3 + 2*rng.Intn(3))
+				sizes, axes = []uint32{nred/r2 + 1, 2, r2, cols}, []uint32{0, 2}
+			}
+			in := argInput(dt, sizes, nil)
+			argColSplitFill(rng, in, axes, pattern)
+			c := argDrawCase(rng, "", in, axes, pattern, "packed", "padded")
+			gctx := argContext(d)
+			gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+			p, err := c.desc.Plan(gctx)
+			if err != nil {
+				t.Fatalf("%s: GPU plan: %v", c.what, err)
+			}
+			if v := p.Kernels[0].Variant; v != shaders.ArgMaxVecName(8*int(dt.Size()), shaders.ArgMaxVecColX4) {
+				t.Fatalf("%s: GPU plan %q runs %s, want the four-load vec-col", c.what, p.Strategy, v)
+			}
+			f := argPlanFacts(t, gctx, p)
+			if f[0].BytesPerLaneInFlight != 64 {
+				t.Fatalf("%s: %v, want 64 bytes a lane in flight", c.what, f[0])
+			}
+			used[fmt.Sprintf("%d-bit/%d kernels", 8*dt.Size(), len(p.Kernels))]++
+			c.desc = &asGPU{Desc: c.desc}
+			argCheckCase(t, d, c, "", rng)
+		}
+	}
+	t.Logf("cases: %v", used)
+}

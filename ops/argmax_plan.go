@@ -233,6 +233,19 @@ type argKernel struct {
 	align8  bool   // col8w64 with every input stride a multiple of 8 elements
 	sgSize  uint32 // required subgroup size, 0 for any
 	small   bool   // the small-workgroup candidate
+	loads   uint64 // block positions a vec-col lane loads before scanning them (0: 1)
+}
+
+// laneBytes is the bytes one lane of a kernel with one invocation per
+// output (or per vw outputs) loads before it uses the first of them.
+func (k argKernel) laneBytes(es uint64) uint64 {
+	switch {
+	case k.vec == "col" && k.bits == 32 && k.vw == 8:
+		return 32
+	case k.vec == "col":
+		return 16 * max(k.loads, 1)
+	}
+	return es
 }
 
 func pow2Floor(n uint32) uint32 {
@@ -283,6 +296,9 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 			}
 		} else {
 			k.variant, k.label, k.wg = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecCol), "vec-col", argThreadWG
+			if l.tune.argColLoads == 4 {
+				k.variant, k.loads = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecColX4), 4
+			}
 		}
 		return k
 	}
@@ -393,22 +409,32 @@ func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSe
 	return s
 }
 
-// colSplitLen is the segment length that gives a kernel with one
-// invocation per output (or per vw outputs, vec-col) about
+// colSplitLen is the segment length for a kernel with one invocation per
+// output (or per vw outputs, vec-col) when the outputs alone give too few
+// invocations; 0 when they are enough or the blocks too short to split.
+// With tuning.argColInFlightPerCU, enough (output, segment) lanes to keep
+// that many bytes per compute unit loading, with partials at most
+// 1/argColPartialDiv of the bytes read; otherwise about
 // tuning.argColSplitItems invocations, with segments of at least
-// tuning.argColSplitMinBytes; 0 when the outputs alone are enough or the
-// blocks too short to split.
+// tuning.argColSplitMinBytes.
 func (l *argLayout) colSplitLen(k argKernel) uint64 {
-	if l.tune.argColSplitItems == 0 {
-		return 0
-	}
 	nred := product(l.red)
 	items := product(l.kept)
 	if k.vec == "col" {
 		items = max(items/k.vw, 1)
 	}
-	want := l.tune.argColSplitItems / items
-	want = min(want, nred/max(l.tune.argColSplitMinBytes/l.es, 1), argIters/2)
+	var want uint64
+	switch {
+	case l.tune.argColInFlightPerCU > 0:
+		bpl := k.laneBytes(l.es)
+		lanes := (l.cus*l.tune.argColInFlightPerCU + bpl - 1) / bpl
+		want = (lanes + items - 1) / items
+		want = min(want, nred*l.es/(argPartial*max(l.tune.argColPartialDiv, 1)))
+	case l.tune.argColSplitItems > 0:
+		want = l.tune.argColSplitItems / items
+		want = min(want, nred/max(l.tune.argColSplitMinBytes/l.es, 1))
+	}
+	want = min(want, argIters/2)
 	if want < 2 {
 		return 0
 	}

@@ -107,10 +107,10 @@ func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 
 // argVecColFacts is argmax_vec_col.comp (vec-col): one invocation per (PER
 // adjacent outputs, segment) in a grid-stride loop, each load a vector
-// across the PER outputs.
+// across the PER outputs, LOADS of them issued before they are used.
 func argVecColFacts(v *stepValues) (DispatchFacts, error) {
 	bits := v.define("ELEM_BITS", 32)
-	per, load := 128/bits, uint64(16)
+	per, load := 128/bits, 16*v.define("LOADS", 1)
 	if bits == 32 && v.define("WIDE", 0) == 1 {
 		per, load = 8, 32
 	}

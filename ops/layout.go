@@ -336,11 +336,27 @@ type tuning struct {
 	// lavapipe's threads are busy with one workgroup each.
 	argRowGroupsPerCU   uint64
 	argRowSplitMinBytes uint64
+	// argColInFlightPerCU and argColPartialDiv size the column split from
+	// the bytes the device needs in flight, in place of argColSplitItems
+	// and argColSplitMinBytes (whose per-output minimum left 8- and 16-bit
+	// columns with 8 to 16 segments: 128-512 KiB in flight on an H100,
+	// which needs ~2 MiB): the kernels with one invocation per output
+	// (thread, vec-col) get enough (output, segment) lanes for
+	// argColInFlightPerCU bytes per compute unit at the bytes one lane
+	// loads at once, with partials (16 bytes per segment and output) at
+	// most 1/argColPartialDiv of the bytes read. 0 keeps the older rule.
+	argColInFlightPerCU uint64
+	argColPartialDiv    uint64
+	// argColLoads: 4 gives 8-, 16- and 64-bit vec-col lanes four rows'
+	// loads in flight (argmax_vec_col.comp LOADS), so that fewer segments
+	// (fewer partials) reach the bytes in flight; 0 or 1 one row's.
+	argColLoads uint32
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
-		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192}
+		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192,
+		argColInFlightPerCU: 16384, argColPartialDiv: 8, argColLoads: 4}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

@@ -83,11 +83,11 @@ func TestTuningReachesPlan(t *testing.T) {
 	}
 	noSplit := *ctx
 	var err error
-	if noSplit.Tuning, err = ParseTuning([]string{"argColSplitItems=0"}); err != nil {
+	if noSplit.Tuning, err = ParseTuning([]string{"argColInFlightPerCU=0", "argColSplitItems=0"}); err != nil {
 		t.Fatal(err)
 	}
 	if p := plan(&noSplit); len(p.Steps) != 1 {
-		t.Errorf("with argColSplitItems=0 the plan has %d steps, want 1 (no split)", len(p.Steps))
+		t.Errorf("with argColInFlightPerCU=0 and argColSplitItems=0 the plan has %d steps, want 1 (no split)", len(p.Steps))
 	}
 	if got := TuningOf(&noSplit)["argColSplitItems"]; got != uint64(0) {
 		t.Errorf("TuningOf: argColSplitItems %v", got)

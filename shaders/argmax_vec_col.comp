@@ -18,6 +18,9 @@
 //         first element 32-byte aligned (a uniform test at run time), one
 //         32-byte (u64vec4) load per block position instead of two 16-byte
 //         ones; needs shaderInt64.
+//   LOADS 8-, 16- and 64-bit elements: 4 loads four rows before scanning
+//         them (SCAN_ROWS), so that a lane has 64 bytes in flight; 1 (or
+//         undefined) one row at a time.
 
 #if W64
 #extension GL_ARB_gpu_shader_int64 : require
@@ -41,6 +44,9 @@
 layout(std430, binding = 0) readonly buffer Src8 { u64vec4 x[]; } src8;
 #endif
 const uint VW = 128u / ELEM_BITS; // EPV
+#ifndef LOADS
+#define LOADS 1
+#endif
 
 #if ELEM_BITS != 32
 const uint PER = VW; // outputs per invocation: one load per block position
@@ -85,6 +91,41 @@ void main() {
 		B = mix(B, s_, u_);                                                   \
 		I = mix(I, uvec4(j), u_);                                             \
 	}
+// SCAN_ROWS scans rows 1..n-1 of the segment with the width's LOAD_AT (the
+// load of block offset R) and SCAN_ALL (the scans of one load's
+// elements). With LOADS 4 it issues four rows' loads before their scans,
+// which then run in increasing j: the same sequential scans, with four
+// independent loads in flight per lane; the last n-1 mod 4 rows go one by
+// one.
+#if LOADS == 4
+#define SCAN_ROWS()                                                \
+	uint k = 1u;                                                   \
+	for (; n - k >= 4u; k += 4u) {                                 \
+		NEXT() uint r0 = roff;                                     \
+		NEXT() uint r1 = roff;                                     \
+		NEXT() uint r2 = roff;                                     \
+		NEXT() uint r3 = roff;                                     \
+		uvec4 q0 = LOAD_AT(r0), q1 = LOAD_AT(r1), q2 = LOAD_AT(r2); \
+		uvec4 q3 = LOAD_AT(r3);                                    \
+		j -= 3u;                                                   \
+		SCAN_ALL(q0) j++;                                          \
+		SCAN_ALL(q1) j++;                                          \
+		SCAN_ALL(q2) j++;                                          \
+		SCAN_ALL(q3)                                               \
+	}                                                              \
+	for (; k < n; k++) {                                           \
+		NEXT()                                                     \
+		q = LOAD_AT(roff);                                         \
+		SCAN_ALL(q)                                                \
+	}
+#else
+#define SCAN_ROWS()                                                \
+	for (uint k = 1u; k < n; k++) {                                \
+		NEXT()                                                     \
+		q = LOAD_AT(roff);                                         \
+		SCAN_ALL(q)                                                \
+	}
+#endif
 #if ELEM_BITS == 32
 		uint wbase = pc.base_src - pc.in_win + kin; // + roff: a multiple of 4
 		uvec4 best = score4(elem_src4.x[(wbase + roff) >> 2], uvec4(j));
@@ -127,19 +168,20 @@ void main() {
 		uvec4 q = elem_src4.x[(ebase + roff) >> 1];
 		uvec2 b0 = score(q.xy, j), b1 = score(q.zw, j);
 		uint i0 = j, i1 = j;
-		for (uint k = 1u; k < n; k++) {
-			NEXT()
-			q = elem_src4.x[(ebase + roff) >> 1];
-			uvec2 s0 = score(q.xy, j), s1 = score(q.zw, j);
-			if (later_wins(s0, b0)) {
-				b0 = s0;
-				i0 = j;
-			}
-			if (later_wins(s1, b1)) {
-				b1 = s1;
-				i1 = j;
-			}
-		}
+#define LOAD_AT(R) elem_src4.x[(ebase + (R)) >> 1]
+#define SCAN_ALL(Q)                                    \
+	{                                                  \
+		uvec2 s0 = score((Q).xy, j), s1 = score((Q).zw, j); \
+		if (later_wins(s0, b0)) {                      \
+			b0 = s0;                                   \
+			i0 = j;                                    \
+		}                                              \
+		if (later_wins(s1, b1)) {                      \
+			b1 = s1;                                   \
+			i1 = j;                                    \
+		}                                              \
+	}
+		SCAN_ROWS()
 		write_result(o, seg, kout, b0, i0);
 		write_result(o + 1u, seg, kout + DO0, b1, i1);
 #else
@@ -154,16 +196,19 @@ void main() {
 		uvec4 best2 = score4(ELEM_SUB(q, 2), uvec4(j)), bi2 = uvec4(j);
 		uvec4 best3 = score4(ELEM_SUB(q, 3), uvec4(j)), bi3 = uvec4(j);
 #endif
-		for (uint k = 1u; k < n; k++) {
-			NEXT()
-			q = elem_src4.x[(ebase + roff) / VW];
-			SCAN(ELEM_SUB(q, 0), best0, bi0)
-			SCAN(ELEM_SUB(q, 1), best1, bi1)
+#define LOAD_AT(R) elem_src4.x[(ebase + (R)) / VW]
 #if ELEM_BITS == 8
-			SCAN(ELEM_SUB(q, 2), best2, bi2)
-			SCAN(ELEM_SUB(q, 3), best3, bi3)
+#define SCAN_ALL(Q)                     \
+	SCAN(ELEM_SUB(Q, 0), best0, bi0)    \
+	SCAN(ELEM_SUB(Q, 1), best1, bi1)    \
+	SCAN(ELEM_SUB(Q, 2), best2, bi2)    \
+	SCAN(ELEM_SUB(Q, 3), best3, bi3)
+#else
+#define SCAN_ALL(Q)                     \
+	SCAN(ELEM_SUB(Q, 0), best0, bi0)    \
+	SCAN(ELEM_SUB(Q, 1), best1, bi1)
 #endif
-		}
+		SCAN_ROWS()
 #define WRITE4(B, I, b)                                                                 \
 	write_result(o + (b), seg, kout + (b) * DO0, B.x, I.x);                             \
 	write_result(o + EPW + (b), seg, kout + (EPW + (b)) * DO0, B.y, I.y);               \

@@ -31,6 +31,10 @@ const (
 	// ArgMaxVecCol8W64: ArgMaxVecCol8 with one 32-byte (u64vec4) load per
 	// block position when strides and the binding allow; needs shaderInt64.
 	ArgMaxVecCol8W64 = "argmax_vec_col8w64"
+	// ArgMaxVecColX4: ArgMaxVecCol loading four block positions before
+	// scanning them (64 bytes in flight per lane); 8-, 16- and 64-bit
+	// elements only (ArgMaxVecName names them).
+	ArgMaxVecColX4 = "argmax_vec_colx4"
 )
 
 // ArgMaxVecNarrowWidths are the element widths other than 32 bits whose
@@ -40,7 +44,8 @@ var ArgMaxVecNarrowWidths = []int{8, 16, 64}
 
 // ArgMaxVecName is the vectorised variant for elemBits-bit elements (one of
 // ArgMaxVecNarrowWidths, or 32) and the 32-bit variant named base, one of
-// ArgMaxVecRow, ArgMaxVecRowSG, ArgMaxVecRowSG1 and ArgMaxVecCol (the wide
+// ArgMaxVecRow, ArgMaxVecRowSG, ArgMaxVecRowSG1, ArgMaxVecCol and
+// ArgMaxVecColX4 (the latter for other widths only; the wide
 // 32-bit variants have no counterpart): for 32 bits base itself, else
 // base with the width, e.g. argmax_vec_b8_rowsg.
 func ArgMaxVecName(elemBits int, base string) string {
@@ -75,7 +80,8 @@ func argmaxVecVariants() []Variant {
 			row(ArgMaxVecName(bits, ArgMaxVecRow), eb, "SUBGROUP=0", "WIDE=0"),
 			row(ArgMaxVecName(bits, ArgMaxVecRowSG), eb, "SUBGROUP=1", "WIDE=0"),
 			row(ArgMaxVecName(bits, ArgMaxVecRowSG1), eb, "SUBGROUP=1", "WIDE=0", "ONESG=1"),
-			col(ArgMaxVecName(bits, ArgMaxVecCol), eb, "WIDE=0"))
+			col(ArgMaxVecName(bits, ArgMaxVecCol), eb, "WIDE=0"),
+			col(ArgMaxVecName(bits, ArgMaxVecColX4), eb, "WIDE=0", "LOADS=4"))
 	}
 	return out
 }
