@@ -37,6 +37,23 @@ Dry run without a GPU (torch on the CPU, vkdml on lavapipe):
     VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json \\
       /usr/bin/python3 scripts/gpu_compare.py --torch-device cpu --quick
 
+--sweep first runs the tuning sweep (below), then the comparison with the
+tuning it picked, within one --time-limit:
+
+    bash .gpu/on-device.sh 'python3 scripts/gpu_compare.py --sweep --out "$OUT/gpu"'
+
+The sweep times, with `vkdml bench`, each class of shapes (SWEEP) under
+each forced strategy and each point of the class's tuning knobs (`--tune`,
+the knobs of ops/layout.go's tuning struct), one bench process per point
+with all the class's shapes of one type. Per class it picks the point of
+least summed regret (time over the shape's best, summed over the shapes),
+writes DIR/sweep.jsonl (every record), DIR/sweep.md (default and best per
+shape, the pick per class) and DIR/tuning.json (the picked knobs, the
+format of $VKDML_TUNING), and runs the comparison with VKDML_TUNING set to
+it. A point whose time runs past --sweep-time is skipped and said so.
+--sweep --dry-run prints the planned points, their `vkdml bench` command
+lines and an estimate of their time, and runs nothing (no GPU, no torch).
+
 The table (Markdown) goes to stdout and DIR/gpu_compare.md, everything
 measured to DIR/gpu_compare.json; both are rewritten after every round, so
 a run cut short keeps what it finished. A case that fails on one side is
@@ -391,6 +408,157 @@ def write(a, env, results, copies):
     return md
 
 
+# The tuning sweep's classes: shapes that share their best knobs, the
+# strategies to force ("" lets vkdml choose) and the knob values to try
+# (the Cartesian product of `knobs`). Knob names are ops/layout.go's tuning
+# fields; TestSweepDryRun (cmd/vkdml) plans every point, so a knob or a
+# strategy that no longer exists fails there, not on the GPU.
+SWEEP = [
+    {"name": "whole tensors and long rows",
+     "cases": [("argmax", [64 * M], None, "FLOAT32"), ("argmax", [64 * M], None, "FLOAT16"), ("argmax", [128, 256000], [1], "FLOAT32"),
+               ("argmax", [8, 32000], [1], "FLOAT32"), ("argmax", [64, 512, 512], [1, 2], "FLOAT32")],
+     "kernels": ["", "splitk"],
+     "knobs": {"argCombineGroupMin": [0, 32, 256]}},
+    {"name": "rows",
+     "cases": [("argmax", [4096, 16384], [1], dt) for dt in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64")]
+              + [("argmax", [65536, 1000], [1], "FLOAT32"), ("argmax", [32, 1000], [1], "FLOAT32")],
+     "kernels": ["", "group"],
+     "knobs": {"exactGrid": ["true", "false"]}},
+    {"name": "columns",
+     "cases": [("argmax", [4096, 16384], [0], dt) for dt in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64")]
+              + [("argmax", [16384, 4096], [0], "FLOAT32"), ("argmax", [1024, 64, 1024], [1], "FLOAT32")],
+     "kernels": ["", "thread"],
+     "knobs": {"argColSplitItems": [1 << 17, 1 << 19], "argColSplitMinBytes": [128, 512, 2048]}},
+    {"name": "max pooling",
+     "cases": [("maxpool", [32, 64, 112, 112], dict(window=3, stride=2, padding=1), "FLOAT32"),
+               ("maxpool", [8, 64, 128, 128], dict(window=3, stride=1, padding=1, dilation=2), "FLOAT32"),
+               ("maxpool", [16, 64, 512, 512], dict(window=2, stride=2), "FLOAT32"),
+               ("maxpool", [1, 64, 512, 512], dict(window=2, stride=2), "FLOAT32")],
+     "kernels": ["", "direct"],
+     "knobs": {"poolVecWG": [64, 256], "poolVecGroups": [1 << 14, 1 << 16, 1 << 18]}},
+]
+
+
+def sweep_points(a):
+    """Every point of the sweep: (class, dtype, kernel, tune, shapes, bench
+    args), one `vkdml bench` process each, in the order they run."""
+    points = []
+    for cls in SWEEP:
+        names = sorted(cls["knobs"])
+        tunes = [[]]
+        for n in names:
+            tunes = [t + [f"{n}={v}"] for t in tunes for v in cls["knobs"][n]]
+        # One process per (type, operator flags): its shapes share them.
+        groups = {}
+        for op, shape, extra, dt in cls["cases"]:
+            c = Case(op, shape, dt, extra if op == "argmax" else None, pool=extra if op == "maxpool" else None)
+            args = c.vkdml_args()
+            i = args.index("--shape")
+            key = tuple(args[:i] + args[i + 2:])
+            groups.setdefault(key, []).append((c, args[i + 1]))
+        for key, members in groups.items():
+            # The knob points under vkdml's own choice of strategy; each
+            # forced strategy once, with the defaults, to compare.
+            for kernel, ts in [("", tunes)] + [(k, [[]]) for k in cls["kernels"] if k]:
+                for tune in ts:
+                    args = list(key) + [x for _, sh in members for x in ("--shape", sh)]
+                    if kernel:
+                        args += ["--kernel", kernel]
+                    for t in tune:
+                        args += ["--tune", t]
+                    points.append({"class": cls["name"], "dtype": members[0][0].dtype, "kernel": kernel,
+                                   "tune": tune, "shapes": [sh for _, sh in members], "args": args})
+    return points
+
+
+def estimate_s(point, a):
+    """A rough time for one point: the process and device (about 1 s), then
+    per shape the random fill and upload (about 2.5 s/GB) and the runs."""
+    total = 1.0
+    for sh in point["shapes"]:
+        n = math.prod(int(x) for x in sh.split(","))
+        nbytes = n * {"FLOAT32": 4, "FLOAT16": 2, "INT8": 1, "UINT8": 1, "INT16": 2, "INT32": 4, "INT64": 8}[point["dtype"]]
+        total += 0.1 + nbytes * 2.5e-9 + (a.sweep_warmup + a.sweep_repeat) * (nbytes / 2.5e12 + 10e-6)
+    return total
+
+
+def run_sweep(a):
+    """Runs the sweep within --sweep-time; returns the path of the picked
+    tuning file (None when nothing was measured)."""
+    points = sweep_points(a)
+    os.makedirs(a.out, exist_ok=True)
+    began = time.monotonic()
+    records, skipped = [], []
+    with open(os.path.join(a.out, "sweep.jsonl"), "w") as jl:
+        for i, p in enumerate(points):
+            left = a.sweep_time - (time.monotonic() - began)
+            if estimate_s(p, a) > left:
+                skipped.append(p)
+                continue
+            cmd = [a.vkdml, "bench", "--json", "--repeat", str(a.sweep_repeat), "--warmup", str(a.sweep_warmup)] + p["args"]
+            if a.vkdml_device:
+                cmd += ["--device", a.vkdml_device]
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=max(5, left))
+            except subprocess.TimeoutExpired:
+                skipped.append(p)
+                continue
+            recs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+            for rec in recs:
+                rec["sweep"] = {k: p[k] for k in ("class", "kernel", "tune")}
+                jl.write(json.dumps(rec) + "\n")
+            records += recs
+            print(f"{time.monotonic() - began:5.0f} s sweep {i + 1}/{len(points)} {p['class']} {p['dtype']} "
+                  f"{p['kernel'] or '(default)'} {' '.join(p['tune'])}: {len(recs)} record(s)"
+                  + (f" [{r.stderr.strip().splitlines()[-1]}]" if r.returncode and r.stderr.strip() else ""), file=sys.stderr)
+    picked, lines = pick_tuning(records)
+    lines += [f"- skipped (past --sweep-time {a.sweep_time:.0f} s): {len(skipped)} point(s)" if skipped else "- no point skipped"]
+    with open(os.path.join(a.out, "sweep.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    if not picked:
+        return None
+    path = os.path.join(a.out, "tuning.json")
+    with open(path, "w") as f:
+        json.dump(picked, f, indent=1, sort_keys=True)
+    return path
+
+
+def pick_tuning(records):
+    """Per class, the tuning point (under the strategy vkdml chooses by
+    itself) of least summed regret; returns the merged knobs and the
+    report's lines."""
+    lines = ["| class | shape | dtype | picked point ms | best ms | best: kernel, tuning |", "|---|---|---|---:|---:|---|"]
+    picked, summary, by_class = {}, [], {}
+    for r in records:
+        by_class.setdefault(r["sweep"]["class"], []).append(r)
+    for cls, recs in by_class.items():
+        best = {}
+        for r in recs:
+            k = (tuple(r["shape"]), r["dtype"])
+            if k not in best or r["median_ms"] < best[k]["median_ms"]:
+                best[k] = r
+        points = {}
+        for r in recs:
+            if not r["sweep"]["kernel"]:  # a forced strategy is a comparison, not a pick
+                points.setdefault(tuple(r["sweep"]["tune"]), {})[(tuple(r["shape"]), r["dtype"])] = r["median_ms"]
+        full = {t: sum(ms / best[k]["median_ms"] for k, ms in v.items()) for t, v in points.items() if len(v) == len(best)}
+        choice = min(full, key=full.get) if full else None
+        if choice is not None:
+            for kv in choice:
+                n, v = kv.split("=", 1)
+                picked[n] = v == "true" if v in ("true", "false") else int(v)
+            summary.append(f"- {cls}: picked {' '.join(choice) or '(defaults)'}, summed regret {full[choice]:.3f} "
+                           f"over {len(best)} shape(s) (1 per shape is no regret)")
+        else:
+            summary.append(f"- {cls}: no tuning point ran every shape; nothing picked")
+        for (shape, dt), b in sorted(best.items()):
+            mine = points.get(choice, {}).get((shape, dt)) if choice is not None else None
+            lines.append(f"| {cls} | {'x'.join(map(str, shape))} | {dt} | {fmt(mine, '.4f')} | {b['median_ms']:.4f} | "
+                         f"{b['kernel']}, {' '.join(b['sweep']['tune']) or 'defaults'} |")
+    return picked, lines + [""] + summary
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vkdml", default="", help="the vkdml binary (default: .gpu/vkdml, bin/vkdml, then PATH)")
@@ -404,7 +572,11 @@ def parse_args():
                     help="seconds: start no round that would end past this (the GPU machine allows 600 per command)")
     ap.add_argument("--case-timeout", type=float, default=120, help="seconds one vkdml bench run may take")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--sweep", action="store_true", help="run the tuning sweep first, then the comparison with its picks")
+    ap.add_argument("--sweep-time", type=float, default=240, help="seconds the sweep may take (out of --time-limit)")
+    ap.add_argument("--dry-run", action="store_true", help="with --sweep: print the planned points and exit")
     a = ap.parse_args()
+    a.sweep_warmup, a.sweep_repeat = 2, 10
     a.rounds = a.rounds or (1 if a.quick else 3)
     a.torch_warmup, a.torch_repeat = (2, 5) if a.quick else (10, 100)
     a.vkdml_warmup, a.vkdml_repeat = (1, 5) if a.quick else (5, 50)
@@ -412,13 +584,35 @@ def parse_args():
     if not a.vkdml:
         found = [p for p in (os.path.join(ROOT, ".gpu/vkdml"), os.path.join(ROOT, "bin/vkdml")) if os.path.exists(p)]
         a.vkdml = found[0] if found else shutil.which("vkdml") or ""
-    if not a.list and not (a.vkdml and os.access(a.vkdml, os.X_OK)):
+    if a.dry_run and not a.sweep:
+        ap.error("--dry-run goes with --sweep")
+    if not a.list and not a.dry_run and not (a.vkdml and os.access(a.vkdml, os.X_OK)):
         ap.error("no vkdml binary: build one (go build -o bin/vkdml ./cmd/vkdml) or pass --vkdml PATH")
     return a
 
 
 def main():
     a = parse_args()
+    if a.sweep and a.dry_run:
+        points = sweep_points(a)
+        total = 0.0
+        for p in points:
+            est = estimate_s(p, a)
+            total += est
+            print(f"{p['class']} | {p['dtype']} | {p['kernel'] or '(default)'} | {' '.join(p['tune']) or '(defaults)'} | "
+                  f"~{est:.1f} s | vkdml bench --json --repeat {a.sweep_repeat} --warmup {a.sweep_warmup} {' '.join(p['args'])}")
+        print(f"# {len(points)} points, about {total:.0f} s (--sweep-time {a.sweep_time:.0f} s), "
+              f"then the comparison within --time-limit {a.time_limit:.0f} s")
+        return
+    began_all = time.monotonic()
+    if a.sweep:
+        if torch is None:
+            sys.exit("gpu_compare: no torch module: only --list and --sweep --dry-run run without it")
+        tuned = run_sweep(a)
+        if tuned:
+            os.environ["VKDML_TUNING"] = tuned
+            print(f"gpu_compare: comparing with VKDML_TUNING={tuned}", file=sys.stderr)
+        a.time_limit -= time.monotonic() - began_all
     device = a.torch_device
     # --quick: 1/256 of the elements, or 256K, whichever is more
     cases = [c.shrink(max(1 << 18, math.prod(c.shape) // 256)) if a.quick else c for c in all_cases()]

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,5 +277,79 @@ func TestBenchPlanAndTuning(t *testing.T) {
 	code, stdout, stderr = vkdml("bench", "--op", "argmax", "--axes", "0", "--shape", "64,256", "--tune", "nope=1")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, `unknown knob "nope"`) {
 		t.Errorf("bad knob: exit %d, %q, %q", code, stdout, stderr)
+	}
+}
+
+// TestSweepDryRun plans every point of scripts/gpu_compare.py's tuning
+// sweep on the h100 profile (the sweep's bench flags, its --kernel and
+// --tune): a knob, strategy or flag the sweep names that vkdml no longer
+// has fails here rather than on the GPU machine; and the planned sweep fits
+// its --sweep-time. It also checks the sweep's pick on made-up records.
+func TestSweepDryRun(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed to run scripts/gpu_compare.py")
+	}
+	out, err := exec.Command(py, "../../scripts/gpu_compare.py", "--sweep", "--dry-run").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gpu_compare.py --sweep --dry-run: %v: %s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	points := 0
+	for _, line := range lines {
+		if strings.HasPrefix(line, "#") {
+			var n int
+			var est, limit float64
+			if _, err := fmt.Sscanf(line, "# %d points, about %f s (--sweep-time %f s)", &n, &est, &limit); err != nil || n != points || est > limit {
+				t.Errorf("summary %q: %d points listed, estimate over the sweep time, or unreadable (%v)", line, points, err)
+			}
+			continue
+		}
+		points++
+		_, cmd, ok := strings.Cut(line, "vkdml bench ")
+		if !ok {
+			t.Fatalf("line %q has no command", line)
+		}
+		var args []string
+		f := strings.Fields(cmd)
+		for i := 0; i < len(f); i++ {
+			switch f[i] {
+			case "--json":
+			case "--repeat", "--warmup":
+				i++
+			default:
+				args = append(args, f[i])
+			}
+		}
+		code, _, stderr := vkdml(append([]string{"plan", "--profile", "h100"}, args...)...)
+		if code != 0 {
+			t.Errorf("sweep point %q: vkdml plan: exit %d: %s", line, code, stderr)
+		}
+	}
+	if points < 10 {
+		t.Errorf("the sweep plans %d points", points)
+	}
+	// The pick: the tuning point of least summed regret over the class's
+	// shapes, among points under vkdml's own strategy.
+	script := `
+import sys, json
+sys.path.insert(0, "../../scripts")
+import gpu_compare as g
+def rec(shape, ms, tune, kernel=""):
+    return {"shape": shape, "dtype": "FLOAT32", "median_ms": ms, "kernel": kernel or "vec-row",
+            "sweep": {"class": "c", "kernel": kernel, "tune": tune}}
+recs = [rec([1], 1.0, ["a=1"]), rec([2], 4.0, ["a=1"]), rec([1], 1.25, ["a=2"]), rec([2], 2.0, ["a=2"]),
+        rec([1], 0.5, [], kernel="thread"), rec([2], 9.0, [], kernel="thread")]
+picked, lines = g.pick_tuning(recs)
+print(json.dumps(picked))
+`
+	out, err = exec.Command(py, "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pick_tuning: %v: %s", err, out)
+	}
+	// Regret over the best of each shape (0.5 forced, 2.0): a=1 costs
+	// 1/0.5 + 4/2 = 4, a=2 costs 1.25/0.5 + 2/2 = 3.5.
+	if got := strings.TrimSpace(string(out)); got != `{"a": 2}` {
+		t.Errorf("pick_tuning picked %s", got)
 	}
 }
