@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,5 +96,31 @@ func TestTuningReachesPlan(t *testing.T) {
 	}
 	if tuningGPU.argColSplitItems == 0 || TuningOf(ctx)["argColSplitItems"] == uint64(0) {
 		t.Error("the override changed the class's table")
+	}
+}
+
+// TestPlannersReadTuningThroughContext: planners read the tuning through
+// ctx.tuning(), the one way overrides reach them; a planner that read the
+// class tables directly would ignore VKDML_TUNING and --tune.
+func TestPlannersReadTuningThroughContext(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "layout.go" || f == "tuning.go" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, bad := range []string{"tuningFor(", "tuningGPU", "tuningCPU"} {
+				if strings.Contains(line, bad) {
+					t.Errorf("%s:%d reads %s: use ctx.tuning(), which applies Context.Tuning", f, i+1, bad)
+				}
+			}
+		}
 	}
 }
