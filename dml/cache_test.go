@@ -7,7 +7,6 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -17,7 +16,7 @@ func rowArgMax(rows, cols uint32) *dml.ArgMax {
 }
 
 // computeChecked runs Compute and compares with the CPU reference.
-func computeChecked(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor) {
+func computeChecked(t *testing.T, d *dml.Device, desc dml.OperatorDesc, in *tensor.Tensor) {
 	t.Helper()
 	outs, err := d.Compute(desc, in)
 	if err != nil {

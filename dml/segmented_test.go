@@ -7,7 +7,6 @@ import (
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -36,7 +35,7 @@ func multiAllocation(t *testing.T, staging bool) {
 	}
 	rng := testutil.Rand(t)
 	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 12, 128, 128})
-	cases := []ops.Desc{
+	cases := []dml.OperatorDesc{
 		rowArgMax(6, 131072), // 512 KiB rows; the 3 MiB input spans three allocations
 		&dml.ArgMin{Input: tensor.NewDesc(tensor.Float32, []uint32{3072, 256}), Output: tensor.NewDesc(tensor.Int64, []uint32{3072, 1}), Axes: []uint32{1}}, // windows of rows cross allocation boundaries
 		&dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{786432}), Output: tensor.NewDesc(tensor.UInt32, []uint32{1}), Axes: []uint32{0}},

@@ -5,7 +5,6 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -24,7 +23,7 @@ func TestTotalSizeNotMultipleOf4(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
 	idx := withTotal(tensor.NewDesc(tensor.UInt32, []uint32{1, 1, 1, 2}), 9)
-	cases := []ops.Desc{
+	cases := []dml.OperatorDesc{
 		// Five UINT8 in 9 bytes: DirectML's own example.
 		&dml.ArgMax{Input: withTotal(tensor.NewDesc(tensor.UInt8, []uint32{5}), 9), Output: withTotal(tensor.NewDesc(tensor.UInt32, []uint32{1}), 5), Axes: []uint32{0}},
 		&dml.ArgMin{Input: withTotal(tensor.NewDesc(tensor.Float16, []uint32{3, 3}), 21), Output: withTotal(tensor.NewDesc(tensor.Int64, []uint32{3, 1}), 27), Axes: []uint32{1}},

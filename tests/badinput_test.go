@@ -13,7 +13,6 @@ import (
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -51,7 +50,7 @@ func (e *badEnv) at(off, size uint64) *dml.BufferBinding {
 
 // compile creates, compiles and initializes desc (with an optional forced
 // kernel strategy); a failure here is a test bug, not the case's error.
-func (e *badEnv) compile(desc ops.Desc, kernel string) *dml.CompiledOperator {
+func (e *badEnv) compile(desc dml.OperatorDesc, kernel string) *dml.CompiledOperator {
 	e.t.Helper()
 	cop := testutil.CompileInitialized(e.t, e.d, desc, kernel)
 	e.cleanup(cop.Release)
@@ -94,19 +93,19 @@ type apiCase struct {
 }
 
 // createOp is a case that only creates the operator.
-func createOp(desc func() ops.Desc) func(e *badEnv) error {
+func createOp(desc func() dml.OperatorDesc) func(e *badEnv) error {
 	return func(e *badEnv) error {
 		_, err := e.d.CreateOperator(desc())
 		return err
 	}
 }
 
-func withArg(f func(a *dml.ArgMax)) func() ops.Desc {
-	return func() ops.Desc { a := argDescSmall(); f(a); return a }
+func withArg(f func(a *dml.ArgMax)) func() dml.OperatorDesc {
+	return func() dml.OperatorDesc { a := argDescSmall(); f(a); return a }
 }
 
-func withPool(f func(p *dml.MaxPooling2)) func() ops.Desc {
-	return func() ops.Desc { p := poolDesc(); f(p); return p }
+func withPool(f func(p *dml.MaxPooling2)) func() dml.OperatorDesc {
+	return func() dml.OperatorDesc { p := poolDesc(); f(p); return p }
 }
 
 var invalid = hresult.E_INVALIDARG
@@ -119,19 +118,19 @@ var apiCases = []apiCase{
 	{"argmax kept output size", invalid, "OutputTensor.Sizes[0]", "must equal", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.UInt32, []uint32{3, 1}) }))},
 	{"argmax float index type", invalid, "OutputTensor.DataType", "not supported", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.Float32, []uint32{4, 1}) }))},
 	{"argmax output rank", invalid, "OutputTensor.DimensionCount", "must equal", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewDesc(tensor.UInt32, []uint32{4}) }))},
-	{"argmax INT32 index of a block over 2^31", invalid, "OutputTensor.DataType", "INT32 cannot hold", createOp(func() ops.Desc {
+	{"argmax INT32 index of a block over 2^31", invalid, "OutputTensor.DataType", "INT32 cannot hold", createOp(func() dml.OperatorDesc {
 		in := tensor.NewStridedDesc(tensor.Float32, []uint32{65536, 32769}, []uint32{0, 1}) // broadcast: 2^31+2^16 elements in 128 KiB
 		return &dml.ArgMax{Input: in, Output: tensor.NewDesc(tensor.Int32, []uint32{1, 1}), Axes: []uint32{0, 1}}
 	})},
-	{"argmin input type", invalid, "InputTensor.DataType", "not supported", createOp(func() ops.Desc {
+	{"argmin input type", invalid, "InputTensor.DataType", "not supported", createOp(func() dml.OperatorDesc {
 		a := argDescSmall()
 		return &dml.ArgMin{Input: tensor.NewDesc(tensor.Float64, a.Input.Sizes), Output: a.Output, Axes: a.Axes}
 	})},
-	{"reduce unimplemented function", hresult.DXGI_ERROR_UNSUPPORTED, "Function", "not implemented", createOp(func() ops.Desc {
+	{"reduce unimplemented function", hresult.DXGI_ERROR_UNSUPPORTED, "Function", "not implemented", createOp(func() dml.OperatorDesc {
 		a := argDescSmall()
 		return &dml.Reduce{Function: dml.ReduceFunctionSum, Input: a.Input, Output: a.Output, Axes: a.Axes}
 	})},
-	{"reduce unknown function", invalid, "Function", "not a DML_REDUCE_FUNCTION", createOp(func() ops.Desc {
+	{"reduce unknown function", invalid, "Function", "not a DML_REDUCE_FUNCTION", createOp(func() dml.OperatorDesc {
 		a := argDescSmall()
 		return &dml.Reduce{Function: 99, Input: a.Input, Output: a.Output, Axes: a.Axes}
 	})},
@@ -141,13 +140,13 @@ var apiCases = []apiCase{
 	{"maxpool missing dilations", invalid, "Dilations", "DimensionCount", createOp(withPool(func(p *dml.MaxPooling2) { p.Dilations = nil }))},
 	{"maxpool padding array length", invalid, "StartPadding", "DimensionCount", createOp(withPool(func(p *dml.MaxPooling2) { p.StartPadding = []uint32{0, 0, 0} }))},
 	{"maxpool window array length", invalid, "DimensionCount", "spatial axes", createOp(withPool(func(p *dml.MaxPooling2) { p.WindowSize = []uint32{2} }))},
-	{"maxpool 3D input", invalid, "InputTensor.DimensionCount", "not in [4,5]", createOp(func() ops.Desc {
+	{"maxpool 3D input", invalid, "InputTensor.DimensionCount", "not in [4,5]", createOp(func() dml.OperatorDesc {
 		return &dml.MaxPooling{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 4, 4}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 2}),
 			Strides: []uint32{2}, WindowSize: []uint32{2}, StartPadding: []uint32{0}, EndPadding: []uint32{0}}
 	})},
 	{"maxpool output type", invalid, "OutputTensor.DataType", "must equal", createOp(withPool(func(p *dml.MaxPooling2) { p.Output = tensor.NewDesc(tensor.Float16, p.Output.Sizes) }))},
 	{"maxpool batch size", invalid, "OutputTensor.Sizes[0]", "batch", createOp(withPool(func(p *dml.MaxPooling2) { p.Output = tensor.NewDesc(tensor.Float32, []uint32{2, 1, 2, 2}) }))},
-	{"maxpool index type", invalid, "OutputIndicesTensor.DataType", "not supported", createOp(func() ops.Desc {
+	{"maxpool index type", invalid, "OutputIndicesTensor.DataType", "not supported", createOp(func() dml.OperatorDesc {
 		p := poolDesc()
 		idx := tensor.NewDesc(tensor.Int32, p.Output.Sizes)
 		return &dml.MaxPooling1{Input: p.Input, Output: p.Output, OutputIndices: &idx, Strides: p.Strides, WindowSize: p.WindowSize, StartPadding: p.StartPadding, EndPadding: p.EndPadding}
@@ -163,7 +162,7 @@ var apiCases = []apiCase{
 	{"zero size", invalid, "InputTensor.Sizes[1]", "zero", createOp(withArg(func(a *dml.ArgMax) {
 		a.Input = tensor.Desc{DataType: tensor.Float32, Sizes: []uint32{4, 0}, TotalTensorSizeInBytes: 16}
 	}))},
-	{"rank 9", invalid, "InputTensor.DimensionCount", "between 1 and 8", createOp(func() ops.Desc {
+	{"rank 9", invalid, "InputTensor.DimensionCount", "between 1 and 8", createOp(func() dml.OperatorDesc {
 		s := []uint32{1, 1, 1, 1, 1, 1, 1, 1, 2}
 		o := []uint32{1, 1, 1, 1, 1, 1, 1, 1, 1}
 		return &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, s), Output: tensor.NewDesc(tensor.UInt32, o), Axes: []uint32{8}}
@@ -179,7 +178,7 @@ var apiCases = []apiCase{
 	// one to three bytes, it is not.
 	{"TotalTensorSizeInBytes 1 below the minimum", invalid, "OutputTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 16", createOp(withPool(func(p *dml.MaxPooling2) { p.Output.TotalTensorSizeInBytes = 15 }))},
 	{"TotalTensorSizeInBytes 3 below the minimum", invalid, "OutputIndicesTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 16", createOp(withPool(func(p *dml.MaxPooling2) { p.OutputIndices.TotalTensorSizeInBytes = 13 }))},
-	{"UINT8 total below the rounded-up minimum", invalid, "InputTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 8", createOp(func() ops.Desc {
+	{"UINT8 total below the rounded-up minimum", invalid, "InputTensor.TotalTensorSizeInBytes", "at least the minimum implied size of 8", createOp(func() dml.OperatorDesc {
 		return &dml.ArgMax{Input: tensor.Desc{DataType: tensor.UInt8, Sizes: []uint32{5}, TotalTensorSizeInBytes: 7}, Output: tensor.NewDesc(tensor.UInt32, []uint32{1}), Axes: []uint32{0}}
 	})},
 	{"output broadcast strides alias", invalid, "OutputTensor.Strides", "share memory", createOp(withArg(func(a *dml.ArgMax) { a.Output = tensor.NewStridedDesc(tensor.UInt32, []uint32{4, 1}, []uint32{0, 1}) }))},
@@ -219,7 +218,7 @@ var apiCases = []apiCase{
 		return e.table(e.compile(argDescSmall(), "")).BindInputs(e.at(16, arenaSize))
 	}},
 	{"temporary at offset 2^64-256", invalid, "binding", "outside", func(e *badEnv) error {
-		cop := e.compile(argDescTemp(), ops.ArgStrategySplitK)
+		cop := e.compile(argDescTemp(), dml.ArgStrategySplitK)
 		return e.table(cop).BindTemporaryResource(e.at(math.MaxUint64-255, cop.BindingProperties().TemporaryResourceSize))
 	}},
 	{"output offset wrapping 2^64", invalid, "bindings[0]", "outside", func(e *badEnv) error {
@@ -268,10 +267,10 @@ var apiCases = []apiCase{
 		return e.table(e.compile(poolDesc(), "")).BindOutputs(e.at(0, 16), e.at(0, 16))
 	}},
 	{"temporary too small", invalid, "binding.SizeInBytes", "required resource size", func(e *badEnv) error {
-		return e.table(e.compile(argDescTemp(), ops.ArgStrategySplitK)).BindTemporaryResource(e.at(0, 4))
+		return e.table(e.compile(argDescTemp(), dml.ArgStrategySplitK)).BindTemporaryResource(e.at(0, 4))
 	}},
 	{"temporary misaligned", invalid, "binding.Offset", "multiple of 256", func(e *badEnv) error {
-		return e.table(e.compile(argDescTemp(), ops.ArgStrategySplitK)).BindTemporaryResource(e.at(16, 4096))
+		return e.table(e.compile(argDescTemp(), dml.ArgStrategySplitK)).BindTemporaryResource(e.at(16, 4096))
 	}},
 	{"persistent resource on an initializer", invalid, "", "no persistent resource", func(e *badEnv) error {
 		init, _ := e.d.CreateOperatorInitializer()
@@ -282,13 +281,13 @@ var apiCases = []apiCase{
 	{"input overlaps output", invalid, "inputs[0]", "does not run in place", recordBound(argDescSmall(), "", func(e *badEnv, tb *dml.BindingTable) error {
 		return errors.Join(tb.BindInputs(e.at(0, 128)), tb.BindOutputs(e.at(64, 16)))
 	})},
-	{"temporary overlaps an input", invalid, "temporary", "overlap", recordBound(argDescTemp(), ops.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
+	{"temporary overlaps an input", invalid, "temporary", "overlap", recordBound(argDescTemp(), dml.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
 		return errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(1024, 256)))
 	})},
-	{"temporary overlaps the output", invalid, "temporary", "overlap", recordBound(argDescTemp(), ops.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
+	{"temporary overlaps the output", invalid, "temporary", "overlap", recordBound(argDescTemp(), dml.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
 		return errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)), tb.BindTemporaryResource(e.at(4096, 256)))
 	})},
-	{"temporary not bound", invalid, "temporary", "needs a temporary resource", recordBound(argDescTemp(), ops.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
+	{"temporary not bound", invalid, "temporary", "needs a temporary resource", recordBound(argDescTemp(), dml.ArgStrategySplitK, func(e *badEnv, tb *dml.BindingTable) error {
 		return errors.Join(tb.BindInputs(e.at(0, 2048)), tb.BindOutputs(e.at(4096, 16)))
 	})},
 	{"output left unbound", invalid, "outputs[0]", "not bound", recordBound(poolDesc(), "", func(e *badEnv, tb *dml.BindingTable) error {
@@ -401,7 +400,7 @@ var apiCases = []apiCase{
 // recordBound is a case that compiles desc (with kernel forced, "" for the
 // planner's choice), binds what bind binds in a table for it and records
 // its dispatch into the case's list.
-func recordBound(desc ops.Desc, kernel string, bind func(e *badEnv, tb *dml.BindingTable) error) func(e *badEnv) error {
+func recordBound(desc dml.OperatorDesc, kernel string, bind func(e *badEnv, tb *dml.BindingTable) error) func(e *badEnv) error {
 	return func(e *badEnv) error {
 		cop := e.compile(desc, kernel)
 		tb := e.table(cop)

@@ -8,13 +8,12 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
 // runBig runs desc once on host tensors and compares every output with the
 // CPU reference, byte for byte (no poisoned copies: the tensors are big).
-func runBig(t *testing.T, d *dml.Device, desc ops.Desc, kernel string, in *tensor.Tensor) string {
+func runBig(t *testing.T, d *dml.Device, desc dml.OperatorDesc, kernel string, in *tensor.Tensor) string {
 	t.Helper()
 	start := time.Now()
 	op, err := d.CreateOperatorWithKernel(desc, kernel)
@@ -137,7 +136,7 @@ func TestArgMaxOver2To31(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := tensor.NewDesc(c.idx, []uint32{1, 1, 1})
-		var desc ops.Desc = &dml.ArgMax{Input: in.Desc, Output: out, Axes: []uint32{0, 1, 2}, AxisDirection: c.dir}
+		var desc dml.OperatorDesc = &dml.ArgMax{Input: in.Desc, Output: out, Axes: []uint32{0, 1, 2}, AxisDirection: c.dir}
 		if c.argmin {
 			desc = &dml.ArgMin{Input: in.Desc, Output: out, Axes: []uint32{2, 0, 1}, AxisDirection: c.dir}
 		}

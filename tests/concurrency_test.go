@@ -11,7 +11,6 @@ import (
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -103,9 +102,9 @@ func TestSharedCompiledArgMaxMaxPool(t *testing.T) {
 	idx := tensor.NewDesc(tensor.UInt64, []uint32{2, 3, 8, 8})
 	descs := []struct {
 		kernel string
-		desc   ops.Desc
+		desc   dml.OperatorDesc
 	}{
-		{ops.ArgStrategySplitK, &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{3, 700}), Output: tensor.NewDesc(tensor.UInt32, []uint32{3, 1}), Axes: []uint32{1}, AxisDirection: dml.AxisDirectionDecreasing}},
+		{dml.ArgStrategySplitK, &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{3, 700}), Output: tensor.NewDesc(tensor.UInt32, []uint32{3, 1}), Axes: []uint32{1}, AxisDirection: dml.AxisDirectionDecreasing}},
 		{"", &dml.ArgMin{Input: tensor.NewStridedDesc(tensor.Int8, []uint32{16, 9}, []uint32{1, 16}), Output: tensor.NewDesc(tensor.Int64, []uint32{1, 9}), Axes: []uint32{0}}},
 		{"", &dml.MaxPooling2{Input: tensor.NewDesc(tensor.Float16, []uint32{2, 3, 17, 16}), Output: tensor.NewDesc(tensor.Float16, []uint32{2, 3, 8, 8}), OutputIndices: &idx,
 			Strides: []uint32{2, 2}, WindowSize: []uint32{3, 2}, StartPadding: []uint32{1, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}},
@@ -114,7 +113,7 @@ func TestSharedCompiledArgMaxMaxPool(t *testing.T) {
 		t.Run(c.desc.OperatorType(), func(t *testing.T) {
 			cop := testutil.CompileInitialized(t, d, c.desc, c.kernel)
 			defer cop.Release()
-			if c.kernel == ops.ArgStrategySplitK && cop.BindingProperties().TemporaryResourceSize == 0 {
+			if c.kernel == dml.ArgStrategySplitK && cop.BindingProperties().TemporaryResourceSize == 0 {
 				t.Fatalf("split-K plan without a temporary resource: the goroutines would not each bind one")
 			}
 			rec, _ := d.CreateCommandRecorder()
@@ -127,7 +126,7 @@ func TestSharedCompiledArgMaxMaxPool(t *testing.T) {
 
 // sharedWorker runs rounds of random inputs through a shared compiled
 // operator with its own resources and checks them against the reference.
-func sharedWorker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandRecorder, desc ops.Desc, rng *rand.Rand, g int) error {
+func sharedWorker(d *dml.Device, cop *dml.CompiledOperator, rec *dml.CommandRecorder, desc dml.OperatorDesc, rng *rand.Rand, g int) error {
 	var res []*dml.Resource
 	defer func() {
 		for _, r := range res {

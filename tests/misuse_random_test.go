@@ -9,7 +9,6 @@ import (
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -98,7 +97,7 @@ func (w *chaos) warmUp(d *dml.Device, rec *dml.CommandRecorder) *chaosObjects {
 			t.Fatalf("warm-up: %v", err)
 		}
 	}
-	cop, err := testutil.Compile(d, argDescTemp(), ops.ArgStrategySplitK)
+	cop, err := testutil.Compile(d, argDescTemp(), dml.ArgStrategySplitK)
 	must(err)
 	init, _ := d.CreateOperatorInitializer(cop)
 	it, _ := d.CreateBindingTable(init)

@@ -9,7 +9,6 @@ import (
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -24,9 +23,9 @@ func TestCreateDestroyLoopArgMaxPool(t *testing.T) {
 	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 2, 4, 4})
 	descs := []struct {
 		kernel string
-		desc   ops.Desc
+		desc   dml.OperatorDesc
 	}{
-		{ops.ArgStrategySplitK, &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 600}), Output: tensor.NewDesc(tensor.UInt64, []uint32{2, 1}), Axes: []uint32{1}}},
+		{dml.ArgStrategySplitK, &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 600}), Output: tensor.NewDesc(tensor.UInt64, []uint32{2, 1}), Axes: []uint32{1}}},
 		{"", &dml.ArgMin{Input: tensor.NewDesc(tensor.UInt8, []uint32{5, 7, 3}), Output: tensor.NewDesc(tensor.Int32, []uint32{1, 7, 1}), Axes: []uint32{0, 2}}},
 		{"", &dml.MaxPooling2{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 9, 9}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 4, 4}), OutputIndices: &idx,
 			Strides: []uint32{2, 2}, WindowSize: []uint32{3, 3}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}, Dilations: []uint32{1, 1}}},
@@ -68,7 +67,7 @@ func TestCreateDestroyLoopArgMaxPool(t *testing.T) {
 func TestComputeLoopReleasesEverything(t *testing.T) {
 	d := testutil.CreateDML(t, dml.DeviceOptions{Flags: dml.CreateDeviceFlagDebug, ComputeCacheSize: 2})
 	idx := tensor.NewDesc(tensor.UInt32, []uint32{1, 2, 4, 4})
-	descs := []ops.Desc{
+	descs := []dml.OperatorDesc{
 		&dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{2, 600}), Output: tensor.NewDesc(tensor.UInt64, []uint32{2, 1}), Axes: []uint32{1}},
 		&dml.ArgMin{Input: tensor.NewDesc(tensor.UInt8, []uint32{5, 7, 3}), Output: tensor.NewDesc(tensor.Int32, []uint32{1, 7, 1}), Axes: []uint32{0, 2}},
 		&dml.MaxPooling2{Input: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 9, 9}), Output: tensor.NewDesc(tensor.Float32, []uint32{1, 2, 4, 4}), OutputIndices: &idx,
