@@ -7,10 +7,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -115,7 +115,8 @@ func selectorError(sel string, infos []*gpu.DeviceInfo, def int) error {
 
 // snakeJSON marshals v and renames every object key to snake_case, so that
 // the device's Vulkan names (maxStorageBufferRange) follow the one key
-// style of the command's JSON (max_storage_buffer_range).
+// style of the command's JSON (max_storage_buffer_range); profiles reads
+// them back with the same SnakeCase.
 func snakeJSON(v any) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -131,7 +132,7 @@ func snakeJSON(v any) (any, error) {
 		case map[string]any:
 			m := make(map[string]any, len(t))
 			for k, e := range t {
-				m[snakeCase(k)] = walk(e)
+				m[profiles.SnakeCase(k)] = walk(e)
 			}
 			return m
 		case []any:
@@ -142,25 +143,6 @@ func snakeJSON(v any) (any, error) {
 		return x
 	}
 	return walk(x), nil
-}
-
-// snakeCase turns camelCase (with acronyms: vendorID, deviceUUID) into
-// snake_case (vendor_id, device_uuid).
-func snakeCase(s string) string {
-	var b strings.Builder
-	r := []rune(s)
-	for i, c := range r {
-		upper := unicode.IsUpper(c)
-		if upper && i > 0 {
-			prevLower := unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1])
-			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
-			if prevLower || (unicode.IsUpper(r[i-1]) && nextLower) {
-				b.WriteByte('_')
-			}
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
 }
 
 func onOff(name string, v bool) string {

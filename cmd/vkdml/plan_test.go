@@ -353,3 +353,27 @@ print(json.dumps(picked))
 		t.Errorf("pick_tuning picked %s", got)
 	}
 }
+
+// TestDevicesJSONIsProfile: what `vkdml devices --json` prints is a
+// profile: planning for it is planning for the device.
+func TestDevicesJSONIsProfile(t *testing.T) {
+	code, stdout, stderr := vkdml("devices", "--json")
+	if code != 0 {
+		t.Fatalf("devices: exit %d: %s", code, stderr)
+	}
+	file := filepath.Join(t.TempDir(), "devices.json")
+	if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--op", "argmax", "--axes", "1", "--shape", "300,4096"}
+	fromFile := planJSON(t, append(args, "--profile", file)...)[0]
+	fromDevice := planJSON(t, args...)[0]
+	if fromFile.Profile.Device != fromDevice.Profile.Device || fromFile.Profile.SubgroupSize != fromDevice.Profile.SubgroupSize {
+		t.Errorf("profile from devices --json %+v, the device %+v", fromFile.Profile, fromDevice.Profile)
+	}
+	a, _ := json.Marshal(fromFile.Dispatches)
+	b, _ := json.Marshal(fromDevice.Dispatches)
+	if string(a) != string(b) {
+		t.Errorf("plans differ:\n file   %s\n device %s", a, b)
+	}
+}
