@@ -42,8 +42,9 @@ type Options struct {
 	// fallback kernels can be tested on a device that has them.
 	Disable Features
 	// PipelineCacheDir is where the pipeline cache is kept, keyed by device
-	// UUID and driver version. Empty means $XDG_CACHE_HOME/vkdml (or
-	// ~/.cache/vkdml); "off" keeps no cache on disk.
+	// UUID and driver version. Empty means vkdml in os.UserCacheDir:
+	// $XDG_CACHE_HOME/vkdml (or ~/.cache/vkdml) on Linux,
+	// %LocalAppData%\vkdml on Windows; "off" keeps no cache on disk.
 	PipelineCacheDir string
 	// ForceStaging keeps tensors in memory the host does not map, with
 	// uploads and readbacks through a staging copy, as on a discrete GPU

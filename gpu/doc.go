@@ -6,7 +6,8 @@
 // # Loader and instances
 //
 // The Vulkan loader is opened at run time with dlopen (libvulkan.so.1, then
-// Android's libvulkan.so, or $VKDML_VULKAN_LIBRARY), so a binary starts on
+// Android's libvulkan.so; vulkan-1.dll with LoadLibrary on Windows; or
+// $VKDML_VULKAN_LIBRARY), so a binary starts on
 // a machine without Vulkan and reports ErrNoLoader. The binding declares
 // the part of the Vulkan API it uses itself (vkapi.h, generated from the
 // Khronos headers), so building needs only Go and a C compiler. A process

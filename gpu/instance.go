@@ -160,7 +160,7 @@ func newInstance(debug bool) (*instance, error) {
 	}
 	version := uint32(C.vkdml_instance_version())
 	if version < (1<<22 | 1<<12) {
-		return nil, fmt.Errorf("gpu: the Vulkan loader supports %s; vkdml needs 1.1", VersionString(version))
+		return nil, fmt.Errorf("gpu: the Vulkan loader supports %s; vkdml needs 1.1: %s", VersionString(version), oldLoaderHint())
 	}
 	api := uint32(1<<22 | 3<<12) // ask for 1.3; devices report what they have
 	if version < api {
@@ -171,10 +171,14 @@ func newInstance(debug bool) (*instance, error) {
 		layer := C.CString(ValidationLayer)
 		ok := C.vkdml_has_instance_layer(layer) != 0
 		C.free(unsafe.Pointer(layer))
-		if !ok {
-			return nil, fmt.Errorf("gpu: debug mode needs %s (Debian: vulkan-validationlayers)", ValidationLayer)
+		switch {
+		case ok:
+			validation, debugUtils = 1, 1
+		case hostValidation():
+			debugUtils = 1 // the layer is on below the loader the process sees
+		default:
+			return nil, fmt.Errorf("gpu: debug mode needs %s (%s)", ValidationLayer, missingLayerHint())
 		}
-		validation, debugUtils = 1, 1
 	}
 	in := &instance{}
 	if r := C.vkdml_create_instance(C.uint32_t(api), C.int(validation), C.int(validation), C.int(debugUtils), &in.inst); r != C.VK_SUCCESS {

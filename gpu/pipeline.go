@@ -250,11 +250,10 @@ func CacheDir(opt string) string {
 	case "off":
 		return ""
 	case "":
-		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-			return filepath.Join(x, "vkdml")
-		}
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, ".cache", "vkdml")
+		// $XDG_CACHE_HOME or ~/.cache on Linux, %LocalAppData% on
+		// Windows, ~/Library/Caches on macOS.
+		if d, err := os.UserCacheDir(); err == nil {
+			return filepath.Join(d, "vkdml")
 		}
 		return ""
 	}

@@ -2,6 +2,8 @@ package gpu_test
 
 import (
 	"errors"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -139,5 +141,25 @@ func TestNewKernelChecksTheModuleLayout(t *testing.T) {
 		} else if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "validation") {
 			t.Errorf("bindings %d, params %d: %v; want the mismatch named (%q) before the driver", c.bindings, c.params, err, c.want)
 		}
+	}
+}
+
+// TestCacheDirDefault: the default pipeline cache is vkdml in the
+// platform's per-user cache folder.
+func TestCacheDirDefault(t *testing.T) {
+	dir := t.TempDir()
+	switch runtime.GOOS {
+	case "windows":
+		t.Setenv("LocalAppData", dir)
+	case "darwin", "ios", "plan9":
+		t.Skip("the cache folder comes from $HOME here")
+	default:
+		t.Setenv("XDG_CACHE_HOME", dir)
+	}
+	if got, want := gpu.CacheDir(""), filepath.Join(dir, "vkdml"); got != want {
+		t.Errorf("CacheDir(\"\") = %q, want %q", got, want)
+	}
+	if got := gpu.CacheDir("off"); got != "" {
+		t.Errorf("CacheDir(\"off\") = %q, want \"\"", got)
 	}
 }

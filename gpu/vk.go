@@ -165,17 +165,10 @@ var (
 	loadedPath string
 )
 
-// LoaderName is the shared object vkdml opens first; $VKDML_VULKAN_LIBRARY
-// overrides the whole list (a path or another soname).
-const LoaderName = "libvulkan.so.1"
-
-// loaderNames is what Load tries, in order: the versioned soname of Linux
-// distributions, then the unversioned name Android ships.
-var loaderNames = []string{LoaderName, "libvulkan.so"}
-
-// Load opens the Vulkan loader: $VKDML_VULKAN_LIBRARY when set, otherwise
-// libvulkan.so.1, then libvulkan.so (Android). It is called by every
-// constructor; calling it directly tells whether a loader is present.
+// Load opens the Vulkan loader: $VKDML_VULKAN_LIBRARY when set (a path or
+// a library name), otherwise the names in loaderNames: libvulkan.so.1,
+// then libvulkan.so (Android); vulkan-1.dll on Windows. It is called by
+// every constructor; calling it directly tells whether a loader is present.
 func Load() error {
 	loadOnce.Do(func() {
 		names := loaderNames

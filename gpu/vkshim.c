@@ -3,34 +3,66 @@
 #define _GNU_SOURCE 1
 #include "vkshim_funcs.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 
 #include "_cgo_export.h"
 
+// The loader is opened through a few macros: LoadLibraryA and
+// GetProcAddress on Windows (mingw has no dlfcn.h), the dlopen family
+// elsewhere.
+#ifdef _WIN32
+#include <windows.h>
+typedef HMODULE vkdml_lib_t;
+#define VKDML_OPEN(name) LoadLibraryA(name)
+#define VKDML_SYM(lib, name) ((void *)GetProcAddress((lib), (name)))
+#define VKDML_CLOSE(lib) FreeLibrary(lib)
+
+// vkdml_open_error writes why LoadLibraryA failed, as Windows words it.
+static void vkdml_open_error(char *err, size_t errlen) {
+	DWORD code = GetLastError();
+	char text[256] = "";
+	DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, text,
+	                         sizeof text, NULL);
+	while (n > 0 && (text[n - 1] == '\r' || text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '.')) {
+		text[--n] = 0;
+	}
+	snprintf(err, errlen, "LoadLibrary failed with error %lu%s%s", (unsigned long)code, n > 0 ? ": " : "", text);
+}
+#else
+#include <dlfcn.h>
+typedef void *vkdml_lib_t;
+#define VKDML_OPEN(name) dlopen((name), RTLD_NOW | RTLD_LOCAL)
+#define VKDML_SYM(lib, name) dlsym((lib), (name))
+#define VKDML_CLOSE(lib) dlclose(lib)
+
+static void vkdml_open_error(char *err, size_t errlen) {
+	const char *e = dlerror();
+	snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+}
+#endif
+
 
 #define VKDML_DECL(name) VKDML_HIDDEN PFN_##name p_##name;
 VKDML_FUNCS(VKDML_DECL)
 
-static void *vkdml_lib;
+static vkdml_lib_t vkdml_lib;
 
 int vkdml_load(const char *libname, char *err, size_t errlen) {
 	if (vkdml_lib != NULL) {
 		return 0;
 	}
-	void *lib = dlopen(libname, RTLD_NOW | RTLD_LOCAL);
+	vkdml_lib_t lib = VKDML_OPEN(libname);
 	if (lib == NULL) {
-		const char *e = dlerror();
-		snprintf(err, errlen, "%s", e ? e : "dlopen failed");
+		vkdml_open_error(err, errlen);
 		return 1;
 	}
 #define VKDML_LOAD(name)                                                                                               \
-	p_##name = (PFN_##name)dlsym(lib, #name);                                                                          \
+	p_##name = (PFN_##name)VKDML_SYM(lib, #name);                                                                      \
 	if (p_##name == NULL) {                                                                                            \
 		snprintf(err, errlen, "%s: symbol %s not found", libname, #name);                                              \
-		dlclose(lib);                                                                                                  \
+		VKDML_CLOSE(lib);                                                                                              \
 		return 1;                                                                                                      \
 	}
 	VKDML_FUNCS(VKDML_LOAD)
@@ -39,11 +71,21 @@ int vkdml_load(const char *libname, char *err, size_t errlen) {
 }
 
 int vkdml_loaded_path(char *out, size_t outlen) {
+	if (vkdml_lib == NULL || outlen == 0) {
+		return 1;
+	}
+#ifdef _WIN32
+	DWORD n = GetModuleFileNameA(vkdml_lib, out, (DWORD)(outlen > 0x7fffffff ? 0x7fffffff : outlen));
+	if (n == 0 || n >= outlen) {
+		return 1;
+	}
+#else
 	Dl_info info;
-	if (vkdml_lib == NULL || dladdr((void *)p_vkGetInstanceProcAddr, &info) == 0 || info.dli_fname == NULL) {
+	if (dladdr((void *)p_vkGetInstanceProcAddr, &info) == 0 || info.dli_fname == NULL) {
 		return 1;
 	}
 	snprintf(out, outlen, "%s", info.dli_fname);
+#endif
 	return 0;
 }
 

@@ -1,12 +1,13 @@
 // vkshim.h: the C half of vkdml's Vulkan binding.
 //
-// The loader is opened with dlopen at run time, so a binary without
-// libvulkan.so.1 starts and reports "no Vulkan loader" instead of failing to
-// link. Every create-info is built here in C from plain arguments, so no Go
-// pointer to memory that itself holds Go pointers ever crosses into C.
-// Non-dispatchable handles are uint64_t on every platform. The shim uses
-// only C99 and the dlopen family, which glibc, musl and Android's bionic
-// all provide.
+// The loader is opened at run time (dlopen, or LoadLibraryA on Windows),
+// so a binary without libvulkan.so.1 or vulkan-1.dll starts and reports "no
+// Vulkan loader" instead of failing to link. Every create-info is built
+// here in C from plain arguments, so no Go pointer to memory that itself
+// holds Go pointers ever crosses into C. Non-dispatchable handles are
+// uint64_t on every platform. The shim uses only C99 and the dlopen family,
+// which glibc, musl and Android's bionic all provide, or their Windows
+// counterparts.
 #ifndef VKDML_VKSHIM_H
 #define VKDML_VKSHIM_H
 

@@ -72,7 +72,13 @@
 
 // p_<name> is the resolved function; vkshim.c defines them. They are
 // hidden, so that a shared library built from vkdml does not export them.
+// PE has no symbol visibility (a DLL exports only what it names, and
+// mingw's gcc warns about the attribute), so it is empty on Windows.
+#ifdef _WIN32
+#define VKDML_HIDDEN
+#else
 #define VKDML_HIDDEN __attribute__((visibility("hidden")))
+#endif
 #define VKDML_EXTERN(name) extern VKDML_HIDDEN PFN_##name p_##name;
 VKDML_FUNCS(VKDML_EXTERN)
 #undef VKDML_EXTERN
