@@ -124,22 +124,25 @@ func TestPlanErrors(t *testing.T) {
 	}
 }
 
-// TestPlanTune: --tune and $VKDML_TUNING reach the plan and its JSON.
+// TestPlanTune: --tune and $VKDML_TUNING reach the plan and its JSON. The
+// knob is exactGrid: on the h100 profile 65,536 rows take 65,536
+// workgroups in x, and without it 65,535 × 2 (GridGroups' cap).
 func TestPlanTune(t *testing.T) {
-	args := []string{"--op", "argmax", "--axes", "0", "--shape", "4096,16384", "--profile", "h100"}
-	split := planJSON(t, args...)[0]
-	noSplit := planJSON(t, append(args, "--tune", "argColSplitItems=0")...)[0]
-	if len(split.Dispatches) < 2 || len(noSplit.Dispatches) != 1 || noSplit.Tuning["argColSplitItems"] != float64(0) {
-		t.Errorf("dispatches %d -> %d with argColSplitItems=0 (tuning %v)", len(split.Dispatches), len(noSplit.Dispatches), noSplit.Tuning["argColSplitItems"])
+	args := []string{"--op", "argmax", "--axes", "1", "--shape", "65536,1000", "--profile", "h100"}
+	groups := func(r planRecord) [3]uint32 { return r.Dispatches[0].Groups }
+	exact := planJSON(t, args...)[0]
+	capped := planJSON(t, append(args, "--tune", "exactGrid=false")...)[0]
+	if groups(exact) != [3]uint32{65536, 1, 1} || groups(capped) != [3]uint32{65535, 2, 1} || capped.Tuning["exactGrid"] != false {
+		t.Errorf("groups %v, with exactGrid=false %v (tuning %v)", groups(exact), groups(capped), capped.Tuning["exactGrid"])
 	}
 	file := filepath.Join(t.TempDir(), "tuning.json")
-	os.WriteFile(file, []byte(`{"argColSplitItems": 0}`), 0o666)
+	os.WriteFile(file, []byte(`{"exactGrid": false}`), 0o666)
 	t.Setenv("VKDML_TUNING", file)
-	if r := planJSON(t, args...)[0]; len(r.Dispatches) != 1 {
-		t.Errorf("$VKDML_TUNING: %d dispatches", len(r.Dispatches))
+	if r := planJSON(t, args...)[0]; groups(r) != [3]uint32{65535, 2, 1} {
+		t.Errorf("$VKDML_TUNING: groups %v", groups(r))
 	}
-	if r := planJSON(t, append(args, "--tune", "argColSplitItems=131072")...)[0]; len(r.Dispatches) < 2 {
-		t.Errorf("--tune over $VKDML_TUNING: %d dispatches", len(r.Dispatches))
+	if r := planJSON(t, append(args, "--tune", "exactGrid=true")...)[0]; groups(r) != [3]uint32{65536, 1, 1} {
+		t.Errorf("--tune over $VKDML_TUNING: groups %v", groups(r))
 	}
 }
 
