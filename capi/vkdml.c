@@ -3,34 +3,83 @@
 // message. Keeping the public symbols in C lets the compiler check them
 // against vkdml.h, which cgo's own export prototypes would not.
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+// vkdml.h declares the functions defined here as exported from the DLL.
+#define VKDML_BUILDING_LIBRARY 1
 #include "vkdml.h"
 #include "_cgo_export.h"
 
-// The message lives in a per-thread heap buffer reached through a pthread
-// key, freed when the thread exits. A _Thread_local buffer would not do:
-// the Go runtime makes the library use the static TLS model, and glibc
-// refuses to dlopen a library (as Python's ctypes does) whose static TLS
-// exceeds its small reserve.
+// The message lives in a per-thread heap buffer, freed when the thread
+// exits. A _Thread_local buffer would not do: the Go runtime makes the
+// library use the static TLS model, and glibc refuses to dlopen a library
+// (as Python's ctypes does) whose static TLS exceeds its small reserve.
+// Elsewhere it is reached through a pthread key; on Windows through
+// fiber-local storage, whose destructor runs at thread exit as the key's
+// does (thread-local storage has none).
+#ifdef _WIN32
+#include <windows.h>
+
+static DWORD vkdml_error_slot = FLS_OUT_OF_INDEXES;
+static INIT_ONCE vkdml_error_once = INIT_ONCE_STATIC_INIT;
+
+static VOID WINAPI vkdml_error_free(PVOID buf) { free(buf); }
+
+static BOOL CALLBACK vkdml_error_init(PINIT_ONCE once, PVOID param, PVOID *context) {
+	(void)once;
+	(void)param;
+	(void)context;
+	vkdml_error_slot = FlsAlloc(vkdml_error_free);
+	return TRUE;
+}
+
+// vkdml_error_get returns the calling thread's buffer (NULL when none).
+static char *vkdml_error_get(void) {
+	InitOnceExecuteOnce(&vkdml_error_once, vkdml_error_init, NULL, NULL);
+	if (vkdml_error_slot == FLS_OUT_OF_INDEXES) {
+		return NULL;
+	}
+	return FlsGetValue(vkdml_error_slot);
+}
+
+// vkdml_error_put makes buf the calling thread's buffer; 0 on success.
+static int vkdml_error_put(char *buf) {
+	InitOnceExecuteOnce(&vkdml_error_once, vkdml_error_init, NULL, NULL);
+	if (vkdml_error_slot == FLS_OUT_OF_INDEXES || !FlsSetValue(vkdml_error_slot, buf)) {
+		return 1;
+	}
+	return 0;
+}
+#else
+#include <pthread.h>
+
 static pthread_key_t vkdml_error_key;
 static pthread_once_t vkdml_error_once = PTHREAD_ONCE_INIT;
 
 static void vkdml_error_init(void) { pthread_key_create(&vkdml_error_key, free); }
 
-void vkdmlc_set_error(const char *msg, size_t n) {
+static char *vkdml_error_get(void) {
 	pthread_once(&vkdml_error_once, vkdml_error_init);
-	char *old = pthread_getspecific(vkdml_error_key);
+	return pthread_getspecific(vkdml_error_key);
+}
+
+static int vkdml_error_put(char *buf) {
+	pthread_once(&vkdml_error_once, vkdml_error_init);
+	return pthread_setspecific(vkdml_error_key, buf) != 0;
+}
+#endif
+
+void vkdmlc_set_error(const char *msg, size_t n) {
+	char *old = vkdml_error_get();
 	char *buf = malloc(n + 1);
 	if (buf == NULL) {
 		return; // keep the old message rather than fail to report
 	}
 	memcpy(buf, msg, n);
 	buf[n] = 0;
-	if (pthread_setspecific(vkdml_error_key, buf) != 0) {
+	if (vkdml_error_put(buf) != 0) {
 		free(buf);
 		return;
 	}
@@ -38,16 +87,14 @@ void vkdmlc_set_error(const char *msg, size_t n) {
 }
 
 void vkdmlc_clear_error(void) {
-	pthread_once(&vkdml_error_once, vkdml_error_init);
-	char *old = pthread_getspecific(vkdml_error_key);
+	char *old = vkdml_error_get();
 	if (old != NULL) {
 		old[0] = 0;
 	}
 }
 
 const char *vkdml_last_error(void) {
-	pthread_once(&vkdml_error_once, vkdml_error_init);
-	const char *msg = pthread_getspecific(vkdml_error_key);
+	const char *msg = vkdml_error_get();
 	return msg != NULL ? msg : "";
 }
 
@@ -56,14 +103,17 @@ const char *vkdml_last_error(void) {
 // forever. pthread_atfork marks the child, and every function that would
 // enter Go refuses with E_FAIL instead (vkdml_last_error, the ABI version
 // and the HRESULT names are plain C and keep working). Registered when the
-// library is loaded, so a fork right after loading is caught too.
+// library is loaded, so a fork right after loading is caught too. Windows
+// has no fork, so there the flag stays 0.
 static volatile int vkdml_forked;
 
+#ifndef _WIN32
 static void vkdml_after_fork_in_child(void) { vkdml_forked = 1; }
 
 __attribute__((constructor)) static void vkdml_register_fork_handler(void) {
 	pthread_atfork(NULL, NULL, vkdml_after_fork_in_child);
 }
+#endif
 
 #define VKDML_FORK_RULE                                                                  \
 	"this process was forked from one that had loaded libvkdml; the Go runtime's and " \

@@ -70,6 +70,18 @@ extern "C" {
 
 #define VKDML_ABI_VERSION 1u
 
+/* VKDML_API marks the functions the library exports. On Windows,
+ * vkdml.dll exports exactly these (cgo's own list names only the Go
+ * side's), and a program that includes this header imports them from it;
+ * link it with vkdml.lib (MSVC) or straight against vkdml.dll (mingw). */
+#if defined(_WIN32) && defined(VKDML_BUILDING_LIBRARY)
+#define VKDML_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define VKDML_API __declspec(dllimport)
+#else
+#define VKDML_API
+#endif
+
 /* ---- Result codes (Windows HRESULT values, as DirectML returns them) ---- */
 
 typedef int32_t VKDML_HRESULT;
@@ -284,35 +296,35 @@ typedef uint64_t vkdml_operator;
 #ifndef VKDML_NO_PROTOTYPES
 
 /* The ABI version the library was built with (VKDML_ABI_VERSION). */
-uint32_t vkdml_abi_version(void);
+VKDML_API uint32_t vkdml_abi_version(void);
 
 /* The message of the calling thread's last failed call, "" after a
  * successful one. Valid until the thread's next vkdml call. */
-const char *vkdml_last_error(void);
+VKDML_API const char *vkdml_last_error(void);
 
 /* A result code's name, e.g. "E_INVALIDARG"; static storage. */
-const char *vkdml_hresult_name(VKDML_HRESULT hr);
+VKDML_API const char *vkdml_hresult_name(VKDML_HRESULT hr);
 
 /* Opens a Vulkan device (DMLCreateDevice1). options may be NULL. */
-VKDML_HRESULT vkdml_device_create(const vkdml_device_options *options,
-                                  vkdml_device *device);
+VKDML_API VKDML_HRESULT vkdml_device_create(const vkdml_device_options *options,
+                                            vkdml_device *device);
 
 /* Releases a device. Fails with E_INVALIDARG while operators created on it
  * still exist: destroy them first. */
-VKDML_HRESULT vkdml_device_destroy(vkdml_device device);
+VKDML_API VKDML_HRESULT vkdml_device_destroy(vkdml_device device);
 
 /* Copies the Vulkan device's name, NUL-terminated, into name (capacity
  * bytes; truncated to fit) and stores the full length without the NUL in
  * *length when length is not NULL. name may be NULL when capacity is 0. */
-VKDML_HRESULT vkdml_device_name(vkdml_device device, char *name,
-                                size_t capacity, size_t *length);
+VKDML_API VKDML_HRESULT vkdml_device_name(vkdml_device device, char *name,
+                                          size_t capacity, size_t *length);
 
 /* CheckFeatureSupport(DML_FEATURE_FEATURE_LEVELS): stores in *max_supported
  * the highest of the count requested levels the device supports. */
-VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
-                                          const uint32_t *requested,
-                                          uint32_t count,
-                                          uint32_t *max_supported);
+VKDML_API VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
+                                                    const uint32_t *requested,
+                                                    uint32_t count,
+                                                    uint32_t *max_supported);
 
 /* The Vulkan devices, as a JSON array (one object per device: "index",
  * "name", "type", "default" (the device a NULL selector opens), "usable"
@@ -321,19 +333,19 @@ VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
  * in json (capacity bytes; truncated to fit) with its full length without
  * the NUL in *length when length is not NULL. json may be NULL when
  * capacity is 0, to ask for the length. */
-VKDML_HRESULT vkdml_devices_json(char *json, size_t capacity, size_t *length);
+VKDML_API VKDML_HRESULT vkdml_devices_json(char *json, size_t capacity, size_t *length);
 
 /* DMLCalcBufferTensorSize: the bytes a tensor occupies, rounded up to 4. */
-VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc,
-                                            uint64_t *size_in_bytes);
+VKDML_API VKDML_HRESULT vkdml_calc_buffer_tensor_size(const vkdml_tensor_desc *desc,
+                                                      uint64_t *size_in_bytes);
 
 /* Validates desc with every DirectML rule (nothing runs when it fails),
  * compiles it, allocates its device buffers and initializes it. Tensors
  * that together exceed the device's largest memory heap are
  * E_OUTOFMEMORY, before anything is allocated. */
-VKDML_HRESULT vkdml_operator_create(vkdml_device device,
-                                    const vkdml_operator_desc *desc,
-                                    vkdml_operator *op);
+VKDML_API VKDML_HRESULT vkdml_operator_create(vkdml_device device,
+                                              const vkdml_operator_desc *desc,
+                                              vkdml_operator *op);
 
 /* Runs a created operator on host buffers: uploads the inputs (and, for
  * outputs with strides, the output buffers' current bytes, so that bytes
@@ -342,23 +354,23 @@ VKDML_HRESULT vkdml_operator_create(vkdml_device device,
  * have 1 input and 1 output; MAX_POOLING1/2 have 1 input and 2 outputs
  * (values, indices; the indices buffer must have data NULL exactly when
  * the desc has no output_indices); MAX_POOLING has 1 and 1. */
-VKDML_HRESULT vkdml_operator_run(vkdml_operator op,
-                                 const vkdml_buffer *inputs,
-                                 uint32_t input_count,
-                                 const vkdml_buffer *outputs,
-                                 uint32_t output_count);
+VKDML_API VKDML_HRESULT vkdml_operator_run(vkdml_operator op,
+                                           const vkdml_buffer *inputs,
+                                           uint32_t input_count,
+                                           const vkdml_buffer *outputs,
+                                           uint32_t output_count);
 
 /* Releases an operator and its device buffers. */
-VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op);
+VKDML_API VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op);
 
 /* vkdml_operator_create + vkdml_operator_run, with the operator kept in a
  * bounded per-device cache keyed by the desc (16 descs, least recently
  * used released first), so that running a desc again skips validation,
  * compilation and allocation. Concurrent runs of one desc take turns.
  * vkdml_device_destroy releases the cache. */
-VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
-                        const vkdml_buffer *inputs, uint32_t input_count,
-                        const vkdml_buffer *outputs, uint32_t output_count);
+VKDML_API VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
+                                  const vkdml_buffer *inputs, uint32_t input_count,
+                                  const vkdml_buffer *outputs, uint32_t output_count);
 
 #endif /* VKDML_NO_PROTOTYPES */
 
