@@ -61,14 +61,15 @@ func TestTuningParseErrors(t *testing.T) {
 }
 
 // TestTuningReachesPlan: an override changes the plan and TuningOf, and
-// leaves the class's table as it was.
+// leaves the class's table as it was. The knob is exactGrid: 65,536 rows
+// take 65,536 workgroups in x, and without it 65,535 × 2.
 func TestTuningReachesPlan(t *testing.T) {
 	ctx := &Context{FeatureLevel: FeatureLevel6_4, DeviceType: caps.DeviceTypeDiscreteGPU, Limits: caps.Limits{
 		SubgroupSize: 32, MinSubgroupSize: 32, MaxSubgroupSize: 32, MaxStorageBufferRange: 1<<32 - 1, MaxPushConstantsSize: 256,
 		MaxComputeWorkGroupInvocations: 1024, MaxComputeWorkGroupSize: [3]uint32{1024, 1024, 64},
 		MaxComputeWorkGroupCount: [3]uint32{1<<31 - 1, 65535, 65535}, MaxPerStageStorageBuffers: 8, MinStorageBufferOffsetAlignment: 16}}
-	desc := &ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{4096, 16384}), Output: tensor.NewDesc(tensor.UInt32, []uint32{1, 16384}), Axes: []uint32{0}}
-	plan := func(c *Context) *Plan {
+	desc := &ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{65536, 1000}), Output: tensor.NewDesc(tensor.UInt32, []uint32{65536, 1}), Axes: []uint32{1}}
+	groups := func(c *Context) [3]uint32 {
 		t.Helper()
 		if err := desc.Validate(c); err != nil {
 			t.Fatal(err)
@@ -77,24 +78,23 @@ func TestTuningReachesPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p
+		return p.Steps[0].Groups
 	}
-	split := plan(ctx)
-	if len(split.Steps) < 2 {
-		t.Fatalf("default GPU plan of a 4096-row column reduction has %d steps; the test expects a column split", len(split.Steps))
+	if g := groups(ctx); g != [3]uint32{65536, 1, 1} {
+		t.Fatalf("default GPU grid %v; the test expects an exact one", g)
 	}
-	noSplit := *ctx
+	capped := *ctx
 	var err error
-	if noSplit.Tuning, err = ParseTuning([]string{"argColInFlightPerCU=0", "argColSplitItems=0"}); err != nil {
+	if capped.Tuning, err = ParseTuning([]string{"exactGrid=false"}); err != nil {
 		t.Fatal(err)
 	}
-	if p := plan(&noSplit); len(p.Steps) != 1 {
-		t.Errorf("with argColInFlightPerCU=0 and argColSplitItems=0 the plan has %d steps, want 1 (no split)", len(p.Steps))
+	if g := groups(&capped); g != [3]uint32{65535, 2, 1} {
+		t.Errorf("with exactGrid=false the grid is %v, want [65535 2 1]", g)
 	}
-	if got := TuningOf(&noSplit)["argColSplitItems"]; got != uint64(0) {
-		t.Errorf("TuningOf: argColSplitItems %v", got)
+	if got := TuningOf(&capped)["exactGrid"]; got != false {
+		t.Errorf("TuningOf: exactGrid %v", got)
 	}
-	if tuningGPU.argColSplitItems == 0 || TuningOf(ctx)["argColSplitItems"] == uint64(0) {
+	if !tuningGPU.exactGrid || TuningOf(ctx)["exactGrid"] != true {
 		t.Error("the override changed the class's table")
 	}
 }
