@@ -498,3 +498,20 @@ func TestZeroValues(t *testing.T) {
 	}
 	checkListErrors(t, &gpu.CommandList{}, &b, &k, gpu.ErrReleased)
 }
+
+// TestAccessorsOfNilAndZeroObjects: the plain accessors of a nil or zero
+// Device or Kernel answer a zero value instead of panicking, as every
+// other method of those objects returns an error.
+func TestAccessorsOfNilAndZeroObjects(t *testing.T) {
+	for name, d := range map[string]*gpu.Device{"nil": nil, "zero": {}} {
+		if d.Debug() || d.Lost() || d.CachePath() != "" {
+			t.Errorf("%s Device: Debug %v, Lost %v, CachePath %q", name, d.Debug(), d.Lost(), d.CachePath())
+		}
+		_ = d.Closed()
+	}
+	for name, k := range map[string]*gpu.Kernel{"nil": nil, "zero": {}} {
+		if k.Name() != "" || k.Bindings() != 0 {
+			t.Errorf("%s Kernel: Name %q, Bindings %d", name, k.Name(), k.Bindings())
+		}
+	}
+}
