@@ -266,7 +266,7 @@ func contains(list []string, s string) bool {
 // ran, --tune reaches them, and a bad knob is a usage error.
 func TestBenchPlanAndTuning(t *testing.T) {
 	code, stdout, stderr := vkdml("bench", "--op", "argmax", "--axes", "0", "--shape", "64,256", "--repeat", "1", "--warmup", "0",
-		"--json", "--tune", "argColSplitItems=4096", "--tune", "argColSplitMinBytes=16")
+		"--json", "--tune", "exactGrid=true")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -274,7 +274,7 @@ func TestBenchPlanAndTuning(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Tuning["argColSplitItems"] != float64(4096) || r.Plan == nil || r.Plan.Strategy != r.Kernel || len(r.Plan.Dispatches) < 2 {
+	if r.Tuning["exactGrid"] != true || r.Plan == nil || r.Plan.Strategy != r.Kernel || len(r.Plan.Dispatches) == 0 || r.Plan.Bytes != r.Bytes {
 		t.Errorf("tuning %v, plan %+v (kernel %s)", r.Tuning, r.Plan, r.Kernel)
 	}
 	code, stdout, stderr = vkdml("bench", "--op", "argmax", "--axes", "0", "--shape", "64,256", "--tune", "nope=1")
