@@ -54,6 +54,11 @@ it. A point whose time runs past --sweep-time is skipped and said so.
 --sweep --dry-run prints the planned points, their `vkdml bench` command
 lines and an estimate of their time, and runs nothing (no GPU, no torch).
 
+--plan-check PROFILE needs no GPU either: it prints, for every case, the
+plan `vkdml plan --check` makes on a device profile (h100, ...), its facts
+and the GPU goals it misses (lanes, empty lanes, bytes in flight, serial
+partials; cmd/vkdml's TestH100Goals holds the h100 results).
+
 The table (Markdown) goes to stdout and DIR/gpu_compare.md, everything
 measured to DIR/gpu_compare.json; both are rewritten after every round, so
 a run cut short keeps what it finished. A case that fails on one side is
@@ -572,6 +577,8 @@ def parse_args():
                     help="seconds: start no round that would end past this (the GPU machine allows 600 per command)")
     ap.add_argument("--case-timeout", type=float, default=120, help="seconds one vkdml bench run may take")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--plan-check", metavar="PROFILE", default="",
+                    help="print each case's plan facts and GPU-goal verdict on a device profile (vkdml plan --check) and exit")
     ap.add_argument("--sweep", action="store_true", help="run the tuning sweep first, then the comparison with its picks")
     ap.add_argument("--sweep-time", type=float, default=240, help="seconds the sweep may take (out of --time-limit)")
     ap.add_argument("--dry-run", action="store_true", help="with --sweep: print the planned points and exit")
@@ -591,8 +598,34 @@ def parse_args():
     return a
 
 
+def plan_check(a, cases):
+    """`vkdml plan --check --profile PROFILE` for every case: a table of the
+    streaming dispatch's facts and the goals each plan misses. No GPU runs;
+    returns how many cases miss a goal."""
+    print(f"| case | strategy | dispatches | lanes | empty | in flight KiB | serial | goals |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    failed = 0
+    for c in cases:
+        cmd = [a.vkdml, "plan", "--json", "--check", "--profile", a.plan_check] + c.vkdml_args()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode not in (0, 1) or not p.stdout.startswith("{"):
+            failed += 1
+            print(f"| {c.label()} | — | | | | | | vkdml plan failed: {p.stderr.strip()} |")
+            continue
+        r = json.loads(p.stdout)
+        bad = [f.split(":")[0] for f in r["check"]["failures"]]
+        failed += bool(bad)
+        empty = 100 * r["empty_lanes"] / r["lanes"] if r["lanes"] else 0
+        print(f"| {c.label()} | {r['strategy']} | {len(r['dispatches'])} | {r['lanes']} | {empty:.1f}% | "
+              f"{r['bytes_in_flight'] // 1024} | {r['serial_partials']} | {', '.join(bad) or 'pass'} |")
+    print(f"\n{len(cases) - failed} of {len(cases)} cases meet the goals on {a.plan_check}")
+    return failed
+
+
 def main():
     a = parse_args()
+    if a.plan_check:
+        sys.exit(1 if plan_check(a, all_cases()) else 0)
     if a.sweep and a.dry_run:
         points = sweep_points(a)
         total = 0.0
