@@ -66,29 +66,27 @@ func FromFloat32(sizes []uint32, v []float32) *Tensor {
 // FromFloat64As returns a packed tensor of type dt holding v, converted,
 // in row-major order. It panics when len(v) is not the element count.
 func FromFloat64As(dt DataType, sizes []uint32, v []float64) *Tensor {
-	t := newFilled(dt, sizes, len(v), "FromFloat64As")
-	for i, x := range v {
-		t.putRaw(uint64(i), fromFloat64(dt, x))
-	}
-	return t
+	return fromValues("FromFloat64As", dt, sizes, v, fromFloat64)
 }
 
 // FromInt64As returns a packed tensor of type dt holding v, converted, in
 // row-major order. It panics when len(v) is not the element count.
 func FromInt64As(dt DataType, sizes []uint32, v []int64) *Tensor {
-	t := newFilled(dt, sizes, len(v), "FromInt64As")
-	for i, x := range v {
-		t.putRaw(uint64(i), fromInt64(dt, x))
-	}
-	return t
+	return fromValues("FromInt64As", dt, sizes, v, fromInteger[int64])
 }
 
 // FromUint64As returns a packed tensor of type dt holding v, converted, in
 // row-major order. It panics when len(v) is not the element count.
 func FromUint64As(dt DataType, sizes []uint32, v []uint64) *Tensor {
-	t := newFilled(dt, sizes, len(v), "FromUint64As")
+	return fromValues("FromUint64As", dt, sizes, v, fromInteger[uint64])
+}
+
+// fromValues is the From*As constructors: a packed tensor of type dt
+// holding v in row-major order, each value converted to raw bits by conv.
+func fromValues[T any](what string, dt DataType, sizes []uint32, v []T, conv func(DataType, T) uint64) *Tensor {
+	t := newFilled(dt, sizes, len(v), what)
 	for i, x := range v {
-		t.putRaw(uint64(i), fromUint64(dt, x))
+		t.putRaw(uint64(i), conv(dt, x))
 	}
 	return t
 }
@@ -167,12 +165,12 @@ func (t *Tensor) SetFloat64(coords []uint32, v float64) {
 
 // SetInt64 stores v, converted to the element type, at coords.
 func (t *Tensor) SetInt64(coords []uint32, v int64) {
-	t.putRaw(t.Desc.Offset(coords), fromInt64(t.Desc.DataType, v))
+	t.putRaw(t.Desc.Offset(coords), fromInteger(t.Desc.DataType, v))
 }
 
 // SetUint64 stores v, converted to the element type, at coords.
 func (t *Tensor) SetUint64(coords []uint32, v uint64) {
-	t.putRaw(t.Desc.Offset(coords), fromUint64(t.Desc.DataType, v))
+	t.putRaw(t.Desc.Offset(coords), fromInteger(t.Desc.DataType, v))
 }
 
 // ToPacked returns a copy laid out packed in row-major order, with a
@@ -198,33 +196,23 @@ func (t *Tensor) ToPacked() *Tensor {
 
 // Float64s returns the logical elements in row-major order, converted to
 // float64.
-func (t *Tensor) Float64s() []float64 {
-	out := make([]float64, 0, t.Desc.ElementCount())
-	dt := t.Desc.DataType
-	forEachOffset(t.Desc.Sizes, t.Desc.EffectiveStrides(), func(off uint64) {
-		out = append(out, toFloat64(dt, t.rawAt(off)))
-	})
-	return out
-}
+func (t *Tensor) Float64s() []float64 { return elements(t, toFloat64) }
 
 // Int64s returns the logical elements in row-major order, converted to
 // int64.
-func (t *Tensor) Int64s() []int64 {
-	out := make([]int64, 0, t.Desc.ElementCount())
-	dt := t.Desc.DataType
-	forEachOffset(t.Desc.Sizes, t.Desc.EffectiveStrides(), func(off uint64) {
-		out = append(out, toInt64(dt, t.rawAt(off)))
-	})
-	return out
-}
+func (t *Tensor) Int64s() []int64 { return elements(t, toInt64) }
 
 // Uint64s returns the logical elements in row-major order, converted to
 // uint64.
-func (t *Tensor) Uint64s() []uint64 {
-	out := make([]uint64, 0, t.Desc.ElementCount())
+func (t *Tensor) Uint64s() []uint64 { return elements(t, toUint64) }
+
+// elements is t's logical elements in row-major order, each converted
+// from its raw bits by conv.
+func elements[T any](t *Tensor, conv func(DataType, uint64) T) []T {
+	out := make([]T, 0, t.Desc.ElementCount())
 	dt := t.Desc.DataType
 	forEachOffset(t.Desc.Sizes, t.Desc.EffectiveStrides(), func(off uint64) {
-		out = append(out, toUint64(dt, t.rawAt(off)))
+		out = append(out, conv(dt, t.rawAt(off)))
 	})
 	return out
 }
@@ -423,9 +411,9 @@ func fromFloat64(dt DataType, v float64) uint64 {
 	panic(fmt.Sprintf("tensor: element access on data type %v", dt))
 }
 
-// fromInt64 converts v to the raw bits of a dt element; integer targets
-// keep the low bits (putRaw truncates).
-func fromInt64(dt DataType, v int64) uint64 {
+// fromInteger converts v to the raw bits of a dt element; integer targets
+// keep the low bits of v's two's complement (putRaw truncates).
+func fromInteger[T int64 | uint64](dt DataType, v T) uint64 {
 	switch dt {
 	case Float32:
 		return uint64(math.Float32bits(float32(v)))
@@ -438,21 +426,4 @@ func fromInt64(dt DataType, v int64) uint64 {
 		panic(fmt.Sprintf("tensor: element access on data type %v", dt))
 	}
 	return uint64(v)
-}
-
-// fromUint64 converts v to the raw bits of a dt element; integer targets
-// keep the low bits (putRaw truncates).
-func fromUint64(dt DataType, v uint64) uint64 {
-	switch dt {
-	case Float32:
-		return uint64(math.Float32bits(float32(v)))
-	case Float16:
-		return uint64(f16FromFloat64(float64(v)))
-	case Float64:
-		return math.Float64bits(float64(v))
-	}
-	if !dt.Valid() {
-		panic(fmt.Sprintf("tensor: element access on data type %v", dt))
-	}
-	return v
 }
