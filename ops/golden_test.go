@@ -360,6 +360,7 @@ type parityCase struct {
 	Name           string        `json:"name"`
 	Operator       string        `json:"operator"`
 	Input          parityTensor  `json:"input"`
+	Indices        *parityTensor `json:"indices"`
 	Output         parityTensor  `json:"output"`
 	OutputIndices  *parityTensor `json:"outputIndices"`
 	Axes           []uint32      `json:"axes"`
@@ -448,6 +449,15 @@ func (c *parityCase) desc() (ops.Desc, error) {
 		return &ops.MaxPooling1{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding}, nil
 	case "MAX_POOLING2":
 		return &ops.MaxPooling2{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding, Dilations: c.Dilations}, nil
+	case "MAX_UNPOOLING":
+		if c.Indices == nil {
+			return nil, fmt.Errorf("MAX_UNPOOLING case %s without indices", c.Name)
+		}
+		ind, err := c.Indices.desc()
+		if err != nil {
+			return nil, err
+		}
+		return &ops.MaxUnpooling{Input: in, Indices: ind, Output: out}, nil
 	}
 	return nil, fmt.Errorf("unknown operator %q", c.Operator)
 }

@@ -10,11 +10,11 @@ import (
 // MaxUnpooling is DML_MAX_UNPOOLING_OPERATOR_DESC: the inverse of max
 // pooling with indices. Every input element is written to the output
 // element its index names, the index being flat over the whole logical
-// output (N and C included, rule 19); every other output element is 0.
-// Out-of-range indices write nothing (rule 20); of several input elements
-// with one index the last in row-major order wins (rule 21). The output's
-// sizes are the caller's: DirectML checks none of them against the input
-// (rule 22).
+// output (N and C included, semantics.md rule 17); every other output
+// element is 0 (rule 18). Out-of-range indices write nothing (rule 19); of
+// several input elements with one index the last in row-major order wins
+// (rule 20). The output's sizes are the caller's: DirectML checks none of
+// them against the input (rule 21).
 type MaxUnpooling struct {
 	Input   tensor.Desc
 	Indices tensor.Desc
@@ -48,7 +48,7 @@ func maxUnpoolTypes(l FeatureLevel) (values, indices []tensor.DataType) {
 	return []tensor.DataType{tensor.Float32, tensor.Float16}, []tensor.DataType{tensor.UInt32}
 }
 
-// Validate applies dml-semantics.md §2.6 and semantics.md rules 19-22.
+// Validate applies dml-semantics.md §2.6 and semantics.md rules 21-22.
 func (o *MaxUnpooling) Validate(ctx *Context) error {
 	if ctx.FeatureLevel != 0 && ctx.FeatureLevel < maxUnpoolLevel {
 		return hresult.Unsupported("", "DML_OPERATOR_MAX_UNPOOLING needs feature level %v; the device is at %v", maxUnpoolLevel, ctx.FeatureLevel)

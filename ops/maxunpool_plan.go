@@ -20,8 +20,8 @@ const maxUnpoolWinnerBytes = 4
 // Plan is clear → scatter → gather (maxunpool.comp), each pass one step
 // binding whole tensors. An index may name any output element and a
 // winner any input element, so no pass can be cut into windows of its
-// tensors: every tensor, and the temporary, must fit one binding (rule
-// 23).
+// tensors: every tensor, and the temporary, must fit one binding
+// (semantics.md, MAX_UNPOOLING's binding limit).
 func (o *MaxUnpooling) Plan(ctx *Context) (*Plan, error) {
 	if ctx.Kernel != "" && ctx.Kernel != MaxUnpoolStrategy {
 		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of MAX_UNPOOLING (strategies: %s)", ctx.Kernel, MaxUnpoolStrategy)
@@ -74,12 +74,12 @@ func (o *MaxUnpooling) checkBindings(ctx *Context, temp uint64) error {
 		{"OutputTensor.TotalTensorSizeInBytes", o.Output.TotalTensorSizeInBytes},
 	} {
 		if t.bytes > budget {
-			return hresult.Unsupported(t.field, "%d bytes exceed what one binding covers (%d of maxStorageBufferRange %d); MAX_UNPOOLING binds every tensor whole (semantics.md rule 23)",
+			return hresult.Unsupported(t.field, "%d bytes exceed what one binding covers (%d of maxStorageBufferRange %d); MAX_UNPOOLING binds every tensor whole (semantics.md, MAX_UNPOOLING's binding limit)",
 				t.bytes, budget, ctx.Limits.MaxStorageBufferRange)
 		}
 	}
 	if temp > budget {
-		return hresult.Unsupported("OutputTensor.Sizes", "MAX_UNPOOLING's temporary of %d bytes (4 per output element) exceeds what one binding covers (%d of maxStorageBufferRange %d; semantics.md rule 23)",
+		return hresult.Unsupported("OutputTensor.Sizes", "MAX_UNPOOLING's temporary of %d bytes (4 per output element) exceeds what one binding covers (%d of maxStorageBufferRange %d; semantics.md, MAX_UNPOOLING's binding limit)",
 			temp, budget, ctx.Limits.MaxStorageBufferRange)
 	}
 	return nil

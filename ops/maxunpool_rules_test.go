@@ -111,7 +111,8 @@ func TestMaxUnpoolRules(t *testing.T) {
 }
 
 // TestMaxUnpoolPlanRefusals: a forced strategy it does not have, and
-// tensors or a temporary that one binding cannot cover (rule 23), are
+// tensors or a temporary that one binding cannot cover (semantics.md,
+// MAX_UNPOOLING's binding limit), are
 // refused naming the field.
 func TestMaxUnpoolPlanRefusals(t *testing.T) {
 	ctx := descfuzz.Lavapipe()
@@ -170,7 +171,8 @@ type unpoolFact struct {
 }
 
 // unpoolFacts are semantics.md rules 17-22 as DirectML was seen to apply
-// them.
+// them, but for the UINT64 indices of 2^32 or more, which DirectML reads
+// by their low words and vkdml, on purpose, as past the end (rule 19).
 func unpoolFacts() []unpoolFact {
 	return []unpoolFact{
 		{"2x2 into 4x4, untouched elements 0", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{5, 7, 13, 15}, tensor.UInt32,
@@ -181,7 +183,7 @@ func unpoolFacts() []unpoolFact {
 			[]uint32{1, 3, 1, 2}, []float32{0, 0, 0, 3, 2, 1}},
 		{"out of range skipped, 4e9 included", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{4, 4000000000, 0, 3}, tensor.UInt32,
 			[]uint32{1, 1, 2, 2}, []float32{3, 0, 0, 4}},
-		{"UINT64 above 2^32 skipped", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{1 << 32, 1<<32 + 1, 1, 1<<63 + 2}, tensor.UInt64,
+		{"UINT64 of 2^32 or more past the end (vkdml's rule 19; DirectML wraps)", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{1 << 32, 1<<32 + 1, 1, 1<<63 + 2}, tensor.UInt64,
 			[]uint32{1, 1, 2, 2}, []float32{0, 3, 0, 0}},
 		{"duplicates: the last in row-major order wins", []float32{1, 2, 3, 4}, []uint32{1, 1, 2, 2}, []uint64{2, 2, 0, 2}, tensor.UInt32,
 			[]uint32{1, 1, 3, 3}, []float32{3, 0, 4, 0, 0, 0, 0, 0, 0}},

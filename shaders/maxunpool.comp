@@ -1,5 +1,5 @@
 #version 450
-// maxunpool.comp: MAX_UNPOOLING (semantics.md rules 17-23), in three passes
+// maxunpool.comp: MAX_UNPOOLING (semantics.md rules 17-22), in three passes
 // over a temporary of one 32-bit word per output element, the output's
 // "winner": 0 for none, else 1 + the row-major position of the input element
 // that writes it.
@@ -21,7 +21,8 @@
 // Defines:
 //   PASS       0, 1 or 2, as above
 //   IDX_BITS   PASS 1: 32 (UINT32 indices) or 64 (UINT64, two words; an
-//              index with a nonzero high word is out of range)
+//              index with a nonzero high word is out of range: rule 19,
+//              where DirectML reads the low word alone)
 //   ELEM_BITS, NATIVE   PASS 2: the element width and storage path, as in
 //              elem.glsl
 

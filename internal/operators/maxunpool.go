@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
+	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -36,6 +37,8 @@ func maxUnpoolOperator() *Operator {
 		Summary:   "MAX_UNPOOLING: X's values written to the output elements I names (flat indices), zeros elsewhere",
 		Help:      maxUnpoolHelp,
 		Flags:     unpoolFlags,
+		DMLTypes:  []string{"MAX_UNPOOLING"},
+		FromCase:  unpoolFromCase,
 		ONNXTypes: []string{"MaxUnpool"},
 		FromONNX:  unpoolFromONNX,
 		Demos:     []Demo{{"MAX_UNPOOLING: two channels unpooled from 2x2 into 4x4, indices flat across both", demoMaxUnpool}},
@@ -88,6 +91,15 @@ func (p *unpoolOptions) desc(ins []Input) (dml.OperatorDesc, error) {
 		idx = tensor.NewDesc(tensor.UInt32, idx.Sizes)
 	}
 	return &dml.MaxUnpooling{Input: x, Indices: idx, Output: tensor.NewDesc(x.DataType, out)}, nil
+}
+
+// unpoolFromCase builds a parity case's MAX_UNPOOLING, whose indices are
+// its second input.
+func unpoolFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
+	if t.InputIndices == nil {
+		return nil, fmt.Errorf("case %s: MAX_UNPOOLING without an indices input", c.Name)
+	}
+	return &dml.MaxUnpooling{Input: t.Input, Indices: *t.InputIndices, Output: t.Output}, nil
 }
 
 // unpoolFromONNX maps MaxUnpool. DirectML binds X and I only (as ONNX

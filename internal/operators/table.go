@@ -210,6 +210,9 @@ type CaseTensors struct {
 	Input, Output tensor.Desc
 	// Indices is the optional indices output; nil when the case has none.
 	Indices *tensor.Desc
+	// InputIndices is MAX_UNPOOLING's indices input; nil when the case
+	// has none.
+	InputIndices *tensor.Desc
 	// Direction is the case's DML_AXIS_DIRECTION.
 	Direction dml.AxisDirection
 }
@@ -315,6 +318,13 @@ func caseTensors(c *parity.Case) (CaseTensors, error) {
 			return ts, err
 		}
 		ts.Indices = &d
+	}
+	if c.Indices != nil {
+		d, err := c.Indices.Desc()
+		if err != nil {
+			return ts, err
+		}
+		ts.InputIndices = &d
 	}
 	d, err := c.Direction()
 	ts.Direction = dml.AxisDirection(d)

@@ -30,14 +30,18 @@ const (
 
 // Operator families, the rows of the per-type table.
 const (
-	FamilyArg     = "argminmax" // ARGMAX, ARGMIN, REDUCE
-	FamilyMaxPool = "maxpool"   // MAX_POOLING, MAX_POOLING1, MAX_POOLING2
+	FamilyArg       = "argminmax" // ARGMAX, ARGMIN, REDUCE
+	FamilyMaxPool   = "maxpool"   // MAX_POOLING, MAX_POOLING1, MAX_POOLING2
+	FamilyMaxUnpool = "maxunpool" // MAX_UNPOOLING
 )
 
 // Family is the operator family of a case.
 func (c *Case) Family() string {
 	if strings.HasPrefix(c.Operator, "MAX_POOLING") {
 		return FamilyMaxPool
+	}
+	if c.Operator == "MAX_UNPOOLING" {
+		return FamilyMaxUnpool
 	}
 	return FamilyArg
 }
@@ -146,7 +150,7 @@ type Report struct {
 // unsupportedType returns the first data type of c that the DirectML
 // device reported as unsupported, or "".
 func (r *Report) unsupportedType(c *Case) string {
-	ts := []*Tensor{&c.Input, &c.Output, c.OutputIndices}
+	ts := []*Tensor{&c.Input, c.Indices, &c.Output, c.OutputIndices}
 	for _, t := range ts {
 		if t != nil {
 			if ok, known := r.TypeSupport[t.DataType]; known && !ok {

@@ -58,9 +58,12 @@ type Case struct {
 	Note   string   `json:"note,omitempty"`
 
 	// Operator is DML_OPERATOR_TYPE without the prefix: ARGMAX, ARGMIN,
-	// REDUCE, MAX_POOLING, MAX_POOLING1 or MAX_POOLING2.
-	Operator      string  `json:"operator"`
-	Input         Tensor  `json:"input"`
+	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2 or MAX_UNPOOLING.
+	Operator string `json:"operator"`
+	Input    Tensor `json:"input"`
+	// Indices is MAX_UNPOOLING's IndicesTensor, its second input (in
+	// inputs/NAME.indices.npy); nil for the other operators.
+	Indices       *Tensor `json:"indices,omitempty"`
 	Output        Tensor  `json:"output"`
 	OutputIndices *Tensor `json:"outputIndices,omitempty"` // MAX_POOLING1/2; nil = NULL
 
@@ -100,6 +103,31 @@ const (
 
 // InputFile is the path of case name's input, relative to the corpus.
 func InputFile(name string) string { return filepath.Join(InputsDir, name+".npy") }
+
+// IndicesFile is the path of case name's indices input (MAX_UNPOOLING's
+// IndicesTensor), relative to the corpus.
+func IndicesFile(name string) string { return filepath.Join(InputsDir, name+".indices.npy") }
+
+// InputTensors lists a case's input tensors in binding order: Input, then
+// Indices when the case has them.
+func (c *Case) InputTensors() []*Tensor {
+	ins := []*Tensor{&c.Input}
+	if c.Indices != nil {
+		ins = append(ins, c.Indices)
+	}
+	return ins
+}
+
+// LoadInputs reads every input buffer of case c (InputTensors) from
+// corpus directory dir.
+func LoadInputs(dir string, c *Case) ([][]byte, error) {
+	in, err := LoadInput(dir, c)
+	if err != nil || c.Indices == nil {
+		return [][]byte{in}, err
+	}
+	idx, err := loadBuffer(dir, c.Name, IndicesFile(c.Name), c.Indices)
+	return [][]byte{in, idx}, err
+}
 
 // OutputFile is the name of output i of case name in a results directory.
 func OutputFile(name string, i int) string { return fmt.Sprintf("%s.out%d.npy", name, i) }
@@ -181,18 +209,24 @@ func (t *Tensor) BufferElements() (uint64, error) {
 // LoadInput reads the input buffer of case c from corpus directory dir and
 // checks that it holds TotalTensorSizeInBytes bytes.
 func LoadInput(dir string, c *Case) ([]byte, error) {
-	t, err := tensor.ReadNpyFile(filepath.Join(dir, InputFile(c.Name)))
+	return loadBuffer(dir, c.Name, InputFile(c.Name), &c.Input)
+}
+
+// loadBuffer reads the buffer of tensor t of case name from file (relative
+// to dir) and checks that it holds TotalTensorSizeInBytes bytes.
+func loadBuffer(dir, name, file string, t *Tensor) ([]byte, error) {
+	b, err := tensor.ReadNpyFile(filepath.Join(dir, file))
 	if err != nil {
 		return nil, err
 	}
-	dt, err := tensor.ParseDataType(c.Input.DataType)
+	dt, err := tensor.ParseDataType(t.DataType)
 	if err != nil {
 		return nil, err
 	}
-	if t.Desc.DataType != dt || uint64(len(t.Data)) < c.Input.TotalTensorSizeInBytes {
-		return nil, fmt.Errorf("parity: case %s: input file is %v, %d bytes; want %v with %d bytes", c.Name, t.Desc.DataType, len(t.Data), dt, c.Input.TotalTensorSizeInBytes)
+	if b.Desc.DataType != dt || uint64(len(b.Data)) < t.TotalTensorSizeInBytes {
+		return nil, fmt.Errorf("parity: case %s: %s is %v, %d bytes; want %v with %d bytes", name, file, b.Desc.DataType, len(b.Data), dt, t.TotalTensorSizeInBytes)
 	}
-	return t.Data[:c.Input.TotalTensorSizeInBytes], nil
+	return b.Data[:t.TotalTensorSizeInBytes], nil
 }
 
 // BufferNpy wraps a physical buffer as a one-dimensional tensor of dt, for

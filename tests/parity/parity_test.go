@@ -79,15 +79,17 @@ func TestEveryRuleCovered(t *testing.T) {
 	if i := strings.Index(text, "## The parity rig"); i >= 0 {
 		text = text[:i]
 	}
-	rules := 0
-	for _, m := range regexp.MustCompile(`(?m)^(\d+)\. `).FindAllStringSubmatch(text, -1) {
+	// Every rule before the rig's section (1-15, and MAX_UNPOOLING's 17-22,
+	// numbered after the rig's 16).
+	var rules []int
+	for _, m := range regexp.MustCompile(`(?m)^(\d+)\. \*\*`).FindAllStringSubmatch(text, -1) { // a rule opens with its bold title
 		n, _ := strconv.Atoi(m[1])
-		rules = max(rules, n)
+		rules = append(rules, n)
 	}
-	if rules < 15 {
-		t.Fatalf("docs/semantics.md numbers only %d rules before the rig's section; want 15", rules)
+	if len(rules) < 15 {
+		t.Fatalf("docs/semantics.md numbers only %d rules before the rig's section; want 15 or more", len(rules))
 	}
-	for n := 1; n <= rules; n++ {
+	for _, n := range rules {
 		if !covered[fmt.Sprintf("rule %d", n)] {
 			t.Errorf("semantics.md rule %d has no parity case", n)
 		}

@@ -39,12 +39,15 @@ func Run(dev *dml.Device, dir string, c *parity.Case) (*parity.Outcome, error) {
 	if err != nil {
 		return &parity.Outcome{HR: hresult.Code(err), Stage: "CreateOperator", Message: err.Error()}, nil
 	}
-	data, err := parity.LoadInput(dir, c)
+	data, err := parity.LoadInputs(dir, c)
 	if err != nil {
 		return nil, err
 	}
-	inDesc, _ := c.Input.Desc()
-	ins := []*tensor.Tensor{{Desc: inDesc, Data: data}}
+	var ins []*tensor.Tensor
+	for i, t := range c.InputTensors() {
+		d, _ := t.Desc()
+		ins = append(ins, &tensor.Tensor{Desc: d, Data: data[i]})
+	}
 	var outs []*tensor.Tensor
 	for _, t := range []*parity.Tensor{&c.Output, c.OutputIndices} {
 		if t == nil {

@@ -111,6 +111,12 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 		default:
 			op.desc = pin(d, &maxPooling2OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep, dilations: dil})
 		}
+	case "MAX_UNPOOLING":
+		ind, err := d.tensor(c.Indices)
+		if err != nil {
+			return nil, err
+		}
+		op.desc = pin(d, &maxUnpoolingOperatorDesc{inputTensor: in, indicesTensor: ind, outputTensor: out})
 	default:
 		return nil, fmt.Errorf("unknown operator %q", c.Operator)
 	}

@@ -46,9 +46,10 @@ import (
 type backend interface {
 	// Info fills the device fields of the results.
 	Info(r *parity.Results)
-	// Run runs one case; input is the input buffer. An error means the
-	// runner itself cannot go on (not a case result).
-	Run(c *parity.Case, input []byte) (*parity.Outcome, error)
+	// Run runs one case; inputs are its input buffers in binding order
+	// (parity.Case.InputTensors). An error means the runner itself cannot
+	// go on (not a case result).
+	Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error)
 	Close()
 }
 
@@ -123,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if (*only != "" && !strings.Contains(c.Name, *only)) || done[c.Name] {
 			continue
 		}
-		input, err := parity.LoadInput(*corpusDir, c)
+		inputs, err := parity.LoadInputs(*corpusDir, c)
 		if err != nil {
 			fmt.Fprintln(stderr, "dmlrunner:", err)
 			return 1
@@ -141,7 +142,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "dmlrunner: case %s: no answer within %v; %d results saved in %s; run again with -resume for the rest\n", c.Name, *caseTimeout, len(res.Cases), *outDir)
 			exitNow(exitNoAnswer)
 		})
-		o, err := b.Run(c, input)
+		o, err := b.Run(c, inputs)
 		stop()
 		if err != nil {
 			fmt.Fprintf(stderr, "dmlrunner: case %s: %v\n", c.Name, err)

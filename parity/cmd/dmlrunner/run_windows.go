@@ -19,8 +19,8 @@ import (
 
 // Run runs one case. A failed HRESULT becomes the outcome; only failures of
 // the runner's own D3D12 plumbing are errors.
-func (b *dmlBackend) Run(c *parity.Case, input []byte) (*parity.Outcome, error) {
-	o, err := b.run(c, input)
+func (b *dmlBackend) Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
+	o, err := b.run(c, inputs)
 	var he *hrError
 	if errors.As(err, &he) {
 		o = &parity.Outcome{HR: he.hr, Stage: he.call, Message: he.Error()}
@@ -43,17 +43,17 @@ func (b *dmlBackend) Run(c *parity.Case, input []byte) (*parity.Outcome, error) 
 }
 
 // run runs one case; the first failed call ends it with its error.
-func (b *dmlBackend) run(c *parity.Case, input []byte) (*parity.Outcome, error) {
+func (b *dmlBackend) run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
 	r := &caseRun{b: b, c: c}
 	defer r.release()
 	if err := r.createOperator(); err != nil {
 		return nil, err
 	}
-	r.layOut(uint64(len(input)))
+	r.layOut(inputs)
 	if err := r.createBuffers(); err != nil {
 		return nil, err
 	}
-	if err := r.upload(input); err != nil {
+	if err := r.upload(inputs); err != nil {
 		return nil, err
 	}
 	if err := r.createBindingTables(); err != nil {
@@ -135,12 +135,12 @@ func (r *caseRun) createOperator() error {
 }
 
 // arenaLayout is where the tensors of a case lie in the one buffer that
-// holds them all: input, outputs, temporary, persistent, each at a 256-byte
-// aligned offset.
+// holds them all: inputs, outputs, temporary, persistent, each at a
+// 256-byte aligned offset.
 type arenaLayout struct {
-	in, temp, persistent uint64
-	outs                 []uint64
-	total                uint64 // the buffer's size
+	temp, persistent uint64
+	ins, outs        []uint64
+	total            uint64 // the buffer's size
 }
 
 // place reserves size bytes (at least 4) at the end of the buffer and
@@ -153,11 +153,13 @@ func (l *arenaLayout) place(size uint64) uint64 {
 
 func align(n, a uint64) uint64 { return (n + a - 1) / a * a }
 
-// layOut places the input, the outputs and the resources the operator and
-// its initializer ask for.
-func (r *caseRun) layOut(inputSize uint64) {
+// layOut places the inputs, the outputs and the resources the operator
+// and its initializer ask for.
+func (r *caseRun) layOut(inputs [][]byte) {
 	l := &r.layout
-	l.in = l.place(inputSize)
+	for _, in := range inputs {
+		l.ins = append(l.ins, l.place(uint64(len(in))))
+	}
 	outs := r.c.OutputTensors()
 	l.outs = make([]uint64, len(outs))
 	for i, t := range outs {
@@ -189,13 +191,15 @@ func (r *caseRun) createBuffers() error {
 	return nil
 }
 
-// upload writes the input and the outputs' fill into the upload buffer.
-func (r *caseRun) upload(input []byte) error {
+// upload writes the inputs and the outputs' fill into the upload buffer.
+func (r *caseRun) upload(inputs [][]byte) error {
 	up, err := mapBuffer(r.uploadBuf, r.layout.total)
 	if err != nil {
 		return err
 	}
-	copy(up[r.layout.in:], input)
+	for i, in := range inputs {
+		copy(up[r.layout.ins[i]:], in)
+	}
 	for i, t := range r.c.OutputTensors() {
 		copy(up[r.layout.outs[i]:], parity.FilledOutput(t))
 	}
@@ -254,8 +258,11 @@ func (r *caseRun) bindOperator(etd bindingTableDesc) error {
 		return err
 	}
 	r.execTable = r.hold(com(table))
-	r.inBind = []bindingDesc{*r.arenaBinding(r.layout.in, r.c.Input.TotalTensorSizeInBytes)}
-	call(r.execTable, tableBindInputs, 1, ptr(&r.inBind[0]))
+	r.inBind = make([]bindingDesc, len(r.layout.ins))
+	for i, t := range r.c.InputTensors() {
+		r.inBind[i] = *r.arenaBinding(r.layout.ins[i], t.TotalTensorSizeInBytes)
+	}
+	call(r.execTable, tableBindInputs, uintptr(len(r.inBind)), ptr(&r.inBind[0]))
 	r.outBind = make([]bindingDesc, outputSlots(r.c))
 	for i, t := range r.c.OutputTensors() {
 		r.outBind[i] = *r.arenaBinding(r.layout.outs[i], t.TotalTensorSizeInBytes)

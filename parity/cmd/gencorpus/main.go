@@ -45,6 +45,7 @@ func main() {
 	g.randomArg()
 	g.randomPool()
 	g.sixteenBit()
+	g.maxUnpool()
 	if err := g.write(); err != nil {
 		fmt.Fprintln(os.Stderr, "gencorpus:", err)
 		os.Exit(1)
@@ -70,6 +71,9 @@ func (g *gen) write() error {
 			return fmt.Errorf("case %s has no input", c.Name)
 		}
 		if err := tensor.WriteNpyFile(filepath.Join(g.dir, parity.InputFile(c.Name)), t); err != nil {
+			return err
+		}
+		if err := g.writeIndices(c); err != nil {
 			return err
 		}
 	}
