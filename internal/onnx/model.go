@@ -87,21 +87,22 @@ func (n *Node) String(name, def string) string {
 
 // ParseModel decodes a serialized ModelProto's graph (field 7).
 func ParseModel(b []byte) (*Graph, error) {
-	w := wire{b}
 	var g *Graph
-	for len(w.b) > 0 {
-		num, typ, _, data, err := w.next()
-		if err != nil {
-			return nil, err
+	err := eachField(b, func(f field) error {
+		if f.num != 7 {
+			return nil
 		}
-		if num == 7 {
-			if err := expect(num, typ, protowire.BytesType); err != nil {
-				return nil, err
-			}
-			if g, err = parseGraph(data); err != nil {
-				return nil, fmt.Errorf("graph: %w", err)
-			}
+		if err := f.expect(protowire.BytesType); err != nil {
+			return err
 		}
+		var err error
+		if g, err = parseGraph(f.data); err != nil {
+			return fmt.Errorf("graph: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if g == nil {
 		return nil, fmt.Errorf("onnx: the model has no graph")
@@ -124,141 +125,122 @@ func ReadModel(path string) (*Graph, error) {
 
 func parseGraph(b []byte) (*Graph, error) {
 	g := &Graph{}
-	w := wire{b}
-	for len(w.b) > 0 {
-		num, typ, _, data, err := w.next()
-		if err != nil {
-			return nil, err
-		}
-		switch num {
+	err := eachField(b, func(f field) error {
+		switch f.num {
 		case 1, 2, 11, 12:
-			if err := expect(num, typ, protowire.BytesType); err != nil {
-				return nil, err
+			if err := f.expect(protowire.BytesType); err != nil {
+				return err
 			}
 		}
-		switch num {
+		switch f.num {
 		case 1: // node
-			n, err := parseNode(data)
+			n, err := parseNode(f.data)
 			if err != nil {
-				return nil, fmt.Errorf("node %d: %w", len(g.Nodes), err)
+				return fmt.Errorf("node %d: %w", len(g.Nodes), err)
 			}
 			g.Nodes = append(g.Nodes, *n)
 		case 2:
-			g.Name = string(data)
+			g.Name = string(f.data)
 		case 11, 12: // input, output: ValueInfoProto, name is field 1
-			name, err := stringField(data, 1)
+			name, err := stringField(f.data, 1)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if num == 11 {
+			if f.num == 11 {
 				g.Inputs = append(g.Inputs, name)
 			} else {
 				g.Outputs = append(g.Outputs, name)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return g, nil
 }
 
 // stringField returns the last value of string field num in a message.
 func stringField(b []byte, num protowire.Number) (string, error) {
-	w := wire{b}
 	var s string
-	for len(w.b) > 0 {
-		n, typ, _, data, err := w.next()
-		if err != nil {
-			return "", err
+	err := eachField(b, func(f field) error {
+		if f.num != num {
+			return nil
 		}
-		if n == num {
-			if err := expect(n, typ, protowire.BytesType); err != nil {
-				return "", err
-			}
-			s = string(data)
-		}
+		return f.bytes(func(b []byte) { s = string(b) })
+	})
+	if err != nil {
+		return "", err
 	}
 	return s, nil
 }
 
 func parseNode(b []byte) (*Node, error) {
 	n := &Node{}
-	w := wire{b}
-	for len(w.b) > 0 {
-		num, typ, _, data, err := w.next()
-		if err != nil {
-			return nil, err
-		}
-		if num >= 1 && num <= 5 || num == 7 {
-			if err := expect(num, typ, protowire.BytesType); err != nil {
-				return nil, err
+	err := eachField(b, func(f field) error {
+		if f.num >= 1 && f.num <= 5 || f.num == 7 {
+			if err := f.expect(protowire.BytesType); err != nil {
+				return err
 			}
 		}
-		switch num {
+		switch f.num {
 		case 1:
-			n.Inputs = append(n.Inputs, string(data))
+			n.Inputs = append(n.Inputs, string(f.data))
 		case 2:
-			n.Outputs = append(n.Outputs, string(data))
+			n.Outputs = append(n.Outputs, string(f.data))
 		case 3:
-			n.Name = string(data)
+			n.Name = string(f.data)
 		case 4:
-			n.OpType = string(data)
+			n.OpType = string(f.data)
 		case 5:
-			a, err := parseAttribute(data)
+			a, err := parseAttribute(f.data)
 			if err != nil {
-				return nil, fmt.Errorf("attribute %d: %w", len(n.Attributes), err)
+				return fmt.Errorf("attribute %d: %w", len(n.Attributes), err)
 			}
 			n.Attributes = append(n.Attributes, *a)
 		case 7:
-			n.Domain = string(data)
+			n.Domain = string(f.data)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return n, nil
 }
 
 func parseAttribute(b []byte) (*Attribute, error) {
 	a := &Attribute{}
-	w := wire{b}
-	for len(w.b) > 0 {
-		num, typ, v, data, err := w.next()
-		if err != nil {
-			return nil, err
-		}
-		switch num {
+	err := eachField(b, func(f field) error {
+		switch f.num {
 		case 1: // name
-			if err = expect(num, typ, protowire.BytesType); err == nil {
-				a.Name = string(data)
-			}
+			return f.bytes(func(b []byte) { a.Name = string(b) })
 		case 2: // f
-			if err = expect(num, typ, protowire.Fixed32Type); err == nil {
-				a.F = math.Float32frombits(uint32(v))
-			}
+			return f.scalar(protowire.Fixed32Type, func(x uint64) { a.F = math.Float32frombits(uint32(x)) })
 		case 3: // i
-			if err = expect(num, typ, protowire.VarintType); err == nil {
-				a.I = int64(v)
-			}
+			return f.scalar(protowire.VarintType, func(x uint64) { a.I = int64(x) })
 		case 4: // s
-			if err = expect(num, typ, protowire.BytesType); err == nil {
-				a.S = data
-			}
+			return f.bytes(func(b []byte) { a.S = b })
 		case 5: // t
-			if err = expect(num, typ, protowire.BytesType); err == nil {
-				a.T, err = ParseTensorProto(data)
+			if err := f.expect(protowire.BytesType); err != nil {
+				return err
 			}
+			var err error
+			a.T, err = ParseTensorProto(f.data)
+			return err
 		case 7: // floats
-			err = repeated(num, typ, v, data, protowire.Fixed32Type, func(x uint64) { a.Floats = append(a.Floats, math.Float32frombits(uint32(x))) })
+			return f.repeated(protowire.Fixed32Type, func(x uint64) { a.Floats = append(a.Floats, math.Float32frombits(uint32(x))) })
 		case 8: // ints
-			err = repeated(num, typ, v, data, protowire.VarintType, func(x uint64) { a.Ints = append(a.Ints, int64(x)) })
+			return f.repeated(protowire.VarintType, func(x uint64) { a.Ints = append(a.Ints, int64(x)) })
 		case 9: // strings
-			if err = expect(num, typ, protowire.BytesType); err == nil {
-				a.Strings = append(a.Strings, data)
-			}
+			return f.bytes(func(b []byte) { a.Strings = append(a.Strings, b) })
 		case 20: // type
-			if err = expect(num, typ, protowire.VarintType); err == nil {
-				a.Type = int32(v)
-			}
+			return f.scalar(protowire.VarintType, func(x uint64) { a.Type = int32(x) })
 		}
-		if err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return a, nil
 }

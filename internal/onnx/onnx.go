@@ -152,48 +152,87 @@ func expect(num protowire.Number, typ, want protowire.Type) error {
 	return nil
 }
 
-// ParseTensorProto decodes a serialized onnx.TensorProto.
-func ParseTensorProto(b []byte) (*TensorProto, error) {
-	p := &TensorProto{}
+// field is one field of a message: its number, its wire type and its
+// value (v for varint and fixed types, data for bytes).
+type field struct {
+	num  protowire.Number
+	typ  protowire.Type
+	v    uint64
+	data []byte
+}
+
+// eachField calls f with every field of message b in order; it stops at
+// the first error, a malformed field's or f's.
+func eachField(b []byte, f func(field) error) error {
 	w := wire{b}
 	for len(w.b) > 0 {
 		num, typ, v, data, err := w.next()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		switch num {
+		if err := f(field{num, typ, v, data}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expect fails unless the field has wire type want.
+func (f field) expect(want protowire.Type) error { return expect(f.num, f.typ, want) }
+
+// scalar passes the value of a field of wire type want to set.
+func (f field) scalar(want protowire.Type, set func(uint64)) error {
+	if err := f.expect(want); err != nil {
+		return err
+	}
+	set(f.v)
+	return nil
+}
+
+// bytes passes the value of a bytes field to set.
+func (f field) bytes(set func([]byte)) error {
+	if err := f.expect(protowire.BytesType); err != nil {
+		return err
+	}
+	set(f.data)
+	return nil
+}
+
+// repeated passes each value of a repeated scalar field to add.
+func (f field) repeated(want protowire.Type, add func(uint64)) error {
+	return repeated(f.num, f.typ, f.v, f.data, want, add)
+}
+
+// ParseTensorProto decodes a serialized onnx.TensorProto.
+func ParseTensorProto(b []byte) (*TensorProto, error) {
+	p := &TensorProto{}
+	err := eachField(b, func(f field) error {
+		switch f.num {
 		case 1: // dims
-			err = repeated(num, typ, v, data, protowire.VarintType, func(x uint64) { p.Dims = append(p.Dims, int64(x)) })
+			return f.repeated(protowire.VarintType, func(x uint64) { p.Dims = append(p.Dims, int64(x)) })
 		case 2: // data_type
-			if err = expect(num, typ, protowire.VarintType); err == nil {
-				p.DataType = int32(v)
-			}
+			return f.scalar(protowire.VarintType, func(x uint64) { p.DataType = int32(x) })
 		case 4: // float_data
-			err = repeated(num, typ, v, data, protowire.Fixed32Type, func(x uint64) { p.FloatData = append(p.FloatData, math.Float32frombits(uint32(x))) })
+			return f.repeated(protowire.Fixed32Type, func(x uint64) { p.FloatData = append(p.FloatData, math.Float32frombits(uint32(x))) })
 		case 5: // int32_data
-			err = repeated(num, typ, v, data, protowire.VarintType, func(x uint64) { p.Int32Data = append(p.Int32Data, int32(x)) })
+			return f.repeated(protowire.VarintType, func(x uint64) { p.Int32Data = append(p.Int32Data, int32(x)) })
 		case 7: // int64_data
-			err = repeated(num, typ, v, data, protowire.VarintType, func(x uint64) { p.Int64Data = append(p.Int64Data, int64(x)) })
+			return f.repeated(protowire.VarintType, func(x uint64) { p.Int64Data = append(p.Int64Data, int64(x)) })
 		case 8: // name
-			if err = expect(num, typ, protowire.BytesType); err == nil {
-				p.Name = string(data)
-			}
+			return f.bytes(func(b []byte) { p.Name = string(b) })
 		case 9: // raw_data
-			if err = expect(num, typ, protowire.BytesType); err == nil {
-				p.RawData = data
-			}
+			return f.bytes(func(b []byte) { p.RawData = b })
 		case 10: // double_data
-			err = repeated(num, typ, v, data, protowire.Fixed64Type, func(x uint64) { p.DoubleData = append(p.DoubleData, math.Float64frombits(x)) })
+			return f.repeated(protowire.Fixed64Type, func(x uint64) { p.DoubleData = append(p.DoubleData, math.Float64frombits(x)) })
 		case 11: // uint64_data
-			err = repeated(num, typ, v, data, protowire.VarintType, func(x uint64) { p.Uint64Data = append(p.Uint64Data, x) })
+			return f.repeated(protowire.VarintType, func(x uint64) { p.Uint64Data = append(p.Uint64Data, x) })
 		case 14: // data_location
-			if err = expect(num, typ, protowire.VarintType); err == nil {
-				p.External = v == 1
-			}
+			return f.scalar(protowire.VarintType, func(x uint64) { p.External = x == 1 })
 		}
-		if err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
