@@ -28,11 +28,13 @@ name, and facts computed from the plan alone (docs/json.md):
   serial_partials           most partial results one invocation combines in
                             a loop (0 for a first pass)
 The operator flags are vkdml bench's. --profile plans for a shipped device
-profile (%s) or a profile file (a device of vkdml devices --json); with no
---profile, for the selected device. A desc vkdml refuses gives the error
-CreateOperator gives.
+profile or a profile file (vkdml devices --json's output, or one device of
+it); with no --profile, for the selected device. Shipped profiles:
+  %s
+A desc vkdml refuses gives the error CreateOperator gives.
 
---check also judges each plan by the GPU goals: serial_partials <= %d in
+--check also judges each plan by the GPU goals, sized for the h100
+profile: serial_partials <= %d in
 every dispatch, empty lanes <= 1%% of the plan's lanes, and, for a case that
 moves %d MiB or more, bytes_in_flight >= %d MiB in its streaming dispatch;
 it exits 1 when a plan misses one.
