@@ -1,5 +1,5 @@
-// Package conformance runs ONNX's own backend node tests for ArgMax, ArgMin
-// and MaxPool (the data sets Debian's libonnx-testdata installs under
+// Package conformance runs ONNX's own backend node tests for ArgMax, ArgMin,
+// MaxPool and MaxUnpool (the data sets Debian's libonnx-testdata installs under
 // /usr/share/libonnx-testdata/data/node) against vkdml.
 //
 // Each data set is a single-node model.onnx plus test_data_set_*/ folders of
@@ -57,7 +57,7 @@ func DataDir() string {
 	return DefaultDataDir
 }
 
-// Patterns are the data-set folder names the suite runs (47 data sets in
+// Patterns are the data-set folder names the suite runs (49 data sets in
 // libonnx-testdata 1.x).
 var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*", "test_maxunpool_*"}
 
