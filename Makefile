@@ -9,12 +9,16 @@
 #   make fuzz-long     every fuzz target for FUZZLONG (default 5m) each
 #   make install       the command, libvkdml, its header, pkg-config and CMake
 #                      files under DESTDIR/PREFIX (default /usr/local)
-#   make dist          release files for linux/amd64 and linux/arm64 in dist/
+#   make dist          release files for linux/amd64 and linux/arm64, and
+#                      the Windows zip, in dist/
+#   make cross-windows vkdml.exe, vkdml.dll, vkdml.lib and vkdml.h for
+#                      windows/amd64 in bin/windows-amd64
+#   make test-windows  those, and every package's tests, under Wine
 #
 # make run and the test targets install the Debian packages they need first
 # (make deps). Build targets (build, libvkdml, python, shaders, cross-arm64,
-# install, dist) never install anything: building needs only Go and a C
-# compiler, and one that needs a tool make deps installs says so.
+# cross-windows, install, dist) never install anything: building needs only
+# Go and a C compiler, and one that needs a tool make deps installs says so.
 
 GO          ?= go
 BIN         := bin/vkdml
@@ -30,14 +34,16 @@ GOTESTFLAGS ?=
 # against an installed libvkdml through both).
 RUN_PKGS := libvulkan1 mesa-vulkan-drivers
 DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers vulkan-tools \
-            gcc-aarch64-linux-gnu libc6-dev-arm64-cross libonnx-testdata pkg-config cmake \
+            gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-mingw-w64-x86-64-win32 \
+            libonnx-testdata pkg-config cmake \
             python3-numpy python3-pytest python3-torch python3-setuptools python3-wheel python3-build \
             python3-venv
 
-.PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 vet test fuzz parity run bench clean \
+.PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-windows test-windows \
+        vet test fuzz parity run bench clean \
         test-device test-bins fuzz-long \
         libvkdml capi-test python python-test wheel wheel-test \
-        install uninstall install-test dist dist-binaries
+        install uninstall install-test dist dist-binaries dist-windows
 
 all: build
 
@@ -73,6 +79,33 @@ cross-arm64:
 		$(GO) build -ldflags "$(LDFLAGS)" -o bin/vkdml-linux-arm64 ./cmd/vkdml
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		$(call LIBVKDML_BUILD,bin/libvkdml-linux-arm64.so)
+
+# cross-windows builds for windows/amd64 with Debian's mingw-w64
+# (win32 threads: the binaries need only Windows' own DLLs) into
+# bin/windows-amd64: vkdml.exe; vkdml.dll, which exports vkdml.h's
+# functions (VKDML_API); vkdml.lib, its import library for MSVC's linker,
+# from capi/vkdml.def (mingw links vkdml.dll itself as well); vkdml.h.
+# The Vulkan loader, vulkan-1.dll, comes with the GPU driver.
+WIN_CC      ?= x86_64-w64-mingw32-gcc-win32
+WIN_DLLTOOL ?= x86_64-w64-mingw32-dlltool
+WIN_OUT     ?= bin/windows-amd64
+WIN_GOFLAGS ?=
+WIN_LDFLAGS ?=
+WIN_ENV      = CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=$(WIN_CC)
+cross-windows:
+	$(call need,$(WIN_CC) $(WIN_DLLTOOL))
+	mkdir -p $(WIN_OUT)
+	$(WIN_ENV) $(GO) build $(WIN_GOFLAGS) -ldflags "$(WIN_LDFLAGS) $(LDFLAGS)" -o $(WIN_OUT)/vkdml.exe ./cmd/vkdml
+	$(WIN_ENV) $(GO) build -buildmode=c-shared $(WIN_GOFLAGS) -ldflags "$(WIN_LDFLAGS)" -o $(WIN_OUT)/vkdml.dll ./capi
+	$(WIN_DLLTOOL) -d capi/vkdml.def -D vkdml.dll -l $(WIN_OUT)/vkdml.lib
+	cp capi/vkdml.h $(WIN_OUT)/vkdml.h
+
+# test-windows runs every package's tests, the C example and the C
+# interface's tests, built for windows/amd64, under Wine with winevulkan on
+# lavapipe (scripts/test-windows.sh; it installs Wine, Xvfb and mingw, and
+# shares make parity's Wine prefix).
+test-windows: deps
+	GO=$(GO) MAKE="$(MAKE)" bash scripts/test-windows.sh
 
 vet:
 	$(GO) vet ./...
@@ -203,7 +236,7 @@ install-test: deps
 # own (another kind of artifact is one more name there), then SHA256SUMS
 # covers every file in dist/. dist-binaries: the command and libvkdml for
 # linux/amd64 and linux/arm64, -trimpath and stripped, named by VERSION.
-DIST_PARTS := dist-binaries wheel
+DIST_PARTS := dist-binaries dist-windows wheel
 DIST_GOFLAGS := -trimpath
 DIST_LDFLAGS := -s -w
 dist: $(DIST_PARTS)
@@ -222,6 +255,16 @@ dist-binaries:
 	GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
 		$(call LIBVKDML_BUILD,dist/libvkdml-$(VERSION)-linux-arm64.so,$(DIST_GOFLAGS),$(DIST_LDFLAGS))
 	aarch64-linux-gnu-strip --strip-unneeded dist/libvkdml-$(VERSION)-linux-arm64.so
+
+# dist-windows: vkdml-VERSION-windows-amd64.zip, make cross-windows's files
+# (-trimpath, stripped) with capi/vkdml.def.
+dist-windows:
+	rm -rf dist/windows-amd64 && mkdir -p dist
+	rm -f dist/vkdml-*-windows-amd64.zip
+	$(MAKE) cross-windows WIN_OUT=dist/windows-amd64 WIN_GOFLAGS="$(DIST_GOFLAGS)" WIN_LDFLAGS="$(DIST_LDFLAGS)"
+	cp capi/vkdml.def dist/windows-amd64/
+	cd dist/windows-amd64 && $(PYTHON) -m zipfile -c ../vkdml-$(VERSION)-windows-amd64.zip vkdml.exe vkdml.dll vkdml.lib vkdml.def vkdml.h
+	rm -rf dist/windows-amd64
 
 run: deps-run build
 	./$(BIN) demo

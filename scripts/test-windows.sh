@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# make test-windows: vkdml built for windows/amd64 and tested under Wine,
+# with winevulkan on the system's lavapipe (Mesa 22.3), the same device the
+# Linux tests use.
+#
+#   1. make cross-windows: vkdml.exe, vkdml.dll, vkdml.lib, vkdml.h;
+#   2. every package's test binary (go test -c, GOOS=windows), the C
+#      example and the C interface's tests (capi/tests/abi_test.c), linked
+#      against vkdml.lib as an MSVC user would, into CACHE/windows;
+#   3. the parity rig's Wine prefix with the bcryptprimitives.dll stub that
+#      Go binaries need under Wine 8 (.ci/wine-rig.sh; the prefix is shared
+#      with make parity), and Xvfb, without which winevulkan finds no
+#      Vulkan at all;
+#   4. runs each, CI=true, in its package folder, with the host's Khronos
+#      validation layer on below winevulkan (VK_INSTANCE_LAYERS; winevulkan
+#      lists no layers, so VKDML_WINE_HOST_VALIDATION=1 tells debug mode
+#      that the layer is there). Validation messages reach vkdml's debug
+#      messenger as on Linux; one printed by a device without a messenger
+#      fails the run too.
+#
+# Environment: WINTEST_CACHE (default .cache/parity, the parity rig's),
+# WINTEST_FLAGS (default -test.short: the long random sweeps run on Linux),
+# WINTEST_PKGS (packages to test, default every package with tests),
+# WINTEST_TIMEOUT (seconds per test binary, default 900).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+GO=${GO:-go}
+MAKE=${MAKE:-make}
+WIN_CC=${WIN_CC:-x86_64-w64-mingw32-gcc-win32}
+flags=${WINTEST_FLAGS:--test.short}
+per_binary=${WINTEST_TIMEOUT:-900}
+start=$(date +%s)
+say() { printf 'test-windows: %s\n' "$*"; }
+# shellcheck source=.ci/wine-rig.sh
+. .ci/wine-rig.sh
+
+rig_init "${WINTEST_CACHE:-.cache/parity}"
+rig_packages
+out=$RIG_CACHE/windows
+rm -rf "$out"
+mkdir -p "$out"
+
+# wine_overlay writes a go build -overlay file for the test binaries. Go's
+# os.RemoveAll deletes with FileDispositionInformationEx, which Wine 8 does
+# not implement: it answers STATUS_NOT_IMPLEMENTED, where a Windows that
+# lacks the class answers STATUS_INVALID_INFO_CLASS and Go falls back to
+# the old way. Every t.TempDir cleanup would fail with "Invalid function".
+# The overlay makes this Go's internal/syscall/windows take the fallback on
+# that status too; it is made from the installed GOROOT, for the test
+# binaries only (vkdml.exe and vkdml.dll are built without it).
+wine_overlay() {
+	local src dst=$out/overlay/at_windows.go
+	src=$("$GO" env GOROOT)/src/internal/syscall/windows/at_windows.go
+	mkdir -p "$out/overlay"
+	if [ ! -e "$src" ] || [ "$(grep -c '^	case STATUS_INVALID_INFO_CLASS, ' "$src")" != 1 ]; then
+		say "cannot adapt $src to Wine (no single 'case STATUS_INVALID_INFO_CLASS,'): tests that remove temporary folders will fail with 'Invalid function'"
+		return 1
+	fi
+	sed 's/^	case STATUS_INVALID_INFO_CLASS, /	case STATUS_INVALID_INFO_CLASS, NTStatus(0xC0000002), \/\* STATUS_NOT_IMPLEMENTED: Wine 8 \*\/ /' "$src" >"$dst"
+	printf '{"Replace": {"%s": "%s"}}\n' "$src" "$dst" >"$out/overlay.json"
+}
+
+# 1-2. The binaries.
+t0=$(date +%s)
+"$MAKE" --no-print-directory cross-windows WIN_OUT="$out" WIN_CC="$WIN_CC"
+overlay=()
+if wine_overlay; then
+	overlay=(-overlay "$out/overlay.json")
+fi
+export CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=$WIN_CC
+pkgs=${WINTEST_PKGS:-./...}
+: >"$out/packages"
+# shellcheck disable=SC2086
+for p in $("$GO" list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' $pkgs); do
+	rel=${p#github.com/vkdml/vkdml}
+	rel=${rel#/}
+	[ -n "$rel" ] || continue
+	"$GO" test -c "${overlay[@]}" -o "$out/$(echo "$rel" | tr / _).test.exe" "./$rel"
+	echo "$rel" >>"$out/packages"
+done
+unset CGO_ENABLED GOOS GOARCH CC
+# -static: abi_test's threads are mingw's winpthreads, linked in.
+"$WIN_CC" -std=c11 -Wall -Wextra -Werror -Icapi -o "$out/vkdml-c-example.exe" examples/c/argmax_maxpool.c -L"$out" -l:vkdml.lib
+"$WIN_CC" -std=c11 -Wall -Wextra -Werror -Icapi -o "$out/vkdml-abi-test.exe" capi/tests/abi_test.c -L"$out" -l:vkdml.lib -static -lpthread
+say "built $(wc -l <"$out/packages") test binaries, vkdml.exe, vkdml.dll and the C programs in $(($(date +%s) - t0)) s"
+
+# 3. The prefix and the display. The mode picks what Wine's d3d12 runs on,
+# which vkdml does not use: "patched" keeps the system Mesa, whose lavapipe
+# winevulkan then drives.
+rig_prefix patched
+trap rig_stop EXIT
+rig_display_start
+icd=""
+for f in /usr/share/vulkan/icd.d/lvp_icd.x86_64.json /usr/share/vulkan/icd.d/lvp_icd.json; do
+	[ -e "$f" ] && icd=$f && break
+done
+[ -n "$icd" ] || { say "no lavapipe ICD under /usr/share/vulkan/icd.d (Debian: mesa-vulkan-drivers)"; exit 1; }
+# VK_* reach the host's loader (Wine hides them from Windows programs);
+# VKDML_* reach the programs.
+run_env=("${RIG_ENV[@]}" VK_DRIVER_FILES="$icd" VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
+	VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
+	VKDML_WINE_HOST_VALIDATION=1 CI=true VKDML_BIN="$out/vkdml.exe"
+	VKDML_ONNX_DATA="${VKDML_ONNX_SRC:-/usr/share/libonnx-testdata/data/node}")
+
+# 4. The runs. Each log is checked for validation messages that no
+# messenger caught (they are printed instead).
+failed=()
+results=()
+run_one() {
+	local name=$1 dir=$2 log=$out/$1.log rc=0 t
+	shift 2
+	t=$(date +%s)
+	(cd "$dir" && env "${run_env[@]}" timeout -k 10 "$per_binary" wine64 "$@") >"$log" 2>&1 || rc=$?
+	t=$(($(date +%s) - t))
+	if [ "$rc" -eq 0 ] && grep -q 'Validation Error\|Validation Warning' "$log"; then
+		rc=99
+	fi
+	local pass fail skip
+	pass=$(grep -c '^--- PASS' "$log" || true)
+	fail=$(grep -c '^--- FAIL' "$log" || true)
+	skip=$(grep -c '^--- SKIP' "$log" || true)
+	results+=("$(printf '%-22s %-4s %4d s  pass %3d  fail %2d  skip %2d' "$name" "$([ "$rc" -eq 0 ] && echo ok || echo FAIL)" "$t" "$pass" "$fail" "$skip")")
+	printf '%s\n' "${results[-1]}"
+	if [ "$rc" -ne 0 ]; then
+		failed+=("$name")
+		case $rc in
+		99) say "$name: validation messages no messenger caught:"; grep -m5 'Validation' "$log" ;;
+		124 | 137) say "$name: still running after $per_binary s" ;;
+		esac
+		grep -E '^(--- FAIL|\s+\S+_test\.go:[0-9]+:|panic|FAIL)' "$log" | head -30 || true
+	fi
+}
+say "running under Wine on display $DISPLAY with $icd"
+env "${run_env[@]}" wine64 "$out/vkdml.exe" devices 2>&1 | head -3
+while read -r rel; do
+	name=$(echo "$rel" | tr / _)
+	run_one "$name" "$ROOT/$rel" "$out/$name.test.exe" -test.count=1 -test.v $flags
+done <"$out/packages"
+run_one c-example "$out" "$out/vkdml-c-example.exe"
+run_one abi-test "$out" "$out/vkdml-abi-test.exe"
+
+printf '\n'
+printf '   %s\n' "${results[@]}"
+say "done in $(($(date +%s) - start)) s (logs in $out)"
+if [ ${#failed[@]} -gt 0 ]; then
+	say "FAILED: ${failed[*]}"
+	exit 1
+fi
