@@ -195,3 +195,57 @@ func TestArgColLoadsGPU(t *testing.T) {
 	}
 	t.Logf("cases: %v", used)
 }
+
+// TestArgRowSubgroupsGPU runs, on lavapipe, the GPU plans of short
+// contiguous rows, which give each row a subgroup (argmax_vec_row.comp
+// ROWS, full subgroups of the device's size), against the CPU reference:
+// all ten types, rows from 256 elements (the group strategy's least) to
+// half a workgroup of vector loads, with heads and tails (padded row
+// strides), row counts that leave the last workgroup's subgroups partly
+// without a row, and adversarial values across lanes and vectors. Every
+// width must run the subgroup variant.
+func TestArgRowSubgroupsGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	used := map[string]int{}
+	for ti, dt := range tensor.AllTypes {
+		vw := 16 / int(dt.Size())
+		if dt.Size() == 4 {
+			vw = 8 // row64's 32-byte loads
+		}
+		for pi := 0; pi < 4; pi++ {
+			pattern := argColSplitPatterns[(ti+pi)%len(argColSplitPatterns)]
+			hi := max(128*vw-vw, 256) // room for a head and a tail
+			n := uint32(256 + rng.Intn(hi-256+1))
+			rows := uint32(3 + rng.Intn(70))
+			var strides []uint32
+			if pi%2 == 1 {
+				strides = []uint32{n + uint32(rng.Intn(5)), 1}
+			}
+			in := argInput(dt, []uint32{rows, n}, strides)
+			argColSplitFill(rng, in, []uint32{1}, pattern)
+			c := argDrawCase(rng, "", in, []uint32{1}, pattern, "packed", "padded")
+			gctx := argContext(d)
+			gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+			p, err := c.desc.Plan(gctx)
+			if err != nil {
+				t.Fatalf("%s: GPU plan: %v", c.what, err)
+			}
+			k := p.Kernels[0]
+			if strings.HasSuffix(k.Variant, "sub") {
+				if !k.FullSubgroups || k.SubgroupSize != gctx.Limits.SubgroupSize {
+					t.Fatalf("%s: %+v does not require full subgroups of the device's size", c.what, k)
+				}
+				used[fmt.Sprintf("%d-bit", 8*dt.Size())]++
+			}
+			c.desc = &asGPU{Desc: c.desc}
+			argCheckCase(t, d, c, "", rng)
+		}
+	}
+	t.Logf("cases with a subgroup per row: %v", used)
+	for _, b := range []string{"8-bit", "16-bit", "32-bit", "64-bit"} {
+		if used[b] == 0 {
+			t.Errorf("no %s case ran a subgroup per row: %v", b, used)
+		}
+	}
+}

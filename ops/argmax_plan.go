@@ -121,7 +121,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 			}
 			continue
 		}
-		return a.emit(ctx, l, k, segs)
+		return a.emit(ctx, l, subgroupRows(ctx, l, k, segs), segs)
 	}
 	panic("unreachable: the last candidate returns")
 }
@@ -234,6 +234,7 @@ type argKernel struct {
 	sgSize  uint32 // required subgroup size, 0 for any
 	small   bool   // the small-workgroup candidate
 	loads   uint64 // block positions a vec-col lane loads before scanning them (0: 1)
+	rows    bool   // vec-row with a subgroup (of sgSize lanes) per item
 }
 
 // laneBytes is the bytes one lane of a kernel with one invocation per
@@ -354,6 +355,40 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 			k.variant = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecRowSG1)
 		}
 	}
+}
+
+// subgroupRows switches a vec-row kernel to its variant with one subgroup
+// per (output, segment) where the device class's tuning asks for it
+// (argRowSubgroups), the segments are short (at most half a workgroup of
+// vector loads: 1,000 floats are 125 loads, which leave 131 of 256 lanes
+// idle), and the device can require full subgroups of its size.
+func subgroupRows(ctx *Context, l *argLayout, k argKernel, s *argSegments) argKernel {
+	f, lim := ctx.Features, ctx.Limits
+	sg := lim.SubgroupSize
+	if k.vec != "row" || k.small || !l.tune.argRowSubgroups || !f.SubgroupArithmetic || !f.SubgroupSizeControl || !f.ComputeFullSubgroups ||
+		sg == 0 || sg < lim.MinSubgroupSize || sg > lim.MaxSubgroupSize || k.wg <= sg || k.wg%sg != 0 {
+		return k
+	}
+	vecs := uint64(0) // the longest segment's vector loads
+	for _, n := range s.segLen {
+		vecs = max(vecs, (n+k.vw-1)/k.vw)
+	}
+	if 2*vecs > uint64(k.wg) {
+		return k
+	}
+	switch k.variant {
+	case shaders.ArgMaxVecRow64SG:
+		k.variant = shaders.ArgMaxVecRow64Sub
+	case shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecRowSG):
+		k.variant = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecRowSub)
+	default:
+		return k
+	}
+	// Eight subgroups a workgroup: a workgroup with a required subgroup
+	// size may hold at most maxComputeWorkgroupSubgroups of them (32 on
+	// lavapipe and NVIDIA, 16 on AMD at wave64), which caps doesn't carry.
+	k.rows, k.sgSize, k.wg = true, sg, min(k.wg, 8*sg)
+	return k
 }
 
 // argSegments is how a kernel cuts each block box into segments: one
@@ -599,8 +634,11 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 					items = on / k.vw * s.nloc[i]
 				}
 				groups := gridFor(ctx, items, 1)
-				if perLane {
+				switch {
+				case perLane:
 					groups = gridFor(ctx, items, k.wg)
+				case k.rows:
+					groups = gridFor(ctx, items, k.wg/k.sgSize)
 				}
 				params, err := pushBytes(shaders.NewPush(k.variant).
 					Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).

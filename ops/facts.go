@@ -142,7 +142,9 @@ type stepValues struct {
 	spec   map[string]uint32
 	push   map[string]uint32
 	groups [3]uint32
-	err    error // the first name asked for that the row does not declare
+	// subgroup is the kernel's required subgroup size, 0 for any.
+	subgroup uint32
+	err      error // the first name asked for that the row does not declare
 }
 
 func newStepValues(k Kernel, st Step) (*stepValues, error) {
@@ -154,7 +156,7 @@ func newStepValues(k Kernel, st Step) (*stepValues, error) {
 		return nil, fmt.Errorf("kernel %s has %d specialization constants and %d push bytes; its row declares %d and %d",
 			k.Variant, len(k.Spec), len(st.Params), len(row.Spec), 4*len(row.Push))
 	}
-	v := &stepValues{row: row, spec: map[string]uint32{}, push: map[string]uint32{}, groups: st.Groups}
+	v := &stepValues{row: row, spec: map[string]uint32{}, push: map[string]uint32{}, groups: st.Groups, subgroup: k.SubgroupSize}
 	for i, n := range row.Spec {
 		v.spec[n] = k.Spec[i]
 	}

@@ -1,5 +1,7 @@
 package ops
 
+import "fmt"
+
 // The facts of ARGMAX/ARGMIN's kernel families (argmax.comp,
 // argmax_vec_row.comp, argmax_vec_col.comp, argmax_combine.comp,
 // argmax_combine_group.comp), read from the push words and
@@ -48,7 +50,13 @@ func (a argStepItems) length(it uint64) uint64 {
 // item. Segments take at most two lengths (seg_len, and the last one's),
 // so the common case needs no enumeration.
 func groupPerItemEmpty(v *stepValues, a argStepItems, active func(n uint64) uint64) (uint64, error) {
-	groups, wg, items := v.groupCount(), v.wg(), a.items()
+	return perItemEmpty(v.groupCount(), v.wg(), a, active)
+}
+
+// perItemEmpty is groupPerItemEmpty for groups sets of wg lanes (the
+// workgroups, or the subgroups of a kernel with one per item).
+func perItemEmpty(groups, wg uint64, a argStepItems, active func(n uint64) uint64) (uint64, error) {
+	items := a.items()
 	full := min(wg, active(min(a.segLen, a.jCount)))
 	last := min(wg, active(a.length(a.nloc-1)))
 	if full == last || a.nloc == 1 {
@@ -87,7 +95,8 @@ func argScalarFacts(v *stepValues) (DispatchFacts, error) {
 // lane t loading vectors t, t+WG, ... of VW elements (the block's head and
 // tail, shorter than a vector, by scalar loads of lanes 0..); the count
 // below takes the block to start on a vector boundary, as it does for
-// packed rows whose length is a multiple of VW.
+// packed rows whose length is a multiple of VW. ROWS: a subgroup per item
+// instead.
 func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 	bits := v.define("ELEM_BITS", 32)
 	vw, load := 128/bits, uint64(16)
@@ -95,7 +104,20 @@ func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 		vw, load = 8, 32
 	}
 	a := argStepItemsOf(v)
-	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return max(n/vw, n%vw) })
+	active := func(n uint64) uint64 { return max(n/vw, n%vw) }
+	var empty uint64
+	var err error
+	if v.define("ROWS", 0) == 1 {
+		// A subgroup of the kernel's required size per item; lanes of
+		// subgroups past the workgroup's whole ones would be empty too.
+		sg := uint64(v.subgroup)
+		if sg == 0 || v.wg()%sg != 0 {
+			return DispatchFacts{}, fmt.Errorf("%s needs a required subgroup size dividing its workgroup (%d, %d)", v.row.Name, sg, v.wg())
+		}
+		empty, err = perItemEmpty(v.groupCount()*(v.wg()/sg), sg, a, active)
+	} else {
+		empty, err = groupPerItemEmpty(v, a, active)
+	}
 	if err != nil {
 		return DispatchFacts{}, err
 	}

@@ -351,12 +351,19 @@ type tuning struct {
 	// loads in flight (argmax_vec_col.comp LOADS), so that fewer segments
 	// (fewer partials) reach the bytes in flight; 0 or 1 one row's.
 	argColLoads uint32
+	// argRowSubgroups: vec-row gives each (output, segment) a subgroup
+	// rather than a workgroup when segments are at most half a workgroup
+	// of vector loads (subgroupRows): 65,536 rows of 1,000 floats left
+	// half of every 256-lane workgroup idle. Lavapipe keeps a workgroup
+	// per row (its small one-subgroup workgroups do the same job).
+	argRowSubgroups bool
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192,
-		argColInFlightPerCU: 16384, argColPartialDiv: 8, argColLoads: 4}
+		argColInFlightPerCU: 16384, argColPartialDiv: 8, argColLoads: 4,
+		argRowSubgroups: true}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

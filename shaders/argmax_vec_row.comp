@@ -9,6 +9,12 @@
 //
 // Defines:
 //   SUBGROUP 1 uses subgroup arithmetic.
+//   ROWS     with SUBGROUP: one subgroup per (output, segment) instead of
+//            one workgroup, for short rows (a row of 1,000 floats is 125
+//            32-byte loads, which leave half of a 256-lane workgroup
+//            idle); the host requires full subgroups of one size, so that
+//            every subgroup has gl_SubgroupSize lanes to stride with. The
+//            combine is the subgroup's alone: no shared memory, no barrier.
 //   ONESG    with SUBGROUP: the host guarantees the workgroup is one whole
 //            subgroup; the combine needs no shared memory or barrier.
 //   WIDE     32-bit elements only: 1 reads 32-byte vectors (u64vec4, needs
@@ -53,7 +59,7 @@ bool better1(SCORE s, uint si, SCORE b, uint bi) {
 #endif
 }
 
-#if !ONESG
+#if !ONESG && !ROWS
 #define WG_MAX 256
 shared SCORE sh_s[WG_MAX];
 shared uint sh_idx[WG_MAX];
@@ -84,11 +90,21 @@ void sg_reduce(inout SCORE s, inout uint idx) {
 void main() {
 	uint items = pc.o_count * pc.nloc;
 	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+#if ROWS
+	// Lane t of WG, the subgroup, which takes items first, first + stride,
+	// ... on its own.
+	uint t = gl_SubgroupInvocationID;
+	uint WG = gl_SubgroupSize;
+	uint first = group * gl_NumSubgroups + gl_SubgroupID, stride = ngroups * gl_NumSubgroups;
+#else
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
+	uint first = group, stride = ngroups;
+#endif
 	// The identity: below every element in the total order.
 	const uint ID_IDX = LAST != 0u ? 0u : 0xFFFFFFFFu;
-	for (uint it = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; it < items; it += ngroups) {
+	for (uint it = first; it < items; it += stride) {
 		uint ol = it / pc.nloc, sl = it % pc.nloc;
 		uint o = pc.o_begin + ol;
 		uint kin, kout;
@@ -177,8 +193,8 @@ void main() {
 				bi = j;
 			}
 		}
-#if SUBGROUP && ONESG
-		// The workgroup is exactly one subgroup: no shared memory, no
+#if SUBGROUP && (ONESG || ROWS)
+		// The item's lanes are exactly one subgroup: no shared memory, no
 		// barrier (lavapipe runs barrier-free shaders without switching
 		// between its per-subgroup coroutines).
 		sg_reduce(best, bi);

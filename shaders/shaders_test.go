@@ -241,7 +241,7 @@ func TestValuesByName(t *testing.T) {
 // operations only with SUBGROUP=1, Int64 only for the 32-byte-load
 // ARGMAX variants, and never Int8, Int16 or Float16.
 func TestVariantCapabilities(t *testing.T) {
-	int64Variants := []string{ArgMaxVecRow64, ArgMaxVecRow64SG, ArgMaxVecRow64SG1, ArgMaxVecCol8W64}
+	int64Variants := []string{ArgMaxVecRow64, ArgMaxVecRow64SG, ArgMaxVecRow64SG1, ArgMaxVecRow64Sub, ArgMaxVecCol8W64}
 	for _, v := range Variants {
 		m, err := Info(v.Name)
 		if err != nil {

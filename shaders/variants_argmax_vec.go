@@ -22,6 +22,12 @@ const (
 	// barrier.
 	ArgMaxVecRowSG1   = "argmax_vec_rowsg1"
 	ArgMaxVecRow64SG1 = "argmax_vec_row64sg1"
+	// ArgMaxVecRowSub, ArgMaxVecRow64Sub: ArgMaxVecRowSG and
+	// ArgMaxVecRow64SG with one subgroup (not one workgroup) per output
+	// and segment, for short rows; they need full subgroups of one
+	// required size.
+	ArgMaxVecRowSub   = "argmax_vec_rowsub"
+	ArgMaxVecRow64Sub = "argmax_vec_row64sub"
 	// ArgMaxVecCol: each invocation scans 4 adjacent outputs' blocks with
 	// 16-byte loads.
 	ArgMaxVecCol = "argmax_vec_col"
@@ -44,7 +50,7 @@ var ArgMaxVecNarrowWidths = []int{8, 16, 64}
 
 // ArgMaxVecName is the vectorised variant for elemBits-bit elements (one of
 // ArgMaxVecNarrowWidths, or 32) and the 32-bit variant named base, one of
-// ArgMaxVecRow, ArgMaxVecRowSG, ArgMaxVecRowSG1, ArgMaxVecCol and
+// ArgMaxVecRow, ArgMaxVecRowSG, ArgMaxVecRowSG1, ArgMaxVecRowSub, ArgMaxVecCol and
 // ArgMaxVecColX4 (the latter for other widths only; the wide
 // 32-bit variants have no counterpart): for 32 bits base itself, else
 // base with the width, e.g. argmax_vec_b8_rowsg.
@@ -70,6 +76,8 @@ func argmaxVecVariants() []Variant {
 		row(ArgMaxVecRow64SG, "SUBGROUP=1", "WIDE=1"),
 		row(ArgMaxVecRowSG1, "SUBGROUP=1", "WIDE=0", "ONESG=1"),
 		row(ArgMaxVecRow64SG1, "SUBGROUP=1", "WIDE=1", "ONESG=1"),
+		row(ArgMaxVecRowSub, "SUBGROUP=1", "WIDE=0", "ROWS=1"),
+		row(ArgMaxVecRow64Sub, "SUBGROUP=1", "WIDE=1", "ROWS=1"),
 		col(ArgMaxVecCol, "WIDE=0"),
 		col(ArgMaxVecCol8, "WIDE=1"),
 		col(ArgMaxVecCol8W64, "WIDE=1", "W64=1"),
@@ -80,6 +88,7 @@ func argmaxVecVariants() []Variant {
 			row(ArgMaxVecName(bits, ArgMaxVecRow), eb, "SUBGROUP=0", "WIDE=0"),
 			row(ArgMaxVecName(bits, ArgMaxVecRowSG), eb, "SUBGROUP=1", "WIDE=0"),
 			row(ArgMaxVecName(bits, ArgMaxVecRowSG1), eb, "SUBGROUP=1", "WIDE=0", "ONESG=1"),
+			row(ArgMaxVecName(bits, ArgMaxVecRowSub), eb, "SUBGROUP=1", "WIDE=0", "ROWS=1"),
 			col(ArgMaxVecName(bits, ArgMaxVecCol), eb, "WIDE=0"),
 			col(ArgMaxVecName(bits, ArgMaxVecColX4), eb, "WIDE=0", "LOADS=4"))
 	}
