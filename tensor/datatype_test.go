@@ -3,48 +3,39 @@ package tensor
 import "testing"
 
 func TestDataTypeProperties(t *testing.T) {
-	tests := []struct {
-		dt            DataType
+	// properties are what DataType's methods say of one type, in the
+	// order Size, String, IsFloat, IsSigned, Valid, NumpyDescr.
+	type properties struct {
 		size          int
 		name          string
 		float, signed bool
 		valid         bool
 		descr         string
+	}
+	tests := []struct {
+		dt   DataType
+		want properties
 	}{
-		{Unknown, 0, "UNKNOWN", false, false, false, ""},
-		{Float32, 4, "FLOAT32", true, true, true, "<f4"},
-		{Float16, 2, "FLOAT16", true, true, true, "<f2"},
-		{UInt32, 4, "UINT32", false, false, true, "<u4"},
-		{UInt16, 2, "UINT16", false, false, true, "<u2"},
-		{UInt8, 1, "UINT8", false, false, true, "|u1"},
-		{Int32, 4, "INT32", false, true, true, "<i4"},
-		{Int16, 2, "INT16", false, true, true, "<i2"},
-		{Int8, 1, "INT8", false, true, true, "|i1"},
-		{Float64, 8, "FLOAT64", true, true, false, "<f8"},
-		{UInt64, 8, "UINT64", false, false, true, "<u8"},
-		{Int64, 8, "INT64", false, true, true, "<i8"},
-		{DataType(12), 0, "DataType(12)", false, false, false, ""}, // UINT4: not supported
-		{DataType(1000), 0, "DataType(1000)", false, false, false, ""},
+		{Unknown, properties{0, "UNKNOWN", false, false, false, ""}},
+		{Float32, properties{4, "FLOAT32", true, true, true, "<f4"}},
+		{Float16, properties{2, "FLOAT16", true, true, true, "<f2"}},
+		{UInt32, properties{4, "UINT32", false, false, true, "<u4"}},
+		{UInt16, properties{2, "UINT16", false, false, true, "<u2"}},
+		{UInt8, properties{1, "UINT8", false, false, true, "|u1"}},
+		{Int32, properties{4, "INT32", false, true, true, "<i4"}},
+		{Int16, properties{2, "INT16", false, true, true, "<i2"}},
+		{Int8, properties{1, "INT8", false, true, true, "|i1"}},
+		{Float64, properties{8, "FLOAT64", true, true, false, "<f8"}},
+		{UInt64, properties{8, "UINT64", false, false, true, "<u8"}},
+		{Int64, properties{8, "INT64", false, true, true, "<i8"}},
+		{DataType(12), properties{0, "DataType(12)", false, false, false, ""}}, // UINT4: not supported
+		{DataType(1000), properties{0, "DataType(1000)", false, false, false, ""}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.dt.Size(); got != tc.size {
-				t.Errorf("Size() = %d, want %d", got, tc.size)
-			}
-			if got := tc.dt.String(); got != tc.name {
-				t.Errorf("String() = %q, want %q", got, tc.name)
-			}
-			if got := tc.dt.IsFloat(); got != tc.float {
-				t.Errorf("IsFloat() = %v, want %v", got, tc.float)
-			}
-			if got := tc.dt.IsSigned(); got != tc.signed {
-				t.Errorf("IsSigned() = %v, want %v", got, tc.signed)
-			}
-			if got := tc.dt.Valid(); got != tc.valid {
-				t.Errorf("Valid() = %v, want %v", got, tc.valid)
-			}
-			if got := tc.dt.NumpyDescr(); got != tc.descr {
-				t.Errorf("NumpyDescr() = %q, want %q", got, tc.descr)
+		t.Run(tc.want.name, func(t *testing.T) {
+			got := properties{tc.dt.Size(), tc.dt.String(), tc.dt.IsFloat(), tc.dt.IsSigned(), tc.dt.Valid(), tc.dt.NumpyDescr()}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
