@@ -523,20 +523,29 @@ void vkUpdateDescriptorSets(VkDevice device, uint32_t nw, const VkWriteDescripto
 		}                                                                                                              \
 	})
 
-VkResult vkCreateBuffer(VkDevice device, const VkBufferCreateInfo *info, const VkAllocationCallbacks *a, VkBuffer *out) {
-	REAL(vkCreateBuffer);
-	VkResult r = real(device, info, a, out);
-	if (r == VK_SUCCESS) {
-		CREATE(K_BUFFER, device, *out, 0);
+// CREATE_FN defines name, a creation that tracks the object it makes as
+// kind, under parent, counted for the device.
+#define CREATE_FN(name, Info, Obj, kind, parent)                                                                       \
+	VkResult name(VkDevice device, const Info *info, const VkAllocationCallbacks *a, Obj *out) {                       \
+		REAL(name);                                                                                                    \
+		VkResult r = real(device, info, a, out);                                                                       \
+		if (r == VK_SUCCESS) {                                                                                         \
+			CREATE(kind, device, *out, parent);                                                                        \
+		}                                                                                                              \
+		return r;                                                                                                      \
 	}
-	return r;
-}
 
-void vkDestroyBuffer(VkDevice device, VkBuffer b, const VkAllocationCallbacks *a) {
-	REAL(vkDestroyBuffer);
-	DESTROY("vkDestroyBuffer", K_BUFFER, device, b);
-	real(device, b, a);
-}
+// DESTROY_FN defines name, a destruction of an object of kind that no
+// executing submission may still use.
+#define DESTROY_FN(name, Obj, kind)                                                                                    \
+	void name(VkDevice device, Obj h, const VkAllocationCallbacks *a) {                                                \
+		REAL(name);                                                                                                    \
+		DESTROY(#name, kind, device, h);                                                                               \
+		real(device, h, a);                                                                                            \
+	}
+
+CREATE_FN(vkCreateBuffer, VkBufferCreateInfo, VkBuffer, K_BUFFER, 0)
+DESTROY_FN(vkDestroyBuffer, VkBuffer, K_BUFFER)
 
 VkResult vkBindBufferMemory(VkDevice device, VkBuffer b, VkDeviceMemory m, VkDeviceSize off) {
 	REAL(vkBindBufferMemory);
@@ -549,31 +558,9 @@ VkResult vkBindBufferMemory(VkDevice device, VkBuffer b, VkDeviceMemory m, VkDev
 	return real(device, b, m, off);
 }
 
-VkResult vkAllocateMemory(VkDevice device, const VkMemoryAllocateInfo *info, const VkAllocationCallbacks *a,
-                          VkDeviceMemory *out) {
-	REAL(vkAllocateMemory);
-	VkResult r = real(device, info, a, out);
-	if (r == VK_SUCCESS) {
-		CREATE(K_MEMORY, device, *out, 0);
-	}
-	return r;
-}
-
-void vkFreeMemory(VkDevice device, VkDeviceMemory m, const VkAllocationCallbacks *a) {
-	REAL(vkFreeMemory);
-	DESTROY("vkFreeMemory", K_MEMORY, device, m);
-	real(device, m, a);
-}
-
-VkResult vkCreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *info, const VkAllocationCallbacks *a,
-                             VkCommandPool *out) {
-	REAL(vkCreateCommandPool);
-	VkResult r = real(device, info, a, out);
-	if (r == VK_SUCCESS) {
-		CREATE(K_CMDPOOL, device, *out, 0);
-	}
-	return r;
-}
+CREATE_FN(vkAllocateMemory, VkMemoryAllocateInfo, VkDeviceMemory, K_MEMORY, 0)
+DESTROY_FN(vkFreeMemory, VkDeviceMemory, K_MEMORY)
+CREATE_FN(vkCreateCommandPool, VkCommandPoolCreateInfo, VkCommandPool, K_CMDPOOL, 0)
 
 void vkDestroyCommandPool(VkDevice device, VkCommandPool p, const VkAllocationCallbacks *a) {
 	REAL(vkDestroyCommandPool);
@@ -582,15 +569,7 @@ void vkDestroyCommandPool(VkDevice device, VkCommandPool p, const VkAllocationCa
 	real(device, p, a);
 }
 
-VkResult vkCreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo *info, const VkAllocationCallbacks *a,
-                                VkDescriptorPool *out) {
-	REAL(vkCreateDescriptorPool);
-	VkResult r = real(device, info, a, out);
-	if (r == VK_SUCCESS) {
-		CREATE(K_DESCPOOL, device, *out, 0);
-	}
-	return r;
-}
+CREATE_FN(vkCreateDescriptorPool, VkDescriptorPoolCreateInfo, VkDescriptorPool, K_DESCPOOL, 0)
 
 VkResult vkResetDescriptorPool(VkDevice device, VkDescriptorPool p, VkDescriptorPoolResetFlags flags) {
 	REAL(vkResetDescriptorPool);
@@ -608,14 +587,7 @@ void vkDestroyDescriptorPool(VkDevice device, VkDescriptorPool p, const VkAlloca
 	real(device, p, a);
 }
 
-VkResult vkCreateFence(VkDevice device, const VkFenceCreateInfo *info, const VkAllocationCallbacks *a, VkFence *out) {
-	REAL(vkCreateFence);
-	VkResult r = real(device, info, a, out);
-	if (r == VK_SUCCESS) {
-		CREATE(K_FENCE, device, *out, (uint64_t)(uintptr_t)device);
-	}
-	return r;
-}
+CREATE_FN(vkCreateFence, VkFenceCreateInfo, VkFence, K_FENCE, (uint64_t)(uintptr_t)device)
 
 VkResult vkResetFences(VkDevice device, uint32_t n, const VkFence *fences) {
 	REAL(vkResetFences);
@@ -627,27 +599,9 @@ VkResult vkResetFences(VkDevice device, uint32_t n, const VkFence *fences) {
 	return real(device, n, fences);
 }
 
-void vkDestroyFence(VkDevice device, VkFence f, const VkAllocationCallbacks *a) {
-	REAL(vkDestroyFence);
-	DESTROY("vkDestroyFence", K_FENCE, device, f);
-	real(device, f, a);
-}
-
-VkResult vkCreateQueryPool(VkDevice device, const VkQueryPoolCreateInfo *info, const VkAllocationCallbacks *a,
-                           VkQueryPool *out) {
-	REAL(vkCreateQueryPool);
-	VkResult r = real(device, info, a, out);
-	if (r == VK_SUCCESS) {
-		CREATE(K_QUERYPOOL, device, *out, 0);
-	}
-	return r;
-}
-
-void vkDestroyQueryPool(VkDevice device, VkQueryPool q, const VkAllocationCallbacks *a) {
-	REAL(vkDestroyQueryPool);
-	DESTROY("vkDestroyQueryPool", K_QUERYPOOL, device, q);
-	real(device, q, a);
-}
+DESTROY_FN(vkDestroyFence, VkFence, K_FENCE)
+CREATE_FN(vkCreateQueryPool, VkQueryPoolCreateInfo, VkQueryPool, K_QUERYPOOL, 0)
+DESTROY_FN(vkDestroyQueryPool, VkQueryPool, K_QUERYPOOL)
 
 VkResult vkCreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32_t n,
                                   const VkComputePipelineCreateInfo *infos, const VkAllocationCallbacks *a,
@@ -660,11 +614,7 @@ VkResult vkCreateComputePipelines(VkDevice device, VkPipelineCache cache, uint32
 	return r;
 }
 
-void vkDestroyPipeline(VkDevice device, VkPipeline p, const VkAllocationCallbacks *a) {
-	REAL(vkDestroyPipeline);
-	DESTROY("vkDestroyPipeline", K_PIPELINE, device, p);
-	real(device, p, a);
-}
+DESTROY_FN(vkDestroyPipeline, VkPipeline, K_PIPELINE)
 
 void vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *a) {
 	REAL(vkDestroyDevice);
