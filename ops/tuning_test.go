@@ -61,14 +61,16 @@ func TestTuningParseErrors(t *testing.T) {
 }
 
 // TestTuningReachesPlan: an override changes the plan and TuningOf, and
-// leaves the class's table as it was. The knob is exactGrid: 65,536 rows
-// take 65,536 workgroups in x, and without it 65,535 × 2.
+// leaves the class's table as it was. The knob is exactGrid and the plan
+// the copy of 2^28 elements: 65,536 workgroups in x, and without it
+// 65,535 × 2 (the copy kernel's grid is the plan least likely to change).
 func TestTuningReachesPlan(t *testing.T) {
 	ctx := &Context{FeatureLevel: FeatureLevel6_4, DeviceType: caps.DeviceTypeDiscreteGPU, Limits: caps.Limits{
 		SubgroupSize: 32, MinSubgroupSize: 32, MaxSubgroupSize: 32, MaxStorageBufferRange: 1<<32 - 1, MaxPushConstantsSize: 256,
 		MaxComputeWorkGroupInvocations: 1024, MaxComputeWorkGroupSize: [3]uint32{1024, 1024, 64},
 		MaxComputeWorkGroupCount: [3]uint32{1<<31 - 1, 65535, 65535}, MaxPerStageStorageBuffers: 8, MinStorageBufferOffsetAlignment: 16}}
-	desc := &ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{65536, 1000}), Output: tensor.NewDesc(tensor.UInt32, []uint32{65536, 1}), Axes: []uint32{1}}
+	d := tensor.NewDesc(tensor.Float32, []uint32{1 << 28})
+	desc := &ElementWiseIdentity{Input: d, Output: d}
 	groups := func(c *Context) [3]uint32 {
 		t.Helper()
 		if err := desc.Validate(c); err != nil {

@@ -125,10 +125,12 @@ func TestPlanErrors(t *testing.T) {
 }
 
 // TestPlanTune: --tune and $VKDML_TUNING reach the plan and its JSON. The
-// knob is exactGrid: on the h100 profile 65,536 rows take 65,536
-// workgroups in x, and without it 65,535 × 2 (GridGroups' cap).
+// knob is exactGrid and the plan the copy of 2^28 elements (1 GiB): on the
+// h100 profile 65,536 workgroups in x, and without it 65,535 × 2
+// (GridGroups' cap); the copy kernel's grid is the plan least likely to
+// change.
 func TestPlanTune(t *testing.T) {
-	args := []string{"--op", "argmax", "--axes", "1", "--shape", "65536,1000", "--profile", "h100"}
+	args := []string{"--op", "copy", "--shape", "268435456", "--profile", "h100"}
 	groups := func(r planRecord) [3]uint32 { return r.Dispatches[0].Groups }
 	exact := planJSON(t, args...)[0]
 	capped := planJSON(t, append(args, "--tune", "exactGrid=false")...)[0]
