@@ -164,15 +164,11 @@ func (p *Prepared) initialize(persistent *BufferBinding) error {
 			return err
 		}
 	}
-	list, err := d.CreateCommandList()
+	list, rec, err := d.newRecording()
 	if err != nil {
 		return err
 	}
 	defer list.Release()
-	rec, err := d.CreateCommandRecorder()
-	if err != nil {
-		return err
-	}
 	for _, step := range []func() error{
 		func() error { return rec.RecordDispatch(list, init, table) },
 		list.Close, list.Execute, list.Wait,

@@ -123,34 +123,41 @@ func (l *CommandList) mustBeOpen(call string) error {
 	return nil
 }
 
+// useOpen is use for a call that records: the list must also be open.
+func (l *CommandList) useOpen(call string) (func(), error) {
+	leave, err := l.use(call, false)
+	if err != nil {
+		return nop, err
+	}
+	if err := l.mustBeOpen(call); err != nil {
+		leave()
+		return nop, err
+	}
+	return leave, nil
+}
+
 // ResourceBarrierUAV orders every earlier dispatch's writes before every
 // later dispatch (a UAV barrier on all resources). DirectML's RecordDispatch
 // inserts none: put one between dispatches where one reads what another
 // wrote.
 func (l *CommandList) ResourceBarrierUAV() error {
 	const call = "CommandList.ResourceBarrierUAV"
-	leave, err := l.use(call, false)
+	leave, err := l.useOpen(call)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	if err := l.mustBeOpen(call); err != nil {
-		return err
-	}
 	return l.d.wrap(call, l.l.Barrier())
 }
 
 // Close ends recording.
 func (l *CommandList) Close() error {
 	const call = "CommandList.Close"
-	leave, err := l.use(call, false)
+	leave, err := l.useOpen(call)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	if err := l.mustBeOpen(call); err != nil {
-		return err
-	}
 	if err := l.l.End(); err != nil {
 		return l.d.wrap(call, err)
 	}
@@ -278,6 +285,21 @@ func (d *Device) CreateCommandRecorder() (*CommandRecorder, error) {
 	}
 	defer leave()
 	return &CommandRecorder{d: d}, nil
+}
+
+// newRecording is a new command list and a recorder for the calls that
+// record and run work of their own; the caller releases the list.
+func (d *Device) newRecording() (*CommandList, *CommandRecorder, error) {
+	list, err := d.CreateCommandList()
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := d.CreateCommandRecorder()
+	if err != nil {
+		list.Release()
+		return nil, nil, err
+	}
+	return list, rec, nil
 }
 
 // RecordDispatch records disp with the bindings in table into list. Like

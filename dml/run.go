@@ -289,15 +289,11 @@ func (d *Device) runCompiled(call string, cop *CompiledOperator, initialize bool
 	if err != nil {
 		return err
 	}
-	list, err := d.CreateCommandList()
+	list, rec, err := d.newRecording()
 	if err != nil {
 		return err
 	}
 	defer list.Release()
-	rec, err := d.CreateCommandRecorder()
-	if err != nil {
-		return err
-	}
 	if initialize {
 		if err := recordInit(d, rec, list, cop, b.owned, b.initIn, b.persistent); err != nil {
 			return err
