@@ -107,15 +107,7 @@ class MaxPooling1Desc(ctypes.Structure):
 
 
 class MaxPooling2Desc(ctypes.Structure):
-    _fields_ = [
-        ("input", _tdp),
-        ("output", _tdp),
-        ("output_indices", _tdp),
-        ("dimension_count", ctypes.c_uint32),
-        ("strides", _u32p),
-        ("window_size", _u32p),
-        ("start_padding", _u32p),
-        ("end_padding", _u32p),
+    _fields_ = MaxPooling1Desc._fields_ + [
         ("dilations", _u32p),
     ]
 

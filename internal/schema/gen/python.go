@@ -30,9 +30,12 @@ func pyOperatorTypes() string {
 func pyClass(d *schema.Desc) string { return d.Go + "Desc" }
 
 // pyStructs are the ctypes mirrors of vkdml.h's desc structs, in the
-// header's order; a desc sharing another's struct is an alias of its class.
+// header's order; a desc sharing another's struct is an alias of its class,
+// and one whose struct extends an earlier one (MAX_POOLING2 adds dilations
+// to MAX_POOLING1) lists only the fields it adds to that class's.
 func pyStructs() string {
 	var parts []string
+	var classes []*schema.Desc
 	for _, d := range cDescs() {
 		if d.C.SameAs != "" {
 			same, _ := schema.Lookup(d.C.SameAs)
@@ -40,12 +43,19 @@ func pyStructs() string {
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "class %s(ctypes.Structure):\n    _fields_ = [\n", pyClass(d))
-		for _, f := range d.Fields {
+		fmt.Fprintf(&b, "class %s(ctypes.Structure):\n    _fields_ = ", pyClass(d))
+		fields := d.Fields
+		if base := pyBase(classes, d); base != nil {
+			fmt.Fprintf(&b, "%s._fields_ + ", pyClass(base))
+			fields = fields[len(base.Fields):]
+		}
+		b.WriteString("[\n")
+		for _, f := range fields {
 			fmt.Fprintf(&b, "        (%q, %s),\n", f.C(), pyType(&f))
 		}
 		b.WriteString("    ]\n")
 		parts = append(parts, b.String())
+		classes = append(classes, d)
 	}
 	var m strings.Builder
 	m.WriteString("# DESC_STRUCTS maps each desc struct of vkdml.h to its class here.\nDESC_STRUCTS = {\n")
@@ -56,6 +66,26 @@ func pyStructs() string {
 	}
 	m.WriteString("}\n")
 	return strings.Join(append(parts, m.String()), "\n\n")
+}
+
+// pyBase is the last of classes whose fields (names and types) begin d's
+// and are fewer, or nil.
+func pyBase(classes []*schema.Desc, d *schema.Desc) *schema.Desc {
+	for i := len(classes) - 1; i >= 0; i-- {
+		c := classes[i]
+		if len(c.Fields) >= len(d.Fields) {
+			continue
+		}
+		prefix := true
+		for j, f := range c.Fields {
+			g := d.Fields[j]
+			prefix = prefix && f.C() == g.C() && pyType(&f) == pyType(&g)
+		}
+		if prefix {
+			return c
+		}
+	}
+	return nil
 }
 
 // pyType is a field's ctypes type (_tdp and _u32p are _capi.py's pointer
