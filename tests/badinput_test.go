@@ -547,3 +547,48 @@ func checkHRESULT(t *testing.T, err error, code hresult.HRESULT, field, rule str
 	}
 	t.Logf("%v", err)
 }
+
+// TestResourceRanges: Write, Read and Fill check their ranges with
+// overflow-safe arithmetic, and an empty range at the end is a no-op.
+func TestResourceRanges(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	r, err := d.CreateBuffer(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	if err := r.Fill(0, 256, arenaPattern); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, field string
+		err         error
+	}{
+		{"Fill(size, 0)", "", r.Fill(256, 0, 1)},
+		{"Write at the end, empty", "", r.Write(256, nil)},
+		{"Read at the end, empty", "", r.Read(256, nil)},
+		{"Fill past the end", "size", r.Fill(256, 4, 1)},
+		{"Fill offset past the end, empty", "size", r.Fill(260, 0, 1)},
+		{"Fill 4 bytes over", "size", r.Fill(0, 260, 1)},
+		{"Fill size wrapping 2^64", "size", r.Fill(4, math.MaxUint64-3, 1)},
+		{"Fill misaligned offset", "offset", r.Fill(2, 4, 1)},
+		{"Fill misaligned size", "size", r.Fill(0, 6, 1)},
+		{"Write one byte over", "data", r.Write(1, make([]byte, 256))},
+		{"Write at offset 2^64-1", "data", r.Write(math.MaxUint64, []byte{1, 2})},
+		{"Write offset past the end, empty", "data", r.Write(257, nil)},
+		{"Read one byte over", "out", r.Read(255, make([]byte, 2))},
+		{"Read at offset 2^64-1", "out", r.Read(math.MaxUint64, []byte{1})},
+	} {
+		if c.field == "" {
+			if c.err != nil {
+				t.Errorf("%s: %v", c.name, c.err)
+			}
+			continue
+		}
+		var he *hresult.Error
+		if !errors.Is(c.err, hresult.E_INVALIDARG) || !errors.As(c.err, &he) || he.Field != c.field {
+			t.Errorf("%s: want E_INVALIDARG naming %q, got %v", c.name, c.field, c.err)
+		}
+	}
+	checkArena(t, r, 256, "a refused call wrote the buffer")
+}
