@@ -97,6 +97,21 @@ func TestNpyGolden(t *testing.T) {
 	}
 }
 
+// npyRoundTrip writes x as .npy and reads it back; written is the file.
+func npyRoundTrip(t *testing.T, x *Tensor) (y *Tensor, written []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteNpy(&b, x); err != nil {
+		t.Fatal(err)
+	}
+	written = slices.Clone(b.Bytes())
+	y, err := ReadNpy(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y, written
+}
+
 func TestNpyRoundTrip(t *testing.T) {
 	shapes := [][]uint32{{1}, {7}, {2, 3}, {3, 1, 4}, {2, 3, 2, 2}, {1, 2, 1, 2, 1, 2, 1, 3}}
 	for _, dt := range AllTypes {
@@ -104,14 +119,7 @@ func TestNpyRoundTrip(t *testing.T) {
 			n := int(NewDesc(dt, shape).ElementCount())
 			x := FromInt64As(dt, shape, testValues(n))
 			t.Run(fmt.Sprintf("%v%v/C", dt, shape), func(t *testing.T) {
-				var b bytes.Buffer
-				if err := WriteNpy(&b, x); err != nil {
-					t.Fatal(err)
-				}
-				y, err := ReadNpy(&b)
-				if err != nil {
-					t.Fatal(err)
-				}
+				y, _ := npyRoundTrip(t, x)
 				if len(y.Desc.Strides) != 0 || y.Desc.TotalTensorSizeInBytes != x.Desc.TotalTensorSizeInBytes {
 					t.Errorf("desc %v, want %v", y.Desc, x.Desc)
 				}
@@ -154,16 +162,9 @@ func TestNpyRoundTrip(t *testing.T) {
 				}
 				bitsEqual(t, y, x)
 				// Writing gives C order; reading that back gives the same values.
-				var b bytes.Buffer
-				if err := WriteNpy(&b, y); err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(b.String()[:128], "'fortran_order': False") {
-					t.Errorf("WriteNpy wrote %q", b.String()[:128])
-				}
-				z, err := ReadNpy(&b)
-				if err != nil {
-					t.Fatal(err)
+				z, written := npyRoundTrip(t, y)
+				if !strings.Contains(string(written[:128]), "'fortran_order': False") {
+					t.Errorf("WriteNpy wrote %q", written[:128])
 				}
 				bitsEqual(t, z, x)
 			})
@@ -393,19 +394,12 @@ func TestNpyWriteStrided(t *testing.T) {
 	x := &Tensor{Desc: d, Data: make([]byte, d.TotalTensorSizeInBytes)}
 	x.SetInt64([]uint32{0, 0}, -5)
 	x.SetInt64([]uint32{0, 1}, 9)
-	var buf bytes.Buffer
-	if err := WriteNpy(&buf, x); err != nil {
-		t.Fatal(err)
-	}
-	y, err := ReadNpy(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	y, _ := npyRoundTrip(t, x)
 	if got := y.Int64s(); !slices.Equal(got, []int64{-5, 9, -5, 9, -5, 9}) {
 		t.Errorf("got %v", got)
 	}
 	// Invalid tensors are refused before anything is written.
-	buf.Reset()
+	var buf bytes.Buffer
 	bad := &Tensor{Desc: NewDesc(Float64, []uint32{2}), Data: make([]byte, 16)}
 	if err := WriteNpy(&buf, bad); err == nil || buf.Len() != 0 {
 		t.Errorf("WriteNpy(FLOAT64) = %v, wrote %d bytes", err, buf.Len())
@@ -493,14 +487,7 @@ func FuzzReadNpy(f *testing.F) {
 			t.Fatalf("ReadNpy returned an invalid tensor: %v", err)
 		}
 		bitsEqual(t, y, x)
-		var out bytes.Buffer
-		if err := WriteNpy(&out, x); err != nil {
-			t.Fatal(err)
-		}
-		z, err := ReadNpy(&out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		z, _ := npyRoundTrip(t, x)
 		bitsEqual(t, z, x)
 	})
 }
