@@ -120,19 +120,23 @@ func argColSplitFill(rng *rand.Rand, t *tensor.Tensor, axes []uint32, pattern st
 
 // TestArgColSplitGPU runs the GPU plans of reductions over non-innermost
 // axes, whose blocks the column split cuts into segments reduced into
-// partials and combined (tuning.argColSplitItems), on lavapipe, against
-// the CPU reference: all ten types, both directions, ARGMAX, ARGMIN and
-// REDUCE, every index type, column, middle-axis and two-axis blocks, odd
-// sizes, padded inputs and outputs, and adversarial values at segment
-// boundaries; the 32-bit types again without shaderInt64 (vec-col's 16-byte
-// loads). Each case must plan the split on the GPU (a thread or vec-col
-// first pass and the combine) and not on lavapipe's own device class.
+// partials and combined (sized from the bytes in flight), on lavapipe,
+// against the CPU reference: all ten types, both directions, ARGMAX,
+// ARGMIN and REDUCE, every index type, column, middle-axis and two-axis
+// blocks, odd sizes, padded inputs and outputs, and adversarial values at
+// segment boundaries; the 32-bit types again without shaderInt64
+// (vec-col's 16-byte loads), and 8/16-bit types read as 32-bit words. Each
+// case must plan the split on the GPU (a thread or vec-col first pass and
+// a combine) and not on lavapipe's own device class.
 func TestArgColSplitGPU(t *testing.T) {
-	for _, name := range []string{"all", "noInt64"} {
+	for _, name := range []string{"all", "noInt64", "words"} {
 		t.Run(name, func(t *testing.T) {
 			types, opts := tensor.AllTypes, dml.DeviceOptions{}
-			if name == "noInt64" {
+			switch name {
+			case "noInt64":
 				types, opts.Disable = argVecTypes, gpu.Features{ShaderInt64: true}
+			case "words": // 8/16-bit elements read as 32-bit words
+				types, opts.Disable = []tensor.DataType{tensor.Int8, tensor.UInt8, tensor.Int16, tensor.Float16}, argAllFallbacks
 			}
 			argColSplitRun(t, testutil.OpenDML(t, opts), types)
 		})

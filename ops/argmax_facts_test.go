@@ -50,33 +50,42 @@ func argPlanFacts(t *testing.T, ctx *ops.Context, p *ops.Plan) []argDispatchFact
 
 // argFactCase is a case of the GPU comparison's table.
 type argFactCase struct {
-	name  string
-	dt    tensor.DataType
-	sizes []uint32
-	axes  []uint32
+	name    string
+	dt      tensor.DataType
+	sizes   []uint32
+	axes    []uint32
+	strides []uint32 // nil: packed
 }
 
 // argFactCases are the ARGMAX cases of the H100 table: whole tensors, rows
 // and columns of every width, short and long rows.
 func argFactCases() []argFactCase {
 	cs := []argFactCase{
-		{"64M whole", tensor.Float32, []uint32{1 << 26}, []uint32{0}},
-		{"256M whole", tensor.Float32, []uint32{1 << 28}, []uint32{0}},
-		{"64M f16 whole", tensor.Float16, []uint32{1 << 26}, []uint32{0}},
-		{"65536x1000 ax1", tensor.Float32, []uint32{65536, 1000}, []uint32{1}},
-		{"32x1000 ax1", tensor.Float32, []uint32{32, 1000}, []uint32{1}},
-		{"64x512x512 ax1,2", tensor.Float32, []uint32{64, 512, 512}, []uint32{1, 2}},
-		{"16384x4096 ax0", tensor.Float32, []uint32{16384, 4096}, []uint32{0}},
-		{"1024x64x1024 ax1", tensor.Float32, []uint32{1024, 64, 1024}, []uint32{1}},
-		{"8x32000 ax1", tensor.Float32, []uint32{8, 32000}, []uint32{1}},
-		{"128x256000 ax1", tensor.Float32, []uint32{128, 256000}, []uint32{1}},
+		{"64M whole", tensor.Float32, []uint32{1 << 26}, []uint32{0}, nil},
+		{"256M whole", tensor.Float32, []uint32{1 << 28}, []uint32{0}, nil},
+		{"64M f16 whole", tensor.Float16, []uint32{1 << 26}, []uint32{0}, nil},
+		{"65536x1000 ax1", tensor.Float32, []uint32{65536, 1000}, []uint32{1}, nil},
+		{"32x1000 ax1", tensor.Float32, []uint32{32, 1000}, []uint32{1}, nil},
+		{"64x512x512 ax1,2", tensor.Float32, []uint32{64, 512, 512}, []uint32{1, 2}, nil},
+		{"16384x4096 ax0", tensor.Float32, []uint32{16384, 4096}, []uint32{0}, nil},
+		{"1024x64x1024 ax1", tensor.Float32, []uint32{1024, 64, 1024}, []uint32{1}, nil},
+		{"8x32000 ax1", tensor.Float32, []uint32{8, 32000}, []uint32{1}, nil},
+		{"128x256000 ax1", tensor.Float32, []uint32{128, 256000}, []uint32{1}, nil},
 	}
 	for _, dt := range tensor.AllTypes {
 		for _, ax := range []uint32{1, 0} {
-			cs = append(cs, argFactCase{fmt.Sprintf("4096x16384 %v ax%d", dt, ax), dt, []uint32{4096, 16384}, []uint32{ax}})
+			cs = append(cs, argFactCase{fmt.Sprintf("4096x16384 %v ax%d", dt, ax), dt, []uint32{4096, 16384}, []uint32{ax}, nil})
 		}
 	}
-	return cs
+	return append(cs,
+		argFactCase{"64M+1 whole", tensor.Float32, []uint32{1<<26 + 1}, []uint32{0}, nil},
+		argFactCase{"4097x16383 ax1", tensor.Float32, []uint32{4097, 16383}, []uint32{1}, nil},
+		argFactCase{"4097x16383 ax0", tensor.Float32, []uint32{4097, 16383}, []uint32{0}, nil},
+		argFactCase{"4097x16383 INT8 ax0", tensor.Int8, []uint32{4097, 16383}, []uint32{0}, nil},
+		argFactCase{"4097x16383 FLOAT16 ax1", tensor.Float16, []uint32{4097, 16383}, []uint32{1}, nil},
+		argFactCase{"63x1031x1025 ax1", tensor.Float32, []uint32{63, 1031, 1025}, []uint32{1}, nil},
+		argFactCase{"4096x16384 transposed ax1", tensor.Float32, []uint32{4096, 16384}, []uint32{1}, []uint32{1, 4096}},
+	)
 }
 
 func (c argFactCase) desc() ops.Desc {
@@ -87,7 +96,7 @@ func (c argFactCase) desc() ops.Desc {
 	for _, a := range c.axes {
 		out[a] = 1
 	}
-	return &ops.ArgMax{Input: tensor.NewStridedDesc(c.dt, c.sizes, nil), Output: tensor.NewStridedDesc(tensor.UInt32, out, nil), Axes: c.axes}
+	return &ops.ArgMax{Input: tensor.NewStridedDesc(c.dt, c.sizes, c.strides), Output: tensor.NewStridedDesc(tensor.UInt32, out, nil), Axes: c.axes}
 }
 
 // argCaseFacts sums a case's plan: its dispatches' facts, and per case the
@@ -123,9 +132,11 @@ func argFactsOf(t *testing.T, ctx *ops.Context, c argFactCase) argCaseFacts {
 	return r
 }
 
-// TestArgPlanFactsH100 plans the H100 table's ARGMAX cases on the H100's
-// limits and holds every dispatch to the goals: at most 64 partials
-// combined serially by one invocation, at most 1% of lanes empty.
+// TestArgPlanFactsH100 plans the ARGMAX cases of the H100 table and of
+// scripts/gpu_compare.py on the h100 profile and holds every dispatch to
+// the goals: at most 64 partials combined serially by one invocation, at
+// most 1% of lanes empty, and, in every case that moves 64 MiB or more,
+// at least 2 MiB in flight in each first pass.
 func TestArgPlanFactsH100(t *testing.T) {
 	ctx := h100Context(t)
 	for _, c := range argFactCases() {
@@ -136,6 +147,12 @@ func TestArgPlanFactsH100(t *testing.T) {
 		}
 		if r.serial > 64 {
 			t.Errorf("%s: a dispatch combines %d partials in one invocation's loop, more than 64", c.name, r.serial)
+		}
+		if r.emptyFrac > 0.01 {
+			t.Errorf("%s: %.1f%% of a dispatch's lanes touch nothing, more than 1%%", c.name, 100*r.emptyFrac)
+		}
+		if bytes := c.desc().Inputs()[0].TotalTensorSizeInBytes; bytes >= 64<<20 && r.inFlight < 2<<20 {
+			t.Errorf("%s: %d KiB in flight while moving %d MiB, want at least 2 MiB", c.name, r.inFlight>>10, bytes>>20)
 		}
 	}
 }

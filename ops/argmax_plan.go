@@ -233,7 +233,8 @@ type argKernel struct {
 	align8  bool   // col8w64 with every input stride a multiple of 8 elements
 	sgSize  uint32 // required subgroup size, 0 for any
 	small   bool   // the small-workgroup candidate
-	loads   uint64 // block positions a vec-col lane loads before scanning them (0: 1)
+	loads   uint64 // block positions a vec-col or thread lane loads before scanning them (0: 1)
+	words   bool   // a scalar kernel reading 8/16-bit elements as 32-bit words
 	rows    bool   // vec-row with a subgroup (of sgSize lanes) per item
 }
 
@@ -245,8 +246,10 @@ func (k argKernel) laneBytes(es uint64) uint64 {
 		return 32
 	case k.vec == "col":
 		return 16 * max(k.loads, 1)
+	case k.words:
+		return 4 * max(k.loads, 1)
 	}
-	return es
+	return es * max(k.loads, 1)
 }
 
 func pow2Floor(n uint32) uint32 {
@@ -268,7 +271,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 		f := ctx.Features
 		bits := 8 * int(l.es)
 		native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
-		k.variant = shaders.ArgMaxName(bits, native, k.shape)
+		k.words = bits < 32 && !native
+		shape := k.shape
+		if shape == shaders.ArgMaxThread && l.tune.argThreadLoads == 8 {
+			shape, k.loads = shaders.ArgMaxThreadX8, 8
+		}
+		k.variant = shaders.ArgMaxName(bits, native, shape)
 	}
 	return k
 }

@@ -67,8 +67,8 @@ func perItemEmpty(groups, wg uint64, a argStepItems, active func(n uint64) uint6
 }
 
 // argScalarFacts is argmax.comp: GROUP=0 is one invocation per item in a
-// grid-stride loop, scalar loads; GROUP=1 a workgroup per item, lane t
-// loading elements t, t+WG, ...
+// grid-stride loop, scalar loads (LOADS of them issued before use);
+// GROUP=1 a workgroup per item, lane t loading elements t, t+WG, ...
 func argScalarFacts(v *stepValues) (DispatchFacts, error) {
 	es := v.define("ELEM_BITS", 32) / 8
 	load := es
@@ -78,7 +78,7 @@ func argScalarFacts(v *stepValues) (DispatchFacts, error) {
 	a := argStepItemsOf(v)
 	f := DispatchFacts{BytesPerLaneInFlight: load}
 	if v.define("GROUP", 0) == 0 {
-		f = v.gridFacts(a.items(), load)
+		f = v.gridFacts(a.items(), load*v.define("LOADS", 1))
 	} else {
 		empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return n })
 		if err != nil {

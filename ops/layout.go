@@ -357,13 +357,19 @@ type tuning struct {
 	// half of every 256-lane workgroup idle. Lavapipe keeps a workgroup
 	// per row (its small one-subgroup workgroups do the same job).
 	argRowSubgroups bool
+	// argThreadLoads: 8 gives the scalar one-invocation-per-output kernel
+	// (thread; the column layouts vec-col cannot take, such as rows of
+	// 16,383) eight block positions' loads in flight per lane (argmax.comp
+	// LOADS): one 1- to 8-byte element per resident lane is at most 270
+	// KiB to 2 MiB on an H100, short of the ~2 MiB it needs. 0 or 1: one.
+	argThreadLoads uint32
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 16384, argColPartialDiv: 8, argColLoads: 4,
-		argRowSubgroups: true}
+		argRowSubgroups: true, argThreadLoads: 8}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

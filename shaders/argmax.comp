@@ -48,6 +48,12 @@
 //              reduced axis
 //   SUBGROUP   with GROUP: 1 uses subgroup arithmetic and shared memory for
 //              the subgroups' results; 0 shared memory only
+//   LOADS      with GROUP 0: 8 loads eight block positions before scanning
+//              them in increasing j (the same sequential scan, with eight
+//              independent loads in flight per lane: a GPU needs ~2 MiB in
+//              flight, and one 1- to 8-byte element per resident lane is
+//              at most 270 KiB to 2 MiB on an H100); 1 or undefined one
+//              at a time
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
 // patterns, so no variant needs shaderInt64, shaderFloat16 or subgroup
 // extended types; 64-bit outputs are written as two 32-bit words.
@@ -113,7 +119,29 @@ void main() {
 		uint roff = red_coords(j, c);
 		uvec2 best = score(load(kin + roff), j);
 		uint bi = j;
-		for (uint k = 1u; k < n; k++) {
+		uint k = 1u;
+#if LOADS == 8
+#define OFF(u) red_next(c, roff); uint r##u = roff;
+#define LOAD(u) uvec2 q##u = load(kin + r##u);
+#define SCAN(u)                                     \
+	{                                               \
+		j++;                                        \
+		uvec2 s_ = score(q##u, j);                  \
+		if (later_wins(s_, best)) {                 \
+			best = s_;                              \
+			bi = j;                                 \
+		}                                           \
+	}
+		for (; n - k >= 8u; k += 8u) {
+			OFF(0) OFF(1) OFF(2) OFF(3) OFF(4) OFF(5) OFF(6) OFF(7)
+			LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
+			SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
+		}
+#undef OFF
+#undef LOAD
+#undef SCAN
+#endif
+		for (; k < n; k++) {
 			red_next(c, roff);
 			j++;
 			uvec2 s = score(load(kin + roff), j);

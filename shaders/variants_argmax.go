@@ -4,9 +4,12 @@ import "fmt"
 
 // ArgMax kernel shapes (see argmax.comp).
 const (
-	ArgMaxThread  = "thread"  // one invocation per (output, segment)
-	ArgMaxGroup   = "group"   // one workgroup per (output, segment), shared memory only
-	ArgMaxGroupSG = "groupsg" // one workgroup per (output, segment), subgroup arithmetic
+	ArgMaxThread = "thread" // one invocation per (output, segment)
+	// ArgMaxThreadX8: ArgMaxThread loading eight block positions before
+	// scanning them.
+	ArgMaxThreadX8 = "threadx8"
+	ArgMaxGroup    = "group"   // one workgroup per (output, segment), shared memory only
+	ArgMaxGroupSG  = "groupsg" // one workgroup per (output, segment), subgroup arithmetic
 )
 
 // ArgMaxName is the first-pass ARGMAX/ARGMIN kernel for elemBits-bit inputs;
@@ -65,12 +68,15 @@ func argmaxVariants() []Variant {
 			natives = []bool{true, false}
 		}
 		for _, native := range natives {
-			for _, shape := range []string{ArgMaxThread, ArgMaxGroup, ArgMaxGroupSG} {
+			for _, shape := range []string{ArgMaxThread, ArgMaxGroup, ArgMaxGroupSG, ArgMaxThreadX8} {
+				thread := shape == ArgMaxThread || shape == ArgMaxThreadX8
+				defines := []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+					fmt.Sprintf("GROUP=%d", b2i(!thread)), fmt.Sprintf("SUBGROUP=%d", b2i(shape == ArgMaxGroupSG))}
+				if shape == ArgMaxThreadX8 {
+					defines = append(defines, "LOADS=8")
+				}
 				out = append(out, Variant{
-					Name:   ArgMaxName(bits, native, shape),
-					Source: "argmax.comp",
-					Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-						fmt.Sprintf("GROUP=%d", b2i(shape != ArgMaxThread)), fmt.Sprintf("SUBGROUP=%d", b2i(shape == ArgMaxGroupSG))},
+					Name: ArgMaxName(bits, native, shape), Source: "argmax.comp", Defines: defines,
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				})
 			}
