@@ -155,11 +155,7 @@ func BenchmarkCompute(b *testing.B) {
 // one output) once, and returns the closed list with functions that write
 // the input and read the output.
 func prerecorded(b *testing.B, d *dml.Device, desc *dml.ArgMax) (*dml.CommandList, func([]byte) error, func([]byte) error) {
-	op, err := d.CreateOperator(desc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cop, err := d.CompileOperator(op, 0)
+	cop, err := testutil.Compile(d, desc, "")
 	if err != nil {
 		b.Fatal(err)
 	}
