@@ -19,10 +19,10 @@ func TestMaxUnpoolDispatchFacts(t *testing.T) {
 			factsStep(t, shaders.MaxUnpoolClearName, map[string]uint32{wg: 128}, map[string]uint32{"count": 1000}, [3]uint32{8, 1, 1}),
 			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesWritten: 4000}},
 		{"scatter: 300 UINT64 indices",
-			factsStep(t, shaders.MaxUnpoolScatterName(64), map[string]uint32{wg: 128}, map[string]uint32{"total": 300, "out_total": 1000}, [3]uint32{3, 1, 1}),
+			factsStep(t, shaders.MaxUnpoolScatterName(64, false), map[string]uint32{wg: 128}, map[string]uint32{"total": 300, "out_total": 1000}, [3]uint32{3, 1, 1}),
 			DispatchFacts{Lanes: 384, EmptyLanes: 84, BytesPerLaneInFlight: 8, BytesRead: 2400, BytesWritten: 1200}},
 		{"gather: 1000 FLOAT16 outputs over words",
-			factsStep(t, shaders.MaxUnpoolGatherName(16, false), map[string]uint32{wg: 128}, map[string]uint32{"total": 1000}, [3]uint32{8, 1, 1}),
+			factsStep(t, shaders.MaxUnpoolGatherName(16, false, false), map[string]uint32{wg: 128}, map[string]uint32{"total": 1000}, [3]uint32{8, 1, 1}),
 			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesPerLaneInFlight: 4, BytesRead: 6000, BytesWritten: 2000}},
 	}
 	for _, c := range cases {

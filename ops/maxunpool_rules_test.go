@@ -110,10 +110,10 @@ func TestMaxUnpoolRules(t *testing.T) {
 	}
 }
 
-// TestMaxUnpoolPlanRefusals: a forced strategy it does not have, and
-// tensors or a temporary that one binding cannot cover (semantics.md,
-// MAX_UNPOOLING's binding limit), are
-// refused naming the field.
+// TestMaxUnpoolPlanRefusals: a forced strategy it does not have, and a
+// (batch, channel) plane of a tensor or of the temporary that one binding
+// cannot cover (semantics.md, MAX_UNPOOLING's binding limit), are refused
+// naming the tensor.
 func TestMaxUnpoolPlanRefusals(t *testing.T) {
 	ctx := descfuzz.Lavapipe()
 	ctx.Kernel = "direct"
@@ -122,23 +122,22 @@ func TestMaxUnpoolPlanRefusals(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, field string
-		cap         uint64
 		m           func(m *ops.MaxUnpooling)
 	}{
-		{"input", "InputTensor.TotalTensorSizeInBytes", 256, func(m *ops.MaxUnpooling) {
+		{"input", "InputTensor", func(m *ops.MaxUnpooling) {
 			m.Input = tensor.NewDesc(tensor.Float32, []uint32{1, 1, 8, 8})
 			m.Indices = tensor.NewDesc(tensor.UInt32, []uint32{1, 1, 8, 8})
 			m.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 1, 1, 1})
 		}},
-		{"indices", "IndicesTensor.TotalTensorSizeInBytes", 256, func(m *ops.MaxUnpooling) {
+		{"indices", "IndicesTensor", func(m *ops.MaxUnpooling) {
 			m.Input = tensor.NewDesc(tensor.UInt8, []uint32{1, 1, 6, 6})
 			m.Indices = tensor.NewDesc(tensor.UInt64, []uint32{1, 1, 6, 6})
 			m.Output = tensor.NewDesc(tensor.UInt8, []uint32{1, 1, 1, 1})
 		}},
-		{"output", "OutputTensor.TotalTensorSizeInBytes", 256, func(m *ops.MaxUnpooling) {
+		{"output", "OutputTensor", func(m *ops.MaxUnpooling) {
 			m.Output = tensor.NewDesc(tensor.Float32, []uint32{1, 1, 9, 9})
 		}},
-		{"temporary", "OutputTensor.Sizes", 256, func(m *ops.MaxUnpooling) {
+		{"temporary", "OutputTensor.Sizes", func(m *ops.MaxUnpooling) {
 			m.Input, m.Output = tensor.NewDesc(tensor.UInt8, m.Input.Sizes), tensor.NewDesc(tensor.UInt8, []uint32{1, 1, 8, 8})
 		}},
 	} {
@@ -146,7 +145,7 @@ func TestMaxUnpoolPlanRefusals(t *testing.T) {
 			m := goodUnpool()
 			c.m(m)
 			ctx := descfuzz.Lavapipe()
-			ctx.BindingWindowCap = c.cap
+			ctx.BindingWindowCap = 256 // 232 bytes of elements per binding
 			if err := m.Validate(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -154,6 +153,43 @@ func TestMaxUnpoolPlanRefusals(t *testing.T) {
 			var he *hresult.Error
 			if !errors.As(err, &he) || he.Code != hresult.DXGI_ERROR_UNSUPPORTED || he.Field != c.field {
 				t.Fatalf("got %v, want DXGI_ERROR_UNSUPPORTED on %s", err, c.field)
+			}
+		})
+	}
+}
+
+// TestMaxUnpoolWindowedPlans: tensors larger than a binding whose planes
+// fit one are cut into chunks of planes (whole batches, else channels of
+// one batch), one clear step per output chunk and a scatter and a gather
+// step per (output chunk, input chunk) pair; every plan passes CheckPlan.
+func TestMaxUnpoolWindowedPlans(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		cap      uint64
+		in, out  []uint32
+		strategy string
+	}{
+		{"fits whole", 0, []uint32{2, 3, 2, 2}, []uint32{2, 3, 4, 4}, "scatter"},
+		// 488 bytes of elements per binding: an output batch is 576, a plane
+		// 144 (3 a step); the input (288) fits whole.
+		{"output by channels, input whole", 512, []uint32{2, 4, 3, 3}, []uint32{2, 4, 6, 6}, "scatter-windows(4x1)"},
+		// 1000 bytes per binding, 192 a batch: 5 batches a step.
+		{"both by batches", 1024, []uint32{8, 3, 4, 4}, []uint32{8, 3, 4, 4}, "scatter-windows(2x2)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &ops.MaxUnpooling{Input: tensor.NewDesc(tensor.Float32, c.in), Indices: tensor.NewDesc(tensor.UInt32, c.in),
+				Output: tensor.NewDesc(tensor.Float32, c.out)}
+			ctx := descfuzz.Lavapipe()
+			ctx.BindingWindowCap = c.cap
+			p, err := m.Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Strategy != c.strategy {
+				t.Errorf("strategy %s, want %s", p.Strategy, c.strategy)
+			}
+			if err := ops.CheckPlan(ctx, m, p); err != nil {
+				t.Error(err)
 			}
 		})
 	}

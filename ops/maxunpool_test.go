@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
@@ -214,5 +215,52 @@ func TestMaxUnpoolRoundTrip(t *testing.T) {
 				flat++
 			})
 		})
+	}
+}
+
+// TestMaxUnpoolWindowCap runs random cases on devices whose bindings are
+// capped (dml.DeviceOptions.BindingWindowCap), each on the smallest cap
+// that holds one (batch, channel) plane of every tensor and of the
+// winners but not the largest of them whole, so that the windowed plan
+// runs: scatter and gather steps over every (output chunk, input chunk)
+// pair, each writing output elements only once, duplicates resolved
+// across steps by the shared winners.
+func TestMaxUnpoolWindowCap(t *testing.T) {
+	devices := windowDevices(t)
+	rng := testutil.Rand(t)
+	g := unpoolGen{types: tensor.AllTypes, idx: unpoolIdxTypes, layouts: true}
+	caps := []uint64{64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096}
+	slack := uint64(4 + 4 + 16) // layout.go's window rule on lavapipe (offset alignment 16)
+	ran := 0
+	for i := 0; i < 40 && ran < testutil.CaseCount(16, 6); i++ {
+		desc, ins, name := g.draw(rng)
+		winners := tensor.NewDesc(tensor.UInt32, desc.Output.Sizes)
+		var plane, total uint64
+		for _, td := range []*tensor.Desc{&desc.Input, &desc.Indices, &desc.Output, &winners} {
+			st, es := td.EffectiveStrides(), uint64(td.DataType.Size())
+			last := uint64(td.Sizes[2]-1)*uint64(st[2]) + uint64(td.Sizes[3]-1)*uint64(st[3])
+			plane = max(plane, (last+1)*es)
+			total = max(total, td.TotalTensorSizeInBytes)
+		}
+		win := uint64(0)
+		for _, c := range caps {
+			if c-slack >= plane && c-slack < total {
+				win = c
+				break
+			}
+		}
+		if win == 0 {
+			continue
+		}
+		ran++
+		t.Run(fmt.Sprintf("%d %s cap %d", i, name, win), func(t *testing.T) {
+			res := testutil.CheckOperator(t, devices(win), desc, ins, rng)
+			if !strings.HasPrefix(res.Strategy, ops.MaxUnpoolStrategy+"-windows(") {
+				t.Errorf("strategy %q under a cap below the tensors' size", res.Strategy)
+			}
+		})
+	}
+	if ran < testutil.CaseCount(16, 6) {
+		t.Errorf("only %d cases ran under a window cap", ran)
 	}
 }

@@ -18,8 +18,19 @@
 // the result does not depend on the device's scheduling. Values are moved
 // as raw bits, so one variant per element width serves every type.
 //
+// A plan whose tensors do not fit one binding each runs the WINDOWED
+// variants, over chunks of whole (n, c) planes: the input and the indices
+// in input chunks, the output and the winners in output chunks. Each
+// clear step covers one output chunk; each scatter and gather step one
+// (output chunk, input chunk) pair: a scatter step updates the winners of
+// its output chunk named by its input chunk's indices, and a gather step
+// writes the output elements whose winner lies in its input chunk, and
+// (its first input chunk only) those with no winner, so every output
+// element is still written exactly once.
+//
 // Defines:
 //   PASS       0, 1 or 2, as above
+//   WINDOWED   PASS 1 and 2: 1 for the chunked variants
 //   IDX_BITS   PASS 1: 32 (UINT32 indices) or 64 (UINT64, two words; an
 //              index with a nonzero high word is out of range: rule 19,
 //              where DirectML reads the low word alone)
@@ -54,12 +65,24 @@ layout(constant_id = 4) const uint IDX_SN = 0;
 layout(constant_id = 5) const uint IDX_SC = 0;
 layout(constant_id = 6) const uint IDX_SH = 0;
 layout(constant_id = 7) const uint IDX_SW = 0;
+#if WINDOWED
+// Planes per batch of an input chunk: its local plane q is batch q / ICSTEP,
+// channel q % ICSTEP of the chunk.
+layout(constant_id = 8) const uint ICSTEP = 1;
+#endif
 
 layout(push_constant) uniform Push {
 	uint base_idx; // words
 	uint base_win; // words
-	uint total;     // input elements
+	uint total;     // input elements (of the chunk)
+#if WINDOWED
+	uint p0;        // row-major position of the chunk's first input element
+	uint idx_e0;    // element offset of the chunk's first element in the indices binding
+	uint out_lo;    // the output position of the bound winners' first word
+	uint out_count; // winners bound: indices outside [out_lo, out_lo + out_count) are another step's
+#else
 	uint out_total; // output elements: indices at or past it are skipped
+#endif
 } pc;
 
 void main() {
@@ -69,19 +92,33 @@ void main() {
 		uint r = p / IW;
 		uint h = r % IH;
 		r /= IH;
+#if WINDOWED
+		uint c = r % ICSTEP;
+		uint n = r / ICSTEP;
+		uint e = pc.idx_e0 + n * IDX_SN + c * IDX_SC + h * IDX_SH + w * IDX_SW;
+#else
 		uint c = r % IC;
 		uint n = r / IC;
 		uint e = n * IDX_SN + c * IDX_SC + h * IDX_SH + w * IDX_SW;
+#endif
 #if IDX_BITS == 64
 		uint lo = word_src.x[pc.base_idx + 2u * e];
-		bool in_range = word_src.x[pc.base_idx + 2u * e + 1u] == 0u && lo < pc.out_total;
+		bool high = word_src.x[pc.base_idx + 2u * e + 1u] != 0u;
 #else
 		uint lo = word_src.x[pc.base_idx + e];
-		bool in_range = lo < pc.out_total;
+		bool high = false;
 #endif
-		if (in_range) {
+#if WINDOWED
+		// One unsigned compare: below out_lo wraps past out_count.
+		uint at = lo - pc.out_lo;
+		if (!high && at < pc.out_count) {
+			atomicMax(winner.x[pc.base_win + at], pc.p0 + p + 1u);
+		}
+#else
+		if (!high && lo < pc.out_total) {
 			atomicMax(winner.x[pc.base_win + lo], p + 1u);
 		}
+#endif
 	}
 }
 
@@ -102,12 +139,25 @@ layout(constant_id = 11) const uint OUT_SN = 0;
 layout(constant_id = 12) const uint OUT_SC = 0;
 layout(constant_id = 13) const uint OUT_SH = 0;
 layout(constant_id = 14) const uint OUT_SW = 0;
+#if WINDOWED
+// Planes per batch of an input chunk and of an output chunk (see ICSTEP in
+// the scatter pass).
+layout(constant_id = 15) const uint ICSTEP = 1;
+layout(constant_id = 16) const uint OCSTEP = 1;
+#endif
 
 layout(push_constant) uniform Push {
 	uint base_in;  // words
 	uint base_win; // words
 	uint base_out; // words
-	uint total;    // output elements
+	uint total;    // output elements (of the chunk)
+#if WINDOWED
+	uint in_e0;    // element offset of the input chunk's first element in the input binding
+	uint out_e0;   // ... of the output chunk's first element in the output binding
+	uint p_lo;     // row-major position of the input chunk's first element
+	uint p_count;  // input elements in the chunk: winners outside it are another step's
+	uint zeros;    // 1: this step also writes the elements no input names
+#endif
 } pc;
 
 void main() {
@@ -117,21 +167,44 @@ void main() {
 		uint r = o / OW;
 		uint h = r % OH;
 		r /= OH;
+#if WINDOWED
+		uint c = r % OCSTEP;
+		uint n = r / OCSTEP;
+		uint out_e = pc.out_e0 + n * OUT_SN + c * OUT_SC + h * OUT_SH + w * OUT_SW;
+#else
 		uint c = r % OC;
 		uint n = r / OC;
+		uint out_e = n * OUT_SN + c * OUT_SC + h * OUT_SH + w * OUT_SW;
+#endif
 		uint win = word_src.x[pc.base_win + o];
 		uvec2 v = uvec2(0u);
 		if (win != 0u) {
+#if WINDOWED
+			uint p = win - 1u - pc.p_lo; // wraps past p_count when below p_lo
+			if (p >= pc.p_count) {
+				continue;
+			}
+			uint ccount = ICSTEP;
+			uint ebase = pc.in_e0;
+#else
 			uint p = win - 1u;
+			uint ccount = IC;
+			uint ebase = 0u;
+#endif
 			uint iw = p % IW;
 			uint q = p / IW;
 			uint ih = q % IH;
 			q /= IH;
-			uint ic = q % IC;
-			uint in_ = q / IC;
-			v = elem_load(pc.base_in, in_ * IN_SN + ic * IN_SC + ih * IN_SH + iw * IN_SW);
+			uint ic = q % ccount;
+			uint in_ = q / ccount;
+			v = elem_load(pc.base_in, ebase + in_ * IN_SN + ic * IN_SC + ih * IN_SH + iw * IN_SW);
 		}
-		elem_store(pc.base_out, n * OUT_SN + c * OUT_SC + h * OUT_SH + w * OUT_SW, v);
+#if WINDOWED
+		else if (pc.zeros == 0u) {
+			continue;
+		}
+#endif
+		elem_store(pc.base_out, out_e, v);
 	}
 }
 
