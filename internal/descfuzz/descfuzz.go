@@ -290,7 +290,9 @@ func Lavapipe() *ops.Context {
 // crashers the fuzzer found (MAX_POOLING1 FLOAT32 [4294967295,1,1,1];
 // MAX_POOLING over 2^26 batches 2^26 elements apart), which once looped
 // forever or ran out of memory in the planner. A kind reached only through
-// escapeKind needs a seed here, or the fuzzer would rarely meet it.
+// escapeKind needs a seed, or the fuzzer would rarely meet it: a committed
+// corpus file named to sort after the others (as MAX_UNPOOLING's), since
+// the golden corpus names fuzz cases by position, these first.
 var Seeds = [][]byte{
 	{0, 0, 4, 1, 0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0x20, 0, 0, 0, 0},
 	{0, 0, 3, 1, 0x20, 0xFF, 0, 0, 0, 4, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0x20, 0, 1, 0xFF, 0, 0, 0, 4, 1, 1, 1, 0},
