@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/operators"
@@ -390,14 +389,14 @@ func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup
 	}
 	var dev, wall []float64
 	for i := 0; i < warmup+repeat; i++ {
-		start := time.Now()
+		elapsed := wallStart()
 		if err := list.Execute(); err != nil {
 			return r, err
 		}
 		if err := list.Wait(); err != nil {
 			return r, err
 		}
-		w := time.Since(start)
+		w := elapsed()
 		times, err := list.DispatchTimes()
 		if err != nil {
 			return r, err

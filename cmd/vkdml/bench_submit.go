@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand"
 	"sort"
-	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/tensor"
@@ -31,14 +30,14 @@ func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kern
 		return err
 	}
 	run := func(l *dml.CommandList) (float64, error) {
-		start := time.Now()
+		elapsed := wallStart()
 		if err := l.Execute(); err != nil {
 			return 0, err
 		}
 		if err := l.Wait(); err != nil {
 			return 0, err
 		}
-		return float64(time.Since(start)) / 1e6, nil
+		return float64(elapsed()) / 1e6, nil
 	}
 	repeat = max(repeat, 200) // microsecond timings need many samples
 	var op, bare []float64
