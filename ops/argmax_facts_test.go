@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,61 @@ func TestArgPlanFactsH100(t *testing.T) {
 		}
 		if bytes := c.desc().Inputs()[0].TotalTensorSizeInBytes; bytes >= 64<<20 && r.inFlight < 2<<20 {
 			t.Errorf("%s: %d KiB in flight while moving %d MiB, want at least 2 MiB", c.name, r.inFlight>>10, bytes>>20)
+		}
+	}
+}
+
+// poolFactCase is a max pooling case of scripts/gpu_compare.py: a 2D
+// window of size w, stride s, padding p and dilation d, with UINT32
+// indices.
+type poolFactCase struct {
+	name       string
+	dt         tensor.DataType
+	shape      []uint32
+	w, s, p, d uint32
+}
+
+func (c poolFactCase) desc() ops.Desc {
+	out := slices.Clone(c.shape)
+	for i := 2; i < 4; i++ {
+		out[i] = (c.shape[i]+2*c.p-c.d*(c.w-1)-1)/c.s + 1
+	}
+	two := func(v uint32) []uint32 { return []uint32{v, v} }
+	idx := tensor.NewDesc(tensor.UInt32, out)
+	return &ops.MaxPooling2{Input: tensor.NewDesc(c.dt, c.shape), Output: tensor.NewDesc(c.dt, out), OutputIndices: &idx,
+		Strides: two(c.s), WindowSize: two(c.w), StartPadding: two(c.p), EndPadding: two(c.p), Dilations: two(c.d)}
+}
+
+// TestPoolPlanFactsH100 plans the max pooling cases of
+// scripts/gpu_compare.py on the h100 profile and holds each dispatch to
+// at most 1% of lanes empty and, where it moves 64 MiB or more, at least
+// 2 MiB in flight.
+func TestPoolPlanFactsH100(t *testing.T) {
+	ctx := h100Context(t)
+	for _, c := range []poolFactCase{
+		{"3x3 s2 p1 [32,64,112,112]", tensor.Float32, []uint32{32, 64, 112, 112}, 3, 2, 1, 1},
+		{"3x3 s1 p1 d2 [8,64,128,128]", tensor.Float32, []uint32{8, 64, 128, 128}, 3, 1, 1, 2},
+		{"2x2 s2 [16,64,512,512]", tensor.Float32, []uint32{16, 64, 512, 512}, 2, 2, 0, 1},
+		{"2x2 s2 [16,64,512,512] FLOAT16", tensor.Float16, []uint32{16, 64, 512, 512}, 2, 2, 0, 1},
+		{"3x3 s2 p1 [7,61,111,113]", tensor.Float32, []uint32{7, 61, 111, 113}, 3, 2, 1, 1},
+	} {
+		d := c.desc()
+		if err := d.Validate(ctx); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p, err := d.Plan(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, f := range argPlanFacts(t, ctx, p) {
+			inFlight := f.BytesInFlight(ctx.Limits.ResidentLanes())
+			t.Logf("%-32s %s in flight %d KiB", c.name, f, inFlight>>10)
+			if f.EmptyLanes*100 > f.Lanes {
+				t.Errorf("%s: %d of %d lanes touch nothing, more than 1%%", c.name, f.EmptyLanes, f.Lanes)
+			}
+			if moved := f.BytesRead + f.BytesWritten; moved >= 64<<20 && inFlight < 2<<20 {
+				t.Errorf("%s: %d KiB in flight while moving %d MiB, want at least 2 MiB", c.name, inFlight>>10, moved>>20)
+			}
 		}
 	}
 }

@@ -6,13 +6,17 @@ package ops
 
 // maxPoolDirectFacts is maxpool.comp: one invocation per output in a
 // grid-stride loop over the step's total outputs, each visiting its
-// window's taps with one scalar load at a time. The step covers
+// window's taps with one scalar load at a time, or with PRELOAD all of an
+// interior window's taps loaded first. The step covers
 // total / (OD·OH·OW) whole (n, c) planes, whose input it reads.
 func maxPoolDirectFacts(v *stepValues) (DispatchFacts, error) {
 	es := v.define("ELEM_BITS", 32) / 8
 	load := es
 	if es < 4 && v.define("NATIVE", 1) == 0 {
 		load = 4 // one 32-bit word holds the element
+	}
+	if v.define("PRELOAD", 0) == 1 {
+		load *= v.s("KD") * v.s("KH") * v.s("KW") // an interior window's taps
 	}
 	total := v.p("total")
 	f := v.gridFacts(total, load)

@@ -363,13 +363,20 @@ type tuning struct {
 	// LOADS): one 1- to 8-byte element per resident lane is at most 270
 	// KiB to 2 MiB on an H100, short of the ~2 MiB it needs. 0 or 1: one.
 	argThreadLoads uint32
+	// poolPreloadTaps: max pooling's direct kernel loads an interior
+	// window's taps before comparing them (maxpool.comp PRELOAD) for
+	// windows of at most this many taps (and shaders.MaxPoolPreloadTaps):
+	// one 4-byte tap at a time per resident lane is 1 MiB in flight on an
+	// H100, a 3x3 window's nine 9 MiB. 0 never: lavapipe's lanes gain
+	// nothing from holding the window.
+	poolPreloadTaps uint32
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 16384, argColPartialDiv: 8, argColLoads: 4,
-		argRowSubgroups: true, argThreadLoads: 8}
+		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

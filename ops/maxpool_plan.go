@@ -230,6 +230,10 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poo
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	variant := shaders.MaxPoolName(bits, native, idxBits)
+	taps := uint64(g.win[0]) * uint64(g.win[1]) * uint64(g.win[2])
+	if taps <= min(uint64(ctx.tuning().poolPreloadTaps), shaders.MaxPoolPreloadTaps) {
+		variant = shaders.MaxPoolPreloadName(bits, native, idxBits)
+	}
 	k, err := kernelOf(m.directSpec(variant, g, cut.cstep, kind))
 	if err != nil {
 		return nil, err

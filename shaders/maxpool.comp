@@ -32,6 +32,11 @@
 //   NATIVE     8/16-bit elements only: storage path, as in elem.glsl
 //   IDX_BITS   0 (no indices), 32 (UINT32) or 64 (UINT64, written as two
 //              words: the flat index, then 0; inputs have < 2^32 elements)
+//   PRELOAD    1: an interior window's taps are all loaded before the
+//              first is compared (the host picks it for windows of at most
+//              16 taps), so that a lane has the whole window in flight
+//              rather than one element: a GPU needs ~2 MiB in flight, and
+//              one 4-byte tap per resident lane is 1 MiB on an H100
 
 #define ELEM_SRC 0
 #define ELEM_DST 1
@@ -125,14 +130,21 @@ void reset() {
 #endif
 }
 
-// visit offers the tap at input element offset e with flat index i.
-void visit(uint e, uint i) {
+// RAW is one element's raw bits: two words for 64-bit elements.
 #if ELEM_BITS == 64
-	uvec2 v = elem_load(pc.base_in, e);
+#define RAW uvec2
+#define LOAD_RAW(e) elem_load(pc.base_in, e)
+#else
+#define RAW uint
+#define LOAD_RAW(e) elem_load(pc.base_in, e).x
+#endif
+
+// offer offers a tap's raw bits v with flat index i.
+void offer(RAW v, uint i) {
+#if ELEM_BITS == 64
 	uvec2 k = elem_key2(v, KIND);
 	if (key_gt(k, best_key)) {
 #else
-	uint v = elem_load(pc.base_in, e).x;
 	uint k = elem_key(v, KIND);
 	if (!elem_is_nan(v, KIND) && k > best_key) {
 #endif
@@ -141,6 +153,9 @@ void visit(uint e, uint i) {
 		best_idx = i;
 	}
 }
+
+// visit offers the tap at input element offset e with flat index i.
+void visit(uint e, uint i) { offer(LOAD_RAW(e), i); }
 
 // axis gives the in-bounds taps [lo, hi) of one spatial axis for a window
 // starting at input position start: positions start + k·dil in [0, len).
@@ -173,6 +188,24 @@ void main() {
 			uint base = in_plane + uint(sd) * IN_SD + uint(sh) * IN_SH + uint(sw) * IN_SW;
 			uint ibase = idx_plane + (uint(sd) * IH + uint(sh)) * IW + uint(sw);
 			best_idx = ibase;
+#if PRELOAD
+			// Loads first, then the taps in row-major window order.
+			RAW taps[KD * KH * KW];
+			for (uint kd = 0u, t = 0u; kd < KD; kd++) {
+				for (uint kh = 0u; kh < KH; kh++) {
+					for (uint kw = 0u; kw < KW; kw++, t++) {
+						taps[t] = LOAD_RAW(base + kd * (DD * IN_SD) + kh * (DH * IN_SH) + kw * (DW * IN_SW));
+					}
+				}
+			}
+			for (uint kd = 0u, t = 0u; kd < KD; kd++) {
+				for (uint kh = 0u; kh < KH; kh++) {
+					for (uint kw = 0u; kw < KW; kw++, t++) {
+						offer(taps[t], ibase + (kd * (DD * IH) + kh * DH) * IW + kw * DW);
+					}
+				}
+			}
+#else
 			for (uint kd = 0u; kd < KD; kd++) {
 				for (uint kh = 0u; kh < KH; kh++) {
 					for (uint kw = 0u; kw < KW; kw++) {
@@ -181,6 +214,7 @@ void main() {
 					}
 				}
 			}
+#endif
 		} else if (rd.x < rd.y && rh.x < rh.y && rw.x < rw.y) {
 			// Border: only the in-bounds taps are visited.
 			best_idx = idx_plane + (uint(sd + int(rd.x * DD)) * IH + uint(sh + int(rh.x * DH))) * IW + uint(sw + int(rw.x * DW));

@@ -15,6 +15,16 @@ func MaxPoolName(elemBits int, native bool, idxBits int) string {
 	return name("maxpool", fmt.Sprintf("b%d%s", elemBits, storage), idxName(idxBits))
 }
 
+// MaxPoolPreloadName is MaxPoolName's kernel that loads an interior
+// window's taps (at most MaxPoolPreloadTaps) before comparing them.
+func MaxPoolPreloadName(elemBits int, native bool, idxBits int) string {
+	return MaxPoolName(elemBits, native, idxBits) + "_pre"
+}
+
+// MaxPoolPreloadTaps is the most window taps the preloading kernels
+// hold.
+const MaxPoolPreloadTaps = 16
+
 // maxPoolSpec is maxpool.comp's specialization constants: the workgroup
 // size; the input and output shapes and the window, strides, dilations
 // and start padding, each (D, H, W); the input and output strides (N, C,
@@ -54,13 +64,19 @@ func maxPoolVariants() []Variant {
 				if ib != 0 {
 					bindings, push = 3, maxPoolIdxPush
 				}
-				out = append(out, Variant{
-					Name:   MaxPoolName(bits, native, ib),
-					Source: "maxpool.comp",
-					Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-						fmt.Sprintf("IDX_BITS=%d", ib)},
-					Bindings: bindings, Spec: maxPoolSpec, Push: push,
-				})
+				for _, pre := range []bool{false, true} {
+					n := MaxPoolName(bits, native, ib)
+					if pre {
+						n = MaxPoolPreloadName(bits, native, ib)
+					}
+					out = append(out, Variant{
+						Name:   n,
+						Source: "maxpool.comp",
+						Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+							fmt.Sprintf("IDX_BITS=%d", ib), fmt.Sprintf("PRELOAD=%d", b2i(pre))},
+						Bindings: bindings, Spec: maxPoolSpec, Push: push,
+					})
+				}
 			}
 		}
 	}
