@@ -442,36 +442,30 @@ func (r *Resource) checkRange(call string, offset, n uint64, what string) error 
 
 // Write copies data into the buffer at offset.
 func (r *Resource) Write(offset uint64, data []byte) error {
-	const call = "Resource.Write"
-	leave, err := r.use(call)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	if err := r.checkRange(call, offset, uint64(len(data)), "data"); err != nil {
-		return err
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	return r.d.wrap(call, r.buf.Write(offset, data))
+	return r.transfer("Resource.Write", offset, data, "data", (*gpu.Buffer).Write)
 }
 
 // Read copies len(out) bytes from offset into out.
 func (r *Resource) Read(offset uint64, out []byte) error {
-	const call = "Resource.Read"
+	return r.transfer("Resource.Read", offset, out, "out", (*gpu.Buffer).Read)
+}
+
+// transfer is Write and Read: it guards the call, refuses a range of
+// len(b) bytes at offset that leaves the buffer (naming field, b's
+// parameter) and copies through the host layer's copy unless b is empty.
+func (r *Resource) transfer(call string, offset uint64, b []byte, field string, copy func(*gpu.Buffer, uint64, []byte) error) error {
 	leave, err := r.use(call)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	if err := r.checkRange(call, offset, uint64(len(out)), "out"); err != nil {
+	if err := r.checkRange(call, offset, uint64(len(b)), field); err != nil {
 		return err
 	}
-	if len(out) == 0 {
+	if len(b) == 0 {
 		return nil
 	}
-	return r.d.wrap(call, r.buf.Read(offset, out))
+	return r.d.wrap(call, copy(r.buf, offset, b))
 }
 
 // Fill sets every 32-bit word of [offset, offset+size) to value, e.g. to
