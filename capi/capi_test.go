@@ -115,3 +115,18 @@ func TestRunCacheReusesAndBoundsOperators(t *testing.T) {
 		t.Fatalf("%d operators live after clear, want 0", d.live)
 	}
 }
+
+// TestExportTurnsPanicIntoEFail: a panic in an export's body is returned
+// to C as E_FAIL instead of crashing the calling program, and an error
+// keeps its HRESULT.
+func TestExportTurnsPanicIntoEFail(t *testing.T) {
+	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(string) error { panic("boom") }))); hr != hresult.E_FAIL {
+		t.Errorf("a panicking body returned %#x, want E_FAIL", uint32(hr))
+	}
+	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(call string) error { return invalidArg(call, "x", "bad") }))); hr != hresult.E_INVALIDARG {
+		t.Errorf("an E_INVALIDARG body returned %#x", uint32(hr))
+	}
+	if hr := export("vkdml_test", func(string) error { return nil }); hr != 0 {
+		t.Errorf("a body without error returned %#x, want S_OK", uint32(hr))
+	}
+}

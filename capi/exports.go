@@ -20,82 +20,86 @@ import (
 )
 
 // The exports below are called only by the wrappers in vkdml.c, which
-// carry vkdml.h's names and const-qualified prototypes. Each clears or
-// sets the calling thread's message through finish.
+// carry vkdml.h's names and const-qualified prototypes. Each runs its body
+// through export.
 
-//export vkdmlgo_device_create
-func vkdmlgo_device_create(opts *C.vkdml_device_options, out *C.vkdml_device) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_device_create"
+// export runs the body of the export for C function call and returns its
+// HRESULT; finish clears or sets the calling thread's message, and turns a
+// panic in body into E_FAIL.
+func export(call string, body func(call string) error) (hr C.VKDML_HRESULT) {
 	var err error
 	defer finish(call, &hr, &err)
-	if out == nil {
-		err = invalidArg(call, "device", "must not be NULL")
-		return
-	}
-	*out = 0
-	var o dml.DeviceOptions
-	if opts != nil {
-		o.Flags = dml.CreateDeviceFlags(opts.flags)
-		o.MinimumFeatureLevel = dml.FeatureLevel(opts.minimum_feature_level)
-		if opts.device != nil {
-			o.Device = C.GoString(opts.device)
-		}
-	}
-	d, err := dml.CreateDevice(o)
-	if err != nil {
-		return
-	}
-	*out = C.vkdml_device(handles.add(&device{dev: d, runs: newRunCache()}))
+	err = body(call)
 	return
+}
+
+//export vkdmlgo_device_create
+func vkdmlgo_device_create(opts *C.vkdml_device_options, out *C.vkdml_device) C.VKDML_HRESULT {
+	return export("vkdml_device_create", func(call string) error {
+		if out == nil {
+			return invalidArg(call, "device", "must not be NULL")
+		}
+		*out = 0
+		var o dml.DeviceOptions
+		if opts != nil {
+			o.Flags = dml.CreateDeviceFlags(opts.flags)
+			o.MinimumFeatureLevel = dml.FeatureLevel(opts.minimum_feature_level)
+			if opts.device != nil {
+				o.Device = C.GoString(opts.device)
+			}
+		}
+		d, err := dml.CreateDevice(o)
+		if err != nil {
+			return err
+		}
+		*out = C.vkdml_device(handles.add(&device{dev: d, runs: newRunCache()}))
+		return nil
+	})
 }
 
 //export vkdmlgo_device_destroy
-func vkdmlgo_device_destroy(h C.vkdml_device) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_device_destroy"
-	var err error
-	defer finish(call, &hr, &err)
-	d, err := lookup[*device](call, "device", uint64(h), "device")
-	if err != nil {
-		return
-	}
-	if err = d.close(call); err == nil {
+func vkdmlgo_device_destroy(h C.vkdml_device) C.VKDML_HRESULT {
+	return export("vkdml_device_destroy", func(call string) error {
+		d, err := lookup[*device](call, "device", uint64(h), "device")
+		if err != nil {
+			return err
+		}
+		if err := d.close(call); err != nil {
+			return err
+		}
 		handles.remove(uint64(h))
-	}
-	return
+		return nil
+	})
 }
 
 //export vkdmlgo_device_name
-func vkdmlgo_device_name(h C.vkdml_device, name *C.char, capacity C.size_t, length *C.size_t) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_device_name"
-	var err error
-	defer finish(call, &hr, &err)
-	d, err := lookup[*device](call, "device", uint64(h), "device")
-	if err != nil {
-		return
-	}
-	if name == nil && capacity != 0 {
-		err = invalidArg(call, "name", "is NULL but capacity is %d", uint64(capacity))
-		return
-	}
-	copyCString(d.dev.GPU().Info.Name, name, capacity, length)
-	return
+func vkdmlgo_device_name(h C.vkdml_device, name *C.char, capacity C.size_t, length *C.size_t) C.VKDML_HRESULT {
+	return export("vkdml_device_name", func(call string) error {
+		d, err := lookup[*device](call, "device", uint64(h), "device")
+		if err != nil {
+			return err
+		}
+		if name == nil && capacity != 0 {
+			return invalidArg(call, "name", "is NULL but capacity is %d", uint64(capacity))
+		}
+		copyCString(d.dev.GPU().Info.Name, name, capacity, length)
+		return nil
+	})
 }
 
 //export vkdmlgo_devices_json
-func vkdmlgo_devices_json(out *C.char, capacity C.size_t, length *C.size_t) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_devices_json"
-	var err error
-	defer finish(call, &hr, &err)
-	if out == nil && capacity != 0 {
-		err = invalidArg(call, "json", "is NULL but capacity is %d", uint64(capacity))
-		return
-	}
-	s, err := devicesJSON()
-	if err != nil {
-		return
-	}
-	copyCString(s, out, capacity, length)
-	return
+func vkdmlgo_devices_json(out *C.char, capacity C.size_t, length *C.size_t) C.VKDML_HRESULT {
+	return export("vkdml_devices_json", func(call string) error {
+		if out == nil && capacity != 0 {
+			return invalidArg(call, "json", "is NULL but capacity is %d", uint64(capacity))
+		}
+		s, err := devicesJSON()
+		if err != nil {
+			return err
+		}
+		copyCString(s, out, capacity, length)
+		return nil
+	})
 }
 
 // devicesJSON lists the Vulkan devices for vkdml_devices_json.
@@ -136,65 +140,60 @@ func copyCString(s string, dst *C.char, capacity C.size_t, length *C.size_t) {
 }
 
 //export vkdmlgo_device_feature_levels
-func vkdmlgo_device_feature_levels(h C.vkdml_device, requested *C.uint32_t, count C.uint32_t, best *C.uint32_t) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_device_feature_levels"
-	var err error
-	defer finish(call, &hr, &err)
-	d, err := lookup[*device](call, "device", uint64(h), "device")
-	if err != nil {
-		return
-	}
-	if best == nil {
-		err = invalidArg(call, "max_supported", "must not be NULL")
-		return
-	}
-	levels, err := u32s(call, "requested", requested, count)
-	if err != nil {
-		return
-	}
-	b, err := d.featureLevels(levels)
-	if err == nil {
+func vkdmlgo_device_feature_levels(h C.vkdml_device, requested *C.uint32_t, count C.uint32_t, best *C.uint32_t) C.VKDML_HRESULT {
+	return export("vkdml_device_feature_levels", func(call string) error {
+		d, err := lookup[*device](call, "device", uint64(h), "device")
+		if err != nil {
+			return err
+		}
+		if best == nil {
+			return invalidArg(call, "max_supported", "must not be NULL")
+		}
+		levels, err := u32s(call, "requested", requested, count)
+		if err != nil {
+			return err
+		}
+		b, err := d.featureLevels(levels)
+		if err != nil {
+			return err
+		}
 		*best = C.uint32_t(b)
-	}
-	return
+		return nil
+	})
 }
 
 //export vkdmlgo_calc_buffer_tensor_size
-func vkdmlgo_calc_buffer_tensor_size(desc *C.vkdml_tensor_desc, size *C.uint64_t) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_calc_buffer_tensor_size"
-	var err error
-	defer finish(call, &hr, &err)
-	if size == nil {
-		err = invalidArg(call, "size_in_bytes", "must not be NULL")
-		return
-	}
-	td, err := tensorDesc(call, "desc", desc, false)
-	if err != nil {
-		return
-	}
-	if !td.DataType.Valid() {
-		err = invalidArg(call, "desc.data_type", "%d is not a data type vkdml supports", uint32(td.DataType))
-		return
-	}
-	*size = C.uint64_t(tensor.CalcBufferTensorSize(td.DataType, td.Sizes, td.Strides))
-	return
+func vkdmlgo_calc_buffer_tensor_size(desc *C.vkdml_tensor_desc, size *C.uint64_t) C.VKDML_HRESULT {
+	return export("vkdml_calc_buffer_tensor_size", func(call string) error {
+		if size == nil {
+			return invalidArg(call, "size_in_bytes", "must not be NULL")
+		}
+		td, err := tensorDesc(call, "desc", desc, false)
+		if err != nil {
+			return err
+		}
+		if !td.DataType.Valid() {
+			return invalidArg(call, "desc.data_type", "%d is not a data type vkdml supports", uint32(td.DataType))
+		}
+		*size = C.uint64_t(tensor.CalcBufferTensorSize(td.DataType, td.Sizes, td.Strides))
+		return nil
+	})
 }
 
 //export vkdmlgo_operator_create
-func vkdmlgo_operator_create(h C.vkdml_device, desc *C.vkdml_operator_desc, out *C.vkdml_operator) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_operator_create"
-	var err error
-	defer finish(call, &hr, &err)
-	if out == nil {
-		err = invalidArg(call, "op", "must not be NULL")
-		return
-	}
-	*out = 0
-	p, err := create(call, h, desc)
-	if err == nil {
+func vkdmlgo_operator_create(h C.vkdml_device, desc *C.vkdml_operator_desc, out *C.vkdml_operator) C.VKDML_HRESULT {
+	return export("vkdml_operator_create", func(call string) error {
+		if out == nil {
+			return invalidArg(call, "op", "must not be NULL")
+		}
+		*out = 0
+		p, err := create(call, h, desc)
+		if err != nil {
+			return err
+		}
 		*out = C.vkdml_operator(handles.add(p))
-	}
-	return
+		return nil
+	})
 }
 
 // create is vkdml_operator_create without the handle.
@@ -211,16 +210,14 @@ func create(call string, h C.vkdml_device, desc *C.vkdml_operator_desc) (*prepar
 }
 
 //export vkdmlgo_operator_run
-func vkdmlgo_operator_run(h C.vkdml_operator, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_operator_run"
-	var err error
-	defer finish(call, &hr, &err)
-	p, err := lookup[*preparedOp](call, "op", uint64(h), "operator")
-	if err != nil {
-		return
-	}
-	err = runHost(call, p, inputs, nin, outputs, nout)
-	return
+func vkdmlgo_operator_run(h C.vkdml_operator, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) C.VKDML_HRESULT {
+	return export("vkdml_operator_run", func(call string) error {
+		p, err := lookup[*preparedOp](call, "op", uint64(h), "operator")
+		if err != nil {
+			return err
+		}
+		return runHost(call, p, inputs, nin, outputs, nout)
+	})
 }
 
 // runHost converts the vkdml_buffer arrays and runs p.
@@ -267,31 +264,28 @@ func hostBuffers(call, field string, p *C.vkdml_buffer, n C.uint32_t) ([]hostBuf
 }
 
 //export vkdmlgo_operator_destroy
-func vkdmlgo_operator_destroy(h C.vkdml_operator) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_operator_destroy"
-	var err error
-	defer finish(call, &hr, &err)
-	p, err := lookup[*preparedOp](call, "op", uint64(h), "operator")
-	if err != nil {
-		return
-	}
-	handles.remove(uint64(h))
-	p.releaseLocked()
-	return
+func vkdmlgo_operator_destroy(h C.vkdml_operator) C.VKDML_HRESULT {
+	return export("vkdml_operator_destroy", func(call string) error {
+		p, err := lookup[*preparedOp](call, "op", uint64(h), "operator")
+		if err != nil {
+			return err
+		}
+		handles.remove(uint64(h))
+		p.releaseLocked()
+		return nil
+	})
 }
 
 //export vkdmlgo_run
-func vkdmlgo_run(h C.vkdml_device, desc *C.vkdml_operator_desc, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) (hr C.VKDML_HRESULT) {
-	const call = "vkdml_run"
-	var err error
-	defer finish(call, &hr, &err)
-	e, err := cachedRun(call, h, desc)
-	if err != nil {
-		return
-	}
-	defer e.dev.runs.Done(e.entry)
-	err = runHost(call, e.entry.Value, inputs, nin, outputs, nout)
-	return
+func vkdmlgo_run(h C.vkdml_device, desc *C.vkdml_operator_desc, inputs *C.vkdml_buffer, nin C.uint32_t, outputs *C.vkdml_buffer, nout C.uint32_t) C.VKDML_HRESULT {
+	return export("vkdml_run", func(call string) error {
+		e, err := cachedRun(call, h, desc)
+		if err != nil {
+			return err
+		}
+		defer e.dev.runs.Done(e.entry)
+		return runHost(call, e.entry.Value, inputs, nin, outputs, nout)
+	})
 }
 
 // cachedOp is an operator from a device's vkdml_run cache, in use.
