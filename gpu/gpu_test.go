@@ -243,10 +243,7 @@ func openUnmanaged(t *testing.T, opts gpu.Options) *gpu.Device {
 // kernel is not destroyed at cleanup.
 func copyKernelOn(t *testing.T, d *gpu.Device) (*gpu.Kernel, func(n uint32) []byte) {
 	t.Helper()
-	code, err := shaders.SPIRV(shaders.CopyName(32, false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := module(t, shaders.CopyName(32, false))
 	k, err := d.NewKernel(gpu.KernelDesc{Name: "copy", SPIRV: code, Bindings: 2, ParamBytes: 4 * 26, Spec: []uint32{64}})
 	if err != nil {
 		t.Fatal(err)

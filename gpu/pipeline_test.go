@@ -12,6 +12,16 @@ import (
 	"github.com/vkdml/vkdml/shaders"
 )
 
+// module is the SPIR-V of the shader variant, failing t when it has none.
+func module(t *testing.T, variant string) []byte {
+	t.Helper()
+	code, err := shaders.SPIRV(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
 // TestNewKernelRefusesMissingCapabilities: a module whose SPIR-V
 // capabilities need a feature the device has not enabled is refused by
 // NewKernel, naming the kernel, the capability and the feature, before the
@@ -32,10 +42,7 @@ func TestNewKernelRefusesMissingCapabilities(t *testing.T) {
 		{shaders.ArgMaxName(32, false, shaders.ArgMaxGroupSG), 2, 40, 26, "GroupNonUniformArithmetic", "subgroup arithmetic", func(f gpu.Features) bool { return f.SubgroupArithmetic }},
 	}
 	build := func(d *gpu.Device, variant string, bindings int, params uint32, spec int) (*gpu.Kernel, error) {
-		code, err := shaders.SPIRV(variant)
-		if err != nil {
-			t.Fatal(err)
-		}
+		code := module(t, variant)
 		s := make([]uint32, spec)
 		for i := range s {
 			s[i] = 1
@@ -79,10 +86,7 @@ func TestNewKernelRefusesMissingCapabilities(t *testing.T) {
 // VK_ERROR_INITIALIZATION_FAILED).
 func TestNewKernelTakesManySpecConstants(t *testing.T) {
 	d := testutil.OpenGPU(t, gpu.Options{})
-	code, err := shaders.SPIRV(shaders.MaxPoolName(32, false, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := module(t, shaders.MaxPoolName(32, false, 32))
 	spec := make([]uint32, 100) // the module reads 0..30; the rest are unused IDs
 	for i := range spec {
 		spec[i] = 1
@@ -101,10 +105,7 @@ func TestNewKernelTakesManySpecConstants(t *testing.T) {
 // bytes reached vkCreatePipelineLayout. It is refused first.
 func TestNewKernelParamBytesOverflow(t *testing.T) {
 	d := testutil.OpenGPU(t, gpu.Options{})
-	code, err := shaders.SPIRV(shaders.MaxPoolName(32, false, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := module(t, shaders.MaxPoolName(32, false, 32))
 	for _, params := range []uint32{1<<32 - 12, 1<<32 - 4} {
 		k, err := d.NewKernel(gpu.KernelDesc{Name: "maxpool", SPIRV: code, Bindings: 3, ParamBytes: params, Spec: []uint32{64}})
 		if err == nil {
@@ -121,10 +122,7 @@ func TestNewKernelParamBytesOverflow(t *testing.T) {
 // than the module uses, is refused before the driver sees the mismatch.
 func TestNewKernelChecksTheModuleLayout(t *testing.T) {
 	d := testutil.OpenGPU(t, gpu.Options{})
-	code, err := shaders.SPIRV(shaders.CopyName(32, false))
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := module(t, shaders.CopyName(32, false))
 	for _, c := range []struct {
 		bindings int
 		params   uint32
