@@ -117,15 +117,7 @@ func (p *Prepared) record(persistent, temporary *BufferBinding, profiling bool) 
 
 // buffer allocates a device buffer of size bytes, or returns nil for 0.
 func (p *Prepared) buffer(size uint64) (*BufferBinding, error) {
-	if size == 0 {
-		return nil, nil
-	}
-	r, err := p.d.CreateBuffer(size)
-	if err != nil {
-		return nil, err
-	}
-	p.owned = append(p.owned, r)
-	return WholeBuffer(r), nil
+	return p.d.ownedBuffer(&p.owned, size)
 }
 
 // tensorBuffers allocates one buffer per present tensor, recording them in

@@ -254,15 +254,21 @@ func (s *runScratch) upload(call, field string, t *tensor.Tensor, size uint64) (
 
 // alloc returns a new buffer of size bytes, or nil for 0.
 func (s *runScratch) alloc(size uint64) (*BufferBinding, error) {
+	return s.d.ownedBuffer(&s.resources, size)
+}
+
+// ownedBuffer creates a buffer of size bytes for a call that releases it
+// itself, appending it to owned, and binds the whole of it; nil for 0.
+func (d *Device) ownedBuffer(owned *[]*Resource, size uint64) (*BufferBinding, error) {
 	if size == 0 {
 		return nil, nil
 	}
-	r, err := s.d.CreateBuffer(size)
+	r, err := d.CreateBuffer(size)
 	if err != nil {
 		return nil, err
 	}
-	s.resources = append(s.resources, r)
-	return &BufferBinding{Buffer: r, SizeInBytes: size}, nil
+	*owned = append(*owned, r)
+	return WholeBuffer(r), nil
 }
 
 // runCompiled runs cop once on host tensors, initializing it first when
