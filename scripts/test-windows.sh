@@ -148,6 +148,24 @@ done <"$out/packages"
 run_one c-example "$out" "$out/vkdml-c-example.exe"
 run_one abi-test "$out" "$out/vkdml-abi-test.exe"
 
+# The two messages that are Wine's own: no display, and debug mode without
+# the host's layer. Each must fail and say what to do.
+message_check() {
+	local name=$1 want=$2 log=$out/$1.log rc=0
+	shift 2
+	(cd "$out" && env "$@" timeout -k 10 120 wine64 "$out/vkdml.exe" demo --debug) >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "$want" "$log"; then
+		results+=("$(printf '%-22s %-4s' "$name" ok)")
+	else
+		results+=("$(printf '%-22s %-4s exit %d, want a failure saying "%s"' "$name" FAIL "$rc" "$want")")
+		failed+=("$name")
+		cat "$log"
+	fi
+	printf '%s\n' "${results[-1]}"
+}
+message_check no-display-message "needs an X display" "${RIG_ENV[@]}" VK_DRIVER_FILES="$icd" DISPLAY=
+message_check no-layer-message "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation" "${RIG_ENV[@]}" VK_DRIVER_FILES="$icd"
+
 printf '\n'
 printf '   %s\n' "${results[@]}"
 say "done in $(($(date +%s) - start)) s (logs in $out)"
