@@ -2,8 +2,9 @@
 #
 #   make run     the main job (vkdml demo) on the default device; lavapipe
 #                when there is no GPU
-#   make test    SPIR-V freshness + spirv-val, go vet, the arm64 cross-build,
-#                and every test with the Vulkan validation layer on
+#   make test    SPIR-V freshness + spirv-val, go vet, the arm64 and Android
+#                cross-builds, and every test with the Vulkan validation
+#                layer on
 #   make bench   Go benchmarks
 #   make test-device   every test on the device $VKDML_DEVICE selects
 #   make test-arm64    the linux/arm64 build under qemu-user on Debian's
@@ -42,7 +43,7 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
             python3-numpy python3-pytest python3-torch python3-setuptools python3-wheel python3-build \
             python3-venv
 
-.PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-windows test-windows \
+.PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-android cross-windows test-windows \
         vet test fuzz parity run bench clean \
         test-device test-arm64 test-bins fuzz-long \
         libvkdml capi-test python python-test wheel wheel-test \
@@ -110,6 +111,13 @@ cross-windows:
 test-windows: deps
 	GO=$(GO) MAKE="$(MAKE)" bash scripts/test-windows.sh
 
+# cross-android checks the android/arm64 build: with the NDK
+# (ANDROID_NDK_HOME) it builds bin/vkdml-android-arm64; without it every
+# package compiles and vets for GOOS=android with the arm64 cross compiler
+# and -D__ANDROID__, unlinked (scripts/cross-android.sh says why).
+cross-android:
+	GO=$(GO) sh scripts/cross-android.sh
+
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || \
@@ -118,7 +126,7 @@ vet:
 # The operator tests run again at lavapipe's subgroup sizes 4 and 16 (8 is
 # the default); the variable changes nothing on other drivers.
 test: deps check-shaders check-schema vet
-	$(MAKE) cross-arm64
+	$(MAKE) cross-arm64 cross-android
 	$(GO) test -count=1 $(GOTESTFLAGS) ./...
 	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
 	LP_NATIVE_VECTOR_WIDTH=512 $(GO) test -count=1 $(GOTESTFLAGS) ./ops/
