@@ -141,38 +141,66 @@ void main() {
 			}
 		}
 #else
-		// One best per vector component (word c of every load); better1
-		// is the total order, so the order of visits does not matter.
+		// One best per vector component (word c of every load). A
+		// component visits increasing block positions j (its sub-elements
+		// in order, then the lane's next vector), so the sequential form
+		// of the order is exact within it: the first element it sees
+		// (through score4, which knows j = 0's NaN rule) is taken, and a
+		// later one replaces the best when it scores higher, or as high
+		// under DECREASING (score4_later: j > 0 there). A lane with no
+		// vector keeps the identity.
 		uvec4 b4 = uvec4(0u), i4 = uvec4(ID_IDX);
 		uvec4 lane_j = uvec4(0u, 1u, 2u, 3u) * (32u / ELEM_BITS) + jdelta;
-#define UPDATE(RAW, J)                                                                       \
-	{                                                                                            \
-		uvec4 j_ = (J);                                                                          \
-		uvec4 s_ = score4((RAW), j_);                                                            \
-		bvec4 tie_ = LAST != 0u ? greaterThan(j_, i4) : lessThan(j_, i4);                        \
-		bvec4 upd_ = bvec4(uvec4(greaterThan(s_, b4)) | (uvec4(equal(s_, b4)) & uvec4(tie_)));   \
-		b4 = mix(b4, s_, upd_);                                                                  \
-		i4 = mix(i4, j_, upd_);                                                                  \
+#define FIRST(RAW, J)                                                          \
+	{                                                                          \
+		i4 = (J);                                                              \
+		b4 = score4((RAW), i4);                                                \
 	}
-		for (uint v = vb + t; v < vb + nv; v += WG) {
+#define LATER(RAW, J)                                                          \
+	{                                                                          \
+		uvec4 s_ = score4_later(RAW);                                          \
+		bvec4 u_ = LAST != 0u ? greaterThanEqual(s_, b4) : greaterThan(s_, b4); \
+		b4 = mix(b4, s_, u_);                                                  \
+		i4 = mix(i4, (J), u_);                                                 \
+	}
+// SCAN_VEC(v, UPDATE0, UPDATE): the elements of vector v, the first
+// component-wise one through UPDATE0, the others through UPDATE.
 #if WIDE
-			u64vec4 q = src8.x[v];
-			UPDATE(uvec4(unpackUint2x32(q.x), unpackUint2x32(q.y)), lane_j + v * 8u)
-			UPDATE(uvec4(unpackUint2x32(q.z), unpackUint2x32(q.w)), lane_j + (v * 8u + 4u))
+#define SCAN_VEC(V, UPDATE0, UPDATE)                                           \
+	{                                                                          \
+		u64vec4 q = src8.x[V];                                                 \
+		UPDATE0(uvec4(unpackUint2x32(q.x), unpackUint2x32(q.y)), lane_j + (V) * 8u) \
+		UPDATE(uvec4(unpackUint2x32(q.z), unpackUint2x32(q.w)), lane_j + ((V) * 8u + 4u)) \
+	}
 #elif ELEM_BITS == 32
-			UPDATE(elem_src4.x[v], lane_j + (v << 2))
+#define SCAN_VEC(V, UPDATE0, UPDATE) UPDATE0(elem_src4.x[V], lane_j + ((V) << 2))
+#elif ELEM_BITS == 16
+#define SCAN_VEC(V, UPDATE0, UPDATE)                                           \
+	{                                                                          \
+		uvec4 q = elem_src4.x[V];                                              \
+		uvec4 jv = lane_j + (V) * VW;                                          \
+		UPDATE0(ELEM_SUB(q, 0), jv)                                            \
+		UPDATE(ELEM_SUB(q, 1), jv + 1u)                                        \
+	}
 #else
-			// Written out: lavapipe counts every loop iteration against
-			// one per-shader limit (see ops/argmax_plan.go argIters).
-			uvec4 q = elem_src4.x[v];
-			uvec4 jv = lane_j + v * VW;
-			UPDATE(ELEM_SUB(q, 0), jv)
-			UPDATE(ELEM_SUB(q, 1), jv + 1u)
-#if ELEM_BITS == 8
-			UPDATE(ELEM_SUB(q, 2), jv + 2u)
-			UPDATE(ELEM_SUB(q, 3), jv + 3u)
+#define SCAN_VEC(V, UPDATE0, UPDATE)                                           \
+	{                                                                          \
+		uvec4 q = elem_src4.x[V];                                              \
+		uvec4 jv = lane_j + (V) * VW;                                          \
+		UPDATE0(ELEM_SUB(q, 0), jv)                                            \
+		UPDATE(ELEM_SUB(q, 1), jv + 1u)                                        \
+		UPDATE(ELEM_SUB(q, 2), jv + 2u)                                        \
+		UPDATE(ELEM_SUB(q, 3), jv + 3u)                                        \
+	}
 #endif
-#endif
+		// (Sub-elements written out: lavapipe counts every loop iteration
+		// against one per-shader limit; see ops/argmax_plan.go argIters.)
+		uint v = vb + t;
+		if (v < vb + nv) {
+			SCAN_VEC(v, FIRST, LATER)
+			for (v += WG; v < vb + nv; v += WG) {
+				SCAN_VEC(v, LATER, LATER)
+			}
 		}
 		uint best = b4.x, bi = i4.x;
 		if (better1(b4.y, i4.y, best, bi)) { best = b4.y; bi = i4.y; }

@@ -38,6 +38,10 @@
 //              rather than one element: a GPU needs ~2 MiB in flight, and
 //              one 4-byte tap per resident lane is 1 MiB on an H100
 
+#if PRELOAD
+#extension GL_EXT_control_flow_attributes : require
+#endif
+
 #define ELEM_SRC 0
 #define ELEM_DST 1
 #if IDX_BITS
@@ -189,18 +193,20 @@ void main() {
 			uint ibase = idx_plane + (uint(sd) * IH + uint(sh)) * IW + uint(sw);
 			best_idx = ibase;
 #if PRELOAD
-			// Loads first, then the taps in row-major window order.
+			// Loads first, then the taps in row-major window order; the
+			// loops unrolled (their bounds are constants), so that taps[]
+			// lives in registers.
 			RAW taps[KD * KH * KW];
-			for (uint kd = 0u, t = 0u; kd < KD; kd++) {
-				for (uint kh = 0u; kh < KH; kh++) {
-					for (uint kw = 0u; kw < KW; kw++, t++) {
+			[[unroll]] for (uint kd = 0u, t = 0u; kd < KD; kd++) {
+				[[unroll]] for (uint kh = 0u; kh < KH; kh++) {
+					[[unroll]] for (uint kw = 0u; kw < KW; kw++, t++) {
 						taps[t] = LOAD_RAW(base + kd * (DD * IN_SD) + kh * (DH * IN_SH) + kw * (DW * IN_SW));
 					}
 				}
 			}
-			for (uint kd = 0u, t = 0u; kd < KD; kd++) {
-				for (uint kh = 0u; kh < KH; kh++) {
-					for (uint kw = 0u; kw < KW; kw++, t++) {
+			[[unroll]] for (uint kd = 0u, t = 0u; kd < KD; kd++) {
+				[[unroll]] for (uint kh = 0u; kh < KH; kh++) {
+					[[unroll]] for (uint kw = 0u; kw < KW; kw++, t++) {
 						offer(taps[t], ibase + (kd * (DD * IH) + kh * DH) * IW + kw * DW);
 					}
 				}
