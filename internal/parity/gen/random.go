@@ -1,6 +1,6 @@
 // Random cases: operator × data type × feature.
 
-package main
+package gen
 
 import (
 	"fmt"

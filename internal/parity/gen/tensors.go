@@ -1,6 +1,6 @@
 // Tensor descs, physical buffers and the values that fill them.
 
-package main
+package gen
 
 import (
 	"math"

@@ -5,7 +5,7 @@
 // that adding them changed none of the cases before them (the random
 // source is shared).
 
-package main
+package gen
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 // MAX_POOLING, MAX_POOLING1 and MAX_POOLING2 cases: the rules of
 // semantics.md.
 
-package main
+package gen
 
 import (
 	"fmt"

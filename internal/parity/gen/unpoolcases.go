@@ -2,12 +2,11 @@
 // both index types, and must-reject descs. They come after every other
 // case, so that the random values of those stay as they were.
 
-package main
+package gen
 
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
@@ -26,7 +25,7 @@ type unpoolSpec struct {
 	expect  string
 }
 
-// indicesKey is the key of a case's indices buffer in gen.inputs.
+// indicesKey is the key of a case's indices buffer in Set.inputs.
 func indicesKey(name string) string { return name + ".indices" }
 
 func (g *gen) unpool(s unpoolSpec) {
@@ -39,21 +38,9 @@ func (g *gen) unpool(s unpoolSpec) {
 			t.SetUint64(c, s.indices[i])
 		}
 	})
-	g.add(parity.Case{Name: s.name, Covers: s.covers, Note: s.note, Operator: "MAX_UNPOOLING",
+	name := g.add(parity.Case{Name: s.name, Covers: s.covers, Note: s.note, Operator: "MAX_UNPOOLING",
 		Input: s.in, Indices: &s.idx, Output: s.out, Expect: s.expect}, buf)
-	g.inputs[indicesKey(s.name)] = idx
-}
-
-// writeIndices writes case c's indices buffer, when it has one.
-func (g *gen) writeIndices(c *parity.Case) error {
-	if c.Indices == nil {
-		return nil
-	}
-	t := g.inputs[indicesKey(c.Name)]
-	if t == nil {
-		return fmt.Errorf("case %s has no indices input", c.Name)
-	}
-	return tensor.WriteNpyFile(filepath.Join(g.dir, parity.IndicesFile(c.Name)), t)
+	g.set.inputs[indicesKey(name)] = idx
 }
 
 // maxUnpool adds every MAX_UNPOOLING case.

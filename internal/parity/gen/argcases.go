@@ -1,7 +1,7 @@
 // ARGMAX, ARGMIN and REDUCE cases: the seed pages' examples, the rules
 // of semantics.md and the must-reject cases.
 
-package main
+package gen
 
 import (
 	"fmt"
