@@ -30,8 +30,8 @@ const (
 	// ArgStrategyVec: 16- or 32-byte vector loads for 32-bit elements, and
 	// where the device class's tuning allows (argVecNarrowRow,
 	// argVecNarrowCol) 16-byte loads of 8-, 16- and 64-bit elements
-	// (argmax_vec.comp), in one of two layouts, reported in Plan.Strategy:
-	// "vec-row" when the block is contiguous (lanes of a workgroup split
+	// (argmax_vec_row.comp, argmax_vec_col.comp), in one of two layouts,
+	// reported in Plan.Strategy: "vec-row" when the block is contiguous (lanes of a workgroup split
 	// it, as group/splitk do), "vec-col" when the innermost kept dimension
 	// is contiguous (an invocation scans the 4 or 8 (32-bit), 16 (8-bit),
 	// 8 (16-bit) or 2 (64-bit) adjacent outputs of 16 or 32 bytes at once,
@@ -63,7 +63,7 @@ const (
 	argSplitKGroups = 1024
 	argSplitKMinSeg = 4096
 	// argWindowAlign is the widest window alignment an ARGMAX kernel asks
-	// for (32-byte loads of argmax_vec.comp's col8w64 layout); windows are
+	// for (32-byte loads of argmax_vec_col.comp's col8w64 layout); windows are
 	// budgeted for it whatever the kernel.
 	argWindowAlign = 32
 )
@@ -161,7 +161,8 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 	return "", false, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, a.typ, append(ArgStrategies[:len(ArgStrategies):len(ArgStrategies)], ArgStrategyVec))
 }
 
-// argVecLayout says which vectorised layout (argmax_vec.comp) fits: "row"
+// argVecLayout says which vectorised layout (argmax_vec_row.comp,
+// argmax_vec_col.comp) fits: "row"
 // when the block is one contiguous run and the scalar choice lets lanes
 // split blocks (group, splitk); else "col" when outputs come in aligned
 // groups of argVecPer adjacent input elements; "" otherwise. Elements of

@@ -1,5 +1,6 @@
 // argmax_common.glsl: the shape, scores and order shared by argmax.comp,
-// argmax_vec.comp and argmax_combine.comp. See argmax.comp for why the
+// argmax_vec_row.comp, argmax_vec_col.comp, argmax_combine.comp and
+// argmax_combine_group.comp. See argmax.comp for why the
 // order is correct. Include elem.glsl first.
 //
 // Specialization constants (0 is the workgroup size, in common.glsl):

@@ -37,7 +37,8 @@ const (
 )
 
 // The contract every ARGMAX kernel shares (argmax_common.glsl, argmax.comp,
-// argmax_combine.comp, argmax_vec.comp): two bindings; specialization
+// argmax_combine.comp, argmax_combine_group.comp, argmax_vec_row.comp,
+// argmax_vec_col.comp): two bindings; specialization
 // constants: the workgroup size, FLAGS, and the sizes (DS), input strides
 // (DI) and output strides (DO) of 8 dimension slots; push words after the
 // base offsets: the first pass's step and segment ranges and windows, or
