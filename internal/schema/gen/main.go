@@ -3,7 +3,7 @@
 // in capi/vkdml.h and the Python ctypes structs in python/vkdml/_capi.py
 // (each between BEGIN/END GENERATED markers, the hand-written text around
 // them kept), capi's C to Go conversion (capi/desc_gen.go) and the Windows
-// parity runner's COM structs (parity/cmd/dmlrunner/descs_gen_windows.go).
+// DirectML COM structs (internal/dmlcom/descs_gen_windows.go).
 //
 //	go run ./internal/schema/gen          rewrite the files
 //	go run ./internal/schema/gen -check   fail, naming them, when any is stale
@@ -50,7 +50,7 @@ var targets = []target{
 	{"capi/vkdml.h", renderHeader},
 	{"capi/desc_gen.go", func([]byte) ([]byte, error) { return renderCapiGo() }},
 	{"python/vkdml/_capi.py", renderPython},
-	{"parity/cmd/dmlrunner/descs_gen_windows.go", func([]byte) ([]byte, error) { return renderCOM() }},
+	{"internal/dmlcom/descs_gen_windows.go", func([]byte) ([]byte, error) { return renderCOM() }},
 }
 
 // rendered returns each target's path and new contents under root, and

@@ -78,7 +78,7 @@ func TestCheckNamesHandEdits(t *testing.T) {
 			t.Errorf("-check does not name %s: %v", p, err)
 		}
 	}
-	if strings.Contains(err.Error(), "dmlrunner") {
+	if strings.Contains(err.Error(), "dmlcom") {
 		t.Errorf("-check names an untouched file: %v", err)
 	}
 }

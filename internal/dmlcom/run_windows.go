@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package dmlcom
 
 // One case through DirectML: create, compile and initialize the operator,
 // lay its tensors out in one buffer, bind them, record and execute the
@@ -19,7 +19,7 @@ import (
 
 // Run runs one case. A failed HRESULT becomes the outcome; only failures of
 // the runner's own D3D12 plumbing are errors.
-func (b *dmlBackend) Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
+func (b *Device) Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
 	o, err := b.run(c, inputs)
 	var he *hrError
 	if errors.As(err, &he) {
@@ -43,7 +43,7 @@ func (b *dmlBackend) Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, erro
 }
 
 // run runs one case; the first failed call ends it with its error.
-func (b *dmlBackend) run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
+func (b *Device) run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
 	r := &caseRun{b: b, c: c}
 	defer r.release()
 	if err := r.createOperator(); err != nil {
@@ -73,7 +73,7 @@ func (b *dmlBackend) run(c *parity.Case, inputs [][]byte) (*parity.Outcome, erro
 // reads (kept alive until release), the COM objects it created (released
 // in reverse order of creation) and where each tensor lies in the buffer.
 type caseRun struct {
-	b    *dmlBackend
+	b    *Device
 	c    *parity.Case
 	d    descs
 	held []com
@@ -333,7 +333,7 @@ func (r *caseRun) executeAndWait(list com) error {
 
 // waitForFence waits until the fence reaches b.fenceValue, the device is
 // removed, or timeout passes.
-func (b *dmlBackend) waitForFence(timeout time.Duration) error {
+func (b *Device) waitForFence(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for uint64(call(b.fence, fenceGetCompletedValue)) < b.fenceValue {
 		if r := hresult.HRESULT(uint32(call(b.dev, devGetDeviceRemovedReason))); r.Failed() {

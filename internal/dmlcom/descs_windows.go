@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package dmlcom
 
 // The C descs of one case: DML_TENSOR_DESC and DML_OPERATOR_DESC built from
 // a parity.Case, kept alive (descs.keep) while DirectML reads them.
