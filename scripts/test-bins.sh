@@ -41,7 +41,7 @@ build)
 		echo "$rel" >>"$dir/packages.new"
 	done
 	mv "$dir/packages.new" "$dir/packages"
-	cp -r "$ONNX"/test_argmax_* "$ONNX"/test_argmin_* "$ONNX"/test_maxpool_* "$dir/onnx/"
+	cp -r "$ONNX"/test_argmax_* "$ONNX"/test_argmin_* "$ONNX"/test_maxpool_* "$ONNX"/test_maxunpool_* "$dir/onnx/"
 	du -sh "$dir"
 	;;
 run)

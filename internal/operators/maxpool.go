@@ -37,8 +37,10 @@ element at the start (SAME_LOWER); pass those as --start-padding and
 
 A window's taps are visited row-major, and a tap wins only when it is
 greater than the best so far, which starts at the type's lowest value
-(-FLT_MAX for FLOAT32): ties keep the first tap, NaN never wins, and padding
-never wins, so a window entirely in padding gives -FLT_MAX and index 0.
+(-FLT_MAX for FLOAT32; for FLOAT16 just below -65504, as DirectML compares
+FLOAT16 in 32-bit floats, so a -65504 after a NaN or -inf takes the index):
+ties keep the first tap, NaN never wins, and padding never wins, so a window
+entirely in padding gives -FLT_MAX and index 0.
 
 --indices are flat over the whole input tensor (N, C and the spatial axes),
 row-major. They are UINT32 or UINT64 only: DirectML's MAX_POOLING2 accepts
