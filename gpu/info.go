@@ -82,22 +82,27 @@ func (m MemoryType) Describe() string {
 
 // DeviceInfo is what vkdml reads of a physical device, once.
 type DeviceInfo struct {
-	Index         int          `json:"index"`
-	Name          string       `json:"name"`
-	Type          DeviceType   `json:"-"`
-	TypeName      string       `json:"type"`
-	APIVersion    uint32       `json:"-"`
-	API           string       `json:"apiVersion"`
-	DriverVersion uint32       `json:"driverVersion"`
-	DriverName    string       `json:"driverName"`
-	DriverInfo    string       `json:"driverInfo"`
-	VendorID      uint32       `json:"vendorID"`
-	DeviceID      uint32       `json:"deviceID"`
-	DeviceUUID    [16]byte     `json:"-"`
-	UUID          string       `json:"deviceUUID"`
-	Features      Features     `json:"features"`
-	Limits        Limits       `json:"limits"`
-	MemoryTypes   []MemoryType `json:"memoryTypes"`
+	Index         int        `json:"index"`
+	Name          string     `json:"name"`
+	Type          DeviceType `json:"-"`
+	TypeName      string     `json:"type"`
+	APIVersion    uint32     `json:"-"`
+	API           string     `json:"apiVersion"`
+	DriverVersion uint32     `json:"driverVersion"`
+	DriverName    string     `json:"driverName"`
+	DriverInfo    string     `json:"driverInfo"`
+	VendorID      uint32     `json:"vendorID"`
+	DeviceID      uint32     `json:"deviceID"`
+	DeviceUUID    [16]byte   `json:"-"`
+	UUID          string     `json:"deviceUUID"`
+	// DeviceLUID is VkPhysicalDeviceIDProperties.deviceLUID, valid when
+	// LUIDValid (Windows drivers set it; it is the DXGI adapter's LUID,
+	// which pairs a Vulkan device with its D3D12 adapter).
+	DeviceLUID  [8]byte      `json:"-"`
+	LUIDValid   bool         `json:"-"`
+	Features    Features     `json:"features"`
+	Limits      Limits       `json:"limits"`
+	MemoryTypes []MemoryType `json:"memoryTypes"`
 	// ComputeUnitSource names the extension Limits.ComputeUnits and
 	// Limits.LanesPerComputeUnit come from; empty when the driver reports
 	// them through none (both are then 0).
@@ -133,6 +138,8 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 	copy(d.DeviceUUID[:], C.GoBytes(unsafe.Pointer(&raw.device_uuid[0]), 16))
 	u := d.DeviceUUID
 	d.UUID = fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	copy(d.DeviceLUID[:], C.GoBytes(unsafe.Pointer(&raw.device_luid[0]), 8))
+	d.LUIDValid = raw.device_luid_valid != 0
 	computeOps := uint32(raw.subgroup_ops)
 	if uint32(raw.subgroup_stages)&0x20 == 0 { // VK_SHADER_STAGE_COMPUTE_BIT
 		computeOps = 0

@@ -52,6 +52,8 @@ typedef struct vkdml_device_info {
 	char driver_info[VK_MAX_DRIVER_INFO_SIZE];
 	uint8_t device_uuid[VK_UUID_SIZE];
 	uint8_t driver_uuid[VK_UUID_SIZE];
+	uint8_t device_luid[VK_LUID_SIZE];
+	uint32_t device_luid_valid;
 	uint32_t api_version, driver_version, vendor_id, device_id, device_type, driver_id;
 
 	uint32_t subgroup_size, subgroup_stages, subgroup_ops, subgroup_quad_all_stages;

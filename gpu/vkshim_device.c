@@ -126,6 +126,8 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	out->driver_info[sizeof(out->driver_info) - 1] = 0;
 	memcpy(out->device_uuid, id.deviceUUID, VK_UUID_SIZE);
 	memcpy(out->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+	memcpy(out->device_luid, id.deviceLUID, VK_LUID_SIZE);
+	out->device_luid_valid = id.deviceLUIDValid;
 	out->api_version = api;
 	out->driver_version = p->driverVersion;
 	out->vendor_id = p->vendorID;
