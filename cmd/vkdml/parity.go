@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/vk"
@@ -88,10 +90,18 @@ func findCorpus(flagValue string) (string, error) {
 // under Wine): a table of case, DirectML, vkdml, verdict, then the summary
 // line `parity: N equal, M differ, K rejected by both`.
 func runParity(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]", stderr)
+	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]\n       vkdml parity --live [--corpus DIR | --random N [--seed S]] [--out DIR] [--adapter SEL] [--device SEL] [--dml DLL] (Windows)", stderr)
 	corpusFlag := fs.String("corpus", "", "corpus folder: corpus.json, inputs/, known-differences.json (default: the repository's tests/parity, found from the working folder up)")
 	golden := fs.String("golden", "", "DirectML's results (results.json and .npy outputs; default CORPUS/golden)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON (docs/json.md)")
+	live := fs.Bool("live", false, "Windows: run each case through DirectML.dll and vkdml in this process and compare them (no goldens)")
+	random := fs.Int("random", 0, "with --live: N random cases of the corpus generator's families instead of the corpus")
+	seed := fs.Int64("seed", 0, "with --random: the seed (default: from the clock, printed)")
+	out := fs.String("out", "", "with --live: save each differing case here as a corpus with DirectML's result as its golden")
+	adapter := fs.String("adapter", "", "with --live: the D3D12 (DXGI) adapter, index or name substring (default: the one whose LUID matches the Vulkan device)")
+	dll := fs.String("dml", "DirectML.dll", "with --live: DirectML.dll to load (name or path)")
+	caseTimeout := fs.Duration("case-timeout", 60*time.Second, "with --live: a DirectML case that takes longer ends the run (exit status 3)")
+	verbose := fs.Bool("v", false, "with --live: one line per case on stderr as it finishes")
 	devOpts := deviceFlags(fs)
 	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
@@ -99,6 +109,32 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	if !*live {
+		for _, f := range []string{"random", "seed", "out", "adapter", "dml", "case-timeout", "v"} {
+			if flagSet(fs, f) {
+				return fmt.Errorf("%w: --%s goes with --live", errUsage, f)
+			}
+		}
+	} else {
+		if *asJSON || *golden != "" {
+			return fmt.Errorf("%w: --live compares with DirectML directly; --json and --golden go without it", errUsage)
+		}
+		if *random < 0 || (*random > 0 && *corpusFlag != "") {
+			return fmt.Errorf("%w: --random N (N > 0) replaces --corpus", errUsage)
+		}
+		if flagSet(fs, "seed") && *random == 0 {
+			return fmt.Errorf("%w: --seed goes with --random", errUsage)
+		}
+		o := &liveOptions{random: *random, seed: *seed, out: *out, adapter: *adapter, dll: *dll, dev: devOpts(), caseTimeout: *caseTimeout, verbose: *verbose}
+		if *random == 0 {
+			if o.corpus, err = findCorpus(*corpusFlag); err != nil {
+				return err
+			}
+		} else if !flagSet(fs, "seed") {
+			o.seed = time.Now().UnixNano() % 1e9
+		}
+		return runParityLive(o, stdout, stderr)
 	}
 	corpus, err := findCorpus(*corpusFlag)
 	if err != nil {
@@ -154,4 +190,11 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 		return errParity
 	}
 	return nil
+}
+
+// flagSet reports whether flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

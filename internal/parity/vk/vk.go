@@ -31,6 +31,16 @@ func Build(c *parity.Case) (dml.OperatorDesc, error) {
 // with every output starting filled with parity.OutputFill. An error is a
 // broken corpus, not a result.
 func Run(dev *dml.Device, dir string, c *parity.Case) (*parity.Outcome, error) {
+	data, err := parity.LoadInputs(dir, c)
+	if err != nil {
+		return nil, err
+	}
+	return RunBuffers(dev, c, data)
+}
+
+// RunBuffers is Run with case c's input buffers in binding order
+// (parity.Case.InputTensors), each TotalTensorSizeInBytes long.
+func RunBuffers(dev *dml.Device, c *parity.Case, data [][]byte) (*parity.Outcome, error) {
 	desc, err := Build(c)
 	if err != nil {
 		return nil, err
@@ -39,9 +49,8 @@ func Run(dev *dml.Device, dir string, c *parity.Case) (*parity.Outcome, error) {
 	if err != nil {
 		return &parity.Outcome{HR: hresult.Code(err), Stage: "CreateOperator", Message: err.Error()}, nil
 	}
-	data, err := parity.LoadInputs(dir, c)
-	if err != nil {
-		return nil, err
+	if len(data) != len(c.InputTensors()) {
+		return nil, fmt.Errorf("parity: case %s: %d input buffers, want %d", c.Name, len(data), len(c.InputTensors()))
 	}
 	var ins []*tensor.Tensor
 	for i, t := range c.InputTensors() {

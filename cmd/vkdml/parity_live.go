@@ -1,0 +1,246 @@
+package main
+
+// vkdml parity --live: DirectML.dll and vkdml in one process, case by case.
+// The DirectML side (liveDirectML, openLive) is Windows-only
+// (parity_live_windows.go); the loop, the comparison and the saved
+// differences are here.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/gen"
+	"github.com/vkdml/vkdml/internal/parity/vk"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// liveOptions are parity --live's flags.
+type liveOptions struct {
+	corpus      string // --corpus, or "" with random
+	random      int
+	seed        int64
+	out         string
+	adapter     string // --adapter: DXGI adapter index or name substring
+	dll         string
+	dev         dml.DeviceOptions
+	caseTimeout time.Duration
+	verbose     bool
+}
+
+// liveDirectML is DirectML's side of a live comparison.
+type liveDirectML interface {
+	// Info fills the DirectML fields of the results: producer, adapter,
+	// feature level and type support.
+	Info(r *parity.Results)
+	// Run runs one case on its input buffers; an error means the DirectML
+	// plumbing itself failed, not the case.
+	Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error)
+	Close()
+}
+
+// liveRig is both devices and the header lines that say what they are and
+// how they were paired.
+type liveRig struct {
+	dml    liveDirectML
+	vk     *dml.Device
+	header []string
+}
+
+// openLive opens both devices; it is set per OS.
+var openLive func(o *liveOptions) (*liveRig, error)
+
+// exitLive ends the process after a case got no answer (the stuck call
+// cannot be abandoned); set per OS.
+var exitLive = os.Exit
+
+// liveCases is the cases of a live run with their input buffers.
+type liveCases struct {
+	corpus *parity.Corpus
+	inputs func(c *parity.Case) ([][]byte, error)
+	known  map[string]string
+	source string
+}
+
+// loadLiveCases reads --corpus, or draws --random cases of the types the
+// DirectML device supports.
+func loadLiveCases(o *liveOptions, typeSupport map[string]bool) (*liveCases, error) {
+	if o.random > 0 {
+		keep := func(c *parity.Case) bool {
+			for _, t := range []*parity.Tensor{&c.Input, c.Indices, &c.Output, c.OutputIndices} {
+				if t != nil && !typeSupport[t.DataType] {
+					return false
+				}
+			}
+			return true
+		}
+		set, err := gen.Random(o.seed, o.random, keep)
+		if err != nil {
+			return nil, err
+		}
+		lc := &liveCases{corpus: &set.Corpus, known: map[string]string{},
+			source: fmt.Sprintf("%d random cases, seed %d (--random %d --seed %d)", o.random, o.seed, o.random, o.seed)}
+		lc.inputs = func(c *parity.Case) ([][]byte, error) {
+			in, idx, err := set.Input(c)
+			if err != nil {
+				return nil, err
+			}
+			bufs := [][]byte{in.Data[:c.Input.TotalTensorSizeInBytes]}
+			if idx != nil {
+				bufs = append(bufs, idx.Data[:c.Indices.TotalTensorSizeInBytes])
+			}
+			return bufs, nil
+		}
+		return lc, nil
+	}
+	corpus, err := parity.LoadCorpus(o.corpus)
+	if err != nil {
+		return nil, err
+	}
+	known, err := parity.LoadKnown(o.corpus)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return &liveCases{corpus: corpus, known: known, source: "the corpus in " + o.corpus,
+		inputs: func(c *parity.Case) ([][]byte, error) { return parity.LoadInputs(o.corpus, c) }}, nil
+}
+
+// liveDifferences saves each differing case as a corpus under dir
+// (corpus.json, inputs/) with DirectML's outcome as its golden (golden/),
+// so that `vkdml parity --corpus DIR` replays it against vkdml and
+// `dmlrunner -corpus DIR` against DirectML.
+type liveDifferences struct {
+	dir    string
+	corpus parity.Corpus
+	golden parity.Results
+}
+
+func (d *liveDifferences) add(c *parity.Case, inputs [][]byte, golden *parity.Outcome) error {
+	if err := os.MkdirAll(filepath.Join(d.dir, parity.InputsDir), 0o755); err != nil {
+		return err
+	}
+	goldenDir := filepath.Join(d.dir, parity.GoldenDir)
+	if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+		return err
+	}
+	files := []string{parity.InputFile(c.Name), parity.IndicesFile(c.Name)}
+	for i, t := range c.InputTensors() {
+		dt, err := t.Desc()
+		if err != nil {
+			return err
+		}
+		if err := tensor.WriteNpyFile(filepath.Join(d.dir, files[i]), parity.BufferNpy(dt.DataType, inputs[i])); err != nil {
+			return err
+		}
+	}
+	r, err := parity.WriteOutcome(goldenDir, c, golden)
+	if err != nil {
+		return err
+	}
+	d.corpus.Cases = append(d.corpus.Cases, *c)
+	d.golden.Cases = append(d.golden.Cases, r)
+	if err := d.golden.Save(goldenDir); err != nil {
+		return err
+	}
+	return d.corpus.Save(d.dir)
+}
+
+// runParityLive compares DirectML and vkdml case by case in this process.
+func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
+	rig, err := openLive(o)
+	if err != nil {
+		return err
+	}
+	defer rig.vk.Close()
+	defer rig.dml.Close()
+	res := &parity.Results{}
+	rig.dml.Info(res)
+	cases, err := loadLiveCases(o, res.TypeSupport)
+	if err != nil {
+		return err
+	}
+	for _, h := range rig.header {
+		fmt.Fprintln(stdout, h)
+	}
+	fmt.Fprintf(stdout, "DirectML feature level %s; cases: %s\n\n", res.FeatureLevel, cases.source)
+	diffs := &liveDifferences{dir: o.out, golden: parity.Results{Producer: res.Producer + " (vkdml parity --live)", Adapter: res.Adapter,
+		FeatureLevel: res.FeatureLevel, TypeSupport: res.TypeSupport}}
+	diffs.corpus.Comment = "cases where vkdml differed from DirectML in `vkdml parity --live` (" + cases.source + "); golden/ holds DirectML's results"
+	diffs.corpus.Seed = cases.corpus.Seed
+	rep := &parity.Report{TypeSupport: res.TypeSupport}
+	start := time.Now()
+	for i := range cases.corpus.Cases {
+		c := &cases.corpus.Cases[i]
+		inputs, err := cases.inputs(c)
+		if err != nil {
+			return err
+		}
+		vkOut, err := vk.RunBuffers(rig.vk, c, inputs)
+		if err != nil {
+			return err
+		}
+		stop := liveWatchdog(o.caseTimeout, func() {
+			fmt.Fprintf(stdout, "parity --live: DirectML gave no answer to case %s within %v; %d cases compared:\n", c.Name, o.caseTimeout, len(rep.Rows))
+			rep.Print(stdout)
+			if o.out != "" {
+				diffs.add(c, inputs, &parity.Outcome{NoAnswer: true, Message: fmt.Sprintf("no answer within %v", o.caseTimeout)})
+			}
+			exitLive(exitNoAnswer)
+		})
+		dmlOut, err := rig.dml.Run(c, inputs)
+		stop()
+		if err != nil {
+			return fmt.Errorf("DirectML, case %s: %w", c.Name, err)
+		}
+		row := rep.Add(c, dmlOut, vkOut, cases.known)
+		if o.verbose {
+			fmt.Fprintf(stderr, "%s: %s\n", c.Name, row.Verdict)
+		}
+		if row.Verdict == parity.Differ && o.out != "" {
+			if err := diffs.add(c, inputs, dmlOut); err != nil {
+				return err
+			}
+		}
+	}
+	rep.Print(stdout)
+	fmt.Fprintf(stdout, "parity --live: %d cases in %.1fs\n", len(rep.Rows), time.Since(start).Seconds())
+	if len(diffs.corpus.Cases) > 0 {
+		fmt.Fprintf(stdout, "parity --live: %d differing cases saved in %s (replay: vkdml parity --corpus %s)\n", len(diffs.corpus.Cases), o.out, o.out)
+	}
+	if rep.Failed() {
+		return errParity
+	}
+	return nil
+}
+
+// exitNoAnswer is the exit status after DirectML gave a case no answer.
+const exitNoAnswer = 3
+
+// liveWatchdog calls expire, which must exit the process, if stop is not
+// called within d (0: never). A stop that comes too late waits for expire.
+func liveWatchdog(d time.Duration, expire func()) (stop func()) {
+	if d <= 0 {
+		return func() {}
+	}
+	var mu sync.Mutex
+	stopped := false
+	t := time.AfterFunc(d, func() {
+		mu.Lock()
+		if !stopped {
+			expire()
+		}
+		mu.Unlock()
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+	}
+}

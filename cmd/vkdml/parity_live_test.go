@@ -1,0 +1,127 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/vk"
+	"github.com/vkdml/vkdml/internal/testutil"
+)
+
+// fakeDirectML answers each case with vkdml's own outcome on its device,
+// but for the cases named in flip, whose first output byte it changes; it
+// reports INT64 as unsupported.
+type fakeDirectML struct {
+	dev  *dml.Device
+	flip map[string]bool
+	ran  []parity.Case
+}
+
+func (f *fakeDirectML) Info(r *parity.Results) {
+	r.Producer, r.Adapter, r.FeatureLevel = "fake DirectML", "fake adapter", "6_4"
+	r.TypeSupport = map[string]bool{}
+	for _, dt := range []string{"FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32", "INT16", "INT8", "UINT64", "INT64"} {
+		r.TypeSupport[dt] = dt != "INT64"
+	}
+}
+
+func (f *fakeDirectML) Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
+	f.ran = append(f.ran, *c)
+	o, err := vk.RunBuffers(f.dev, c, inputs)
+	if err != nil || !f.flip[c.Name] || len(o.Outputs) == 0 {
+		return o, err
+	}
+	out := append([]byte(nil), o.Outputs[0]...)
+	out[0] ^= 0x5a
+	o.Outputs = append([][]byte{out}, o.Outputs[1:]...)
+	return o, nil
+}
+
+func (f *fakeDirectML) Close() {}
+
+// TestParityLiveLoop: random cases of the supported types only, each run
+// through both sides; a difference fails the run, is counted and saved as
+// a corpus with DirectML's result as golden, which `vkdml parity` replays
+// to the same difference.
+func TestParityLiveLoop(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake DirectML replaces the Linux openLive")
+	}
+	fake := &fakeDirectML{}
+	saved := openLive
+	t.Cleanup(func() { openLive = saved })
+	var flipped string
+	openLive = func(o *liveOptions) (*liveRig, error) {
+		d := testutil.CreateDML(t, o.dev)
+		fake.dev = d
+		fake.flip = map[string]bool{flipped: true}
+		return &liveRig{dml: fake, vk: d, header: []string{"parity --live: fake header"}}, nil
+	}
+	out := filepath.Join(t.TempDir(), "diffs")
+
+	code, stdout, stderr := vkdml("parity", "--live", "--random", "24", "--seed", "5", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "fake header") || !strings.Contains(stdout, "random cases, seed 5") {
+		t.Fatalf("all equal: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if len(fake.ran) != 24 {
+		t.Fatalf("DirectML ran %d cases, want 24", len(fake.ran))
+	}
+	for _, c := range fake.ran {
+		for _, x := range []*parity.Tensor{&c.Input, c.Indices, &c.Output, c.OutputIndices} {
+			if x != nil && x.DataType == "INT64" {
+				t.Errorf("case %s uses INT64, which the DirectML device does not support", c.Name)
+			}
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--out was written with no difference")
+	}
+
+	// The same cases again, one of them differing.
+	var ok string
+	for _, c := range fake.ran {
+		if c.Expect == "S_OK" {
+			ok = c.Name
+		}
+	}
+	flipped = ok
+	fake.ran = nil
+	code, stdout, stderr = vkdml("parity", "--live", "--random", "24", "--seed", "5", "--out", out)
+	if code != 1 || !strings.Contains(stdout, "1 differ") || !strings.Contains(stdout, "1 differing cases saved in "+out) {
+		t.Fatalf("one difference: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	replay := testutil.CreateDML(t, dml.DeviceOptions{})
+	replay.Close()
+	code, stdout, stderr = vkdml("parity", "--corpus", out)
+	if code != 1 || !strings.Contains(stdout, flipped) || !strings.Contains(stdout, "1 differ") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestParityLiveUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"parity", "--random", "3"}, "--random goes with --live"},
+		{[]string{"parity", "--live", "--random", "3", "--corpus", "x"}, "replaces --corpus"},
+		{[]string{"parity", "--live", "--json"}, "--json and --golden go without it"},
+		{[]string{"parity", "--live", "--seed", "3"}, "--seed goes with --random"},
+	} {
+		code, _, stderr := vkdml(c.args...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+	if runtime.GOOS != "windows" {
+		code, _, stderr := vkdml("parity", "--live", "--random", "3")
+		if code != 1 || !strings.Contains(stderr, "needs Windows") {
+			t.Errorf("--live off Windows: exit %d, %q", code, stderr)
+		}
+	}
+}
