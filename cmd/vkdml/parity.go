@@ -90,7 +90,7 @@ func findCorpus(flagValue string) (string, error) {
 // under Wine): a table of case, DirectML, vkdml, verdict, then the summary
 // line `parity: N equal, M differ, K rejected by both`.
 func runParity(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]\n       vkdml parity --live [--corpus DIR | --random N [--seed S]] [--out DIR] [--adapter SEL] [--device SEL] [--dml DLL] (Windows)", stderr)
+	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]\n       vkdml parity --live [--corpus DIR | --random N [--seed S]] [--out DIR] [--adapter SEL] [--device SEL] [--dml DLL] [--skip-no-answer] (Windows)", stderr)
 	corpusFlag := fs.String("corpus", "", "corpus folder: corpus.json, inputs/, known-differences.json (default: the repository's tests/parity, found from the working folder up)")
 	golden := fs.String("golden", "", "DirectML's results (results.json and .npy outputs; default CORPUS/golden)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON (docs/json.md)")
@@ -102,6 +102,7 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	dll := fs.String("dml", "DirectML.dll", "with --live: DirectML.dll to load (name or path)")
 	caseTimeout := fs.Duration("case-timeout", 60*time.Second, "with --live: a DirectML case that takes longer ends the run (exit status 3)")
 	verbose := fs.Bool("v", false, "with --live: one line per case on stderr as it finishes")
+	skipNoAnswer := fs.Bool("skip-no-answer", false, "with --live and a corpus: do not give DirectML the cases its goldens record as no answer (compared as no answer; they fail unless known-differences.json explains them)")
 	devOpts := deviceFlags(fs)
 	pos, err := parseInterleaved(fs, args, stdout)
 	if err != nil {
@@ -111,7 +112,7 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	if !*live {
-		for _, f := range []string{"random", "seed", "out", "adapter", "dml", "case-timeout", "v"} {
+		for _, f := range []string{"random", "seed", "out", "adapter", "dml", "case-timeout", "v", "skip-no-answer"} {
 			if flagSet(fs, f) {
 				return fmt.Errorf("%w: --%s goes with --live", errUsage, f)
 			}
@@ -126,7 +127,11 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 		if flagSet(fs, "seed") && *random == 0 {
 			return fmt.Errorf("%w: --seed goes with --random", errUsage)
 		}
-		o := &liveOptions{random: *random, seed: *seed, out: *out, adapter: *adapter, dll: *dll, dev: devOpts(), caseTimeout: *caseTimeout, verbose: *verbose}
+		if *skipNoAnswer && *random > 0 {
+			return fmt.Errorf("%w: --skip-no-answer goes with a corpus, not --random", errUsage)
+		}
+		o := &liveOptions{random: *random, seed: *seed, out: *out, adapter: *adapter, dll: *dll, dev: devOpts(), caseTimeout: *caseTimeout,
+			verbose: *verbose, skipNoAnswer: *skipNoAnswer}
 		if *random == 0 {
 			if o.corpus, err = findCorpus(*corpusFlag); err != nil {
 				return err

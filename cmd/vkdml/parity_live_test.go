@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/gen"
 	"github.com/vkdml/vkdml/internal/parity/vk"
 	"github.com/vkdml/vkdml/internal/testutil"
 )
@@ -112,6 +114,7 @@ func TestParityLiveUsage(t *testing.T) {
 		{[]string{"parity", "--live", "--random", "3", "--corpus", "x"}, "replaces --corpus"},
 		{[]string{"parity", "--live", "--json"}, "--json and --golden go without it"},
 		{[]string{"parity", "--live", "--seed", "3"}, "--seed goes with --random"},
+		{[]string{"parity", "--live", "--random", "3", "--skip-no-answer"}, "--skip-no-answer goes with a corpus"},
 	} {
 		code, _, stderr := vkdml(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.msg) {
@@ -123,5 +126,64 @@ func TestParityLiveUsage(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, "needs Windows") {
 			t.Errorf("--live off Windows: exit %d, %q", code, stderr)
 		}
+	}
+}
+
+// TestParityLiveSkipNoAnswer: with --skip-no-answer, DirectML is not given
+// a corpus case its goldens record as no answer; that case passes as a
+// known difference when known-differences.json lists it and fails the run
+// when it does not. Without the flag DirectML gets every case.
+func TestParityLiveSkipNoAnswer(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake DirectML replaces the Linux openLive")
+	}
+	dir := t.TempDir()
+	set, err := gen.Random(3, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	stuck := set.Corpus.Cases[1].Name
+	golden := filepath.Join(dir, parity.GoldenDir)
+	os.MkdirAll(golden, 0o755)
+	res := parity.Results{Producer: "test", Cases: []parity.Result{{Name: stuck, NoAnswer: true, Message: "no answer within 20s"}}}
+	if err := res.Save(golden); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeDirectML{}
+	saved := openLive
+	t.Cleanup(func() { openLive = saved })
+	openLive = func(o *liveOptions) (*liveRig, error) {
+		d := testutil.CreateDML(t, o.dev)
+		fake.dev = d
+		return &liveRig{dml: fake, vk: d}, nil
+	}
+	ran := func() map[string]bool {
+		m := map[string]bool{}
+		for _, c := range fake.ran {
+			m[c.Name] = true
+		}
+		fake.ran = nil
+		return m
+	}
+
+	code, stdout, stderr := vkdml("parity", "--live", "--corpus", dir)
+	if code != 0 || !ran()[stuck] {
+		t.Fatalf("without --skip-no-answer: exit %d, DirectML ran %s: %v\n%s\n%s", code, stuck, false, stdout, stderr)
+	}
+	code, stdout, stderr = vkdml("parity", "--live", "--corpus", dir, "--skip-no-answer")
+	if r := ran(); code != 1 || r[stuck] || len(r) != 3 || !strings.Contains(stdout, "not run (--skip-no-answer)") {
+		t.Fatalf("unexplained no answer: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
+	}
+	known := parity.KnownDifferences{Differences: []parity.KnownDifference{{Case: stuck, Reason: "hangs the test's driver"}}}
+	b, _ := json.Marshal(known)
+	if err := os.WriteFile(filepath.Join(dir, parity.KnownFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = vkdml("parity", "--live", "--corpus", dir, "--skip-no-answer")
+	if r := ran(); code != 0 || r[stuck] || !strings.Contains(stdout, "1 known difference") {
+		t.Fatalf("explained no answer: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
 	}
 }

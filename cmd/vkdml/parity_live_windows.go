@@ -149,7 +149,7 @@ func openLiveWindows(o *liveOptions) (*liveRig, error) {
 		version = "version unknown"
 	}
 	rig := &liveRig{dml: dm, vk: vd, header: []string{
-		fmt.Sprintf("parity --live: DirectML.dll %s (%s) on %s; vkdml %s on %s", dm.DLLPath(), version, adapterDesc, vkdmlVersion(), vkDesc),
+		fmt.Sprintf("parity --live: DirectML.dll %s (%s) on %s; vkdml (version %s) on %s", dm.DLLPath(), version, adapterDesc, vkdmlVersion(), vkDesc),
 		"paired " + p.how,
 	}}
 	if p.fellBack {
