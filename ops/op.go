@@ -1,16 +1,3 @@
-// Package ops holds vkdml's operators: for each, its desc (the DirectML
-// struct), its validation, its planner (which kernels, with which
-// parameters, over which byte ranges) and its CPU reference.
-//
-// An operator is one file, NAME.go, with its GLSL in shaders/NAME*.comp and
-// its tests in NAME_test.go. Adding one needs nothing from the host layer:
-// the dml package compiles a Plan into pipelines, binds the tensors and
-// records the steps.
-//
-// The rules the operators implement are numbered in the repository's
-// docs/semantics.md ("semantics.md rule N" in comments);
-// docs/dml-semantics.md summarizes DirectML's own documentation
-// ("dml-semantics.md §N").
 package ops
 
 import (

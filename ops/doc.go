@@ -1,0 +1,33 @@
+// Package ops holds vkdml's operators: for each, its desc (the DirectML
+// struct), its validation, its planner (which kernels, with which named
+// specialization constants and push words, over which byte ranges) and its
+// CPU reference. It needs no cgo and no device: a Plan is plain data that
+// the dml package compiles into pipelines, binds and records, and that
+// `vkdml plan` prints for any device profile.
+//
+// Where an operator's parts live, taking MAX_POOLING as the example:
+//
+//	registry.go          its row: DirectML operator type, constructor,
+//	                     kernel strategies, fuzz kind (append-only)
+//	maxpool.go           the desc types and their validation
+//	maxpool_plan.go      the planner
+//	maxpool_ref.go       the CPU reference, the rules read literally
+//	facts_maxpool.go     what each of its kernels does per lane (Facts)
+//	maxpool_*_test.go    rule tables, device tests, validation tests
+//	../shaders/maxpool*.comp and variants_*.go
+//	                     the kernels and their variant rows
+//	../internal/schema   the desc's fields, from which the C, Python and
+//	                     COM mirrors are generated
+//
+// Shared by every operator: layout.go (coalescing, boxes, binding windows,
+// exact grids), tuning.go (the device-class knobs, the one place where
+// device-specific tuning lives, overridable with VKDML_TUNING), check.go
+// (a plan held to its SPIR-V modules), facts.go (per-dispatch facts) and
+// tolerance.go (how a result is compared with the reference; exact for
+// every operator today).
+//
+// The rules the operators implement are numbered in the repository's
+// docs/semantics.md ("semantics.md rule N" in comments);
+// docs/dml-semantics.md summarizes DirectML's own documentation
+// ("dml-semantics.md §N").
+package ops
