@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 for whl in "$dist"/vkdml-*.whl; do
 	name=$(basename "$whl")
 	mkdir -p "$tmp/unpacked"
-	unzip -q -o "$whl" vkdml/libvkdml.so -d "$tmp/unpacked"
+	# Python's zipfile, not unzip: a fresh Debian machine has no unzip.
+	/usr/bin/python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("vkdml/libvkdml.so", sys.argv[2])' "$whl" "$tmp/unpacked"
 	lib="$tmp/unpacked/vkdml/libvkdml.so"
 	n=$(readelf -V "$lib" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_2\.//' | sort -n | tail -1)
 	case $(readelf -h "$lib" | sed -n 's/^ *Machine: *//p') in
@@ -33,7 +34,7 @@ for whl in "$dist"/vkdml-*.whl; do
 	if strings "$lib" | grep -q "$repo"; then
 		echo "wheel-test: $name: libvkdml.so carries build paths ($repo)" >&2; exit 1
 	fi
-	unzip -l "$whl" | grep -q 'dist-info/LICENSE' || { echo "wheel-test: $name has no LICENSE" >&2; exit 1; }
+	/usr/bin/python3 -m zipfile -l "$whl" | grep -q 'dist-info/LICENSE' || { echo "wheel-test: $name has no LICENSE" >&2; exit 1; }
 	rm -rf "$tmp/unpacked"
 done
 
