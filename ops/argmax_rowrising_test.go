@@ -17,11 +17,11 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// argRowFilterFill sets the rows of t ([rows, n]) to values in value order
+// argRowRisingFill sets the rows of t ([rows, n]) to values in value order
 // (up: increasing along the row, else decreasing), so that ARGMAX (up) or
-// ARGMIN (down) takes a new best in almost every vector and vec-row's
-// filter recomputes its bounds from bests all over the type's range:
-// negative floats, -0 and +0, positives, the integer types' ends. Values
+// ARGMIN (down) takes a new best in almost every vector, with bests all
+// over the type's range: negative floats, -0 and +0, positives, the
+// integer types' ends. Values
 // come from random bits and the specials (flavour "random"), six of them
 // in runs ("runs": ties, -0 with +0 among them, straddle lanes and
 // vectors) or a value and its raw neighbours ("ulps": a best and the
@@ -29,7 +29,7 @@ import (
 // values (the sign bit set), sign > 0 non-negative ones, so that a row's
 // best can lie on either side of zero. NaNs go in at random positions,
 // and at position 0 in some rows.
-func argRowFilterFill(rng *rand.Rand, t *tensor.Tensor, up bool, flavour string, sign int) {
+func argRowRisingFill(rng *rand.Rand, t *tensor.Tensor, up bool, flavour string, sign int) {
 	dt := t.Desc.DataType
 	rows, n := t.Desc.Sizes[0], t.Desc.Sizes[1]
 	bits := 8 * uint(dt.Size())
@@ -114,14 +114,13 @@ func argRowFilterFill(rng *rand.Rand, t *tensor.Tensor, up bool, flavour string,
 	}
 }
 
-// TestArgRowFilterGPU runs, on lavapipe, the GPU plans of rows whose
-// values keep replacing the best (argRowFilterFill), against the CPU
-// reference: vec-row skips a vector none of whose elements lies in the
-// raw interval filter_bounds computes from each component's best, and
-// these rows make it compute that interval from bests of every kind and
-// sign, at both directions, ARGMAX and ARGMIN. Every width must run a
-// vec-row variant.
-func TestArgRowFilterGPU(t *testing.T) {
+// TestArgRowRisingBestGPU runs, on lavapipe, the GPU plans of rows whose
+// values keep replacing the best (argRowRisingFill), against the CPU
+// reference: vec-row's running best changes in almost every vector, to
+// bests of every kind and sign, at both directions, ARGMAX and ARGMIN (a
+// kernel that skips loads which cannot win must get these right). Every
+// width must run a vec-row variant.
+func TestArgRowRisingBestGPU(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
 	used := map[string]int{}
@@ -132,12 +131,12 @@ func TestArgRowFilterGPU(t *testing.T) {
 			kind := []string{"argmax", "argmin"}[ci/9]
 			up := kind == "argmax"
 			if rng.Intn(4) == 0 {
-				up = !up // the filter mostly skipping
+				up = !up // the best set early and seldom replaced
 			}
 			rows := uint32(1 + rng.Intn(3))
 			n := uint32(200 + rng.Intn(5000))
 			in := tensor.New(dt, rows, n)
-			argRowFilterFill(rng, in, up, flavour, sign)
+			argRowRisingFill(rng, in, up, flavour, sign)
 			for dir := ops.AxisDirection(0); dir < 2; dir++ {
 				desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{rows, 1}), []uint32{1}, dir)
 				gctx := argContext(d)
