@@ -234,6 +234,19 @@ func kernelsFor(op *operators.Operator, k string) ([]string, error) {
 	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op.Name, strings.Join(op.Kernels(), ", "))
 }
 
+// shapeDescs builds op's desc for each --shape (bench and plan), with
+// benchInputs' inputs.
+func shapeDescs(op *operators.Operator, b *operators.Builder, dt tensor.DataType, shapes shapeList) ([]dml.OperatorDesc, error) {
+	descs := make([]dml.OperatorDesc, len(shapes))
+	for i, sh := range shapes {
+		var err error
+		if descs[i], err = b.Desc(benchInputs(op, dt, sh)); err != nil {
+			return nil, err
+		}
+	}
+	return descs, nil
+}
+
 // benchInputs are the inputs bench gives op at one --shape: every required
 // input has that shape and --dtype; optional ones are left out.
 func benchInputs(op *operators.Operator, dt tensor.DataType, shape []uint32) []operators.Input {
@@ -278,11 +291,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// Build every desc first: bad flags fail before the device opens.
-	descs := make([]dml.OperatorDesc, len(o.shapes))
-	for i, sh := range o.shapes {
-		if descs[i], err = o.build.Desc(benchInputs(o.op, o.dt, sh)); err != nil {
-			return err
-		}
+	descs, err := shapeDescs(o.op, o.build, o.dt, o.shapes)
+	if err != nil {
+		return err
 	}
 	d, err := createDevice(o.dev)
 	if err != nil {

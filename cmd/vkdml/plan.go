@@ -276,11 +276,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	descs := make([]dml.OperatorDesc, len(o.shapes))
-	for i, sh := range o.shapes {
-		if descs[i], err = o.build.Desc(benchInputs(o.op, o.dt, sh)); err != nil {
-			return err
-		}
+	descs, err := shapeDescs(o.op, o.build, o.dt, o.shapes)
+	if err != nil {
+		return err
 	}
 	ctx, prof, err := o.planContext()
 	if err != nil {
