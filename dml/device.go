@@ -54,6 +54,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/ops"
@@ -89,7 +90,7 @@ type DeviceOptions struct {
 	// $VKDML_DEVICE, then discrete, integrated, virtual, CPU.
 	Device string
 	// Disable pretends the device lacks features, to exercise fallbacks.
-	Disable gpu.Features
+	Disable caps.Features
 	// PipelineCacheDir as in gpu.Options ("off" keeps none on disk).
 	PipelineCacheDir string
 	// ForceStaging as in gpu.Options: upload and read back through staging

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/vkdml/vkdml/caps"
 )
 
 // ErrValidation is wrapped by every error that reports validation-layer
@@ -40,7 +42,7 @@ type Options struct {
 	Device string
 	// Disable pretends the device lacks these features, so that the
 	// fallback kernels can be tested on a device that has them.
-	Disable Features
+	Disable caps.Features
 	// PipelineCacheDir is where the pipeline cache is kept, keyed by device
 	// UUID and driver version. Empty means vkdml in os.UserCacheDir:
 	// $XDG_CACHE_HOME/vkdml (or ~/.cache/vkdml) on Linux,
@@ -133,9 +135,9 @@ func choose(infos []*DeviceInfo, selector string) (int, error) {
 // Buffer, Kernel or CommandList of it returns an error wrapping
 // ErrDeviceClosed.
 type Device struct {
-	Info     *DeviceInfo // the physical device, as read when it was opened
-	Features Features    // what is enabled: the device's features less Options.Disable
-	Limits   Limits      // the device's limits (Info.Limits)
+	Info     *DeviceInfo   // the physical device, as read when it was opened
+	Features caps.Features // what is enabled: the device's features less Options.Disable
+	Limits   caps.Limits   // the device's limits (Info.Limits)
 
 	in     *instance
 	sink   *messageSink
@@ -224,7 +226,7 @@ func openOn(in *instance, opts Options) (*Device, error) {
 }
 
 // deviceFeatures is what to enable at device creation.
-func deviceFeatures(feat Features) C.vkdml_device_features {
+func deviceFeatures(feat caps.Features) C.vkdml_device_features {
 	b := func(v bool) C.uint32_t {
 		if v {
 			return 1

@@ -12,39 +12,6 @@ import (
 	"github.com/vkdml/vkdml/caps"
 )
 
-// The device description types live in package caps, free of cgo, so that
-// ops can plan without this package; these aliases keep gpu's names.
-type (
-	// DeviceType is VkPhysicalDeviceType (caps.DeviceType).
-	DeviceType = caps.DeviceType
-	// Features are the optional capabilities vkdml's kernels can use
-	// (caps.Features); Options.Disable forces their fallbacks.
-	Features = caps.Features
-	// Limits are the device limits vkdml plans kernels with (caps.Limits).
-	Limits = caps.Limits
-)
-
-// Device types (caps.DeviceType*).
-const (
-	DeviceTypeOther         = caps.DeviceTypeOther
-	DeviceTypeIntegratedGPU = caps.DeviceTypeIntegratedGPU
-	DeviceTypeDiscreteGPU   = caps.DeviceTypeDiscreteGPU
-	DeviceTypeVirtualGPU    = caps.DeviceTypeVirtualGPU
-	DeviceTypeCPU           = caps.DeviceTypeCPU
-)
-
-// Subgroup operation bits (caps.Subgroup*).
-const (
-	SubgroupBasic           = caps.SubgroupBasic
-	SubgroupVote            = caps.SubgroupVote
-	SubgroupArithmetic      = caps.SubgroupArithmetic
-	SubgroupBallot          = caps.SubgroupBallot
-	SubgroupShuffle         = caps.SubgroupShuffle
-	SubgroupShuffleRelative = caps.SubgroupShuffleRelative
-	SubgroupClustered       = caps.SubgroupClustered
-	SubgroupQuad            = caps.SubgroupQuad
-)
-
 // Memory property bits (VkMemoryPropertyFlagBits).
 const (
 	MemoryDeviceLocal  uint32 = 0x1
@@ -82,27 +49,27 @@ func (m MemoryType) Describe() string {
 
 // DeviceInfo is what vkdml reads of a physical device, once.
 type DeviceInfo struct {
-	Index         int        `json:"index"`
-	Name          string     `json:"name"`
-	Type          DeviceType `json:"-"`
-	TypeName      string     `json:"type"`
-	APIVersion    uint32     `json:"-"`
-	API           string     `json:"apiVersion"`
-	DriverVersion uint32     `json:"driverVersion"`
-	DriverName    string     `json:"driverName"`
-	DriverInfo    string     `json:"driverInfo"`
-	VendorID      uint32     `json:"vendorID"`
-	DeviceID      uint32     `json:"deviceID"`
-	DeviceUUID    [16]byte   `json:"-"`
-	UUID          string     `json:"deviceUUID"`
+	Index         int             `json:"index"`
+	Name          string          `json:"name"`
+	Type          caps.DeviceType `json:"-"`
+	TypeName      string          `json:"type"`
+	APIVersion    uint32          `json:"-"`
+	API           string          `json:"apiVersion"`
+	DriverVersion uint32          `json:"driverVersion"`
+	DriverName    string          `json:"driverName"`
+	DriverInfo    string          `json:"driverInfo"`
+	VendorID      uint32          `json:"vendorID"`
+	DeviceID      uint32          `json:"deviceID"`
+	DeviceUUID    [16]byte        `json:"-"`
+	UUID          string          `json:"deviceUUID"`
 	// DeviceLUID is VkPhysicalDeviceIDProperties.deviceLUID, valid when
 	// LUIDValid (Windows drivers set it; it is the DXGI adapter's LUID,
 	// which pairs a Vulkan device with its D3D12 adapter).
-	DeviceLUID  [8]byte      `json:"-"`
-	LUIDValid   bool         `json:"-"`
-	Features    Features     `json:"features"`
-	Limits      Limits       `json:"limits"`
-	MemoryTypes []MemoryType `json:"memoryTypes"`
+	DeviceLUID  [8]byte       `json:"-"`
+	LUIDValid   bool          `json:"-"`
+	Features    caps.Features `json:"features"`
+	Limits      caps.Limits   `json:"limits"`
+	MemoryTypes []MemoryType  `json:"memoryTypes"`
 	// ComputeUnitSource names the extension Limits.ComputeUnits and
 	// Limits.LanesPerComputeUnit come from; empty when the driver reports
 	// them through none (both are then 0).
@@ -123,7 +90,7 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 	d := &DeviceInfo{
 		Index:         index,
 		Name:          C.GoString(&raw.name[0]),
-		Type:          DeviceType(raw.device_type),
+		Type:          caps.DeviceType(raw.device_type),
 		APIVersion:    uint32(raw.api_version),
 		DriverVersion: uint32(raw.driver_version),
 		DriverName:    C.GoString(&raw.driver_name[0]),
@@ -144,19 +111,19 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 	if uint32(raw.subgroup_stages)&0x20 == 0 { // VK_SHADER_STAGE_COMPUTE_BIT
 		computeOps = 0
 	}
-	d.Features = Features{
+	d.Features = caps.Features{
 		ShaderInt64:           raw.shader_int64 != 0,
 		ShaderInt16:           raw.shader_int16 != 0,
 		ShaderInt8:            raw.shader_int8 != 0,
 		ShaderFloat16:         raw.shader_float16 != 0,
 		StorageBuffer8Bit:     raw.storage_buffer_8bit != 0,
 		StorageBuffer16Bit:    raw.storage_buffer_16bit != 0,
-		SubgroupArithmetic:    computeOps&SubgroupArithmetic != 0,
+		SubgroupArithmetic:    computeOps&caps.SubgroupArithmetic != 0,
 		SubgroupSizeControl:   raw.subgroup_size_control != 0,
 		ComputeFullSubgroups:  raw.compute_full_subgroups != 0,
 		SubgroupExtendedTypes: raw.subgroup_extended_types != 0,
 	}
-	d.Limits = Limits{
+	d.Limits = caps.Limits{
 		SubgroupSize:                    uint32(raw.subgroup_size),
 		MinSubgroupSize:                 uint32(raw.min_subgroup_size),
 		MaxSubgroupSize:                 uint32(raw.max_subgroup_size),

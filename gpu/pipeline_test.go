@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/shaders"
@@ -34,12 +35,12 @@ func TestNewKernelRefusesMissingCapabilities(t *testing.T) {
 		spec       int
 		capability string
 		feature    string
-		has        func(f gpu.Features) bool
+		has        func(f caps.Features) bool
 	}{
-		{shaders.CopyName(8, true), 2, 104, 1, "StorageBuffer8BitAccess", "storageBuffer8BitAccess", func(f gpu.Features) bool { return f.StorageBuffer8Bit }},
-		{shaders.CopyName(16, true), 2, 104, 1, "StorageBuffer16BitAccess", "storageBuffer16BitAccess", func(f gpu.Features) bool { return f.StorageBuffer16Bit }},
-		{shaders.ArgMaxVecRow64, 2, 40, 26, "Int64", "shaderInt64", func(f gpu.Features) bool { return f.ShaderInt64 }},
-		{shaders.ArgMaxName(32, false, shaders.ArgMaxGroupSG), 2, 40, 26, "GroupNonUniformArithmetic", "subgroup arithmetic", func(f gpu.Features) bool { return f.SubgroupArithmetic }},
+		{shaders.CopyName(8, true), 2, 104, 1, "StorageBuffer8BitAccess", "storageBuffer8BitAccess", func(f caps.Features) bool { return f.StorageBuffer8Bit }},
+		{shaders.CopyName(16, true), 2, 104, 1, "StorageBuffer16BitAccess", "storageBuffer16BitAccess", func(f caps.Features) bool { return f.StorageBuffer16Bit }},
+		{shaders.ArgMaxVecRow64, 2, 40, 26, "Int64", "shaderInt64", func(f caps.Features) bool { return f.ShaderInt64 }},
+		{shaders.ArgMaxName(32, false, shaders.ArgMaxGroupSG), 2, 40, 26, "GroupNonUniformArithmetic", "subgroup arithmetic", func(f caps.Features) bool { return f.SubgroupArithmetic }},
 	}
 	build := func(d *gpu.Device, variant string, bindings int, params uint32, spec int) (*gpu.Kernel, error) {
 		code := module(t, variant)
@@ -51,7 +52,7 @@ func TestNewKernelRefusesMissingCapabilities(t *testing.T) {
 		return d.NewKernel(gpu.KernelDesc{Name: variant, SPIRV: code, Bindings: bindings, ParamBytes: params, Spec: s})
 	}
 
-	off := gpu.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true, ShaderInt64: true, SubgroupArithmetic: true}
+	off := caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true, ShaderInt64: true, SubgroupArithmetic: true}
 	lacking := testutil.OpenGPU(t, gpu.Options{Disable: off})
 	for _, c := range cases {
 		k, err := build(lacking, c.variant, c.bindings, c.params, c.spec)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/shaders"
@@ -134,7 +134,7 @@ func TestArgColSplitGPU(t *testing.T) {
 			types, opts := tensor.AllTypes, dml.DeviceOptions{}
 			switch name {
 			case "noInt64":
-				types, opts.Disable = argVecTypes, gpu.Features{ShaderInt64: true}
+				types, opts.Disable = argVecTypes, caps.Features{ShaderInt64: true}
 			case "words": // 8/16-bit elements read as 32-bit words
 				types, opts.Disable = []tensor.DataType{tensor.Int8, tensor.UInt8, tensor.Int16, tensor.Float16}, argAllFallbacks
 			}
@@ -155,7 +155,7 @@ func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 				kernel = ops.ArgStrategyThread // the scalar kernel for 32-bit types too
 			}
 			gctx := argContext(d)
-			gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+			gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 			gctx.Kernel = kernel
 			p, err := c.desc.Plan(gctx)
 			if err != nil {
@@ -168,7 +168,7 @@ func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 			used[p.Strategy+"/"+p.Kernels[0].Variant]++
 			cctx := argContext(d)
 			cctx.Kernel = kernel
-			if d.GPU().Info.Type == gpu.DeviceTypeCPU {
+			if d.GPU().Info.Type == caps.DeviceTypeCPU {
 				if cp, err := c.desc.Plan(cctx); err != nil || len(cp.Kernels) != 1 {
 					t.Fatalf("%s: lavapipe's plan split the blocks (%v): %v", c.what, err, cp)
 				}

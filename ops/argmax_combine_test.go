@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
@@ -49,7 +49,7 @@ func TestArgGroupCombineGPU(t *testing.T) {
 			opts := dml.DeviceOptions{}
 			want := shaders.ArgMaxCombineGroupSG
 			if name == "shared" {
-				opts.Disable, want = gpu.Features{SubgroupArithmetic: true}, shaders.ArgMaxCombineGroup
+				opts.Disable, want = caps.Features{SubgroupArithmetic: true}, shaders.ArgMaxCombineGroup
 			}
 			d := testutil.OpenDML(t, opts)
 			rng := testutil.Rand(t)
@@ -60,7 +60,7 @@ func TestArgGroupCombineGPU(t *testing.T) {
 					layout := []string{"rows", "cols"}[pi%2]
 					c := argManySegmentsCase(rng, dt, pattern, layout)
 					gctx := argContext(d)
-					gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+					gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 					p, err := c.desc.Plan(gctx)
 					if err != nil {
 						t.Fatalf("%s: GPU plan: %v", c.what, err)
@@ -107,7 +107,7 @@ func TestArgRowSplitGPU(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			opts := dml.DeviceOptions{}
 			if name == "shared" {
-				opts.Disable = gpu.Features{SubgroupArithmetic: true}
+				opts.Disable = caps.Features{SubgroupArithmetic: true}
 			}
 			d := testutil.OpenDML(t, opts)
 			rng := testutil.Rand(t)
@@ -121,7 +121,7 @@ func TestArgRowSplitGPU(t *testing.T) {
 					argColSplitFill(rng, in, []uint32{1}, pattern)
 					c := argDrawCase(rng, "rows ", in, []uint32{1}, pattern, "packed", "padded")
 					gctx := argContext(d)
-					gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+					gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 					p, err := c.desc.Plan(gctx)
 					if err != nil {
 						t.Fatalf("%s: GPU plan: %v", c.what, err)
@@ -176,7 +176,7 @@ func TestArgColLoadsGPU(t *testing.T) {
 			argColSplitFill(rng, in, axes, pattern)
 			c := argDrawCase(rng, "", in, axes, pattern, "packed", "padded")
 			gctx := argContext(d)
-			gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+			gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 			p, err := c.desc.Plan(gctx)
 			if err != nil {
 				t.Fatalf("%s: GPU plan: %v", c.what, err)
@@ -226,7 +226,7 @@ func TestArgRowSubgroupsGPU(t *testing.T) {
 			argColSplitFill(rng, in, []uint32{1}, pattern)
 			c := argDrawCase(rng, "", in, []uint32{1}, pattern, "packed", "padded")
 			gctx := argContext(d)
-			gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+			gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 			p, err := c.desc.Plan(gctx)
 			if err != nil {
 				t.Fatalf("%s: GPU plan: %v", c.what, err)

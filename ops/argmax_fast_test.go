@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -201,9 +201,9 @@ func TestArgVecAdversarial(t *testing.T) {
 func TestArgVecFallbacks(t *testing.T) {
 	for _, name := range []string{"noSubgroup", "noInt64", "all"} {
 		t.Run(name, func(t *testing.T) {
-			dis := gpu.Features{SubgroupArithmetic: true}
+			dis := caps.Features{SubgroupArithmetic: true}
 			if name == "noInt64" {
-				dis = gpu.Features{ShaderInt64: true}
+				dis = caps.Features{ShaderInt64: true}
 			}
 			if name == "all" {
 				dis = argAllFallbacks
@@ -226,14 +226,14 @@ type asGPU struct {
 }
 
 func (g *asGPU) Plan(ctx *ops.Context) (*ops.Plan, error) {
-	return (&testutil.ForcedPlan{Desc: g.Desc, Kernel: g.kernel, DeviceType: gpu.DeviceTypeDiscreteGPU}).Plan(ctx)
+	return (&testutil.ForcedPlan{Desc: g.Desc, Kernel: g.kernel, DeviceType: caps.DeviceTypeDiscreteGPU}).Plan(ctx)
 }
 
 // TestArgVecGPUShapes runs the vectorised kernels with the planner's GPU
 // choices (workgroups of 256 lanes for vec-row, 64 for vec-col), with and
 // without shaderInt64 and subgroup arithmetic.
 func TestArgVecGPUShapes(t *testing.T) {
-	for _, dis := range []gpu.Features{{}, {ShaderInt64: true}, {SubgroupArithmetic: true}} {
+	for _, dis := range []caps.Features{{}, {ShaderInt64: true}, {SubgroupArithmetic: true}} {
 		t.Run(fmt.Sprintf("disable%+v", dis), func(t *testing.T) {
 			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: dis})
 			rng := testutil.Rand(t)

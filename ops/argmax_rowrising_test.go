@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -140,7 +140,7 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 			for dir := ops.AxisDirection(0); dir < 2; dir++ {
 				desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{rows, 1}), []uint32{1}, dir)
 				gctx := argContext(d)
-				gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+				gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 				p, err := desc.Plan(gctx)
 				if err != nil {
 					t.Fatalf("%v [%d %d]: GPU plan: %v", dt, rows, n, err)

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -471,14 +471,14 @@ func argNanBits(dt tensor.DataType) uint64 {
 }
 
 // argAllFallbacks disables every optional feature the argmax kernels use.
-var argAllFallbacks = gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
+var argAllFallbacks = caps.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
 	ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}
 
 // TestArgFallbacks forces each fallback (no 8/16-bit storage, no
 // shaderInt64, no subgroup arithmetic, no 16/8-bit types, no float16) alone
 // and all together, and runs random cases on every strategy.
 func TestArgFallbacks(t *testing.T) {
-	configs := map[string]gpu.Features{
+	configs := map[string]caps.Features{
 		"no8bit":     {StorageBuffer8Bit: true},
 		"no16bit":    {StorageBuffer16Bit: true},
 		"noInt64":    {ShaderInt64: true},

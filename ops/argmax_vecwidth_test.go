@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/shaders"
@@ -129,7 +129,7 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 			for _, layout := range []string{[]string{"row", "col"}[(i+ti)%2]} {
 				c := argVecWidthCase(rng, dt, layout, pattern)
 				gctx := argContext(d)
-				gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+				gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 				gp, err := c.desc.Plan(gctx)
 				if err != nil {
 					t.Fatalf("%s: GPU plan: %v", c.what, err)
@@ -153,10 +153,10 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 				if layout == "row" && long && gp.Strategy != "vec-row" {
 					t.Fatalf("%s: GPU plan %q, want vec-row", c.what, gp.Strategy)
 				}
-				if d.GPU().Info.Type == gpu.DeviceTypeCPU && layout == "row" && long && cp.Strategy != "vec-row" {
+				if d.GPU().Info.Type == caps.DeviceTypeCPU && layout == "row" && long && cp.Strategy != "vec-row" {
 					t.Fatalf("%s: lavapipe's plan %q, want vec-row", c.what, cp.Strategy)
 				}
-				if d.GPU().Info.Type == gpu.DeviceTypeCPU && layout == "col" && bits != 32 && cp.Strategy == "vec-col" {
+				if d.GPU().Info.Type == caps.DeviceTypeCPU && layout == "col" && bits != 32 && cp.Strategy == "vec-col" {
 					t.Fatalf("%s: lavapipe's plan took vec-col, which its tuning keeps to 32-bit types", c.what)
 				}
 				argCheckCase(t, d, c, "", rng)

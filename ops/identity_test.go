@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -23,12 +23,12 @@ func TestIdentityRandom(t *testing.T) {
 	rng := testutil.Rand(t)
 	for _, mode := range []struct {
 		name    string
-		disable gpu.Features
+		disable caps.Features
 		staging bool
 	}{
-		{"native", gpu.Features{}, false},
-		{"words", gpu.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true, ShaderInt8: true, ShaderInt16: true, ShaderInt64: true, ShaderFloat16: true}, false},
-		{"staging", gpu.Features{}, true},
+		{"native", caps.Features{}, false},
+		{"words", caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true, ShaderInt8: true, ShaderInt16: true, ShaderInt64: true, ShaderFloat16: true}, false},
+		{"staging", caps.Features{}, true},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			d := testutil.OpenDML(t, dml.DeviceOptions{Disable: mode.disable, ForceStaging: mode.staging})

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -26,7 +26,7 @@ func TestMaxPoolPreloadGPU(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			opts := dml.DeviceOptions{}
 			if name == "words" {
-				opts.Disable = gpu.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true}
+				opts.Disable = caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true}
 			}
 			d := testutil.OpenDML(t, opts)
 			rng := testutil.Rand(t)
@@ -35,7 +35,7 @@ func TestMaxPoolPreloadGPU(t *testing.T) {
 			for i := 0; i < 60; i++ {
 				desc, in, what := g.randomPool(rng)
 				gctx := argContext(d)
-				gctx.DeviceType = gpu.DeviceTypeDiscreteGPU
+				gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 				if err := desc.Validate(gctx); err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}

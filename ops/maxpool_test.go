@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -464,14 +464,14 @@ func TestMaxPoolFallbacks(t *testing.T) {
 	wide := []tensor.DataType{tensor.Int64, tensor.UInt64, tensor.Float32}
 	cases := []struct {
 		name    string
-		disable gpu.Features
+		disable caps.Features
 		types   []tensor.DataType
 	}{
-		{"no 8-bit storage", gpu.Features{StorageBuffer8Bit: true, ShaderInt8: true}, []tensor.DataType{tensor.UInt8, tensor.Int8}},
-		{"no 16-bit storage", gpu.Features{StorageBuffer16Bit: true, ShaderInt16: true}, []tensor.DataType{tensor.Float16, tensor.UInt16, tensor.Int16}},
-		{"no shaderFloat16", gpu.Features{ShaderFloat16: true}, []tensor.DataType{tensor.Float16}},
-		{"no shaderInt64", gpu.Features{ShaderInt64: true}, wide},
-		{"none", gpu.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
+		{"no 8-bit storage", caps.Features{StorageBuffer8Bit: true, ShaderInt8: true}, []tensor.DataType{tensor.UInt8, tensor.Int8}},
+		{"no 16-bit storage", caps.Features{StorageBuffer16Bit: true, ShaderInt16: true}, []tensor.DataType{tensor.Float16, tensor.UInt16, tensor.Int16}},
+		{"no shaderFloat16", caps.Features{ShaderFloat16: true}, []tensor.DataType{tensor.Float16}},
+		{"no shaderInt64", caps.Features{ShaderInt64: true}, wide},
+		{"none", caps.Features{ShaderInt64: true, StorageBuffer8Bit: true, StorageBuffer16Bit: true, SubgroupArithmetic: true,
 			ShaderInt16: true, ShaderInt8: true, ShaderFloat16: true, SubgroupExtendedTypes: true}, tensor.AllTypes},
 	}
 	for _, c := range cases {

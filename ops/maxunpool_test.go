@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
@@ -131,7 +131,7 @@ func TestMaxUnpoolEveryType(t *testing.T) {
 // must leave the neighbours (other elements, or the gaps of a strided
 // output) as they are.
 func TestMaxUnpoolWordStorage(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{Disable: gpu.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true,
+	d := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true,
 		ShaderInt8: true, ShaderInt16: true, ShaderFloat16: true}})
 	narrow := []tensor.DataType{tensor.UInt8, tensor.Int8, tensor.Float16, tensor.UInt16, tensor.Int16}
 	runUnpoolRandom(t, d, unpoolGen{types: narrow, idx: unpoolIdxTypes, layouts: true}, testutil.CaseCount(20, 8))

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/profiles"
@@ -37,9 +38,9 @@ var subgroupOpNames = []struct {
 	bit  uint32
 	name string
 }{
-	{gpu.SubgroupBasic, "basic"}, {gpu.SubgroupVote, "vote"}, {gpu.SubgroupArithmetic, "arithmetic"},
-	{gpu.SubgroupBallot, "ballot"}, {gpu.SubgroupShuffle, "shuffle"}, {gpu.SubgroupShuffleRelative, "shuffle-relative"},
-	{gpu.SubgroupClustered, "clustered"}, {gpu.SubgroupQuad, "quad"},
+	{caps.SubgroupBasic, "basic"}, {caps.SubgroupVote, "vote"}, {caps.SubgroupArithmetic, "arithmetic"},
+	{caps.SubgroupBallot, "ballot"}, {caps.SubgroupShuffle, "shuffle"}, {caps.SubgroupShuffleRelative, "shuffle-relative"},
+	{caps.SubgroupClustered, "clustered"}, {caps.SubgroupQuad, "quad"},
 }
 
 func runDevices(args []string, stdout, stderr io.Writer) error {

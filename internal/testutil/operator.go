@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/ops"
 )
 
@@ -108,7 +108,7 @@ func recordOne(d *dml.Device, rec *dml.CommandRecorder, list *dml.CommandList, d
 type ForcedPlan struct {
 	ops.Desc
 	Kernel     string
-	DeviceType gpu.DeviceType
+	DeviceType caps.DeviceType
 }
 
 // Plan plans the wrapped desc with the forced choices.
@@ -117,7 +117,7 @@ func (f *ForcedPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	if f.Kernel != "" {
 		c.Kernel = f.Kernel
 	}
-	if f.DeviceType != gpu.DeviceTypeOther {
+	if f.DeviceType != caps.DeviceTypeOther {
 		c.DeviceType = f.DeviceType
 	}
 	return f.Desc.Plan(&c)
