@@ -32,7 +32,7 @@ func newComputeCache(size int) *computeCache {
 // desc types in ops' registry qualify: a caller's own desc type may keep
 // state in unexported fields that the key would miss, and the registry's
 // test holds every registered type to exported fields that survive JSON.
-func cacheKey(desc ops.Desc) (string, bool) {
+func cacheKey(desc OperatorDesc) (string, bool) {
 	if _, ok := ops.OperatorOf(desc); !ok {
 		return "", false
 	}

@@ -76,7 +76,7 @@ const (
 // operator vkdml implements accepts all the types its DirectML tables list
 // up to this level, on every Vulkan 1.1 device (64-bit and 8/16-bit types
 // have fallbacks where the device lacks the feature).
-const MaxFeatureLevel = ops.FeatureLevel6_4
+const MaxFeatureLevel = FeatureLevel6_4
 
 // DeviceOptions configure CreateDevice.
 type DeviceOptions struct {
@@ -90,19 +90,23 @@ type DeviceOptions struct {
 	// $VKDML_DEVICE, then discrete, integrated, virtual, CPU.
 	Device string
 	// Disable pretends the device lacks features, to exercise fallbacks.
-	Disable caps.Features
-	// PipelineCacheDir as in gpu.Options ("off" keeps none on disk).
+	Disable Features
+	// PipelineCacheDir is where compiled pipelines are kept across runs,
+	// keyed by device UUID and driver version. Empty means vkdml in
+	// os.UserCacheDir ($XDG_CACHE_HOME/vkdml or ~/.cache/vkdml on Linux,
+	// %LocalAppData%\vkdml on Windows); "off" keeps none on disk.
 	PipelineCacheDir string
-	// ForceStaging as in gpu.Options: upload and read back through staging
-	// copies even where device memory is host-visible.
+	// ForceStaging keeps tensors in memory the host does not map, uploading
+	// and reading back through staging copies even where device memory is
+	// host-visible, so that the discrete-GPU path is tested on any device.
 	ForceStaging bool
 	// ComputeCacheSize bounds how many compiled operators Run and Compute
 	// keep, keyed by their desc, so that repeating a desc does not compile
 	// it again: 0 means DefaultComputeCacheSize, a negative value turns the
 	// cache off.
 	ComputeCacheSize int
-	// MaxAllocation caps the device allocations a buffer is made of
-	// (gpu.Options.MaxAllocation, at least gpu.MinAllocation). A buffer
+	// MaxAllocation caps the device allocations a buffer is made of, at
+	// least MinAllocation bytes. A buffer
 	// larger than one allocation spans several, so that, as in DirectML,
 	// a buffer is bounded by the device's memory rather than by
 	// maxMemoryAllocationSize (just under 4 GiB on NVIDIA). 0 means the
@@ -111,20 +115,40 @@ type DeviceOptions struct {
 	MaxAllocation uint64
 	// BindingWindowCap, when not 0, caps the bytes one dispatch binds of a
 	// tensor below maxStorageBufferRange, so that small tensors take the
-	// windowed paths big ones take (for tests; ops.Context.BindingWindowCap).
+	// windowed paths big ones take (for tests; PlanContext.BindingWindowCap).
 	BindingWindowCap uint64
-	// Tuning overrides knobs of the device class's tuning (ops.Tuning,
-	// ops.TuningKeys), set over those of the JSON file $VKDML_TUNING names
-	// when it is set: a GPU run can try or apply a tuning with no rebuild.
-	Tuning ops.Tuning
+	// Tuning overrides knobs of the device class's tuning, set over those
+	// of the JSON file $VKDML_TUNING names when it is set: a GPU run can
+	// try or apply a tuning with no rebuild.
+	Tuning Tuning
 }
+
+// MinAllocation is the smallest DeviceOptions.MaxAllocation other than 0.
+const MinAllocation = gpu.MinAllocation
+
+// Features are the optional device capabilities vkdml's kernels use where
+// the device has them: 8-, 16- and 64-bit types in shaders and storage,
+// subgroup arithmetic, subgroup size control. Each has a fallback path, so
+// a device without one still runs every operator, and DeviceOptions.Disable
+// can force those paths on a device that has them.
+type Features = caps.Features
+
+// Tuning overrides knobs of the device class's tuning by name: the JSON
+// object of strings a $VKDML_TUNING file holds, and what `vkdml bench
+// --tune KEY=VALUE` sets. Keys are the knobs TuningKeys lists; values are
+// their canonical text. Its Check method reports an unknown knob or a bad
+// value, and With sets another Tuning's knobs over it.
+type Tuning = ops.Tuning
+
+// TuningKeys lists the knobs a Tuning may set, sorted.
+func TuningKeys() []string { return ops.TuningKeys() }
 
 // Device is IDMLDevice. It is safe for concurrent use.
 type Device struct {
 	gpu       *gpu.Device
 	level     FeatureLevel
-	windowCap uint64     // DeviceOptions.BindingWindowCap
-	tuning    ops.Tuning // $VKDML_TUNING's knobs with DeviceOptions.Tuning's over them
+	windowCap uint64 // DeviceOptions.BindingWindowCap
+	tuning    Tuning // $VKDML_TUNING's knobs with DeviceOptions.Tuning's over them
 
 	// life is held shared by every call and exclusively by Close, so that
 	// Close never frees what a running call uses; closed is set under it.
@@ -160,8 +184,8 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	if maxAlloc == 0 {
 		maxAlloc = math.MaxUint64 // the device's own cap
 	}
-	if maxAlloc < gpu.MinAllocation {
-		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxAllocation", Rule: fmt.Sprintf("%d is below the minimum of %d bytes (0 means the device's own maxMemoryAllocationSize)", maxAlloc, gpu.MinAllocation)}
+	if maxAlloc < MinAllocation {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxAllocation", Rule: fmt.Sprintf("%d is below the minimum of %d bytes (0 means the device's own maxMemoryAllocationSize)", maxAlloc, MinAllocation)}
 	}
 	g, err := gpu.Open(gpu.Options{
 		Debug:            opts.Flags&CreateDeviceFlagDebug != 0,
@@ -184,8 +208,8 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 // DeviceTuning is the tuning a device created with DeviceOptions.Tuning
 // override plans with: the file $VKDML_TUNING names, when set, with
 // override's knobs set over it; every knob checked.
-func DeviceTuning(override ops.Tuning) (ops.Tuning, error) {
-	var t ops.Tuning
+func DeviceTuning(override Tuning) (Tuning, error) {
+	var t Tuning
 	if path := os.Getenv("VKDML_TUNING"); path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -228,9 +252,15 @@ func (d *Device) debugf(format string, args ...any) {
 	d.debugMu.Unlock()
 }
 
+// VulkanDevice is the Vulkan device a Device runs on (package gpu's
+// Device): Info describes the physical device (name, type, driver, memory
+// types), Features are the features enabled on it (the device's less
+// DeviceOptions.Disable) and Limits its limits, as vkdml plans with them.
+type VulkanDevice = gpu.Device
+
 // GPU returns the Vulkan device underneath, for its features and limits.
 // It is nil for a nil Device.
-func (d *Device) GPU() *gpu.Device {
+func (d *Device) GPU() *VulkanDevice {
 	if d == nil {
 		return nil
 	}
@@ -367,8 +397,8 @@ func (d *Device) TensorDataTypeSupport(dt tensor.DataType) (bool, error) {
 }
 
 // context is what operators validate and plan against.
-func (d *Device) context() *ops.Context {
-	return &ops.Context{FeatureLevel: d.level, Features: d.gpu.Features, Limits: d.gpu.Limits, DeviceType: d.gpu.Info.Type, BindingWindowCap: d.windowCap, Tuning: d.tuning}
+func (d *Device) context() *PlanContext {
+	return &PlanContext{FeatureLevel: d.level, Features: d.gpu.Features, Limits: d.gpu.Limits, DeviceType: d.gpu.Info.Type, BindingWindowCap: d.windowCap, Tuning: d.tuning}
 }
 
 // Resource is a GPU buffer, the counterpart of a D3D12 buffer resource in

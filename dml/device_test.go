@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -71,7 +70,7 @@ func TestCheckFeatureSupport(t *testing.T) {
 }
 
 func TestDisableFeatures(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{StorageBuffer8Bit: true, ShaderInt64: true, SubgroupArithmetic: true}})
+	d := testutil.OpenDML(t, dml.DeviceOptions{Disable: dml.Features{StorageBuffer8Bit: true, ShaderInt64: true, SubgroupArithmetic: true}})
 	f := d.GPU().Features
 	if f.StorageBuffer8Bit || f.ShaderInt64 || f.SubgroupArithmetic {
 		t.Fatalf("features not disabled: %+v", f)

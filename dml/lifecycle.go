@@ -38,7 +38,7 @@ func lifeErr(call, field, rule string, cause error) error {
 func nop() {}
 
 // isNil reports whether v is nil or a typed nil pointer (a nil *ArgMax
-// passed as an ops.Desc is not == nil, and its methods would dereference
+// passed as an OperatorDesc is not == nil, and its methods would dereference
 // it).
 func isNil(v any) bool {
 	if v == nil {

@@ -59,22 +59,22 @@ type Dispatchable interface {
 // executed; compile it first.
 type Operator struct {
 	d       *Device
-	desc    ops.Desc
+	desc    OperatorDesc
 	kind    string
-	plan    *ops.Plan
+	plan    *Plan
 	inputs  []*tensor.Desc // snapshots: later changes to the desc don't reach us
 	outputs []*tensor.Desc
 }
 
 // CreateOperator validates desc completely (every DirectML rule, at the
 // device's feature level) and returns the operator.
-func (d *Device) CreateOperator(desc ops.Desc) (*Operator, error) {
+func (d *Device) CreateOperator(desc OperatorDesc) (*Operator, error) {
 	return d.CreateOperatorWithKernel(desc, "")
 }
 
 // CreateOperatorWithKernel is CreateOperator with a forced kernel strategy,
 // for benchmarks that compare variants; "" lets vkdml choose.
-func (d *Device) CreateOperatorWithKernel(desc ops.Desc, kernel string) (*Operator, error) {
+func (d *Device) CreateOperatorWithKernel(desc OperatorDesc, kernel string) (*Operator, error) {
 	call := "CreateOperator"
 	if isNil(desc) {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
@@ -89,7 +89,7 @@ func (d *Device) CreateOperatorWithKernel(desc ops.Desc, kernel string) (*Operat
 }
 
 // createOperator is CreateOperatorWithKernel inside the device guard.
-func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Operator, error) {
+func (d *Device) createOperator(call string, desc OperatorDesc, kernel string) (*Operator, error) {
 	ctx := d.context()
 	ctx.Kernel = kernel
 	plan, err := validateAndPlan(ctx, desc)
@@ -106,7 +106,7 @@ func (d *Device) createOperator(call string, desc ops.Desc, kernel string) (*Ope
 
 // validateAndPlan validates desc on ctx and plans it, the plan checked
 // against the device's rules: CreateOperator's work, and PlanOperator's.
-func validateAndPlan(ctx *ops.Context, desc ops.Desc) (*ops.Plan, error) {
+func validateAndPlan(ctx *PlanContext, desc OperatorDesc) (*Plan, error) {
 	if err := desc.Validate(ctx); err != nil {
 		return nil, err
 	}
@@ -120,11 +120,24 @@ func validateAndPlan(ctx *ops.Context, desc ops.Desc) (*ops.Plan, error) {
 	return plan, nil
 }
 
+// PlanContext is what operators are validated and planned against: a
+// device's feature level, Features, limits and type, with an optional
+// forced kernel, binding-window cap and Tuning. Device.Context gives an
+// open device's; one filled from a device profile plans with no device
+// open (PlanOperator).
+type PlanContext = ops.Context
+
+// Plan is how an operator runs on a device: the strategy the planner
+// chose, its kernels (a shader variant with its specialization constants),
+// its dispatches in order with the tensor windows each binds, and the sizes
+// of its temporary and persistent resources.
+type Plan = ops.Plan
+
 // PlanOperator validates and plans desc for the device ctx describes (a
 // profile's, with no device open), forcing kernel ("" lets vkdml
 // choose), as CreateOperatorWithKernel would on that device: the same
 // plan, or the same error. The plan is the caller's to read.
-func PlanOperator(ctx *ops.Context, desc ops.Desc, kernel string) (*ops.Plan, error) {
+func PlanOperator(ctx *PlanContext, desc OperatorDesc, kernel string) (*Plan, error) {
 	call := "CreateOperator"
 	if isNil(desc) {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
@@ -141,7 +154,7 @@ func PlanOperator(ctx *ops.Context, desc ops.Desc, kernel string) (*ops.Plan, er
 
 // Context is what the device validates and plans operators against: its
 // feature level, features, limits, type and tuning (a copy).
-func (d *Device) Context() *ops.Context {
+func (d *Device) Context() *PlanContext {
 	return d.context()
 }
 
@@ -155,7 +168,7 @@ func (o *Operator) Type() string {
 }
 
 // Desc returns the operator's desc.
-func (o *Operator) Desc() ops.Desc {
+func (o *Operator) Desc() OperatorDesc {
 	if o == nil {
 		return nil
 	}

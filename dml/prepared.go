@@ -198,7 +198,7 @@ func (p *Prepared) List() *CommandList { return p.list }
 // output's host bytes are uploaded first, so its gaps come back as they
 // were; a packed output reads back only its elements, so the spare bytes
 // of a host buffer larger than them keep their contents. A wait that times
-// out (gpu.SubmitTimeout) fails the run, naming what timed out, and keeps
+// out (each is bounded, five minutes by default) fails the run, naming what timed out, and keeps
 // the buffers; the next run first waits for the unfinished one.
 func (p *Prepared) Run(inputs, outputs [][]byte) error {
 	call := "Run(" + p.cop.op.kind + ")"

@@ -9,7 +9,6 @@ import (
 	"github.com/vkdml/vkdml/gpu"
 
 	"github.com/vkdml/vkdml/hresult"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -23,7 +22,7 @@ import (
 // The compiled operator is cached by its desc (see
 // DeviceOptions.ComputeCacheSize), so that running one desc again skips
 // validation and pipeline creation.
-func (d *Device) Run(desc ops.Desc, inputs, outputs []*tensor.Tensor) error {
+func (d *Device) Run(desc OperatorDesc, inputs, outputs []*tensor.Tensor) error {
 	p, err := d.prepare("Run", desc)
 	if err != nil {
 		return err
@@ -35,7 +34,7 @@ func (d *Device) Run(desc ops.Desc, inputs, outputs []*tensor.Tensor) error {
 // Compute is Run with fresh zeroed outputs shaped as desc says. The desc is
 // validated, and the outputs' sizes compared with what the host and the
 // device can hold (E_OUTOFMEMORY), before anything is allocated.
-func (d *Device) Compute(desc ops.Desc, inputs ...*tensor.Tensor) ([]*tensor.Tensor, error) {
+func (d *Device) Compute(desc OperatorDesc, inputs ...*tensor.Tensor) ([]*tensor.Tensor, error) {
 	p, err := d.prepare("Compute", desc)
 	if err != nil {
 		return nil, err
@@ -67,7 +66,7 @@ type prepared struct {
 
 // prepare validates and compiles desc, or takes it from the cache; call
 // is "Run" or "Compute".
-func (d *Device) prepare(call string, desc ops.Desc) (*prepared, error) {
+func (d *Device) prepare(call string, desc OperatorDesc) (*prepared, error) {
 	if isNil(desc) {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
 	}

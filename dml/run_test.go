@@ -53,13 +53,13 @@ func multiAllocation(t *testing.T, staging bool) {
 	}
 }
 
-// TestMaxAllocationBelowMinimum: a cap under gpu.MinAllocation is the
+// TestMaxAllocationBelowMinimum: a cap under MinAllocation is the
 // caller's mistake, named as such.
 func TestMaxAllocationBelowMinimum(t *testing.T) {
-	_, err := dml.CreateDevice(dml.DeviceOptions{MaxAllocation: 4095})
+	_, err := dml.CreateDevice(dml.DeviceOptions{MaxAllocation: dml.MinAllocation - 1})
 	var he *hresult.Error
 	if !errors.Is(err, hresult.E_INVALIDARG) || !errors.As(err, &he) || he.Field != "MaxAllocation" {
-		t.Fatalf("MaxAllocation 4095: %v", err)
+		t.Fatalf("MaxAllocation %d: %v", dml.MinAllocation-1, err)
 	}
 }
 

@@ -178,7 +178,7 @@ func timeoutCases() []timeoutCase {
 	exec := []string{"the execution timed out", "CommandList.Wait: the submitted list did not finish"}
 	execInit := []string{"the execution (initializer and dispatch) timed out"}
 	staged := dml.DeviceOptions{ForceStaging: true}
-	split := dml.DeviceOptions{ForceStaging: true, MaxAllocation: gpu.MinAllocation}
+	split := dml.DeviceOptions{ForceStaging: true, MaxAllocation: dml.MinAllocation}
 	var cases []timeoutCase
 	for _, owned := range []bool{false, true} {
 		name, e := "Compute", exec

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/vkdml/vkdml/ops"
 )
 
 // TestDeviceTuning: $VKDML_TUNING's file is read and checked when a
@@ -22,7 +20,7 @@ func TestDeviceTuning(t *testing.T) {
 		return p
 	}
 	t.Setenv("VKDML_TUNING", write("good.json", `{"argColSplitItems": 4096, "exactGrid": false}`))
-	got, err := DeviceTuning(ops.Tuning{"exactGrid": "true"})
+	got, err := DeviceTuning(Tuning{"exactGrid": "true"})
 	if err != nil || got["argColSplitItems"] != "4096" || got["exactGrid"] != "true" {
 		t.Errorf("file with override: %v, %v", got, err)
 	}
@@ -38,7 +36,7 @@ func TestDeviceTuning(t *testing.T) {
 		}
 	}
 	t.Setenv("VKDML_TUNING", "")
-	if _, err := CreateDevice(DeviceOptions{Tuning: ops.Tuning{"poolVecWG": "many"}}); err == nil || !strings.Contains(err.Error(), "poolVecWG") {
+	if _, err := CreateDevice(DeviceOptions{Tuning: Tuning{"poolVecWG": "many"}}); err == nil || !strings.Contains(err.Error(), "poolVecWG") {
 		t.Errorf("bad option: %v", err)
 	}
 	if got, err := DeviceTuning(nil); got != nil || err != nil {
