@@ -13,18 +13,26 @@
 //	maxpool_plan.go      the planner
 //	maxpool_ref.go       the CPU reference, the rules read literally
 //	facts_maxpool.go     what each of its kernels does per lane (Facts)
-//	maxpool_*_test.go    rule tables, device tests, validation tests
-//	../shaders/maxpool*.comp and variants_*.go
+//	maxpool*_test.go     rule tables, device tests, validation tests
+//	../shaders/maxpool*.comp and variants_maxpool*.go
 //	                     the kernels and their variant rows
-//	../internal/schema   the desc's fields, from which the C, Python and
-//	                     COM mirrors are generated
+//	../internal/schema   the desc's fields, from which the C header's
+//	                     structs, capi's conversion, Python's ctypes
+//	                     structs and the COM structs are generated
+//	../dml/maxpool.go    the descs under dml's names
+//	../internal/operators/maxpool.go
+//	                     the tools' entry (run, bench, plan, demo,
+//	                     conformance, parity)
 //
-// Shared by every operator: layout.go (coalescing, boxes, binding windows,
-// exact grids), tuning.go (the device-class knobs, the one place where
-// device-specific tuning lives, overridable with VKDML_TUNING), check.go
-// (a plan held to its SPIR-V modules), facts.go (per-dispatch facts) and
-// tolerance.go (how a result is compared with the reference; exact for
-// every operator today).
+// Shared by every operator: op.go (the Desc interface, the Context it is
+// validated and planned against, a Plan's kernels, steps and slots, and
+// dispatch grids), layout.go (coalescing, boxes, binding windows, and the
+// device-class tuning struct, the one place where device-specific choices
+// live), tuning.go (those knobs overridden by name: VKDML_TUNING,
+// `vkdml bench --tune`), check.go (a plan held to its SPIR-V modules and
+// the device's limits), facts.go (per-dispatch facts, read from a plan's
+// named constants and push words) and tolerance.go (how a result is
+// compared with the reference; exact for every operator today).
 //
 // The rules the operators implement are numbered in the repository's
 // docs/semantics.md ("semantics.md rule N" in comments);
