@@ -92,6 +92,12 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	vec := ""
 	if useVec {
 		vec = argVecLayout(kept, red, es, strategy, l.tune)
+		// Unless forced, columns of elements up to 32 bits take vec-col
+		// only from as many outputs as the device class asks
+		// (argVecColMinOutputs).
+		if vec == "col" && ctx.Kernel == "" && es <= 4 && product(kept) < l.tune.argVecColMinOutputs {
+			vec = ""
+		}
 	}
 	// Candidates, best first: vectorised if the layout allows, and on a CPU
 	// device small workgroups; the first whose segments fit is planned.
@@ -501,7 +507,10 @@ func (l *argLayout) rowSplitLen() uint64 {
 	if nout >= target {
 		return 0
 	}
-	want := (target + nout - 1) / nout
+	// Rounded down: outputs just short of the target (4097 rows on 132
+	// SMs x 32) already fill the device, and a second segment each would
+	// leave most of its lanes empty.
+	want := target / nout
 	want = min(want, nred*l.es/max(l.tune.argRowSplitMinBytes, 1), argIters/2)
 	if want < 2 {
 		return 0

@@ -303,6 +303,17 @@ type tuning struct {
 	// 208 -> 65 ms but FLOAT16 108 -> 265 ms, 2048x4096 INT64 54 -> 152
 	// ms), so lavapipe keeps its scalar column kernels.
 	argVecNarrowRow, argVecNarrowCol bool
+	// argVecColMinOutputs: ARGMAX's reductions over a non-innermost axis
+	// take vec-col (several adjacent outputs per invocation, one 16-byte
+	// load per row) only from this many outputs on, and thread (one output
+	// per invocation, argThreadLoads rows' loads in flight) below. On the
+	// H100 (scripts/gpu_compare.py --sweep, 2026-11-25) thread beat vec-col
+	// on 4096x16384 over axis 0 for every type (FLOAT32 0.137 vs 0.153 ms,
+	// INT32 0.108 vs 0.153, FLOAT16 0.111 vs 0.121, INT8 0.072 vs 0.088)
+	// and on 16384x4096 (0.112 vs 0.153), while vec-col won on 1024x64x1024
+	// over axis 1, a million outputs of 64 rows (0.47 vs 0.67 ms). 0 always
+	// allows vec-col: lavapipe's fastest 32-bit column kernel.
+	argVecColMinOutputs uint64
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
 	// through its own part of the tensors.
@@ -333,7 +344,10 @@ type tuning struct {
 	// ~8 KiB in flight per SM where ~16 KiB are needed), each block is cut
 	// into segments of at least argRowSplitMinBytes, reduced into partials
 	// and combined, as split-K does for the fewest outputs. 0 never cuts:
-	// lavapipe's threads are busy with one workgroup each.
+	// lavapipe's threads are busy with one workgroup each. On the H100
+	// (gpu_compare.py --sweep, 2026-11-25) 32 per SM ran 128x256000
+	// FLOAT32 over axis 1 in 0.052 ms where 8 took 0.066 (torch 0.066),
+	// and no other long-row or whole-tensor case moved.
 	argRowGroupsPerCU   uint64
 	argRowSplitMinBytes uint64
 	// argColInFlightPerCU and argColPartialDiv size the column split from
@@ -345,6 +359,13 @@ type tuning struct {
 	// argColInFlightPerCU bytes per compute unit at the bytes one lane
 	// loads at once, with partials (16 bytes per segment and output) at
 	// most 1/argColPartialDiv of the bytes read. 0 keeps the older rule.
+	// On the H100 (gpu_compare.py on the 14 column cases, torch in the
+	// same run, 2026-11-25), 16384, 32768 and 65536 bytes per SM summed
+	// regrets of 15.80, 14.74 and 15.77 over the cases' best: 32768 gave
+	// 4096x16384 FLOAT32 over axis 0 0.115 ms (16384: 0.138, 65536:
+	// 0.135) and 4097x16383 0.117 ms (0.140, 0.141), while 8- and 16-bit
+	// columns ran best at 16384 (UINT8 0.070 vs 0.078 ms, INT16 0.075 vs
+	// 0.084) and 64-bit ones at 65536 (0.199 vs 0.204 ms).
 	argColInFlightPerCU uint64
 	argColPartialDiv    uint64
 	// argColLoads: 4 gives 8-, 16- and 64-bit vec-col lanes four rows'
@@ -373,9 +394,9 @@ type tuning struct {
 }
 
 var (
-	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
-		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 8, argRowSplitMinBytes: 8192,
-		argColInFlightPerCU: 16384, argColPartialDiv: 8, argColLoads: 4,
+	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
+		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
+		argColInFlightPerCU: 32768, argColPartialDiv: 8, argColLoads: 4,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )

@@ -424,24 +424,24 @@ SWEEP = [
      "cases": [("argmax", [64 * M], None, "FLOAT32"), ("argmax", [64 * M], None, "FLOAT16"), ("argmax", [128, 256000], [1], "FLOAT32"),
                ("argmax", [8, 32000], [1], "FLOAT32"), ("argmax", [64, 512, 512], [1, 2], "FLOAT32")],
      "kernels": ["", "splitk"],
-     "knobs": {"argCombineGroupMin": [0, 32, 256]}},
+     "knobs": {"argRowGroupsPerCU": [8, 32, 128]}},
     {"name": "rows",
      "cases": [("argmax", [4096, 16384], [1], dt) for dt in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64")]
               + [("argmax", [65536, 1000], [1], "FLOAT32"), ("argmax", [32, 1000], [1], "FLOAT32")],
-     "kernels": ["", "group"],
-     "knobs": {"exactGrid": ["true", "false"]}},
+     "kernels": [],
+     "knobs": {"argRowSubgroups": ["true", "false"]}},
     {"name": "columns",
      "cases": [("argmax", [4096, 16384], [0], dt) for dt in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64")]
               + [("argmax", [16384, 4096], [0], "FLOAT32"), ("argmax", [1024, 64, 1024], [1], "FLOAT32")],
-     "kernels": ["", "thread"],
-     "knobs": {"argColSplitItems": [1 << 17, 1 << 19], "argColSplitMinBytes": [128, 512, 2048]}},
+     "kernels": [],
+     "knobs": {"argVecColMinOutputs": [0, 1 << 18], "argColInFlightPerCU": [16384, 65536]}},
     {"name": "max pooling",
      "cases": [("maxpool", [32, 64, 112, 112], dict(window=3, stride=2, padding=1), "FLOAT32"),
                ("maxpool", [8, 64, 128, 128], dict(window=3, stride=1, padding=1, dilation=2), "FLOAT32"),
                ("maxpool", [16, 64, 512, 512], dict(window=2, stride=2), "FLOAT32"),
                ("maxpool", [1, 64, 512, 512], dict(window=2, stride=2), "FLOAT32")],
-     "kernels": ["", "direct"],
-     "knobs": {"poolVecWG": [64, 256], "poolVecGroups": [1 << 14, 1 << 16, 1 << 18]}},
+     "kernels": [],
+     "knobs": {"poolPreloadTaps": [0, 16]}},
 ]
 
 
