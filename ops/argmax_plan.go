@@ -706,7 +706,7 @@ func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant stri
 	return shaders.ArgMaxCombineGroup, wg, true
 }
 
-// spec is variant's specialization constants (argmax_common.glsl), by
+// spec is variant's specialization constants (reduce.glsl), by
 // name: the workgroup size, FLAGS, then the sizes (DS), input strides (DI)
 // and output strides (DO) of 8 dimension slots: kept dimension i
 // (innermost first) in slot i, reduced dimension i in slot 7-i.
