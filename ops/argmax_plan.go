@@ -48,7 +48,7 @@ var ArgStrategies = []string{ArgStrategyThread, ArgStrategyGroup, ArgStrategySpl
 const (
 	argThreadWG = 64
 	argGroupWG  = 256 // argmax.comp's WG_MAX
-	argPartial  = 16  // bytes per (score, index) partial
+	argPartial  = 16  // bytes per (score, index) partial (argmax_partial.glsl)
 	// argIters bounds the loop iterations of one invocation: lavapipe
 	// (gallivm) stops every shader after 65535 loop iterations in all
 	// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by every loop), silently, and
@@ -259,14 +259,6 @@ func (k argKernel) laneBytes(es uint64) uint64 {
 	return es * max(k.loads, 1)
 }
 
-func pow2Floor(n uint32) uint32 {
-	p := uint32(1)
-	for p*2 <= n {
-		p *= 2
-	}
-	return p
-}
-
 // chooseKernel is a candidate's variant, then its workgroup: vector
 // layout vec ("", "row", "col") and, when small, tuning's small
 // workgroups.
@@ -411,11 +403,10 @@ func subgroupRows(ctx *Context, l *argLayout, k argKernel, s *argSegments) argKe
 // segment; more than one segment per output leaves partials for the
 // combine pass.
 type argSegments struct {
-	segLen, nloc, segBase []uint64 // per block box: segment length, count, first segment number
-	nseg                  uint64   // segments per output
-	partial               bool
-	colSplit              bool   // cut by the tuning's column split
-	temp                  uint64 // bytes of partials
+	segmentCut
+	partial  bool
+	colSplit bool   // cut by the tuning's column split
+	temp     uint64 // bytes of partials
 }
 
 // segments cuts the block boxes for kernel k: segments no longer than one
@@ -423,38 +414,32 @@ type argSegments struct {
 // one invocation per output (when colSplit) the tuning's column split.
 func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSegments {
 	nout, nred := product(l.kept), product(l.red)
-	var splitLen uint64
-	if strategy == ArgStrategySplitK {
-		want := max(argSplitKGroups/nout, 1)
-		want = min(want, max(nred/argSplitKMinSeg, 1))
-		splitLen = (nred + want - 1) / want
-	} else if colSplit && k.perLane() {
-		splitLen = l.colSplitLen(k)
-	} else if colSplit {
-		splitLen = l.rowSplitLen()
+	var split uint64
+	switch {
+	case strategy == ArgStrategySplitK:
+		split = splitKLen(nout, nred, argSplitKGroups, argSplitKMinSeg)
+	case colSplit && k.perLane():
+		split = l.colSplitLen(k)
+	case colSplit:
+		split = l.rowSplitLen()
 	}
-	maxSeg := uint64(argIters)
+	lanes, per := uint64(1), uint64(1)
 	switch {
 	case k.vec == "row":
-		maxSeg *= k.vw * uint64(k.wg) // plus a head and a tail under vw each
+		lanes, per = uint64(k.wg), k.vw // plus a head and a tail under vw each
 	case k.vec == "col":
 	case k.shape != shaders.ArgMaxThread:
-		maxSeg *= uint64(k.wg)
+		lanes = uint64(k.wg)
 	}
-	s := &argSegments{colSplit: splitLen > 0 && strategy != ArgStrategySplitK}
-	for _, r := range l.blocks {
-		n := min(r.count, maxSeg)
-		if splitLen > 0 {
-			n = min(splitLen, n)
-		}
-		s.segLen = append(s.segLen, n)
-		s.nloc = append(s.nloc, (r.count+n-1)/n)
-		s.segBase = append(s.segBase, s.nseg)
-		s.nseg += s.nloc[len(s.nloc)-1]
+	blocks := make([]uint64, len(l.blocks))
+	for i, r := range l.blocks {
+		blocks[i] = r.count
 	}
+	s := &argSegments{segmentCut: cutSegments(blocks, segmentCap(argIters, lanes, per), split),
+		colSplit: split > 0 && strategy != ArgStrategySplitK}
 	s.partial = s.nseg > 1 || strategy == ArgStrategySplitK
 	if s.partial {
-		s.temp = satMul(satMul(nout, s.nseg), argPartial)
+		s.temp = partialsBytes(nout, s.nseg, argPartial)
 	}
 	return s
 }
@@ -476,19 +461,12 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 	var want uint64
 	switch {
 	case l.tune.argColInFlightPerCU > 0:
-		bpl := k.laneBytes(l.es)
-		lanes := (l.cus*l.tune.argColInFlightPerCU + bpl - 1) / bpl
-		want = (lanes + items - 1) / items
-		want = min(want, nred*l.es/(argPartial*max(l.tune.argColPartialDiv, 1)))
+		lanes := lanesFor(l.cus*l.tune.argColInFlightPerCU, k.laneBytes(l.es))
+		want = min(ceilDiv(lanes, items), partialSegments(nred*l.es, argPartial, l.tune.argColPartialDiv))
 	case l.tune.argColSplitItems > 0:
-		want = l.tune.argColSplitItems / items
-		want = min(want, nred/max(l.tune.argColSplitMinBytes/l.es, 1))
+		want = min(l.tune.argColSplitItems/items, segmentsOfAtLeast(nred, l.tune.argColSplitMinBytes/l.es))
 	}
-	want = min(want, argIters/2)
-	if want < 2 {
-		return 0
-	}
-	return (nred + want - 1) / want
+	return splitLen(nred, want, argIters/2, 1)
 }
 
 // rowSplitLen is the segment length that gives the kernels whose
@@ -510,13 +488,8 @@ func (l *argLayout) rowSplitLen() uint64 {
 	// Rounded down: outputs just short of the target (4097 rows on 132
 	// SMs x 32) already fill the device, and a second segment each would
 	// leave most of its lanes empty.
-	want := target / nout
-	want = min(want, nred*l.es/max(l.tune.argRowSplitMinBytes, 1), argIters/2)
-	if want < 2 {
-		return 0
-	}
-	q := max(l.tune.argRowSplitMinBytes/l.es, 1)
-	return ((nred+want-1)/want + q - 1) / q * q
+	want := min(target/nout, segmentsOfAtLeast(nred*l.es, l.tune.argRowSplitMinBytes))
+	return splitLen(nred, want, argIters/2, l.tune.argRowSplitMinBytes/l.es)
 }
 
 // perLane: k's invocations each reduce one output's segment in order
@@ -542,7 +515,7 @@ func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
 		if s.temp > argMaxTempMiB<<20 {
 			return hresult.Unsupported("InputTensor", "the split reduction needs %d bytes of temporary partials, more than vkdml's %d MiB limit", s.temp, argMaxTempMiB)
 		}
-		if s.nseg*argPartial > l.budget {
+		if combineOutputs(l.budget, s.nseg, argPartial) == 0 {
 			return hresult.Unsupported("InputTensor", "%d partials per output do not fit one storage binding", s.nseg)
 		}
 	}
@@ -586,7 +559,7 @@ func (l *argLayout) countSteps(k argKernel, s *argSegments) uint64 {
 			}
 		}
 		if s.partial {
-			per := max(l.budget/(s.nseg*argPartial), 1)
+			per := max(combineOutputs(l.budget, s.nseg, argPartial), 1)
 			n += (ro.count + per - 1) / per
 		}
 	}
@@ -600,7 +573,7 @@ func (l *argLayout) outputsPerStep(k argKernel, s *argSegments, ro box, i int) u
 	n := ro.count
 	if s.partial {
 		// entries [o*nseg+segBase, (o+n-1)*nseg+segBase+nloc)
-		n = min(n, (l.budget/argPartial-s.nloc[i])/s.nseg+1)
+		n = min(n, firstPassOutputs(l.budget, s.nseg, s.nloc[i], argPartial))
 	}
 	if k.vec == "col" {
 		n -= n % k.vw
@@ -684,7 +657,7 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 // class's tuning asks for it (argCombineGroupMin) by one workgroup per
 // output (argCombineKernel).
 func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) error {
-	oStep := l.budget / (s.nseg * argPartial)
+	oStep := combineOutputs(l.budget, s.nseg, argPartial)
 	maxOn := uint64(0) // the most outputs one combine step takes
 	for _, ro := range l.outs {
 		maxOn = max(maxOn, min(ro.count, oStep))
@@ -727,36 +700,22 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 }
 
 // argCombineKernel is the combine pass for nseg partials per output, of
-// at most maxOn outputs a step: its variant, workgroup size, and whether a
-// workgroup (rather than an invocation) combines each output. From
-// t.argCombineGroupMin partials on, a workgroup of the largest power of
-// two of lanes up to nseg (and argGroupWG, and the device's limit) reads
-// them side by side, so no lane loops over more than ceil(nseg / lanes)
-// partials (4 for split-K's 1024 on 256 lanes, 1 for a column split's 128
-// segments); fewer partials are cheaper read in a loop by one invocation
-// per output, in workgroups that on GPUs (exactGrid) are sized so that
-// fewer than one per workgroup is left without an output (8 outputs get 8
-// lanes, not 64).
+// at most maxOn outputs a step (combineShape, with the device class's
+// argCombineGroupMin): argmax_combine.comp's one invocation per output, or
+// argmax_combine_group.comp's workgroup per output.
 func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant string, wg uint32, perGroup bool) {
 	wgLimit := max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
-	// At least a subgroup of partials, so that no lane starts empty.
-	if t.argCombineGroupMin == 0 || nseg < max(t.argCombineGroupMin, uint64(ctx.Limits.SubgroupSize)) {
-		wg = pow2Floor(min(uint32(argThreadWG), wgLimit))
-		if t.exactGrid && maxOn > 0 {
-			g := (maxOn + uint64(wg) - 1) / uint64(wg)
-			wg = uint32((maxOn + g - 1) / g)
-		}
+	wg, perGroup = combineShape(nseg, maxOn, min(argThreadWG, wgLimit), min(argGroupWG, wgLimit), t.argCombineGroupMin, ctx.Limits.SubgroupSize, t.exactGrid)
+	switch {
+	case !perGroup:
 		return shaders.ArgMaxCombineName, wg, false
+	case ctx.Features.SubgroupArithmetic:
+		return shaders.ArgMaxCombineGroupSG, wg, true
 	}
-	wg = pow2Floor(min(uint32(min(nseg, argGroupWG)), wgLimit))
-	variant = shaders.ArgMaxCombineGroup
-	if ctx.Features.SubgroupArithmetic {
-		variant = shaders.ArgMaxCombineGroupSG
-	}
-	return variant, wg, true
+	return shaders.ArgMaxCombineGroup, wg, true
 }
 
-// spec is variant's specialization constants (argmax_common.glsl), by
+// spec is variant's specialization constants (reduce.glsl), by
 // name: the workgroup size, FLAGS, then the sizes (DS), input strides (DI)
 // and output strides (DO) of 8 dimension slots: kept dimension i
 // (innermost first) in slot i, reduced dimension i in slot 7-i.

@@ -26,9 +26,10 @@
 //
 // Shared by every operator: op.go (the Desc interface, the Context it is
 // validated and planned against, a Plan's kernels, steps and slots, and
-// dispatch grids), layout.go (coalescing, boxes, binding windows, and the
-// device-class tuning struct, the one place where device-specific choices
-// live), tuning.go (those knobs overridden by name: VKDML_TUNING,
+// dispatch grids), layout.go (coalescing, boxes, binding windows, the
+// plane cut of N×C tensors, and the device-class tuning struct, the one
+// place where device-specific choices live), segments.go (a reduction's
+// segments, partials and combine workgroup, over plain numbers), tuning.go (those knobs overridden by name: VKDML_TUNING,
 // `vkdml bench --tune`), check.go (a plan held to its SPIR-V modules and
 // the device's limits), facts.go (per-dispatch facts, read from a plan's
 // named constants and push words) and tolerance.go (how a result is

@@ -5,7 +5,7 @@ import "fmt"
 // The facts of ARGMAX/ARGMIN's kernel families (argmax.comp,
 // argmax_vec_row.comp, argmax_vec_col.comp, argmax_combine.comp,
 // argmax_combine_group.comp), read from the push words and
-// specialization constants argmax_common.glsl documents.
+// specialization constants reduce.glsl documents.
 
 // argOutputBytes is the bytes a first pass writes for items (output,
 // segment) pairs of oCount outputs: a 16-byte (score, index) partial per

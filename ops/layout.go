@@ -259,6 +259,102 @@ func errTooManySteps(field string, steps, budget uint64) error {
 		"covering the tensors with bindings of at most %d bytes would take %d dispatches, more than vkdml's limit of %d per operator", budget, steps, maxPlanSteps)}
 }
 
+// planeTensor is one tensor of a plane cut, as plain numbers: the bytes
+// of an element, its batch and channel strides in elements, the elements
+// one (batch, channel) plane spans (its last element's offset from its
+// first, plus one) and the tensor's total bytes.
+type planeTensor struct {
+	es, nStride, cStride, plane, total uint64
+}
+
+// planeBytes is the bytes one of t's planes spans.
+func (t planeTensor) planeBytes() uint64 { return t.plane * t.es }
+
+// planeChunk is the planes one step covers: batches [n0,n1), channels
+// [c0,c1).
+type planeChunk struct{ n0, n1, c0, c1 uint32 }
+
+// planeCut is how cutPlanes cuts the (n, c) planes of tensors that share
+// N and C over steps.
+type planeCut struct {
+	whole  bool   // one chunk, every tensor bound whole
+	axis   int    // 0: runs of whole batches; 1: runs of channels of one batch
+	per    uint32 // batches, or channels, a chunk (0: a plane fits no window)
+	cstep  uint32 // channels per batch of a chunk
+	wide   int    // the first tensor one of whose planes fits no window, or -1
+	steps  uint64 // chunks
+	chunks []planeChunk
+}
+
+// cutPlanes covers the (n, c) planes of N batches of C channels of the
+// tensors ts with chunks whose elements fit one window of budget bytes in
+// every tensor: one chunk when every tensor fits whole; otherwise runs of
+// whole batches when one batch fits, else runs of channels of one batch.
+// The chunks are counted before they are made: past maxPlanSteps, or when
+// a plane fits no window (wide), the cut has none, for the caller to
+// refuse in its operator's words.
+func cutPlanes(N, C uint32, ts []planeTensor, budget uint64) planeCut {
+	whole := true
+	for _, t := range ts {
+		whole = whole && t.total <= budget
+	}
+	if whole {
+		return planeCut{whole: true, per: N, cstep: C, wide: -1, steps: 1, chunks: []planeChunk{{0, N, 0, C}}}
+	}
+	if kn := planesPerWindow(ts, N, budget, C, 0); kn > 0 {
+		cut := planeCut{per: kn, cstep: C, wide: -1, steps: ceilDiv(uint64(N), uint64(kn))}
+		if cut.steps > maxPlanSteps {
+			return cut
+		}
+		for n := uint64(0); n < uint64(N); n += uint64(kn) {
+			cut.chunks = append(cut.chunks, planeChunk{uint32(n), uint32(min(uint64(N), n+uint64(kn))), 0, C})
+		}
+		return cut
+	}
+	kc := planesPerWindow(ts, C, budget, C, 1)
+	cut := planeCut{axis: 1, per: kc, cstep: kc, wide: -1}
+	if kc == 0 {
+		for i, t := range ts {
+			if t.planeBytes() > budget {
+				cut.wide = i
+				return cut
+			}
+		}
+	}
+	cut.steps = uint64(N) * ceilDiv(uint64(C), uint64(kc))
+	if cut.steps > maxPlanSteps {
+		return cut
+	}
+	for n := uint64(0); n < uint64(N); n++ {
+		for ch := uint64(0); ch < uint64(C); ch += uint64(kc) {
+			cut.chunks = append(cut.chunks, planeChunk{uint32(n), uint32(n + 1), uint32(ch), uint32(min(uint64(C), ch+uint64(kc)))})
+		}
+	}
+	return cut
+}
+
+// planesPerWindow is how many units (axis 0: batches of C channels; axis
+// 1: channels of one batch) one window of budget bytes holds in every
+// tensor, at most units; 0 when not one does. A run of k units of stride s
+// spans (k−1)·s elements plus one unit's.
+func planesPerWindow(ts []planeTensor, units uint32, budget uint64, C uint32, axis int) uint32 {
+	k := uint64(units)
+	for _, t := range ts {
+		span, stride := t.plane, t.cStride
+		if axis == 0 {
+			span, stride = uint64(C-1)*t.cStride+t.plane, t.nStride
+		}
+		bytes := span * t.es
+		if bytes > budget {
+			return 0
+		}
+		if s := stride * t.es; s > 0 {
+			k = min(k, (budget-bytes)/s+1)
+		}
+	}
+	return uint32(k)
+}
+
 // tuning is every planner's device-class cost model in one place. On a CPU
 // device (lavapipe) a workgroup runs as loops over its subgroups and pays
 // per lane for every load, so per-workgroup overhead dominates and long

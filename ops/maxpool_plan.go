@@ -114,88 +114,41 @@ func (m *maxPool) boundTensors() []poolTensor {
 	return ts
 }
 
-// poolChunk is the planes one step covers: batches [n0,n1), channels
-// [c0,c1).
-type poolChunk struct{ n0, n1, c0, c1 uint32 }
-
-// poolCut is how the planes are cut over steps.
-type poolCut struct {
-	chunks   []poolChunk
-	cstep    uint32 // channels per batch of a step
-	strategy string
-	whole    bool // one step binding whole tensors
+// planes is t as cutPlanes sees it.
+func (t poolTensor) planes() planeTensor {
+	st := t.d.EffectiveStrides()
+	lo, hi := span(t.d, 0, 1, 0, 1)
+	return planeTensor{es: uint64(t.d.DataType.Size()), nStride: uint64(st[0]), cStride: uint64(st[1]), plane: hi - lo, total: t.d.TotalTensorSizeInBytes}
 }
 
-// cutPlanes covers the (n, c) planes with steps. One binding covers a
-// tensor when it fits the window budget; otherwise each step binds windows
-// of the tensors: runs of whole batches when one batch fits, else runs of
-// channels of one batch. The steps are counted before they are made, so a
+// planeTensors is ts as cutPlanes sees them.
+func planeTensors(ts []poolTensor) []planeTensor {
+	out := make([]planeTensor, len(ts))
+	for i, t := range ts {
+		out[i] = t.planes()
+	}
+	return out
+}
+
+// planeSteps covers the (n, c) planes with steps (cutPlanes): the direct
+// strategy binding whole tensors, else split-n(k) or split-c(k), each
+// step binding windows of k batches or of k channels of one batch; a
 // batch count near 2^32 or wide batch strides are refused, not built.
-func (m *maxPool) cutPlanes(ctx *Context, ts []poolTensor, budget uint64) (*poolCut, error) {
-	N, C := m.in.Sizes[0], m.in.Sizes[1]
-	whole := true
-	for _, t := range ts {
-		whole = whole && t.d.TotalTensorSizeInBytes <= budget
-	}
+func (m *maxPool) planeSteps(ctx *Context, ts []poolTensor, budget uint64) (cut planeCut, strategy string, err error) {
+	cut = cutPlanes(m.in.Sizes[0], m.in.Sizes[1], planeTensors(ts), budget)
 	switch {
-	case whole:
-		return &poolCut{chunks: []poolChunk{{0, N, 0, C}}, cstep: C, strategy: "direct", whole: true}, nil
+	case cut.whole:
+		return cut, "direct", nil
 	case ctx.Kernel == "direct":
-		return nil, hresult.Unsupported("Kernel", "the direct strategy needs every tensor to fit one binding of %d bytes", ctx.Limits.MaxStorageBufferRange)
+		return cut, "", hresult.Unsupported("Kernel", "the direct strategy needs every tensor to fit one binding of %d bytes", ctx.Limits.MaxStorageBufferRange)
+	case cut.wide >= 0:
+		t := ts[cut.wide]
+		return cut, "", hresult.Unsupported(t.field+".Strides", "one (batch, channel) plane of %v spans %d bytes, more than one storage binding can cover (maxStorageBufferRange %d); vkdml splits pooling over planes only",
+			*t.d, t.planes().planeBytes(), ctx.Limits.MaxStorageBufferRange)
+	case cut.steps > maxPlanSteps:
+		return cut, "", errTooManySteps(fmt.Sprintf("InputTensor.Sizes[%d]", cut.axis), cut.steps, budget)
 	}
-	batch := func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, C) }
-	if kn := poolUnitsPerStep(ts, N, budget, batch, 0); kn > 0 {
-		steps := (uint64(N) + uint64(kn) - 1) / uint64(kn)
-		if steps > maxPlanSteps {
-			return nil, errTooManySteps("InputTensor.Sizes[0]", steps, budget)
-		}
-		c := &poolCut{cstep: C, strategy: fmt.Sprintf("split-n(%d)", kn)}
-		for n := uint64(0); n < uint64(N); n += uint64(kn) {
-			c.chunks = append(c.chunks, poolChunk{uint32(n), uint32(min(uint64(N), n+uint64(kn))), 0, C})
-		}
-		return c, nil
-	}
-	plane := func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, 1) }
-	kc := poolUnitsPerStep(ts, C, budget, plane, 1)
-	if kc == 0 {
-		for _, t := range ts {
-			lo, hi := plane(t.d)
-			if bytes := (hi - lo) * uint64(t.d.DataType.Size()); bytes > budget {
-				return nil, hresult.Unsupported(t.field+".Strides", "one (batch, channel) plane of %v spans %d bytes, more than one storage binding can cover (maxStorageBufferRange %d); vkdml splits pooling over planes only",
-					*t.d, bytes, ctx.Limits.MaxStorageBufferRange)
-			}
-		}
-	}
-	steps := uint64(N) * ((uint64(C) + uint64(kc) - 1) / uint64(kc))
-	if steps > maxPlanSteps {
-		return nil, errTooManySteps("InputTensor.Sizes[1]", steps, budget)
-	}
-	c := &poolCut{cstep: kc, strategy: fmt.Sprintf("split-c(%d)", kc)}
-	for n := uint64(0); n < uint64(N); n++ {
-		for ch := uint64(0); ch < uint64(C); ch += uint64(kc) {
-			c.chunks = append(c.chunks, poolChunk{uint32(n), uint32(n + 1), uint32(ch), uint32(min(uint64(C), ch+uint64(kc)))})
-		}
-	}
-	return c, nil
-}
-
-// poolUnitsPerStep is how many units (batches, or channels of one batch;
-// stride dimension axis) fit one step's windows, 0 for none: a run of k
-// units of stride s spans (k−1)·s elements plus one unit's.
-func poolUnitsPerStep(ts []poolTensor, units uint32, budget uint64, unit func(d *tensor.Desc) (lo, hi uint64), axis int) uint32 {
-	k := uint64(units)
-	for _, t := range ts {
-		es := uint64(t.d.DataType.Size())
-		lo, hi := unit(t.d)
-		bytes := (hi - lo) * es
-		if bytes > budget {
-			return 0
-		}
-		if s := uint64(t.d.EffectiveStrides()[axis]) * es; s > 0 {
-			k = min(k, (budget-bytes)/s+1)
-		}
-	}
-	return uint32(k)
+	return cut, fmt.Sprintf("split-%c(%d)", "nc"[cut.axis], cut.per), nil
 }
 
 // plan is check the coordinates → cut the planes → the vectorised kernel
@@ -215,18 +168,18 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	}
 	ts := m.boundTensors()
 	budget := windowBudget(ctx, 4)
-	cut, err := m.cutPlanes(ctx, ts, budget)
+	cut, strategy, err := m.planeSteps(ctx, ts, budget)
 	if err != nil {
 		return nil, err
 	}
 	if cut.whole && (ctx.Kernel == "" || ctx.Kernel == MaxPoolStrategyVec2x2) && m.vec2x2OK() {
 		return m.planVec2x2(ctx, kind, idxBits)
 	}
-	return m.planDirect(ctx, g, ts, cut, kind, idxBits)
+	return m.planDirect(ctx, g, ts, cut, strategy, kind, idxBits)
 }
 
 // planDirect emits maxpool.comp's steps, one per chunk of planes.
-func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poolCut, kind uint32, idxBits int) (*Plan, error) {
+func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut planeCut, strategy string, kind uint32, idxBits int) (*Plan, error) {
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	variant := shaders.MaxPoolName(bits, native, idxBits)
@@ -243,7 +196,7 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut *poo
 		idxStrides = strides5(m.idx)
 	}
 	perPlane := uint64(g.out[0]) * uint64(g.out[1]) * uint64(g.out[2])
-	plan := &Plan{Strategy: cut.strategy, Kernels: []Kernel{k}}
+	plan := &Plan{Strategy: strategy, Kernels: []Kernel{k}}
 	C := m.in.Sizes[1]
 	for _, ch := range cut.chunks {
 		var bind []Slot

@@ -61,66 +61,28 @@ func (o *MaxUnpooling) sides() (ins, outs []poolTensor) {
 	return ins, outs
 }
 
-// unpoolCut is how one side's planes are cut: chunks of whole (n, c)
-// planes, cstep planes per batch in each.
-type unpoolCut struct {
-	chunks []poolChunk
-	cstep  uint32
-	whole  bool // one chunk, every tensor bound whole
-}
-
 // unpoolChunks covers the planes of one side's tensors (all of one logical
-// shape) with chunks that fit the window budget: the whole tensors, else
-// runs of whole batches, else runs of channels of one batch. A plane that
-// fits no binding is refused naming the tensor; the chunks are counted
-// before they are made.
-func unpoolChunks(ctx *Context, ts []poolTensor, budget uint64) (*unpoolCut, error) {
+// shape) with chunks that fit the window budget (cutPlanes): the whole
+// tensors, else runs of whole batches, else runs of channels of one batch.
+// A plane that fits no binding is refused naming the tensor, and so is a
+// cut into more than maxPlanSteps chunks.
+func unpoolChunks(ctx *Context, ts []poolTensor, budget uint64) (*planeCut, error) {
 	sizes := ts[0].d.Sizes
-	N, C := sizes[0], sizes[1]
-	whole := true
-	for _, t := range ts {
-		whole = whole && t.d.TotalTensorSizeInBytes <= budget
+	cut := cutPlanes(sizes[0], sizes[1], planeTensors(ts), budget)
+	switch {
+	case cut.wide >= 0:
+		t := ts[cut.wide]
+		return nil, hresult.Unsupported(t.field, "one (batch, channel) plane of %v spans %d bytes, more than one storage binding can cover (%d of maxStorageBufferRange %d); MAX_UNPOOLING cuts its tensors into whole planes only (semantics.md, MAX_UNPOOLING's binding limit)",
+			*t.d, t.planes().planeBytes(), budget, ctx.Limits.MaxStorageBufferRange)
+	case cut.steps > maxPlanSteps:
+		return nil, errTooManySteps(fmt.Sprintf("%s.Sizes[%d]", ts[0].field, cut.axis), cut.steps, budget)
 	}
-	if whole {
-		return &unpoolCut{chunks: []poolChunk{{0, N, 0, C}}, cstep: C, whole: true}, nil
-	}
-	batch := func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, C) }
-	if kn := poolUnitsPerStep(ts, N, budget, batch, 0); kn > 0 {
-		if n := (uint64(N) + uint64(kn) - 1) / uint64(kn); n > maxPlanSteps {
-			return nil, errTooManySteps(ts[0].field+".Sizes[0]", n, budget)
-		}
-		c := &unpoolCut{cstep: C}
-		for n := uint64(0); n < uint64(N); n += uint64(kn) {
-			c.chunks = append(c.chunks, poolChunk{uint32(n), uint32(min(uint64(N), n+uint64(kn))), 0, C})
-		}
-		return c, nil
-	}
-	plane := func(d *tensor.Desc) (uint64, uint64) { return span(d, 0, 1, 0, 1) }
-	kc := poolUnitsPerStep(ts, C, budget, plane, 1)
-	if kc == 0 {
-		for _, t := range ts {
-			lo, hi := plane(t.d)
-			if bytes := (hi - lo) * uint64(t.d.DataType.Size()); bytes > budget {
-				return nil, hresult.Unsupported(t.field, "one (batch, channel) plane of %v spans %d bytes, more than one storage binding can cover (%d of maxStorageBufferRange %d); MAX_UNPOOLING cuts its tensors into whole planes only (semantics.md, MAX_UNPOOLING's binding limit)",
-					*t.d, bytes, budget, ctx.Limits.MaxStorageBufferRange)
-			}
-		}
-	}
-	if n := uint64(N) * ((uint64(C) + uint64(kc) - 1) / uint64(kc)); n > maxPlanSteps {
-		return nil, errTooManySteps(ts[0].field+".Sizes[1]", n, budget)
-	}
-	c := &unpoolCut{cstep: kc}
-	for n := uint32(0); n < N; n++ {
-		for ch := uint64(0); ch < uint64(C); ch += uint64(kc) {
-			c.chunks = append(c.chunks, poolChunk{n, n + 1, uint32(ch), uint32(min(uint64(C), ch+uint64(kc)))})
-		}
-	}
-	return c, nil
+	return &cut, nil
 }
 
 // chunkPositions are a chunk's first row-major position and its element
 // count: its planes are consecutive, so its positions are too.
-func chunkPositions(ch poolChunk, sizes []uint32) (first, count uint64) {
+func chunkPositions(ch planeChunk, sizes []uint32) (first, count uint64) {
 	hw := uint64(sizes[2]) * uint64(sizes[3])
 	first = (uint64(ch.n0)*uint64(sizes[1]) + uint64(ch.c0)) * hw
 	return first, uint64(ch.n1-ch.n0) * uint64(ch.c1-ch.c0) * hw
@@ -128,7 +90,7 @@ func chunkPositions(ch poolChunk, sizes []uint32) (first, count uint64) {
 
 // chunkSlot is the binding window of tensor t over chunk ch, and the
 // element offset of the chunk's first element in it.
-func chunkSlot(t poolTensor, ch poolChunk, total uint64) (Slot, uint32) {
+func chunkSlot(t poolTensor, ch planeChunk, total uint64) (Slot, uint32) {
 	lo, hi := span(t.d, ch.n0, ch.n1, ch.c0, ch.c1)
 	sl, first := windowSlot(t.kind, t.index, lo, hi, uint64(t.d.DataType.Size()), 4, total)
 	return sl, uint32(lo - first)
@@ -170,7 +132,7 @@ func (o *MaxUnpooling) planWhole(ctx *Context) (*Plan, error) {
 // gathers every (output chunk, input chunk) pair. Every scatter and gather
 // step waits for the one before: steps of one pass share winner words and
 // output words.
-func (o *MaxUnpooling) planWindowed(ctx *Context, inCut, outCut *unpoolCut) (*Plan, error) {
+func (o *MaxUnpooling) planWindowed(ctx *Context, inCut, outCut *planeCut) (*Plan, error) {
 	clear, scatter, gather, err := o.kernels(ctx, inCut, outCut)
 	if err != nil {
 		return nil, err
@@ -232,7 +194,7 @@ func (o *MaxUnpooling) planWindowed(ctx *Context, inCut, outCut *unpoolCut) (*Pl
 // the indices' and the output's sizes and strides by name; with cuts (the
 // windowed plan), the chunked variants with the planes per batch of an
 // input chunk and of an output chunk.
-func (o *MaxUnpooling) kernels(ctx *Context, inCut, outCut *unpoolCut) (clear, scatter, gather Kernel, err error) {
+func (o *MaxUnpooling) kernels(ctx *Context, inCut, outCut *planeCut) (clear, scatter, gather Kernel, err error) {
 	clear, err = kernelOf(shaders.NewSpec(shaders.MaxUnpoolClearName).Set(shaders.SpecWorkgroupSize, maxUnpoolWorkgroup))
 	if err != nil {
 		return

@@ -67,7 +67,8 @@
 #define WORD_DST 1
 #include "elem.glsl"
 #include "common.glsl"
-#include "argmax_common.glsl"
+#include "reduce.glsl"
+#include "argmax_partial.glsl"
 
 layout(push_constant) uniform Push {
 	uint base_src;   // words

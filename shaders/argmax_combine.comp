@@ -4,14 +4,14 @@
 // Each invocation owns one output, reads its segments' (score, index)
 // partials and keeps the maximum of the total order described in
 // argmax.comp, which is the sequential scan's answer whatever the split.
-// The specialization constants are argmax_common.glsl's; OUT_MODE is 0 or 1.
+// The specialization constants are reduce.glsl's; OUT_MODE is 0 or 1.
 
-#define ARGMAX_COMBINE 1
+#define REDUCE_COMBINE 1
 #define WORD_SRC 0
 #define WORD_DST 1
 #include "elem.glsl"
 #include "common.glsl"
-#include "argmax_common.glsl"
+#include "reduce.glsl"
 
 layout(push_constant) uniform Push {
 	uint base_tmp;  // words

@@ -10,7 +10,7 @@
 // one block, so the maximum over them in any grouping is semantics.md rule
 // 5's sequential scan (argmax.comp explains why).
 //
-// Specialization constants: argmax_common.glsl's (OUT_MODE 0 or 1), with
+// Specialization constants: reduce.glsl's (OUT_MODE 0 or 1), with
 // the workgroup size a power of two of at most WG_MAX. Push constants:
 // argmax_combine.comp's. Workgroups stride over the step's outputs.
 
@@ -19,12 +19,12 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 
-#define ARGMAX_COMBINE 1
+#define REDUCE_COMBINE 1
 #define WORD_SRC 0
 #define WORD_DST 1
 #include "elem.glsl"
 #include "common.glsl"
-#include "argmax_common.glsl"
+#include "reduce.glsl"
 
 layout(push_constant) uniform Push {
 	uint base_tmp;  // words

@@ -14,8 +14,8 @@
 // lane and access cost about as much as 4. On GPUs, 16-byte loads are the
 // usual vectorisation.
 //
-// Include it after argmax_common.glsl, with ELEM_BITS defined. 64-bit
-// outputs are written as two words.
+// Include it after reduce.glsl and argmax_partial.glsl, with ELEM_BITS
+// defined. 64-bit outputs are written as two words.
 
 layout(push_constant) uniform Push {
 	uint base_src;   // words (a multiple of 4: bindings start 16-byte aligned)
@@ -40,7 +40,7 @@ uint elem_base(uint base) { return base >> 1; }
 uint elem_base(uint base) { return base * (32u / ELEM_BITS); }
 #endif
 
-// SCORE: one element's score, argmax_common.glsl's uvec2 narrowed to its
+// SCORE: one element's score, reduce.glsl's uvec2 narrowed to its
 // low word below 64 bits (the high word is 0 there).
 #if ELEM_BITS == 64
 #define SCORE uvec2
@@ -61,7 +61,7 @@ void write_result(uint o, uint seg, uint kept_out, SCORE s, uint idx) {
 }
 
 #if ELEM_BITS < 64
-// score4_later is argmax_common.glsl's score for four elements (raw bits,
+// score4_later is reduce.glsl's score for four elements (raw bits,
 // one a component) at block positions j > 0, where a NaN scores 0.
 uvec4 score4_later(uvec4 v) {
 	uvec4 k = elem_key(v, KIND);

@@ -39,7 +39,8 @@
 #define WORD_DST 1
 #include "elem.glsl"
 #include "common.glsl"
-#include "argmax_common.glsl"
+#include "reduce.glsl"
+#include "argmax_partial.glsl"
 #include "argmax_vec_common.glsl"
 
 #if WIDE

@@ -36,7 +36,7 @@ const (
 	ArgMaxCombineGroupSG = "argmax_combine_groupsg"
 )
 
-// The contract every ARGMAX kernel shares (argmax_common.glsl, argmax.comp,
+// The contract every ARGMAX kernel shares (reduce.glsl, argmax.comp,
 // argmax_combine.comp, argmax_combine_group.comp, argmax_vec_row.comp,
 // argmax_vec_col.comp): two bindings; specialization
 // constants: the workgroup size, FLAGS, and the sizes (DS), input strides

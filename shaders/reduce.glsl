@@ -1,7 +1,12 @@
-// argmax_common.glsl: the shape, scores and order shared by argmax.comp,
-// argmax_vec_row.comp, argmax_vec_col.comp, argmax_combine.comp and
-// argmax_combine_group.comp. See argmax.comp for why the
-// order is correct. Include elem.glsl first.
+// reduce.glsl: what reductions over coalesced dimensions share: the
+// shape (kept and reduced dimension slots), the coordinates and offsets of
+// an output and of a block position, each element's score, and the order
+// in which a later element replaces the best so far. ARGMAX / ARGMIN are
+// its users (argmax.comp, argmax_vec_row.comp, argmax_vec_col.comp,
+// argmax_combine.comp, argmax_combine_group.comp); argmax.comp explains
+// why the order is correct. Include elem.glsl first; a combine pass,
+// which reads partials rather than elements, defines REDUCE_COMBINE to
+// leave out the block coordinates and the score.
 //
 // Specialization constants (0 is the workgroup size, in common.glsl):
 //   1     FLAGS: KIND (bits 0-1: elem.glsl's KIND_*), IS_MIN
@@ -69,7 +74,7 @@ void kept_offsets(uint o, out uint kin, out uint kout) {
 #undef KSTEP
 }
 
-#ifndef ARGMAX_COMBINE
+#ifndef REDUCE_COMBINE
 
 // red_offset is the input element offset of block position j (the
 // outermost reduced coordinate needs no modulo: j is inside the block).
@@ -143,21 +148,10 @@ uvec2 score(uvec2 raw, uint j) {
 	return k;
 }
 
-#endif // ARGMAX_COMBINE
+#endif // REDUCE_COMBINE
 
 // later_wins: does an element at a higher block position with score s
 // replace the best so far (the sequential form of the order)?
-#ifdef WORD_DST
-// write_partial writes a (score, index) partial, 4 words, at word w of the
-// temporary resource; argmax_combine.comp reads it.
-void write_partial(uint w, uvec2 s, uint idx) {
-	word_dst.x[w] = s.x;
-	word_dst.x[w + 1u] = s.y;
-	word_dst.x[w + 2u] = idx;
-	word_dst.x[w + 3u] = 0u;
-}
-#endif
-
 bool later_wins(uvec2 s, uvec2 best) { return key_gt(s, best) || (LAST != 0u && s == best); }
 
 // better: does (s, si) come after (b, bi) in the total order?
