@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -22,6 +23,28 @@ import (
 func argContext(d *dml.Device) *ops.Context {
 	return &ops.Context{FeatureLevel: d.FeatureLevel(), Features: d.GPU().Features, Limits: d.GPU().Limits, DeviceType: d.GPU().Info.Type}
 }
+
+// gpuPlan validates and plans desc as on a discrete GPU with d's features
+// and limits (the GPU choices lavapipe's own plans do not make), with the
+// strategy kernel ("": the planner's), failing t (naming the case what)
+// on an error; it returns the context too.
+func gpuPlan(t *testing.T, d *dml.Device, desc ops.Desc, kernel, what string) (*ops.Context, *ops.Plan) {
+	t.Helper()
+	ctx := argContext(d)
+	ctx.DeviceType = caps.DeviceTypeDiscreteGPU
+	ctx.Kernel = kernel
+	if err := desc.Validate(ctx); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	p, err := desc.Plan(ctx)
+	if err != nil {
+		t.Fatalf("%s: GPU plan: %v", what, err)
+	}
+	return ctx, p
+}
+
+// onCPU reports whether d is a CPU implementation (lavapipe).
+func onCPU(d *dml.Device) bool { return d.GPU().Info.Type == caps.DeviceTypeCPU }
 
 // windowDevices opens one device per binding-window cap on first use
 // (dml.DeviceOptions.BindingWindowCap, the planners' one test seam), closed

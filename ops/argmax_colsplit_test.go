@@ -157,13 +157,7 @@ func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 			case 3: // the scalar kernel for 32-bit types too
 				kernel = ops.ArgStrategyThread
 			}
-			gctx := argContext(d)
-			gctx.DeviceType = caps.DeviceTypeDiscreteGPU
-			gctx.Kernel = kernel
-			p, err := c.desc.Plan(gctx)
-			if err != nil {
-				t.Fatalf("%s: GPU plan: %v", c.what, err)
-			}
+			_, p := gpuPlan(t, d, c.desc, kernel, c.what)
 			last := p.Kernels[len(p.Kernels)-1].Variant
 			if p.Strategy != ops.ArgStrategyThread && p.Strategy != "vec-col" || !strings.HasPrefix(last, shaders.ArgMaxCombineName) {
 				t.Fatalf("%s: GPU plan %q with kernels %v, want the column split (thread or vec-col, then a combine)", c.what, p.Strategy, p.Kernels)
@@ -171,7 +165,7 @@ func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 			used[p.Strategy+"/"+p.Kernels[0].Variant]++
 			cctx := argContext(d)
 			cctx.Kernel = kernel
-			if d.GPU().Info.Type == caps.DeviceTypeCPU {
+			if onCPU(d) {
 				if cp, err := c.desc.Plan(cctx); err != nil || len(cp.Kernels) != 1 {
 					t.Fatalf("%s: lavapipe's plan split the blocks (%v): %v", c.what, err, cp)
 				}

@@ -60,12 +60,7 @@ func TestArgGroupCombineGPU(t *testing.T) {
 					pattern := argColSplitPatterns[(ti+pi)%len(argColSplitPatterns)]
 					layout := []string{"rows", "cols"}[pi%2]
 					c := argManySegmentsCase(rng, dt, pattern, layout)
-					gctx := argContext(d)
-					gctx.DeviceType = caps.DeviceTypeDiscreteGPU
-					p, err := c.desc.Plan(gctx)
-					if err != nil {
-						t.Fatalf("%s: GPU plan: %v", c.what, err)
-					}
+					gctx, p := gpuPlan(t, d, c.desc, "", c.what)
 					k := p.Kernels[len(p.Kernels)-1]
 					if k.Variant != want {
 						t.Fatalf("%s: GPU plan %q ends with %s, want %s", c.what, p.Strategy, k.Variant, want)
@@ -121,12 +116,7 @@ func TestArgRowSplitGPU(t *testing.T) {
 					in := argInput(dt, []uint32{rows, n}, nil)
 					argColSplitFill(rng, in, []uint32{1}, pattern)
 					c := argDrawCase(rng, "rows ", in, []uint32{1}, pattern, "packed", "padded")
-					gctx := argContext(d)
-					gctx.DeviceType = caps.DeviceTypeDiscreteGPU
-					p, err := c.desc.Plan(gctx)
-					if err != nil {
-						t.Fatalf("%s: GPU plan: %v", c.what, err)
-					}
+					_, p := gpuPlan(t, d, c.desc, "", c.what)
 					if p.TemporarySize == 0 || len(p.Kernels) != 2 {
 						t.Fatalf("%s: GPU plan %q with kernels %v does not split the rows", c.what, p.Strategy, p.Kernels)
 					}
@@ -178,15 +168,9 @@ func TestArgColLoadsGPU(t *testing.T) {
 			in := argInput(dt, sizes, nil)
 			argColSplitFill(rng, in, axes, pattern)
 			c := argDrawCase(rng, "", in, axes, pattern, "packed", "padded")
-			gctx := argContext(d)
-			gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 			// Forced: a GPU's tuning gives 8- and 16-bit columns of few
 			// outputs to thread (argVecColMinOutputs).
-			gctx.Kernel = ops.ArgStrategyVec
-			p, err := c.desc.Plan(gctx)
-			if err != nil {
-				t.Fatalf("%s: GPU plan: %v", c.what, err)
-			}
+			gctx, p := gpuPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
 			if v := p.Kernels[0].Variant; v != shaders.ArgMaxVecName(8*int(dt.Size()), shaders.ArgMaxVecColX4) {
 				t.Fatalf("%s: GPU plan %q runs %s, want the four-load vec-col", c.what, p.Strategy, v)
 			}
@@ -231,12 +215,7 @@ func TestArgRowSubgroupsGPU(t *testing.T) {
 			in := argInput(dt, []uint32{rows, n}, strides)
 			argColSplitFill(rng, in, []uint32{1}, pattern)
 			c := argDrawCase(rng, "", in, []uint32{1}, pattern, "packed", "padded")
-			gctx := argContext(d)
-			gctx.DeviceType = caps.DeviceTypeDiscreteGPU
-			p, err := c.desc.Plan(gctx)
-			if err != nil {
-				t.Fatalf("%s: GPU plan: %v", c.what, err)
-			}
+			gctx, p := gpuPlan(t, d, c.desc, "", c.what)
 			k := p.Kernels[0]
 			if strings.HasSuffix(k.Variant, "sub") {
 				if !k.FullSubgroups || k.SubgroupSize != gctx.Limits.SubgroupSize {

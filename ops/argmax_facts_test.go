@@ -112,15 +112,23 @@ type argCaseFacts struct {
 	inFlight  uint64
 }
 
+// validPlan validates desc on ctx and plans it, failing t (naming the case
+// what) on an error.
+func validPlan(t *testing.T, ctx *ops.Context, desc ops.Desc, what string) *ops.Plan {
+	t.Helper()
+	if err := desc.Validate(ctx); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	p, err := desc.Plan(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return p
+}
+
 func argFactsOf(t *testing.T, ctx *ops.Context, c argFactCase) argCaseFacts {
 	d := c.desc()
-	if err := d.Validate(ctx); err != nil {
-		t.Fatalf("%s: %v", c.name, err)
-	}
-	p, err := d.Plan(ctx)
-	if err != nil {
-		t.Fatalf("%s: %v", c.name, err)
-	}
+	p := validPlan(t, ctx, d, c.name)
 	r := argCaseFacts{strategy: p.Strategy, dispatch: argPlanFacts(t, ctx, p), inFlight: ^uint64(0)}
 	resident := ctx.Limits.ResidentLanes()
 	for _, f := range r.dispatch {
@@ -193,13 +201,7 @@ func TestPoolPlanFactsH100(t *testing.T) {
 		{"3x3 s2 p1 [7,61,111,113]", tensor.Float32, []uint32{7, 61, 111, 113}, 3, 2, 1, 1},
 	} {
 		d := c.desc()
-		if err := d.Validate(ctx); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		p, err := d.Plan(ctx)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		p := validPlan(t, ctx, d, c.name)
 		for _, f := range argPlanFacts(t, ctx, p) {
 			inFlight := f.BytesInFlight(ctx.Limits.ResidentLanes())
 			t.Logf("%-32s %s in flight %d KiB", c.name, f, inFlight>>10)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -139,12 +138,7 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 			argRowRisingFill(rng, in, up, flavour, sign)
 			for dir := ops.AxisDirection(0); dir < 2; dir++ {
 				desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{rows, 1}), []uint32{1}, dir)
-				gctx := argContext(d)
-				gctx.DeviceType = caps.DeviceTypeDiscreteGPU
-				p, err := desc.Plan(gctx)
-				if err != nil {
-					t.Fatalf("%v [%d %d]: GPU plan: %v", dt, rows, n, err)
-				}
+				_, p := gpuPlan(t, d, desc, "", fmt.Sprintf("%v [%d %d]", dt, rows, n))
 				if v := p.Kernels[0].Variant; strings.Contains(v, "_row") {
 					used[fmt.Sprintf("%d-bit", 8*dt.Size())]++
 				}

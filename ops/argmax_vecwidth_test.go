@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -128,15 +127,9 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 			// Each pattern on one layout, alternating by type and pattern.
 			for _, layout := range []string{[]string{"row", "col"}[(i+ti)%2]} {
 				c := argVecWidthCase(rng, dt, layout, pattern)
-				gctx := argContext(d)
-				gctx.DeviceType = caps.DeviceTypeDiscreteGPU
 				// Forced: a GPU's tuning gives columns of few outputs to
 				// thread (argVecColMinOutputs); the run below alternates.
-				gctx.Kernel = ops.ArgStrategyVec
-				gp, err := c.desc.Plan(gctx)
-				if err != nil {
-					t.Fatalf("%s: GPU plan: %v", c.what, err)
-				}
+				_, gp := gpuPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
 				cp, err := c.desc.Plan(argContext(d))
 				if err != nil {
 					t.Fatalf("%s: own plan: %v", c.what, err)
@@ -156,10 +149,10 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 				if layout == "row" && long && gp.Strategy != "vec-row" {
 					t.Fatalf("%s: GPU plan %q, want vec-row", c.what, gp.Strategy)
 				}
-				if d.GPU().Info.Type == caps.DeviceTypeCPU && layout == "row" && long && cp.Strategy != "vec-row" {
+				if onCPU(d) && layout == "row" && long && cp.Strategy != "vec-row" {
 					t.Fatalf("%s: lavapipe's plan %q, want vec-row", c.what, cp.Strategy)
 				}
-				if d.GPU().Info.Type == caps.DeviceTypeCPU && layout == "col" && bits != 32 && cp.Strategy == "vec-col" {
+				if onCPU(d) && layout == "col" && bits != 32 && cp.Strategy == "vec-col" {
 					t.Fatalf("%s: lavapipe's plan took vec-col, which its tuning keeps to 32-bit types", c.what)
 				}
 				argCheckCase(t, d, c, "", rng)

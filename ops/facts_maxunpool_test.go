@@ -27,13 +27,7 @@ func TestMaxUnpoolDispatchFacts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pf, err := Facts(factsCtx(132, 2048), c.plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := pf.Dispatches[0]; got != c.want {
-				t.Errorf("facts\n got %+v\nwant %+v", got, c.want)
-			}
+			checkDispatchFacts(t, c.plan, c.want)
 		})
 	}
 }

@@ -102,18 +102,26 @@ func TestFactsFamilies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pf, err := Facts(factsCtx(132, 2048), c.plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := pf.Dispatches[0]; got != c.want {
-				t.Errorf("facts\n got %+v\nwant %+v", got, c.want)
-			}
+			pf := checkDispatchFacts(t, c.plan, c.want)
 			if got := pf.BytesInFlight; got != c.inFlight {
 				t.Errorf("bytes in flight %d, want %d", got, c.inFlight)
 			}
 		})
 	}
+}
+
+// checkDispatchFacts runs Facts on plan, one step, on 132 units of 2048
+// lanes, checks the step's facts against want and returns the plan's.
+func checkDispatchFacts(t *testing.T, plan *Plan, want DispatchFacts) *PlanFacts {
+	t.Helper()
+	pf, err := Facts(factsCtx(132, 2048), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pf.Dispatches[0]; got != want {
+		t.Errorf("facts\n got %+v\nwant %+v", got, want)
+	}
+	return pf
 }
 
 // TestFactsErrors: a kernel with no facts function, and a step whose

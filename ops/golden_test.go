@@ -1,7 +1,6 @@
 package ops_test
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -9,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -283,18 +281,11 @@ func buildGoldenCases() ([]goldenCase, error) {
 	}
 	cases = append(cases, pc...)
 	seeds := append([][]byte(nil), descfuzz.Seeds...)
-	dir := "../tests/testdata/fuzz/FuzzOperatorDesc"
-	files, err := os.ReadDir(dir)
+	_, committed, err := descfuzz.ReadCorpus("../tests/testdata/fuzz/FuzzOperatorDesc")
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		b, err := readFuzzFile(filepath.Join(dir, f.Name()))
-		if err != nil {
-			return nil, err
-		}
-		seeds = append(seeds, b)
-	}
+	seeds = append(seeds, committed...)
 	for i, b := range seeds {
 		ctx, desc, _ := descfuzz.Decode(b)
 		if desc == nil { // a kind number no desc has yet
@@ -326,25 +317,6 @@ func strategiesOf(d ops.Desc) []string {
 	}
 	o, _ := ops.OperatorOf(d)
 	return o.Strategies
-}
-
-// readFuzzFile reads a "go test fuzz v1" file holding one []byte.
-func readFuzzFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if s, ok := strings.CutPrefix(line, "[]byte("); ok {
-			v, err := strconv.Unquote(strings.TrimSuffix(s, ")"))
-			return []byte(v), err
-		}
-	}
-	return nil, fmt.Errorf("%s: no []byte value", path)
 }
 
 // parityTensor and parityCase are the parts of parity's corpus format

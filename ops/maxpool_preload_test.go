@@ -34,15 +34,7 @@ func TestMaxPoolPreloadGPU(t *testing.T) {
 			pre := 0
 			for i := 0; i < 60; i++ {
 				desc, in, what := g.randomPool(rng)
-				gctx := argContext(d)
-				gctx.DeviceType = caps.DeviceTypeDiscreteGPU
-				if err := desc.Validate(gctx); err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				p, err := desc.Plan(gctx)
-				if err != nil {
-					t.Fatalf("%s: GPU plan: %v", what, err)
-				}
+				_, p := gpuPlan(t, d, desc, "", what)
 				if strings.HasPrefix(p.Kernels[0].Variant, "maxpool_b") { // the direct kernel
 					taps := uint32(1)
 					for _, w := range poolWindow(desc) {

@@ -449,11 +449,17 @@ func TestMaxPoolRandom(t *testing.T) {
 // TestMaxPoolEveryType runs each type with each index type at least once.
 func TestMaxPoolEveryType(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	eachTypePair(t, allIdx, func(t *testing.T, dt, it tensor.DataType) {
+		runRandom(t, d, poolGen{types: []tensor.DataType{dt}, idx: []tensor.DataType{it}, layouts: true}, 2)
+	})
+}
+
+// eachTypePair runs run as a subtest for every type with every index type
+// of idx.
+func eachTypePair(t *testing.T, idx []tensor.DataType, run func(t *testing.T, dt, it tensor.DataType)) {
 	for _, dt := range tensor.AllTypes {
-		for _, it := range allIdx {
-			t.Run(fmt.Sprintf("%v/%v", dt, it), func(t *testing.T) {
-				runRandom(t, d, poolGen{types: []tensor.DataType{dt}, idx: []tensor.DataType{it}, layouts: true}, 2)
-			})
+		for _, it := range idx {
+			t.Run(fmt.Sprintf("%v/%v", dt, it), func(t *testing.T) { run(t, dt, it) })
 		}
 	}
 }
@@ -521,19 +527,7 @@ func TestMaxPoolWindowCap(t *testing.T) {
 	ran := func() int { return strategies["split-n"] + strategies["split-c"] }
 	drawCases(12, func() bool { return ran() >= 6 }, func(i int) {
 		desc, in, name := g.randomPool(rng)
-		var plane, total uint64
-		for _, td := range append(desc.Inputs(), desc.Outputs()...) {
-			if td == nil {
-				continue
-			}
-			st, es := td.EffectiveStrides(), uint64(td.DataType.Size())
-			last := uint64(0)
-			for j := 2; j < len(st); j++ {
-				last += uint64(td.Sizes[j]-1) * uint64(st[j])
-			}
-			plane = max(plane, (last+1)*es)
-			total = max(total, td.TotalTensorSizeInBytes)
-		}
+		plane, _, total := poolSpans(desc)
 		win := uint64(0)
 		for _, c := range caps {
 			if c-slack >= plane && c-slack < total {
@@ -594,20 +588,7 @@ func TestMaxPoolSplit(t *testing.T) {
 	drawCases(n, covered, func(i int) {
 		desc, in, name := g.randomPool(rng)
 		// A range between one (batch, channel) plane and the whole tensors.
-		var plane, batch, total uint64
-		for _, td := range append(desc.Inputs(), desc.Outputs()...) {
-			if td == nil {
-				continue
-			}
-			st, es := td.EffectiveStrides(), uint64(td.DataType.Size())
-			last := uint64(0)
-			for j := 2; j < len(st); j++ {
-				last += uint64(td.Sizes[j]-1) * uint64(st[j])
-			}
-			plane = max(plane, (last+1)*es)
-			batch = max(batch, (last+uint64(td.Sizes[1]-1)*uint64(st[1])+1)*es)
-			total = max(total, td.TotalTensorSizeInBytes)
-		}
+		plane, batch, total := poolSpans(desc)
 		slack := max(d.GPU().Limits.MinStorageBufferOffsetAlignment, 4) + 8
 		var lim uint32
 		switch i % 4 {
@@ -657,4 +638,24 @@ func TestMaxPoolSplitUnsupported(t *testing.T) {
 	if !errors.As(err, &he) || he.Code != hresult.DXGI_ERROR_UNSUPPORTED || he.Field != "InputTensor.Strides" {
 		t.Fatalf("got %v, want DXGI_ERROR_UNSUPPORTED on InputTensor.Strides", err)
 	}
+}
+
+// poolSpans returns, over desc's tensors, the most bytes one (batch,
+// channel) plane spans, the most one batch element's channels span, and
+// the largest tensor's size.
+func poolSpans(desc ops.Desc) (plane, batch, total uint64) {
+	for _, td := range append(desc.Inputs(), desc.Outputs()...) {
+		if td == nil {
+			continue
+		}
+		st, es := td.EffectiveStrides(), uint64(td.DataType.Size())
+		last := uint64(0)
+		for j := 2; j < len(st); j++ {
+			last += uint64(td.Sizes[j]-1) * uint64(st[j])
+		}
+		plane = max(plane, (last+1)*es)
+		batch = max(batch, (last+uint64(td.Sizes[1]-1)*uint64(st[1])+1)*es)
+		total = max(total, td.TotalTensorSizeInBytes)
+	}
+	return plane, batch, total
 }

@@ -117,13 +117,9 @@ func TestMaxUnpoolRandom(t *testing.T) {
 // TestMaxUnpoolEveryType runs each value type with each index type.
 func TestMaxUnpoolEveryType(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
-	for _, dt := range tensor.AllTypes {
-		for _, it := range unpoolIdxTypes {
-			t.Run(fmt.Sprintf("%v/%v", dt, it), func(t *testing.T) {
-				runUnpoolRandom(t, d, unpoolGen{types: []tensor.DataType{dt}, idx: []tensor.DataType{it}, layouts: true}, 2)
-			})
-		}
-	}
+	eachTypePair(t, unpoolIdxTypes, func(t *testing.T, dt, it tensor.DataType) {
+		runUnpoolRandom(t, d, unpoolGen{types: []tensor.DataType{dt}, idx: []tensor.DataType{it}, layouts: true}, 2)
+	})
 }
 
 // TestMaxUnpoolWordStorage: without 8- and 16-bit storage the gather

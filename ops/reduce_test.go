@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/vkdml/vkdml/hresult"
@@ -19,13 +20,7 @@ func TestReduceDispatch(t *testing.T) {
 	in, out := tensor.NewDesc(tensor.Float32, []uint32{2, 3, 64}), tensor.NewDesc(tensor.UInt32, []uint32{2, 3, 1})
 	for _, f := range []ops.ReduceFunction{ops.ReduceFunctionArgMax, ops.ReduceFunctionArgMin} {
 		r := &ops.Reduce{Function: f, Input: in, Output: out, Axes: []uint32{2}}
-		if err := r.Validate(ctx); err != nil {
-			t.Fatalf("%v: %v", f, err)
-		}
-		got, err := r.Plan(ctx)
-		if err != nil {
-			t.Fatalf("%v: %v", f, err)
-		}
+		got := validPlan(t, ctx, r, fmt.Sprint(f))
 		var std ops.Desc = &ops.ArgMax{Input: in, Output: out, Axes: []uint32{2}}
 		if f == ops.ReduceFunctionArgMin {
 			std = &ops.ArgMin{Input: in, Output: out, Axes: []uint32{2}}

@@ -149,8 +149,8 @@ func makeCLIFiles(t *testing.T) *cliFiles {
 		"zero-dim":     write("zerodim.npy", npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 0), }")),
 		"rank3":        write("rank3.npy", append(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 4), }"), make([]byte, 64)...)),
 	}
-	f.fifo = mkfifo(t, filepath.Join(f.aux, "fifo"))
-	if symlinksWork {
+	f.fifo = testutil.Mkfifo(t, filepath.Join(f.aux, "fifo"))
+	if testutil.SymlinksWork {
 		if err := os.Symlink(filepath.Join(f.aux, "nothing-here"), filepath.Join(f.aux, "dangling")); err != nil {
 			t.Fatal(err)
 		}
@@ -274,8 +274,8 @@ func TestBadInputCLI(t *testing.T) {
 			if slices.Contains(c.args, "FIFO") && !f.fifo {
 				t.Skip("no FIFOs on this system")
 			}
-			if !symlinksWork && slices.ContainsFunc(c.args, func(a string) bool { return strings.HasSuffix(a, "-VIA-LINK") || a == "DANGLING" }) {
-				t.Skip(noSymlinks)
+			if !testutil.SymlinksWork && slices.ContainsFunc(c.args, func(a string) bool { return strings.HasSuffix(a, "-VIA-LINK") || a == "DANGLING" }) {
+				t.Skip(testutil.NoSymlinks)
 			}
 			dir := t.TempDir()
 			in := c.in
@@ -296,7 +296,7 @@ func TestBadInputCLI(t *testing.T) {
 			if strings.Contains(msg, "internal error") || strings.Contains(msg, "goroutine ") {
 				t.Fatalf("a panic reached the user:\n%s", msg)
 			}
-			if !saysMissing(msg, c.want) {
+			if !testutil.SaysMissing(msg, c.want) {
 				t.Fatalf("stderr does not say %q:\n%s", c.want, msg)
 			}
 			for _, r := range msg {
@@ -341,8 +341,8 @@ func TestCLIOutputs(t *testing.T) {
 	if err := tensor.WriteNpyFile(in, tensor.FromFloat32([]uint32{1, 1, 4, 4}, make([]float32, 16))); err != nil {
 		t.Fatal(err)
 	}
-	old := setUmask(t, 0o022)
-	defer setUmask(t, old)
+	old := testutil.SetUmask(t, 0o022)
+	defer testutil.SetUmask(t, old)
 	long := filepath.Join(dir, strings.Repeat("o", 251)+".npy")
 	idx := filepath.Join(dir, strings.Repeat("i", 240)+".npy")
 	for round := 0; round < 2; round++ { // the second round replaces the files
@@ -371,7 +371,7 @@ func TestCLISignalLeavesNoTemporaries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 32 MiB files")
 	}
-	skipWithoutSIGTERM(t)
+	testutil.SkipWithoutSIGTERM(t)
 	testutil.OpenDML(t, dml.DeviceOptions{})
 	bin := vkdmlBin(t)
 	src := t.TempDir()

@@ -160,12 +160,9 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 		fs.PrintDefaults()
 		fmt.Fprintf(fs.Output(), "\n"+benchHelp, kernelList(), noisyRatio)
 	}
-	pos, err := parseInterleaved(fs, args, stdout)
+	err := parseFlagsOnly(fs, args, stdout)
 	if err != nil {
 		return nil, err
-	}
-	if len(pos) > 0 {
-		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	if o.format, err = benchFormat(*format, *asJSON); err != nil {
 		return nil, err

@@ -34,12 +34,8 @@ func runConformance(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", conformance.DataDir(), "folder of ONNX node test data sets (default $VKDML_ONNX_DATA, else Debian's libonnx-testdata)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	devOpts := deviceFlags(fs)
-	pos, err := parseInterleaved(fs, args, stdout)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	if _, err := conformance.Cases(*data); err != nil {
 		return err

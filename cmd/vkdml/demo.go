@@ -12,12 +12,8 @@ import (
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", "demo [--device SEL] [--debug]", stderr)
 	devOpts := deviceFlags(fs)
-	pos, err := parseInterleaved(fs, args, stdout)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	d, err := createDevice(devOpts())
 	if err != nil {

@@ -47,12 +47,8 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("devices", "devices [--json] [--device SEL]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	sel := fs.String("device", "", "selector used to mark the default (index or name substring; default $VKDML_DEVICE)")
-	pos, err := parseInterleaved(fs, args, stdout)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	infos, def, err := gpu.Enumerate(*sel)
 	if err != nil {

@@ -157,6 +157,16 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	return 2
 }
 
+// parseFlagsOnly parses a command's flags as parseInterleaved does, for a
+// command that takes no positional arguments.
+func parseFlagsOnly(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	pos, err := parseInterleaved(fs, args, stdout)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	return err
+}
+
 // parseInterleaved parses flags that may come before or after positional
 // arguments ("vkdml run argmax IN.npy OUT.npy --axes 1"), returning the
 // positional ones. "--" ends flag parsing. -h, -help and --help print the
@@ -207,12 +217,8 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("version", "version", stderr)
-	pos, err := parseInterleaved(fs, args, stdout)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	fmt.Fprintln(stdout, "vkdml", vkdmlVersion())
 	return nil

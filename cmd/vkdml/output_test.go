@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -129,7 +130,7 @@ func TestWriteOutputsCommits(t *testing.T) {
 		if err != nil || !bytes.Equal(got.Data, twoTensors()[i].Data) {
 			t.Fatalf("%s: %v %v", p, got, err)
 		}
-		if fi, _ := os.Stat(p); unixModes && fi.Mode().Perm() != 0o640 {
+		if fi, _ := os.Stat(p); testutil.UnixModes && fi.Mode().Perm() != 0o640 {
 			t.Errorf("%s: mode %v; a replaced file keeps its mode 0640", p, fi.Mode())
 		}
 	}
@@ -141,10 +142,10 @@ func TestWriteOutputsCommits(t *testing.T) {
 // TestWriteOutputsMode: new files are 0666 minus the umask.
 func TestWriteOutputsMode(t *testing.T) {
 	for _, c := range []struct{ umask, want int }{{0o022, 0o644}, {0o077, 0o600}, {0o002, 0o664}} {
-		old := setUmask(t, c.umask)
+		old := testutil.SetUmask(t, c.umask)
 		p := filepath.Join(t.TempDir(), "new.npy")
 		err := writeOutputs(nil, []string{p}, twoTensors()[:1])
-		setUmask(t, old)
+		testutil.SetUmask(t, old)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +184,7 @@ func TestWriteOutputsRefused(t *testing.T) {
 	}
 	defer os.Remove(hard)
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	haveFIFO := mkfifo(t, fifo)
+	haveFIFO := testutil.Mkfifo(t, fifo)
 	dangling := filepath.Join(t.TempDir(), "dangling")
 	os.Symlink(filepath.Join(dir, "nothing-here"), dangling)
 	newA := filepath.Join(dir, "new.npy")
@@ -212,12 +213,12 @@ func TestWriteOutputsRefused(t *testing.T) {
 		cases = append(cases, refusal{"FIFO", nil, []string{b, fifo}, "FIFO"})
 	}
 	for _, c := range cases {
-		if !symlinksWork && strings.Contains(c.name, "symlink") {
-			t.Logf("%s: skipped (%s)", c.name, noSymlinks)
+		if !testutil.SymlinksWork && strings.Contains(c.name, "symlink") {
+			t.Logf("%s: skipped (%s)", c.name, testutil.NoSymlinks)
 			continue
 		}
 		err := writeOutputs(c.inputs, c.paths, twoTensors()[:len(c.paths)])
-		if err == nil || !saysMissing(err.Error(), c.want) {
+		if err == nil || !testutil.SaysMissing(err.Error(), c.want) {
 			t.Errorf("%s: %v; want an error saying %q", c.name, err, c.want)
 		}
 		checkUntouched(t, dir)
@@ -230,8 +231,8 @@ func TestWriteOutputsRefused(t *testing.T) {
 // TestWriteOutputsFollowsSymlink: an output that is a symbolic link to a
 // file replaces the file, and the link stays.
 func TestWriteOutputsFollowsSymlink(t *testing.T) {
-	if !symlinksWork {
-		t.Skip(noSymlinks)
+	if !testutil.SymlinksWork {
+		t.Skip(testutil.NoSymlinks)
 	}
 	dir, a, _ := outputDir(t)
 	link := filepath.Join(t.TempDir(), "link.npy")

@@ -104,12 +104,8 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "with --live: one line per case on stderr as it finishes")
 	skipNoAnswer := fs.Bool("skip-no-answer", false, "with --live and a corpus: do not give DirectML the cases its goldens record as no answer (compared as no answer; they fail unless known-differences.json explains them)")
 	devOpts := deviceFlags(fs)
-	pos, err := parseInterleaved(fs, args, stdout)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	if !*live {
 		for _, f := range []string{"random", "seed", "out", "adapter", "dml", "case-timeout", "v", "skip-no-answer"} {
@@ -133,9 +129,11 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 		o := &liveOptions{random: *random, seed: *seed, out: *out, adapter: *adapter, dll: *dll, dev: devOpts(), caseTimeout: *caseTimeout,
 			verbose: *verbose, skipNoAnswer: *skipNoAnswer}
 		if *random == 0 {
-			if o.corpus, err = findCorpus(*corpusFlag); err != nil {
+			corpus, err := findCorpus(*corpusFlag)
+			if err != nil {
 				return err
 			}
+			o.corpus = corpus
 		} else if !flagSet(fs, "seed") {
 			o.seed = time.Now().UnixNano() % 1e9
 		}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
@@ -216,7 +215,7 @@ func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
 			}
 			continue
 		}
-		stop := liveWatchdog(o.caseTimeout, func() {
+		stop := parity.Watchdog(o.caseTimeout, func() {
 			fmt.Fprintf(stdout, "parity --live: DirectML gave no answer to case %s within %v; %d cases compared:\n", c.Name, o.caseTimeout, len(rep.Rows))
 			rep.Print(stdout)
 			if o.out != "" {
@@ -252,26 +251,3 @@ func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
 
 // exitNoAnswer is the exit status after DirectML gave a case no answer.
 const exitNoAnswer = 3
-
-// liveWatchdog calls expire, which must exit the process, if stop is not
-// called within d (0: never). A stop that comes too late waits for expire.
-func liveWatchdog(d time.Duration, expire func()) (stop func()) {
-	if d <= 0 {
-		return func() {}
-	}
-	var mu sync.Mutex
-	stopped := false
-	t := time.AfterFunc(d, func() {
-		mu.Lock()
-		if !stopped {
-			expire()
-		}
-		mu.Unlock()
-	})
-	return func() {
-		t.Stop()
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-	}
-}

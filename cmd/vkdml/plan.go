@@ -204,12 +204,9 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 		fs.PrintDefaults()
 		fmt.Fprintf(fs.Output(), "\n"+planHelp, strings.Join(profiles.Names(), ", "), checkMaxSerialPartials, checkBigCase>>20, checkMinInFlight>>20)
 	}
-	pos, err := parseInterleaved(fs, args, stdout)
+	err := parseFlagsOnly(fs, args, stdout)
 	if err != nil {
 		return nil, err
-	}
-	if len(pos) > 0 {
-		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	if o.op == nil {
 		return nil, fmt.Errorf("%w: --op must be one of %s or copy (got %q)", errUsage, strings.Join(operators.Names(), ", "), *opName)

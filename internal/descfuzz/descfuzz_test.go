@@ -1,11 +1,7 @@
 package descfuzz
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/ops"
@@ -15,37 +11,18 @@ import (
 func committedSeeds(t *testing.T) map[string][]byte {
 	t.Helper()
 	dir := "../../tests/testdata/fuzz/FuzzOperatorDesc"
-	files, err := os.ReadDir(dir)
+	names, bs, err := ReadCorpus(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds := map[string][]byte{}
-	for _, f := range files {
-		b, err := readSeed(filepath.Join(dir, f.Name()))
-		if err != nil {
-			t.Fatalf("%s: %v", f.Name(), err)
-		}
-		seeds[f.Name()] = b
-	}
-	if len(seeds) == 0 {
+	if len(bs) == 0 {
 		t.Fatalf("no seeds in %s", dir)
 	}
-	return seeds
-}
-
-// readSeed reads a "go test fuzz v1" file holding one []byte.
-func readSeed(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	seeds := map[string][]byte{}
+	for i, name := range names {
+		seeds[name] = bs[i]
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	sc.Scan() // the version line
-	sc.Scan()
-	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(sc.Text(), "[]byte("), ")"))
-	return []byte(s), err
+	return seeds
 }
 
 // kindByte is the byte of b that selects the desc's kind.

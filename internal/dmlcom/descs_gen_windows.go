@@ -18,6 +18,16 @@ var dmlOperators = map[string]struct{ typ, outputs uint32 }{
 	"MAX_UNPOOLING": {92, 1},
 }
 
+// poolingWindow is the fields of group PoolingWindow, embedded in the descs that hold it.
+type poolingWindow struct {
+	dimensionCount uint32 // UINT
+	_              uint32
+	strides        unsafe.Pointer // const UINT*, dimensionCount entries
+	windowSize     unsafe.Pointer // const UINT*, dimensionCount entries
+	startPadding   unsafe.Pointer // const UINT*, dimensionCount entries
+	endPadding     unsafe.Pointer // const UINT*, dimensionCount entries
+}
+
 // argMaxOperatorDesc is DML_ARGMAX_OPERATOR_DESC.
 type argMaxOperatorDesc struct {
 	inputTensor   unsafe.Pointer // const DML_TENSOR_DESC*
@@ -30,15 +40,7 @@ type argMaxOperatorDesc struct {
 }
 
 // argMinOperatorDesc is DML_ARGMIN_OPERATOR_DESC.
-type argMinOperatorDesc struct {
-	inputTensor   unsafe.Pointer // const DML_TENSOR_DESC*
-	outputTensor  unsafe.Pointer // const DML_TENSOR_DESC*
-	axisCount     uint32         // UINT
-	_             uint32
-	axes          unsafe.Pointer // const UINT*, axisCount entries
-	axisDirection uint32         // DML_AXIS_DIRECTION
-	_             uint32
-}
+type argMinOperatorDesc argMaxOperatorDesc
 
 // reduceOperatorDesc is DML_REDUCE_OPERATOR_DESC.
 type reduceOperatorDesc struct {
@@ -53,14 +55,9 @@ type reduceOperatorDesc struct {
 
 // maxPoolingOperatorDesc is DML_MAX_POOLING_OPERATOR_DESC.
 type maxPoolingOperatorDesc struct {
-	inputTensor    unsafe.Pointer // const DML_TENSOR_DESC*
-	outputTensor   unsafe.Pointer // const DML_TENSOR_DESC*
-	dimensionCount uint32         // UINT
-	_              uint32
-	strides        unsafe.Pointer // const UINT*, dimensionCount entries
-	windowSize     unsafe.Pointer // const UINT*, dimensionCount entries
-	startPadding   unsafe.Pointer // const UINT*, dimensionCount entries
-	endPadding     unsafe.Pointer // const UINT*, dimensionCount entries
+	inputTensor  unsafe.Pointer // const DML_TENSOR_DESC*
+	outputTensor unsafe.Pointer // const DML_TENSOR_DESC*
+	poolingWindow
 }
 
 // maxPooling1OperatorDesc is DML_MAX_POOLING1_OPERATOR_DESC.
@@ -68,12 +65,7 @@ type maxPooling1OperatorDesc struct {
 	inputTensor         unsafe.Pointer // const DML_TENSOR_DESC*
 	outputTensor        unsafe.Pointer // const DML_TENSOR_DESC*
 	outputIndicesTensor unsafe.Pointer // const DML_TENSOR_DESC*, may be nil
-	dimensionCount      uint32         // UINT
-	_                   uint32
-	strides             unsafe.Pointer // const UINT*, dimensionCount entries
-	windowSize          unsafe.Pointer // const UINT*, dimensionCount entries
-	startPadding        unsafe.Pointer // const UINT*, dimensionCount entries
-	endPadding          unsafe.Pointer // const UINT*, dimensionCount entries
+	poolingWindow
 }
 
 // maxPooling2OperatorDesc is DML_MAX_POOLING2_OPERATOR_DESC.
@@ -81,13 +73,8 @@ type maxPooling2OperatorDesc struct {
 	inputTensor         unsafe.Pointer // const DML_TENSOR_DESC*
 	outputTensor        unsafe.Pointer // const DML_TENSOR_DESC*
 	outputIndicesTensor unsafe.Pointer // const DML_TENSOR_DESC*, may be nil
-	dimensionCount      uint32         // UINT
-	_                   uint32
-	strides             unsafe.Pointer // const UINT*, dimensionCount entries
-	windowSize          unsafe.Pointer // const UINT*, dimensionCount entries
-	startPadding        unsafe.Pointer // const UINT*, dimensionCount entries
-	endPadding          unsafe.Pointer // const UINT*, dimensionCount entries
-	dilations           unsafe.Pointer // const UINT*, dimensionCount entries
+	poolingWindow
+	dilations unsafe.Pointer // const UINT*, dimensionCount entries
 }
 
 // maxUnpoolingOperatorDesc is DML_MAX_UNPOOLING_OPERATOR_DESC.

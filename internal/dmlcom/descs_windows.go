@@ -102,14 +102,15 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 		op.desc = pin(d, &reduceOperatorDesc{function: f, inputTensor: in, outputTensor: out, axisCount: uint32(len(c.Axes)), axes: d.u32s(c.Axes)})
 	case "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2":
 		n := len(c.WindowSize)
-		st, win, sp, ep, dil := d.u32s(padded(c.Strides, n)), d.u32s(padded(c.WindowSize, n)), d.u32s(padded(c.StartPadding, n)), d.u32s(padded(c.EndPadding, n)), d.u32s(padded(c.Dilations, n))
+		w := poolingWindow{dimensionCount: uint32(n), strides: d.u32s(padded(c.Strides, n)), windowSize: d.u32s(padded(c.WindowSize, n)),
+			startPadding: d.u32s(padded(c.StartPadding, n)), endPadding: d.u32s(padded(c.EndPadding, n))}
 		switch c.Operator {
 		case "MAX_POOLING":
-			op.desc = pin(d, &maxPoolingOperatorDesc{inputTensor: in, outputTensor: out, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep})
+			op.desc = pin(d, &maxPoolingOperatorDesc{inputTensor: in, outputTensor: out, poolingWindow: w})
 		case "MAX_POOLING1":
-			op.desc = pin(d, &maxPooling1OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep})
+			op.desc = pin(d, &maxPooling1OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, poolingWindow: w})
 		default:
-			op.desc = pin(d, &maxPooling2OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, dimensionCount: uint32(n), strides: st, windowSize: win, startPadding: sp, endPadding: ep, dilations: dil})
+			op.desc = pin(d, &maxPooling2OperatorDesc{inputTensor: in, outputTensor: out, outputIndicesTensor: idx, poolingWindow: w, dilations: d.u32s(padded(c.Dilations, n))})
 		}
 	case "MAX_UNPOOLING":
 		ind, err := d.tensor(c.Indices)

@@ -15,6 +15,16 @@ func window(name string) Field {
 	return Field{Name: name, Kind: Attribute, Type: UIntArray, Count: "DimensionCount"}
 }
 
+// poolingWindow returns the fields every max pooling desc holds alike,
+// after the tensors, as the group PoolingWindow.
+func poolingWindow() []Field {
+	fs := []Field{dimCount, window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding")}
+	for i := range fs {
+		fs[i].Group = "PoolingWindow"
+	}
+	return fs
+}
+
 // argFields are DML_ARGMAX_OPERATOR_DESC's and DML_ARGMIN_OPERATOR_DESC's.
 var argFields = []Field{input, output, axisCount, axes,
 	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection}}
@@ -45,23 +55,20 @@ block, in row-major order over the reduced axes.`},
 	},
 	{
 		Type: "MAX_POOLING", DMLType: 58, Go: "MaxPooling",
-		Fields: []Field{input, output, dimCount,
-			window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding")},
+		Fields: append([]Field{input, output}, poolingWindow()...),
 		C: &CDesc{Struct: "vkdml_max_pooling_desc", Type: 4, Doc: `DML_MAX_POOLING_OPERATOR_DESC. Every array has dimension_count
 (= the input's rank - 2) entries.`},
 	},
 	{
 		Type: "MAX_POOLING1", DMLType: 91, Go: "MaxPooling1",
-		Fields: []Field{input, output, outputIndices, dimCount,
-			window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding")},
+		Fields: append([]Field{input, output, outputIndices}, poolingWindow()...),
 		C: &CDesc{Struct: "vkdml_max_pooling1_desc", Type: 5, Doc: `DML_MAX_POOLING1_OPERATOR_DESC: output_indices (NULL: none) receives the
 index of each selected element, flat over the whole logical input.`},
 	},
 	{
 		Type: "MAX_POOLING2", DMLType: 110, Go: "MaxPooling2",
-		Fields: []Field{input, output, outputIndices, dimCount,
-			window("Strides"), window("WindowSize"), window("StartPadding"), window("EndPadding"), window("Dilations")},
-		C: &CDesc{Struct: "vkdml_max_pooling2_desc", Type: 6, Doc: `DML_MAX_POOLING2_OPERATOR_DESC: MAX_POOLING1 with dilations.`},
+		Fields: append(append([]Field{input, output, outputIndices}, poolingWindow()...), window("Dilations")),
+		C:      &CDesc{Struct: "vkdml_max_pooling2_desc", Type: 6, Doc: `DML_MAX_POOLING2_OPERATOR_DESC: MAX_POOLING1 with dilations.`},
 	},
 	{
 		Type: "MAX_UNPOOLING", DMLType: 92, Go: "MaxUnpooling",

@@ -76,6 +76,10 @@ type Field struct {
 	Count string
 	// Enum types a UInt field; nil for a plain number.
 	Enum *Enum
+	// Group names a run of fields that several descs hold alike
+	// (PoolingWindow); a mirror that can share one struct for the run
+	// (the Windows runner's COM structs, as Go embedding) does.
+	Group string
 }
 
 // IsTensor reports whether f is an input or output tensor.

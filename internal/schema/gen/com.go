@@ -14,7 +14,8 @@ import (
 // explicit), and each operator's DML_OPERATOR_TYPE and output count. It
 // covers the descs libvkdml offers, which are those the parity corpus
 // runs; ELEMENT_WISE_IDENTITY's schema lacks DirectML's ScaleBias, so its
-// struct would not be DirectML's.
+// struct would not be DirectML's. A group of fields (schema.Field.Group)
+// is one struct, embedded where the group stands.
 func renderCOM() ([]byte, error) {
 	ds := cDescs()
 	var b strings.Builder
@@ -26,8 +27,26 @@ func renderCOM() ([]byte, error) {
 		fmt.Fprintf(&b, "\t%q: {%d, %d},\n", d.Type, d.DMLType, len(d.Tensors(schema.OutputTensor)))
 	}
 	b.WriteString("}\n")
+	groups := map[string]bool{}
 	for _, d := range ds {
-		comStruct(&b, d)
+		for _, run := range fieldRuns(d.Fields) {
+			if g := run[0].Group; g != "" && !groups[g] {
+				groups[g] = true
+				fmt.Fprintf(&b, "\n// %s is the fields of group %s, embedded in the descs that hold it.\n", lowerFirst(g), g)
+				comStruct(&b, lowerFirst(g), [][]schema.Field{run}, false)
+			}
+		}
+	}
+	for _, d := range ds {
+		fmt.Fprintf(&b, "\n// %s is DML_%s_OPERATOR_DESC.\n", comName(d), d.Type)
+		if d.C.SameAs != "" {
+			same, _ := schema.Lookup(d.C.SameAs)
+			fmt.Fprintf(&b, "type %s %s\n", comName(d), comName(same))
+			continue
+		}
+		if err := comStruct(&b, comName(d), fieldRuns(d.Fields), true); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Type, err)
+		}
 	}
 	return format.Source([]byte(b.String()))
 }
@@ -37,34 +56,87 @@ func comName(d *schema.Desc) string { return lowerFirst(d.Go) + "OperatorDesc" }
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
-// comStruct writes d's struct: 4-byte fields, and 8-byte pointers at
-// offsets that are multiples of 8, as the x64 C compiler lays them out.
-func comStruct(b *strings.Builder, d *schema.Desc) {
-	fmt.Fprintf(b, "\n// %s is DML_%s_OPERATOR_DESC.\ntype %s struct {\n", comName(d), d.Type, comName(d))
+// fieldRuns cuts fields into runs: each group's fields together, and each
+// field of no group alone.
+func fieldRuns(fields []schema.Field) [][]schema.Field {
+	var runs [][]schema.Field
+	for i, f := range fields {
+		if f.Group != "" && i > 0 && fields[i-1].Group == f.Group {
+			runs[len(runs)-1] = append(runs[len(runs)-1], f)
+		} else {
+			runs = append(runs, []schema.Field{f})
+		}
+	}
+	return runs
+}
+
+// comStruct writes struct name, with a run of a group as its embedded
+// struct when embed (else its fields):
+// 4-byte fields, and 8-byte pointers at offsets that are multiples of 8,
+// as the x64 C compiler lays them out. An embedded group holds a pointer,
+// so it must start at a multiple of 8 for its fields to keep the offsets
+// of DirectML's flat struct.
+func comStruct(b *strings.Builder, name string, runs [][]schema.Field, embed bool) error {
+	fmt.Fprintf(b, "type %s struct {\n", name)
 	offset, pointers := 0, false
-	for _, f := range d.Fields {
-		typ, size, what := "uint32", 4, "UINT"
-		switch {
-		case f.Type == schema.TensorDesc:
-			typ, size, what = "unsafe.Pointer", 8, "const DML_TENSOR_DESC*"
-			if f.Optional {
-				what += ", may be nil"
+	for _, run := range runs {
+		if g := run[0].Group; g != "" && embed {
+			if offset%8 != 0 {
+				return fmt.Errorf("group %s starts at offset %d, not a multiple of 8", g, offset)
 			}
-		case f.Type == schema.UIntArray:
-			typ, size, what = "unsafe.Pointer", 8, "const UINT*, "+lowerFirst(f.Count)+" entries"
-		case f.Enum != nil:
-			what = f.Enum.DML
+			size, _ := comLayout(run)
+			fmt.Fprintf(b, "\t%s\n", lowerFirst(g))
+			offset, pointers = offset+size, true
+			continue
 		}
-		if size == 8 && offset%8 != 0 {
-			b.WriteString("\t_ uint32\n")
-			offset += 4
+		for _, f := range run {
+			typ, size, what := comField(&f)
+			if size == 8 && offset%8 != 0 {
+				b.WriteString("\t_ uint32\n")
+				offset += 4
+			}
+			pointers = pointers || size == 8
+			fmt.Fprintf(b, "\t%s %s // %s\n", lowerFirst(f.Name), typ, what)
+			offset += size
 		}
-		pointers = pointers || size == 8
-		fmt.Fprintf(b, "\t%s %s // %s\n", lowerFirst(f.Name), typ, what)
-		offset += size
 	}
 	if pointers && offset%8 != 0 {
 		b.WriteString("\t_ uint32\n")
 	}
 	b.WriteString("}\n")
+	return nil
+}
+
+// comLayout is the size of fields as a struct (padded to 8 when it holds
+// a pointer) and whether it holds one.
+func comLayout(fields []schema.Field) (size int, pointers bool) {
+	for _, f := range fields {
+		_, n, _ := comField(&f)
+		if n == 8 && size%8 != 0 {
+			size += 4
+		}
+		pointers = pointers || n == 8
+		size += n
+	}
+	if pointers && size%8 != 0 {
+		size += 4
+	}
+	return size, pointers
+}
+
+// comField is f's Go type, size and C type for the comment.
+func comField(f *schema.Field) (typ string, size int, what string) {
+	typ, size, what = "uint32", 4, "UINT"
+	switch {
+	case f.Type == schema.TensorDesc:
+		typ, size, what = "unsafe.Pointer", 8, "const DML_TENSOR_DESC*"
+		if f.Optional {
+			what += ", may be nil"
+		}
+	case f.Type == schema.UIntArray:
+		typ, size, what = "unsafe.Pointer", 8, "const UINT*, "+lowerFirst(f.Count)+" entries"
+	case f.Enum != nil:
+		what = f.Enum.DML
+	}
+	return typ, size, what
 }

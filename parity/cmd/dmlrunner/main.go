@@ -36,7 +36,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/vkdml/vkdml/internal/parity"
@@ -73,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dll := fs.String("dml", "DirectML.dll", "DirectML.dll to load (name or path)")
 	debug := fs.Bool("debug", false, "DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)")
 	verbose := fs.Bool("v", false, "print one line per case")
-	caseTimeout := fs.Duration("case-timeout", 30*time.Second, "record a case that takes longer as no answer, save, and exit with status 3")
+	caseTimeout := fs.Duration("case-timeout", 30*time.Second, "record a case that takes longer as no answer, save, and exit with status 3 (0: no limit)")
 	resume := fs.Bool("resume", false, "keep the results already in -out and run only the cases they lack")
 	rig := fs.String("rig", "", "what the D3D12 device runs on, recorded in results.json (e.g. the Vulkan driver under Wine)")
 	if err := fs.Parse(args); err != nil {
@@ -129,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "dmlrunner:", err)
 			return 1
 		}
-		stop := watchdog(*caseTimeout, func() {
+		stop := parity.Watchdog(*caseTimeout, func() {
 			o := &parity.Outcome{NoAnswer: true, Message: fmt.Sprintf("no answer within %v", *caseTimeout)}
 			r, _ := parity.WriteOutcome(*outDir, c, o)
 			res.Cases = append(res.Cases, r)
@@ -175,28 +174,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "dmlrunner: %d cases in %.1fs on %s (DML feature level %s); %d returned another HRESULT than the corpus expects; %d results in %s\n",
 		ran, time.Since(start).Seconds(), res.Adapter, res.FeatureLevel, failed, len(res.Cases), *outDir)
 	return 0
-}
-
-// watchdog calls expire, which must exit the process, in another
-// goroutine if the returned stop is not called within d. A stop that comes
-// too late blocks until expire has exited, so the case's results are never
-// written twice.
-func watchdog(d time.Duration, expire func()) (stop func()) {
-	var mu sync.Mutex
-	stopped := false
-	t := time.AfterFunc(d, func() {
-		mu.Lock() // held until the process exits
-		if !stopped {
-			expire()
-		}
-		mu.Unlock()
-	})
-	return func() {
-		t.Stop()
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-	}
 }
 
 func stageSuffix(o *parity.Outcome) string {
