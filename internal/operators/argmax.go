@@ -331,7 +331,7 @@ func demoArg(d *dml.Device, w io.Writer, op string, vals []float32, sizes, axes 
 	// element's block in a comment.
 	fmt.Fprintf(w, "InputTensor: (Sizes:%s, DataType:FLOAT32)\n%s\n\n", tensor.Shape(sizes), nested(in.Float64s(), sizes, nil))
 	fmt.Fprintf(w, "AxisCount: %d\nAxes: %s\nAxisDirection: %v\n", len(axes), tensor.Shape(axes), dir)
-	fmt.Fprintf(w, "OutputTensor: (Sizes:%s, DataType:UINT32)\n%s\n", tensor.Shape(osizes), nested(toFloats(got), osizes, argBlocks(op, in, axes, osizes)))
+	fmt.Fprintf(w, "OutputTensor: (Sizes:%s, DataType:UINT32)\n%s\n", tensor.Shape(osizes), nested(convertAll[float64](got), osizes, argBlocks(op, in, axes, osizes)))
 
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("got %v, the page says %v", got, want)
@@ -374,14 +374,6 @@ func argBlocks(op string, in *tensor.Tensor, axes, osizes []uint32) []string {
 		comments[o] = fmt.Sprintf("%s({%s})", op, strings.Join(block, ", "))
 	})
 	return comments
-}
-
-func toFloats(v []uint64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = float64(x)
-	}
-	return out
 }
 
 // nested prints row-major values as nested brackets, one innermost row per

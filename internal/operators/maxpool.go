@@ -432,7 +432,7 @@ func poolFromONNX(n *onnx.Node, ins []*tensor.Tensor, outputs int) (*ONNXMapping
 	if err != nil {
 		return nil, err
 	}
-	return poolMapping(in, u32s(k), u32s(s), u32s(dl), u32s(start), u32s(end), u32s(out), outputs, ceil, ap), nil
+	return poolMapping(in, convertAll[uint32](k), convertAll[uint32](s), convertAll[uint32](dl), convertAll[uint32](start), convertAll[uint32](end), convertAll[uint32](out), outputs, ceil, ap), nil
 }
 
 // onnxPoolExtents computes MaxPool's output extents, rewriting start and
@@ -519,12 +519,4 @@ func poolMapping(in, w, st, di, a, b, o []uint32, outputs int, ceil bool, ap str
 		m.Mapping += ", " + strings.Join(what, ", ")
 	}
 	return m
-}
-
-func u32s(v []int64) []uint32 {
-	r := make([]uint32, len(v))
-	for i, x := range v {
-		r[i] = uint32(x)
-	}
-	return r
 }

@@ -186,7 +186,7 @@ func unpoolOutputShape(t *tensor.Tensor, inferred []uint32) ([]uint32, error) {
 	if len(v) != 4 || slices.ContainsFunc(v, func(x int64) bool { return x < 1 || x > 1<<32-1 }) {
 		return nil, fmt.Errorf("output_shape %v is not 4 sizes of at least 1", v)
 	}
-	shape := u32s(v)
+	shape := convertAll[uint32](v)
 	for i := range shape {
 		if i < 2 && shape[i] != inferred[i] || shape[i] < inferred[i] {
 			return nil, &NoEquivalentError{fmt.Sprintf("output_shape %s against the inferred shape %s: ONNX pads the inferred result, which fits no DirectML output view unless batch and channels agree and no axis shrinks", tensor.Shape(shape), tensor.Shape(inferred))}

@@ -352,3 +352,13 @@ func Demos() []Demo {
 	}
 	return ds
 }
+
+// convertAll converts every element of v to To (ONNX's int64 attributes
+// to DirectML's uint32s, indices to the float64s nested prints).
+func convertAll[To, From uint32 | int64 | uint64 | float64](v []From) []To {
+	out := make([]To, len(v))
+	for i, x := range v {
+		out[i] = To(x)
+	}
+	return out
+}
