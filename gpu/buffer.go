@@ -6,7 +6,6 @@ package gpu
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -34,13 +33,10 @@ type Buffer struct {
 // undefined until written. A size the device cannot allocate in one piece
 // fails with an error wrapping ErrOutOfMemory.
 func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
-	if err := d.enter("NewBuffer"); err != nil {
+	if err := d.enterUsable("NewBuffer"); err != nil {
 		return nil, err
 	}
 	defer d.life.RUnlock()
-	if err := d.usable("NewBuffer"); err != nil {
-		return nil, err
-	}
 	d.reap() // memory that timed-out work held may be free by now
 	return d.newBuffer(d.mem.main, size)
 }
@@ -84,10 +80,7 @@ func (b *Buffer) Free() error {
 		return nil
 	}
 	d := b.d
-	if err := d.enter("Buffer.Free"); err != nil {
-		if errors.Is(err, ErrDeviceClosed) {
-			return nil
-		}
+	if entered, err := d.enterRelease("Buffer.Free"); !entered {
 		return err
 	}
 	defer d.life.RUnlock()
@@ -183,42 +176,39 @@ func (b *Buffer) checkRange(call string, off, n uint64) error {
 // Write copies data into the buffer at off. The GPU must not be using the
 // range.
 func (b *Buffer) Write(off uint64, data []byte) error {
-	done, err := b.hostUse("Buffer.Write")
-	if err != nil {
-		return err
-	}
-	defer done()
-	if err := b.checkRange("Buffer.Write", off, uint64(len(data))); err != nil || len(data) == 0 {
-		return err
-	}
-	for _, p := range b.pieces(off, uint64(len(data))) {
-		part := data[p.pos : p.pos+p.n]
-		if m := p.seg.mapped(); m != nil {
-			copy(m[p.at:], part)
-		} else if err := b.d.stage(b, p.seg, p.at, part, true); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.hostCopy("Buffer.Write", off, data, true)
 }
 
 // Read copies len(out) bytes at off into out. Work that wrote the range
 // must have completed.
 func (b *Buffer) Read(off uint64, out []byte) error {
-	done, err := b.hostUse("Buffer.Read")
+	return b.hostCopy("Buffer.Read", off, out, false)
+}
+
+// hostCopy copies between host and the buffer at off: host into the buffer
+// when upload is set (Write), else the buffer into host (Read); each piece
+// through its mapping, or through a staging buffer where it has none.
+func (b *Buffer) hostCopy(call string, off uint64, host []byte, upload bool) error {
+	done, err := b.hostUse(call)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if err := b.checkRange("Buffer.Read", off, uint64(len(out))); err != nil || len(out) == 0 {
+	if err := b.checkRange(call, off, uint64(len(host))); err != nil || len(host) == 0 {
 		return err
 	}
-	for _, p := range b.pieces(off, uint64(len(out))) {
-		part := out[p.pos : p.pos+p.n]
-		if m := p.seg.mapped(); m != nil {
+	for _, p := range b.pieces(off, uint64(len(host))) {
+		part := host[p.pos : p.pos+p.n]
+		m := p.seg.mapped()
+		switch {
+		case m != nil && upload:
+			copy(m[p.at:], part)
+		case m != nil:
 			copy(part, m[p.at:])
-		} else if err := b.d.stage(b, p.seg, p.at, part, false); err != nil {
-			return err
+		default:
+			if err := b.d.stage(b, p.seg, p.at, part, upload); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

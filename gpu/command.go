@@ -87,13 +87,10 @@ const setsPerPool = 64
 
 // NewCommandList creates an empty list.
 func (d *Device) NewCommandList() (*CommandList, error) {
-	if err := d.enter("NewCommandList"); err != nil {
+	if err := d.enterUsable("NewCommandList"); err != nil {
 		return nil, err
 	}
 	defer d.life.RUnlock()
-	if err := d.usable("NewCommandList"); err != nil {
-		return nil, err
-	}
 	d.reap()
 	return d.newList()
 }
@@ -178,18 +175,9 @@ func (l *CommandList) free() {
 		C.vkdml_destroy_descriptor_pool(d.dev, p)
 	}
 	l.descPools = nil
-	if l.queries != 0 {
-		C.vkdml_destroy_query_pool(d.dev, l.queries)
-		l.queries = 0
-	}
-	if l.fence != 0 {
-		C.vkdml_destroy_fence(d.dev, l.fence)
-		l.fence = 0
-	}
-	if l.pool != 0 {
-		C.vkdml_destroy_command_pool(d.dev, l.pool) // frees l.cmd too
-		l.pool = 0
-	}
+	destroyHandle(&l.queries, func(q C.VkQueryPool) { C.vkdml_destroy_query_pool(d.dev, q) })
+	destroyHandle(&l.fence, func(f C.VkFence) { C.vkdml_destroy_fence(d.dev, f) })
+	destroyHandle(&l.pool, func(p C.VkCommandPool) { C.vkdml_destroy_command_pool(d.dev, p) }) // frees l.cmd too
 }
 
 func (l *CommandList) begin(oneTime bool) error {
@@ -246,6 +234,19 @@ func (l *CommandList) Begin() error {
 	// Order everything before this list (host writes, earlier submissions)
 	// before its first command.
 	C.vkdml_cmd_memory_barrier(l.cmd, allCommands|hostStage, memRW|hostRW, allCommands, memRW)
+	return nil
+}
+
+// lockRecording is lock for a call that records a command: the list must
+// be recording (between Begin and End), and is not locked when it is not.
+func (l *CommandList) lockRecording(call string) error {
+	if err := l.lock(call); err != nil {
+		return err
+	}
+	if err := l.recording(call); err != nil {
+		l.unlock()
+		return err
+	}
 	return nil
 }
 
@@ -336,13 +337,10 @@ func (l *CommandList) scratchRange(name string, i int, r Range) (C.VkBuffer, uin
 // Dispatch records k over groups workgroups with the given bindings and
 // parameters (len(params) must equal the kernel's ParamBytes).
 func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, groups [3]uint32) error {
-	if err := l.lock("Dispatch"); err != nil {
+	if err := l.lockRecording("Dispatch"); err != nil {
 		return err
 	}
 	defer l.unlock()
-	if err := l.recording("Dispatch"); err != nil {
-		return err
-	}
 	if err := k.usableBy(l.d, "Dispatch"); err != nil {
 		return err
 	}
@@ -401,13 +399,10 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 // Barrier makes every earlier shader and transfer write visible to every
 // later command (DirectML's UAV barrier, for all resources).
 func (l *CommandList) Barrier() error {
-	if err := l.lock("Barrier"); err != nil {
+	if err := l.lockRecording("Barrier"); err != nil {
 		return err
 	}
 	defer l.unlock()
-	if err := l.recording("Barrier"); err != nil {
-		return err
-	}
 	C.vkdml_cmd_memory_barrier(l.cmd, computeStage|transferStage, shaderRW|transferRW, computeStage|transferStage, shaderRW|transferRW)
 	return nil
 }
@@ -416,13 +411,10 @@ func (l *CommandList) Barrier() error {
 // have the same size, lie inside their buffers and not overlap; an empty
 // copy records nothing.
 func (l *CommandList) Copy(dst, src Range) error {
-	if err := l.lock("Copy"); err != nil {
+	if err := l.lockRecording("Copy"); err != nil {
 		return err
 	}
 	defer l.unlock()
-	if err := l.recording("Copy"); err != nil {
-		return err
-	}
 	if err := src.Buffer.usableBy(l.d, "Copy", "source"); err != nil {
 		return err
 	}
@@ -459,13 +451,10 @@ func (l *CommandList) Copy(dst, src Range) error {
 // Fill records a fill of r (offset and size multiples of 4) with value; an
 // empty range records nothing.
 func (l *CommandList) Fill(r Range, value uint32) error {
-	if err := l.lock("Fill"); err != nil {
+	if err := l.lockRecording("Fill"); err != nil {
 		return err
 	}
 	defer l.unlock()
-	if err := l.recording("Fill"); err != nil {
-		return err
-	}
 	if err := r.Buffer.usableBy(l.d, "Fill", "range"); err != nil {
 		return err
 	}

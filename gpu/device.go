@@ -278,6 +278,40 @@ func (d *Device) enter(call string) error {
 	return nil
 }
 
+// enterRelease is enter for a call that releases an object: Close freed
+// everything, so after it there is nothing to release and entered is false
+// with a nil error.
+func (d *Device) enterRelease(call string) (entered bool, err error) {
+	err = d.enter(call)
+	if errors.Is(err, ErrDeviceClosed) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// destroyHandle destroys the Vulkan object *h, if any, and zeroes *h, so
+// that freeing twice destroys once.
+func destroyHandle[H comparable](h *H, destroy func(H)) {
+	var none H
+	if *h != none {
+		destroy(*h)
+		*h = none
+	}
+}
+
+// enterUsable is enter for a call that creates an object: a lost device
+// refuses it too (usable), and then the life lock is not held.
+func (d *Device) enterUsable(call string) error {
+	if err := d.enter(call); err != nil {
+		return err
+	}
+	if err := d.usable(call); err != nil {
+		d.life.RUnlock()
+		return err
+	}
+	return nil
+}
+
 // usable returns ErrDeviceLost once the device is lost.
 func (d *Device) usable(call string) error {
 	if d.lost.Load() {

@@ -2,10 +2,7 @@
 
 package gpu
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Destroy releases the kernel. It is idempotent, and nil after the device
 // is closed (Close destroyed the kernel). When a submitted command list
@@ -16,10 +13,7 @@ func (k *Kernel) Destroy() error {
 		return nil
 	}
 	d := k.d
-	if err := d.enter("Kernel.Destroy"); err != nil {
-		if errors.Is(err, ErrDeviceClosed) {
-			return nil
-		}
+	if entered, err := d.enterRelease("Kernel.Destroy"); !entered {
 		return err
 	}
 	defer d.life.RUnlock()

@@ -73,13 +73,10 @@ var ErrMissingFeature = errors.New("gpu: the device lacks a feature the kernel n
 
 // NewKernel compiles desc through the device's pipeline cache.
 func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
-	if err := d.enter("NewKernel"); err != nil {
+	if err := d.enterUsable("NewKernel"); err != nil {
 		return nil, err
 	}
 	defer d.life.RUnlock()
-	if err := d.usable("NewKernel"); err != nil {
-		return nil, err
-	}
 	if len(desc.SPIRV) == 0 || len(desc.SPIRV)%4 != 0 {
 		return nil, fmt.Errorf("gpu: kernel %s: SPIR-V of %d bytes is not a whole number of words", desc.Name, len(desc.SPIRV))
 	}
@@ -214,22 +211,10 @@ func (k *Kernel) Bindings() int {
 func (k *Kernel) free() {
 	d := k.d
 	k.freed = true
-	if k.pipeline != 0 {
-		C.vkdml_destroy_pipeline(d.dev, k.pipeline)
-		k.pipeline = 0
-	}
-	if k.layout != 0 {
-		C.vkdml_destroy_pipeline_layout(d.dev, k.layout)
-		k.layout = 0
-	}
-	if k.setLayout != 0 {
-		C.vkdml_destroy_set_layout(d.dev, k.setLayout)
-		k.setLayout = 0
-	}
-	if k.module != 0 {
-		C.vkdml_destroy_shader_module(d.dev, k.module)
-		k.module = 0
-	}
+	destroyHandle(&k.pipeline, func(p C.VkPipeline) { C.vkdml_destroy_pipeline(d.dev, p) })
+	destroyHandle(&k.layout, func(l C.VkPipelineLayout) { C.vkdml_destroy_pipeline_layout(d.dev, l) })
+	destroyHandle(&k.setLayout, func(s C.VkDescriptorSetLayout) { C.vkdml_destroy_set_layout(d.dev, s) })
+	destroyHandle(&k.module, func(m C.VkShaderModule) { C.vkdml_destroy_shader_module(d.dev, m) })
 }
 
 // pipelineCache is a VkPipelineCache persisted on disk.

@@ -19,13 +19,10 @@ var SubmitTimeout = 5 * time.Minute
 // Timestamp records the GPU time after all earlier commands and returns its
 // index, for Timestamps. It returns -1 when the queue has no timestamps.
 func (l *CommandList) Timestamp() (int, error) {
-	if err := l.lock("Timestamp"); err != nil {
+	if err := l.lockRecording("Timestamp"); err != nil {
 		return -1, err
 	}
 	defer l.unlock()
-	if err := l.recording("Timestamp"); err != nil {
-		return -1, err
-	}
 	if l.d.Limits.TimestampValidBits == 0 {
 		return -1, nil
 	}
@@ -77,13 +74,10 @@ func (l *CommandList) Timestamps() ([]float64, error) {
 // End finishes recording. A final barrier makes the list's writes visible
 // to the host and to later transfers.
 func (l *CommandList) End() error {
-	if err := l.lock("End"); err != nil {
+	if err := l.lockRecording("End"); err != nil {
 		return err
 	}
 	defer l.unlock()
-	if err := l.recording("End"); err != nil {
-		return err
-	}
 	C.vkdml_cmd_memory_barrier(l.cmd, allCommands, memRW, allCommands|hostStage, memRW|hostRW)
 	if err := l.d.result("vkEndCommandBuffer", C.vkdml_end(l.cmd)); err != nil {
 		return err
