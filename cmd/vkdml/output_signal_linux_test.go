@@ -24,13 +24,26 @@ func dupOnto(oldfd, newfd int) error { return syscall.Dup3(oldfd, newfd, 0) }
 // The tests below run the vkdml binary, so that the signals, the exit
 // status and the standard descriptors are a real process's.
 
-// buildVkdml returns $VKDML_BIN, or a vkdml built into dir; it skips the
-// test (fails it under CI=true) when neither can be had.
-func buildVkdml(t *testing.T, dir string) string {
+// vkdmlBinary returns $VKDML_BIN, or a vkdml built for the test, which
+// sees a Vulkan device (requireDevice). It skips the test under -short, and
+// (fails it under CI=true) when no binary can be had.
+func vkdmlBinary(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("VKDML_BIN"); p != "" {
-		return p
+	if testing.Short() {
+		t.Skip("builds and runs the vkdml binary")
 	}
+	bin := os.Getenv("VKDML_BIN")
+	if bin == "" {
+		bin = buildVkdml(t)
+	}
+	requireDevice(t, bin)
+	return bin
+}
+
+// buildVkdml builds vkdml into a temporary folder, or skips the test
+// (fails it under CI=true) when there is no go command.
+func buildVkdml(t *testing.T) string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		if testutil.InCI() {
@@ -38,7 +51,7 @@ func buildVkdml(t *testing.T, dir string) string {
 		}
 		t.Skip("no go command; set VKDML_BIN to a vkdml binary")
 	}
-	bin := filepath.Join(dir, "vkdml")
+	bin := filepath.Join(t.TempDir(), "vkdml")
 	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -82,6 +95,14 @@ func newStagingRun(t *testing.T, exist bool) *stagingRun {
 		}
 	}
 	return r
+}
+
+// shell is r run by sh's script, which starts vkdml as "$0" "$@"; what
+// vkdml writes to its stderr goes to stderr.
+func (r *stagingRun) shell(bin, script string, stderr *bytes.Buffer) *exec.Cmd {
+	cmd := exec.Command("sh", append([]string{"-c", script, bin}, r.args()...)...)
+	cmd.Stderr = stderr
+	return cmd
 }
 
 func (r *stagingRun) args() []string {
@@ -155,6 +176,21 @@ func awaitStaging(t *testing.T, watch *os.File, waited <-chan error, stderr *byt
 	t.Fatal("no output was staged in 2 minutes")
 }
 
+// signalWhileStaging starts cmd, sends it sig once an output is staged in
+// the watched folder (awaitStaging) and returns how cmd ended.
+func signalWhileStaging(t *testing.T, cmd *exec.Cmd, watch *os.File, stderr *bytes.Buffer, sig syscall.Signal) error {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() }) // when the test fails before vkdml ends
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	awaitStaging(t, watch, waited, stderr)
+	cmd.Process.Signal(sig)
+	return <-waited
+}
+
 // exitCode is the status a shell would show for err: 128 + the signal for
 // a process killed by one.
 func exitCode(err error) int {
@@ -188,11 +224,7 @@ func brokenPipe(t *testing.T) *os.File {
 // message to it must not turn the exit into a death by SIGPIPE), or stdout
 // and stderr are closed descriptors.
 func TestRunSignalWhileStaging(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the vkdml binary")
-	}
-	bin := buildVkdml(t, t.TempDir())
-	requireDevice(t, bin)
+	bin := vkdmlBinary(t)
 	const (
 		readStderr   = iota
 		brokenStderr // a pipe whose reader is closed
@@ -227,17 +259,9 @@ func TestRunSignalWhileStaging(t *testing.T) {
 			case brokenStderr:
 				cmd.Stderr = brokenPipe(t)
 			case closedStdio: // sh execs vkdml before the signal is sent
-				cmd = exec.Command("sh", append([]string{"-c", `exec "$0" "$@" >&- 2>&-`, bin}, r.args()...)...)
+				cmd = r.shell(bin, `exec "$0" "$@" >&- 2>&-`, &stderr)
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill() }) // when the test fails before vkdml ends
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			awaitStaging(t, watch, waited, &stderr)
-			cmd.Process.Signal(c.sig)
-			err := <-waited
+			err := signalWhileStaging(t, cmd, watch, &stderr, c.sig)
 			if code := exitCode(err); code != 128+int(c.sig) {
 				t.Errorf("%v: exit status %d (%v); want %d", c.sig, code, err, 128+int(c.sig))
 			}
@@ -253,11 +277,7 @@ func TestRunSignalWhileStaging(t *testing.T) {
 // closed or a pipe nobody reads: the outputs are written whole and nothing
 // is left beside them.
 func TestRunClosedStdout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the vkdml binary")
-	}
-	bin := buildVkdml(t, t.TempDir())
-	requireDevice(t, bin)
+	bin := vkdmlBinary(t)
 	for _, c := range []struct {
 		name  string
 		shell string // how sh starts vkdml ("$0" is vkdml)
@@ -269,9 +289,8 @@ func TestRunClosedStdout(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newStagingRun(t, true)
-			cmd := exec.Command("sh", append([]string{"-c", c.shell, bin}, r.args()...)...)
 			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			cmd := r.shell(bin, c.shell, &stderr)
 			if c.pipes {
 				cmd.Stdout, cmd.Stderr = brokenPipe(t), brokenPipe(t)
 			}
@@ -290,25 +309,12 @@ func TestRunClosedStdout(t *testing.T) {
 // TestRunSignalIgnoredAtStart: under nohup (SIGHUP ignored when vkdml
 // starts) a hangup while the outputs are staged lets them be written.
 func TestRunSignalIgnoredAtStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the vkdml binary")
-	}
-	bin := buildVkdml(t, t.TempDir())
-	requireDevice(t, bin)
+	bin := vkdmlBinary(t)
 	r := newStagingRun(t, true)
 	watch := watchCreate(t, r.outDir)
-	cmd := exec.Command("sh", append([]string{"-c", `trap "" HUP; exec "$0" "$@"`, bin}, r.args()...)...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() }) // when the test fails before vkdml ends
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	awaitStaging(t, watch, waited, &stderr)
-	cmd.Process.Signal(syscall.SIGHUP)
-	if err := <-waited; err != nil {
+	cmd := r.shell(bin, `trap "" HUP; exec "$0" "$@"`, &stderr)
+	if err := signalWhileStaging(t, cmd, watch, &stderr, syscall.SIGHUP); err != nil {
 		t.Fatalf("exit status %d (%v): %s", exitCode(err), err, stderr.String())
 	}
 	r.checkWritten(t)
@@ -317,18 +323,12 @@ func TestRunSignalIgnoredAtStart(t *testing.T) {
 // TestRunFileSizeLimit: past the file size limit (ulimit -f) the write
 // fails with EFBIG, since Go ignores SIGXFSZ, and no output changes.
 func TestRunFileSizeLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the vkdml binary")
-	}
-	bin := buildVkdml(t, t.TempDir())
-	requireDevice(t, bin)
+	bin := vkdmlBinary(t)
 	r := newStagingRun(t, true)
 	// 4096 blocks is 2 or 4 MiB (sh counts 512- or 1024-byte blocks): the
 	// input is read whole, the first 16 MiB output cannot be written.
-	cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 4096 && exec "$0" "$@"`, bin}, r.args()...)...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err := r.shell(bin, `ulimit -f 4096 && exec "$0" "$@"`, &stderr).Run()
 	if strings.Contains(stderr.String(), "no usable Vulkan device") {
 		testutil.NoDevice(t, stderrError(stderr.String()))
 	}
