@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math/rand"
@@ -100,13 +101,70 @@ func joinU32(v []uint32) string {
 	return strings.Join(s, ",")
 }
 
-// benchOptions are `vkdml bench`'s parsed flags.
-type benchOptions struct {
+// opCases are the flags bench and plan share: the operator (--op, and its
+// own flags), --dtype and the --shape list, one desc per shape.
+type opCases struct {
 	op             *operators.Operator
 	build          *operators.Builder
-	submit         bool
 	dt             tensor.DataType
 	shapes         shapeList
+	opName, dtName *string
+}
+
+// flags registers the shared flags on fs, and those of the operator named
+// name (opFromArgs); opHelp and shapeHelp are --op's and --shape's help.
+func (c *opCases) flags(fs *flag.FlagSet, name, opHelp, shapeHelp string) {
+	c.opName = fs.String("op", "", "operator: "+strings.Join(operators.Names(), ", ")+opHelp)
+	c.dtName = fs.String("dtype", "float32", "input data type")
+	fs.Var(&c.shapes, "shape", shapeHelp)
+	if op, ok := operators.Lookup(name); ok {
+		c.op, c.build = op, op.Flags(fs, operators.UseBench)
+	}
+}
+
+// validate checks the parsed flags and reads --dtype; ops lists --op's
+// values after the operators' names.
+func (c *opCases) validate(ops string) (err error) {
+	if c.op == nil {
+		return fmt.Errorf("%w: --op must be one of %s%s (got %q)", errUsage, strings.Join(operators.Names(), ", "), ops, *c.opName)
+	}
+	if c.dt, err = tensor.ParseDataType(*c.dtName); err != nil || !c.dt.Valid() {
+		return fmt.Errorf("%w: --dtype %q is not one of vkdml's ten types", errUsage, *c.dtName)
+	}
+	if len(c.shapes) == 0 {
+		return fmt.Errorf("%w: --shape is required", errUsage)
+	}
+	return nil
+}
+
+// descs builds the operator's desc for each --shape, with benchInputs'
+// inputs.
+func (c *opCases) descs() ([]dml.OperatorDesc, error) {
+	descs := make([]dml.OperatorDesc, len(c.shapes))
+	for i, sh := range c.shapes {
+		var err error
+		if descs[i], err = c.build.Desc(benchInputs(c.op, c.dt, sh)); err != nil {
+			return nil, err
+		}
+	}
+	return descs, nil
+}
+
+// tunedDevice is the device flags' options with --tune's knobs.
+func tunedDevice(devOpts func() dml.DeviceOptions, tune stringList) (dml.DeviceOptions, error) {
+	tuning, err := ops.ParseTuning(tune)
+	if err != nil {
+		return dml.DeviceOptions{}, fmt.Errorf("%w: --tune: %v", errUsage, err)
+	}
+	dev := devOpts()
+	dev.Tuning = tuning
+	return dev, nil
+}
+
+// benchOptions are `vkdml bench`'s parsed flags.
+type benchOptions struct {
+	opCases
+	submit         bool
 	repeat, warmup int
 	kernels        []string // "" = vkdml chooses
 	tune           stringList
@@ -137,9 +195,11 @@ func opFromArgs(args []string) string {
 func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) {
 	o := &benchOptions{}
 	fs := newFlagSet("bench", "bench --op OP [--dtype T] --shape A,B[,..] [--shape ..] [op flags] [--repeat N] [--kernel K|all] [--format table|json|csv|benchstat] [--plot FILE.svg|.png]", stderr)
-	opName := fs.String("op", "", "operator: "+strings.Join(operators.Names(), ", ")+" (copy = identity), or submit")
-	dtName := fs.String("dtype", "float32", "input data type")
-	fs.Var(&o.shapes, "shape", "input sizes, e.g. 4096,16384 (repeat the flag for a sweep)")
+	name := opFromArgs(args)
+	if name == "submit" {
+		o.submit, name = true, "argmax"
+	}
+	o.flags(fs, name, " (copy = identity), or submit", "input sizes, e.g. 4096,16384 (repeat the flag for a sweep)")
 	fs.IntVar(&o.repeat, "repeat", 20, "timed runs per case")
 	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs before timing")
 	kernel := fs.String("kernel", "", "force a strategy, or all (default: vkdml chooses; listed below)")
@@ -148,13 +208,6 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
 	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; vkdml plan -h lists the knobs)")
 	devOpts := deviceFlags(fs)
-	name := opFromArgs(args)
-	if name == "submit" {
-		o.submit, name = true, "argmax"
-	}
-	if op, ok := operators.Lookup(name); ok {
-		o.op, o.build = op, op.Flags(fs, operators.UseBench)
-	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: vkdml bench --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
 		fs.PrintDefaults()
@@ -167,20 +220,14 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	if o.format, err = benchFormat(*format, *asJSON); err != nil {
 		return nil, err
 	}
-	if o.op == nil {
-		return nil, fmt.Errorf("%w: --op must be one of %s, copy or submit (got %q)", errUsage, strings.Join(operators.Names(), ", "), *opName)
-	}
-	if o.dt, err = tensor.ParseDataType(*dtName); err != nil || !o.dt.Valid() {
-		return nil, fmt.Errorf("%w: --dtype %q is not one of vkdml's ten types", errUsage, *dtName)
-	}
 	if o.submit && len(o.shapes) == 0 {
 		o.shapes = shapeList{{3, 3}}
 		if f := fs.Lookup("axes"); f.Value.String() == "" {
 			f.Value.Set("1")
 		}
 	}
-	if len(o.shapes) == 0 {
-		return nil, fmt.Errorf("%w: --shape is required", errUsage)
+	if err := o.validate(", copy or submit"); err != nil {
+		return nil, err
 	}
 	if o.repeat < 1 || o.repeat > 100000 || o.warmup < 0 || o.warmup > 100000 {
 		return nil, fmt.Errorf("%w: --repeat must be in [1,100000] and --warmup in [0,100000]", errUsage)
@@ -191,12 +238,9 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	if err := checkPlotPath(o.plot); err != nil {
 		return nil, err
 	}
-	tuning, err := ops.ParseTuning(o.tune)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --tune: %v", errUsage, err)
+	if o.dev, err = tunedDevice(devOpts, o.tune); err != nil {
+		return nil, err
 	}
-	o.dev = devOpts()
-	o.dev.Tuning = tuning
 	return o, o.build.Check()
 }
 
@@ -229,19 +273,6 @@ func kernelsFor(op *operators.Operator, k string) ([]string, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op.Name, strings.Join(op.Kernels(), ", "))
-}
-
-// shapeDescs builds op's desc for each --shape (bench and plan), with
-// benchInputs' inputs.
-func shapeDescs(op *operators.Operator, b *operators.Builder, dt tensor.DataType, shapes shapeList) ([]dml.OperatorDesc, error) {
-	descs := make([]dml.OperatorDesc, len(shapes))
-	for i, sh := range shapes {
-		var err error
-		if descs[i], err = b.Desc(benchInputs(op, dt, sh)); err != nil {
-			return nil, err
-		}
-	}
-	return descs, nil
 }
 
 // benchInputs are the inputs bench gives op at one --shape: every required
@@ -288,7 +319,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// Build every desc first: bad flags fail before the device opens.
-	descs, err := shapeDescs(o.op, o.build, o.dt, o.shapes)
+	descs, err := o.descs()
 	if err != nil {
 		return err
 	}

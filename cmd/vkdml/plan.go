@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/shaders"
@@ -172,10 +171,7 @@ func (r *planRecord) check() *planCheck {
 
 // planOptions are `vkdml plan`'s parsed flags.
 type planOptions struct {
-	op      *operators.Operator
-	build   *operators.Builder
-	dt      tensor.DataType
-	shapes  shapeList
+	opCases
 	kernel  string
 	profile string
 	tune    stringList
@@ -187,18 +183,13 @@ type planOptions struct {
 func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 	o := &planOptions{}
 	fs := newFlagSet("plan", "plan --op OP [--dtype T] --shape A,B[,..] [op flags] [--kernel K] [--profile NAME|FILE] [--tune KEY=VALUE] [--json] [--check]", stderr)
-	opName := fs.String("op", "", "operator: "+strings.Join(operators.Names(), ", ")+" (copy = identity)")
-	dtName := fs.String("dtype", "float32", "input data type")
-	fs.Var(&o.shapes, "shape", "input sizes, e.g. 4096,16384 (repeat the flag for several plans)")
+	o.flags(fs, opFromArgs(args), " (copy = identity)", "input sizes, e.g. 4096,16384 (repeat the flag for several plans)")
 	fs.StringVar(&o.kernel, "kernel", "", "force a strategy (default: vkdml chooses; vkdml bench -h lists them)")
 	fs.StringVar(&o.profile, "profile", "", "plan for a shipped profile ("+strings.Join(profiles.Names(), ", ")+") or a profile file (default: the selected device)")
 	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs: "+strings.Join(ops.TuningKeys(), ", ")+")")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per plan (docs/json.md)")
 	fs.BoolVar(&o.check, "check", false, "judge each plan by the GPU goals (below); exit 1 when one misses")
 	devOpts := deviceFlags(fs)
-	if op, ok := operators.Lookup(opFromArgs(args)); ok {
-		o.op, o.build = op, op.Flags(fs, operators.UseBench)
-	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: vkdml plan --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
 		fs.PrintDefaults()
@@ -208,26 +199,17 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.op == nil {
-		return nil, fmt.Errorf("%w: --op must be one of %s or copy (got %q)", errUsage, strings.Join(operators.Names(), ", "), *opName)
-	}
-	if o.dt, err = tensor.ParseDataType(*dtName); err != nil || !o.dt.Valid() {
-		return nil, fmt.Errorf("%w: --dtype %q is not one of vkdml's ten types", errUsage, *dtName)
-	}
-	if len(o.shapes) == 0 {
-		return nil, fmt.Errorf("%w: --shape is required", errUsage)
+	if err := o.validate(" or copy"); err != nil {
+		return nil, err
 	}
 	if o.kernel != "" {
 		if _, err := kernelsFor(o.op, o.kernel); err != nil || o.kernel == "all" {
 			return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s)", errUsage, o.kernel, o.op.Name, strings.Join(o.op.Kernels(), ", "))
 		}
 	}
-	tuning, err := ops.ParseTuning(o.tune)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --tune: %v", errUsage, err)
+	if o.dev, err = tunedDevice(devOpts, o.tune); err != nil {
+		return nil, err
 	}
-	o.dev = devOpts()
-	o.dev.Tuning = tuning
 	return o, o.build.Check()
 }
 
@@ -273,7 +255,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	descs, err := shapeDescs(o.op, o.build, o.dt, o.shapes)
+	descs, err := o.descs()
 	if err != nil {
 		return err
 	}
