@@ -41,6 +41,14 @@ func descFromC(call string, typ C.uint32_t, p unsafe.Pointer) (desc ops.Desc, kn
 	return desc, true, err
 }
 
+// poolingWindow reads the fields of group PoolingWindow, alike in several descs.
+func (r *descReader) poolingWindow(dimensionCount C.uint32_t, strides, windowSize, startPadding, endPadding *C.uint32_t) ([]uint32, []uint32, []uint32, []uint32) {
+	return r.u32s("strides", strides, dimensionCount),
+		r.u32s("window_size", windowSize, dimensionCount),
+		r.u32s("start_padding", startPadding, dimensionCount),
+		r.u32s("end_padding", endPadding, dimensionCount)
+}
+
 // argMaxFromC converts a vkdml_argmax_desc (DML_ARGMAX_OPERATOR_DESC).
 func argMaxFromC(call string, c *C.vkdml_argmax_desc) (ops.Desc, error) {
 	r := descReader{call: call}
@@ -80,10 +88,7 @@ func maxPoolingFromC(call string, c *C.vkdml_max_pooling_desc) (ops.Desc, error)
 	d := &ops.MaxPooling{}
 	d.Input = r.tensor("input", c.input)
 	d.Output = r.tensor("output", c.output)
-	d.Strides = r.u32s("strides", c.strides, c.dimension_count)
-	d.WindowSize = r.u32s("window_size", c.window_size, c.dimension_count)
-	d.StartPadding = r.u32s("start_padding", c.start_padding, c.dimension_count)
-	d.EndPadding = r.u32s("end_padding", c.end_padding, c.dimension_count)
+	d.Strides, d.WindowSize, d.StartPadding, d.EndPadding = r.poolingWindow(c.dimension_count, c.strides, c.window_size, c.start_padding, c.end_padding)
 	return r.desc(d)
 }
 
@@ -94,10 +99,7 @@ func maxPooling1FromC(call string, c *C.vkdml_max_pooling1_desc) (ops.Desc, erro
 	d.Input = r.tensor("input", c.input)
 	d.Output = r.tensor("output", c.output)
 	d.OutputIndices = r.optionalTensor("output_indices", c.output_indices)
-	d.Strides = r.u32s("strides", c.strides, c.dimension_count)
-	d.WindowSize = r.u32s("window_size", c.window_size, c.dimension_count)
-	d.StartPadding = r.u32s("start_padding", c.start_padding, c.dimension_count)
-	d.EndPadding = r.u32s("end_padding", c.end_padding, c.dimension_count)
+	d.Strides, d.WindowSize, d.StartPadding, d.EndPadding = r.poolingWindow(c.dimension_count, c.strides, c.window_size, c.start_padding, c.end_padding)
 	return r.desc(d)
 }
 
@@ -108,10 +110,7 @@ func maxPooling2FromC(call string, c *C.vkdml_max_pooling2_desc) (ops.Desc, erro
 	d.Input = r.tensor("input", c.input)
 	d.Output = r.tensor("output", c.output)
 	d.OutputIndices = r.optionalTensor("output_indices", c.output_indices)
-	d.Strides = r.u32s("strides", c.strides, c.dimension_count)
-	d.WindowSize = r.u32s("window_size", c.window_size, c.dimension_count)
-	d.StartPadding = r.u32s("start_padding", c.start_padding, c.dimension_count)
-	d.EndPadding = r.u32s("end_padding", c.end_padding, c.dimension_count)
+	d.Strides, d.WindowSize, d.StartPadding, d.EndPadding = r.poolingWindow(c.dimension_count, c.strides, c.window_size, c.start_padding, c.end_padding)
 	d.Dilations = r.u32s("dilations", c.dilations, c.dimension_count)
 	return r.desc(d)
 }

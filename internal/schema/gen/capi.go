@@ -29,10 +29,60 @@ func descFromC(call string, typ C.uint32_t, p unsafe.Pointer) (desc ops.Desc, kn
 		fmt.Fprintf(&b, "\tcase C.VKDML_OPERATOR_%s:\n\t\tdesc, err = %s(call, (*C.%s)(p))\n", d.Type, capiFunc(d), d.C.Struct)
 	}
 	b.WriteString("\tdefault:\n\t\treturn nil, false, nil\n\t}\n\treturn desc, true, err\n}\n")
+	groups := map[string]bool{}
+	for _, d := range ds {
+		for _, run := range fieldRuns(d.Fields) {
+			if g := run[0].Group; g != "" && !groups[g] {
+				groups[g] = true
+				if err := capiGroupReader(&b, d, run); err != nil {
+					return nil, fmt.Errorf("%s: %w", d.Type, err)
+				}
+			}
+		}
+	}
 	for _, d := range ds {
 		capiConverter(&b, d)
 	}
 	return format.Source([]byte(b.String()))
+}
+
+// capiGroupReader writes the descReader method that reads the fields of
+// run's group (schema.Field.Group), so that each converter of a desc
+// holding the group reads it in one call (capiGroupRead). A group's
+// fields are arrays, with their count among them.
+func capiGroupReader(b *strings.Builder, d *schema.Desc, run []schema.Field) error {
+	var counts, arrays, results, reads []string
+	for _, f := range run {
+		switch {
+		case d.IsCount(f.Name):
+			counts = append(counts, lowerFirst(f.Go()))
+		case f.Type == schema.UIntArray && d.Field(f.Count).Group == f.Group:
+			arrays = append(arrays, lowerFirst(f.Go()))
+			results = append(results, "[]uint32")
+			reads = append(reads, fmt.Sprintf("r.u32s(%q, %s, %s)", f.C(), lowerFirst(f.Go()), lowerFirst(d.Field(f.Count).Go())))
+		default:
+			return fmt.Errorf("group %s: field %s: a group holds arrays and their counts only", f.Group, f.Name)
+		}
+	}
+	fmt.Fprintf(b, "\n// %s reads the fields of group %s, alike in several descs.\n", lowerFirst(run[0].Group), run[0].Group)
+	fmt.Fprintf(b, "func (r *descReader) %s(%s C.uint32_t, %s *C.uint32_t) (%s) {\n\treturn %s\n}\n",
+		lowerFirst(run[0].Group), strings.Join(counts, ", "), strings.Join(arrays, ", "), strings.Join(results, ", "), strings.Join(reads, ",\n\t\t"))
+	return nil
+}
+
+// capiGroupRead writes the converter's line that reads run, the fields of
+// a group, through the group's reader (capiGroupReader).
+func capiGroupRead(b *strings.Builder, d *schema.Desc, run []schema.Field) {
+	var dst, args, arrays []string
+	for _, f := range run {
+		if d.IsCount(f.Name) {
+			args = append(args, "c."+cgoField(&f))
+			continue
+		}
+		dst = append(dst, "d."+f.Go())
+		arrays = append(arrays, "c."+cgoField(&f))
+	}
+	fmt.Fprintf(b, "\t%s = r.%s(%s)\n", strings.Join(dst, ", "), lowerFirst(run[0].Group), strings.Join(append(args, arrays...), ", "))
 }
 
 // capiFunc is the name of d's converter: argMaxFromC.
@@ -46,13 +96,18 @@ func cgoField(f *schema.Field) string {
 	return f.C()
 }
 
-// capiConverter writes d's converter: one line per field, in the struct's
-// order, through descReader (capi/desc.go), which keeps the first bad
+// capiConverter writes d's converter: one line per field, or per group of
+// fields, in the struct's order, through descReader (capi/desc.go), which keeps the first bad
 // field's error and skips the fields after it.
 func capiConverter(b *strings.Builder, d *schema.Desc) {
 	fmt.Fprintf(b, "\n// %s converts a %s (DML_%s_OPERATOR_DESC).\n", capiFunc(d), d.C.Struct, d.Type)
 	fmt.Fprintf(b, "func %s(call string, c *C.%s) (ops.Desc, error) {\n\tr := descReader{call: call}\n\td := &ops.%s{}\n", capiFunc(d), d.C.Struct, d.Go)
-	for _, f := range d.Fields {
+	for _, run := range fieldRuns(d.Fields) {
+		if run[0].Group != "" {
+			capiGroupRead(b, d, run)
+			continue
+		}
+		f := run[0]
 		c := "c." + cgoField(&f)
 		switch {
 		case d.IsCount(f.Name):
