@@ -597,7 +597,10 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 	if k.align8 {
 		align = 32
 	}
-	first, err := kernelOf(a.spec(k.variant, l, k.wg, firstMode, k.align8))
+	// vec-row's raw-interval load filter (argmax_vec_row.comp ROW_FILTER)
+	// where the device class asks for it; 64-bit elements have none.
+	rowFilter := k.vec == "row" && l.es < 8 && l.tune.argRowFilter
+	first, err := kernelOf(a.spec(k.variant, l, k.wg, firstMode, b2u(k.align8)<<16|b2u(rowFilter)<<17))
 	if err != nil {
 		return nil, err
 	}
@@ -665,7 +668,7 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn)
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.
-	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, k.align8))
+	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, b2u(k.align8)<<16))
 	if err != nil {
 		return err
 	}
@@ -716,12 +719,13 @@ func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant stri
 }
 
 // spec is variant's specialization constants (reduce.glsl), by
-// name: the workgroup size, FLAGS, then the sizes (DS), input strides (DI)
-// and output strides (DO) of 8 dimension slots: kept dimension i
-// (innermost first) in slot i, reduced dimension i in slot 7-i.
-func (a *argOp) spec(variant string, l *argLayout, wg, mode uint32, align8 bool) *shaders.Values {
+// name: the workgroup size, FLAGS (extra holds its kernel-specific bits:
+// 16 vec-col's ALIGN8, 17 vec-row's ROW_FILTER), then the sizes (DS),
+// input strides (DI) and output strides (DO) of 8 dimension slots: kept
+// dimension i (innermost first) in slot i, reduced dimension i in slot 7-i.
+func (a *argOp) spec(variant string, l *argLayout, wg, mode, extra uint32) *shaders.Values {
 	kind := shaders.ElemKind(a.in.DataType.IsFloat(), a.in.DataType.IsSigned())
-	flags := kind | b2u(a.isMin)<<2 | b2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | b2u(align8)<<16 |
+	flags := kind | b2u(a.isMin)<<2 | b2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | extra |
 		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12
 	var ds, di, do [8]uint32
 	for i := range ds {

@@ -410,6 +410,17 @@ type tuning struct {
 	// over axis 1, a million outputs of 64 rows (0.47 vs 0.67 ms). 0 always
 	// allows vec-col: lavapipe's fastest 32-bit column kernel.
 	argVecColMinOutputs uint64
+	// argRowFilter: vec-row skips a load none of whose elements can
+	// replace its component's best (argmax_vec_row.comp ROW_FILTER, a raw
+	// interval from the best, tested with a subtraction and a minimum per
+	// element), which takes the row scans' SPIR-V ops per element on the
+	// h100 profile from 13.75 to 2.62 (FLOAT32), 15.62 to 3.12 (FLOAT16)
+	// and 6.3-7.6 to about 3 (8/16-bit integers; internal/opcount): on the
+	// H100 the 8-bit and FLOAT16 row scans ran at 54-69% of copy where
+	// 32-bit integers ran at 95%, integer-ALU bound. Lavapipe keeps the
+	// plain scan: with the filter its 4096x4096 rows ran slower (INT8
+	// 2.8-4.3 -> 4.4-6.7 ms, FLOAT16 6.3-7.6 -> 8.5-8.8 ms).
+	argRowFilter bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
 	// through its own part of the tensors.
@@ -490,7 +501,7 @@ type tuning struct {
 }
 
 var (
-	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
+	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 32768, argColPartialDiv: 8, argColLoads: 4,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16}

@@ -3,8 +3,10 @@
 // is one contiguous run (one reduced dimension of input stride 1), with
 // argmax_vec_common.glsl's 16-byte loads. One workgroup per (output,
 // segment); lane t reads the 16-byte vectors t, t+WG, ... of the segment's
-// aligned middle, keeping one best per vector component, and the head and
-// tail (< EPV elements each) with scalar loads; then the lanes combine
+// aligned middle, keeping one best per vector component (below 64 bits, a
+// load none of whose elements can replace its component's best is skipped
+// after a raw-interval test: filter_bounds), and the head and tail (< EPV
+// elements each) with scalar loads; then the lanes combine
 // through subgroup arithmetic (SUBGROUP 1) or shared memory.
 //
 // Defines:
@@ -59,6 +61,90 @@ bool better1(SCORE s, uint si, SCORE b, uint bi) {
 	return s > b || (s == b && (LAST != 0u ? si > bi : si < bi));
 #endif
 }
+
+// ROW_FILTER (FLAGS bit 17): the raw-interval filter below runs. The host
+// sets it where the device class's tuning asks (argRowFilter): on a GPU
+// the scans of narrow and float elements are integer-ALU bound, while on
+// lavapipe the filter's bookkeeping costs more than the visits it saves.
+const uint ROW_FILTER = (FLAGS >> 17) & 1u;
+
+#if ELEM_BITS < 64
+#if WIDE
+#define VEC_T u64vec4
+#else
+#define VEC_T uvec4
+#endif
+// filter_bounds is the raw-interval filter for a component whose best
+// scores t: (lo, lim) such that every element that the sequential update
+// would take next (score4_later >= t under DECREASING, > t otherwise)
+// has raw bits x with ((x - lo) mod 2^ELEM_BITS) << (32 - ELEM_BITS) <= lim
+// (lim's low bits are ones, so the other sub-elements that the shift
+// leaves below do not matter). The interval may hold more (NaNs, or one
+// raw value when nothing can win), which costs an exact visit, never an
+// answer. The elements that can win are those of key >= K (ARGMAX) or
+// key <= K (ARGMIN) for a K from t; the key (elem.glsl) is the raw bits
+// for unsigned integers and the raw bits plus ELEM_SIGN (mod 2^ELEM_BITS)
+// for signed ones, so a key range is a raw range; for floats the keys
+// above ELEM_SIGN are the positive values, in raw order, and those below
+// it the negative ones, in reverse raw order, so a key range that reaches
+// ELEM_SIGN is again one raw range (modulo 2^ELEM_BITS), and one that does
+// not lies on one side.
+uvec2 filter_bounds(uint t) {
+	// t' = t (DECREASING) or t + 1: the least score that wins. A first-
+	// index best of score 2^32 - 1 (a NaN at block position 0, or ARGMIN's
+	// least integer) can never be replaced.
+	bool never = LAST == 0u && t == 0xFFFFFFFFu;
+	uint tp = LAST != 0u ? t : t + 1u;
+	bool all = tp == 0u && !never;
+	uint lo = 0u, w = ELEM_MASK;
+	if (IS_MIN == 0u) {
+		uint k = tp; // winners: key >= k
+		never = never || k > ELEM_MASK;
+		if (KIND == KIND_UNSIGNED) {
+			lo = k;
+			w = ELEM_MASK - k;
+		} else if (KIND == KIND_SIGNED || k > ELEM_SIGN) {
+			lo = k ^ ELEM_SIGN;
+			w = ELEM_MASK - k;
+		} else {
+			// Every positive value, and the negative ones down to key k.
+			lo = 0u;
+			w = ELEM_MASK - (k - 1u);
+		}
+	} else {
+		uint k = ~tp; // winners: key <= k (score = ~key)
+		all = all || k >= ELEM_MASK;
+		if (KIND == KIND_UNSIGNED) {
+			lo = 0u;
+			w = k;
+		} else if (KIND == KIND_SIGNED || k >= ELEM_SIGN) {
+			lo = ELEM_SIGN;
+			w = k;
+		} else if (k == 0u) {
+			never = true;
+		} else {
+			// Only negative values, from the most negative up to key k.
+			lo = (ELEM_MASK - k + 1u) & ELEM_MASK;
+			w = k - 1u;
+		}
+	}
+	if (never) {
+		// One raw value, the least likely to occur: the other end of the
+		// order.
+		w = 0u;
+		if (IS_MIN == 0u) {
+			lo = KIND == KIND_UNSIGNED ? 0u : KIND == KIND_SIGNED ? ELEM_SIGN : ELEM_MASK;
+		} else {
+			lo = KIND == KIND_UNSIGNED ? ELEM_MASK : ELEM_SIGN - 1u;
+		}
+	} else if (all) {
+		lo = 0u;
+		w = ELEM_MASK;
+	}
+	const uint sh = 32u - ELEM_BITS;
+	return uvec2(lo << sh, (w << sh) | ((1u << sh) - 1u));
+}
+#endif
 
 #if !ONESG && !ROWS
 #define WG_MAX 256
@@ -164,43 +250,91 @@ void main() {
 		b4 = mix(b4, s_, u_);                                                  \
 		i4 = mix(i4, (J), u_);                                                 \
 	}
-// SCAN_VEC(v, UPDATE0, UPDATE): the elements of vector v, the first
-// component-wise one through UPDATE0, the others through UPDATE.
+// LOAD_VEC(v) is vector v; SCAN_VEC(q, v, UPDATE0, UPDATE) visits its
+// elements, the first component-wise one through UPDATE0, the others
+// through UPDATE; FILTER_VEC(q) is, per component, the least of
+// (raw - lo) << (32 - ELEM_BITS) over the component's sub-elements (the
+// raw-interval filter below).
 #if WIDE
-#define SCAN_VEC(V, UPDATE0, UPDATE)                                           \
+#define LOAD_VEC(V) src8.x[V]
+#define SCAN_VEC(Q, V, UPDATE0, UPDATE)                                        \
 	{                                                                          \
-		u64vec4 q = src8.x[V];                                                 \
-		UPDATE0(uvec4(unpackUint2x32(q.x), unpackUint2x32(q.y)), lane_j + (V) * 8u) \
-		UPDATE(uvec4(unpackUint2x32(q.z), unpackUint2x32(q.w)), lane_j + ((V) * 8u + 4u)) \
+		UPDATE0(uvec4(unpackUint2x32((Q).x), unpackUint2x32((Q).y)), lane_j + (V) * 8u) \
+		UPDATE(uvec4(unpackUint2x32((Q).z), unpackUint2x32((Q).w)), lane_j + ((V) * 8u + 4u)) \
 	}
+#define FILTER_VEC(Q)                                                          \
+	min(uvec4(unpackUint2x32((Q).x), unpackUint2x32((Q).y)) - lo4,             \
+	    uvec4(unpackUint2x32((Q).z), unpackUint2x32((Q).w)) - lo4)
 #elif ELEM_BITS == 32
-#define SCAN_VEC(V, UPDATE0, UPDATE) UPDATE0(elem_src4.x[V], lane_j + ((V) << 2))
+#define LOAD_VEC(V) elem_src4.x[V]
+#define SCAN_VEC(Q, V, UPDATE0, UPDATE) UPDATE0((Q), lane_j + ((V) << 2))
+#define FILTER_VEC(Q) ((Q) - lo4)
 #elif ELEM_BITS == 16
-#define SCAN_VEC(V, UPDATE0, UPDATE)                                           \
+#define LOAD_VEC(V) elem_src4.x[V]
+#define SCAN_VEC(Q, V, UPDATE0, UPDATE)                                        \
 	{                                                                          \
-		uvec4 q = elem_src4.x[V];                                              \
 		uvec4 jv = lane_j + (V) * VW;                                          \
-		UPDATE0(ELEM_SUB(q, 0), jv)                                            \
-		UPDATE(ELEM_SUB(q, 1), jv + 1u)                                        \
+		UPDATE0(ELEM_SUB(Q, 0), jv)                                            \
+		UPDATE(ELEM_SUB(Q, 1), jv + 1u)                                        \
 	}
+#define FILTER_VEC(Q) min((Q) - lo4, ((Q) << 16) - lo4)
 #else
-#define SCAN_VEC(V, UPDATE0, UPDATE)                                           \
+#define LOAD_VEC(V) elem_src4.x[V]
+#define SCAN_VEC(Q, V, UPDATE0, UPDATE)                                        \
 	{                                                                          \
-		uvec4 q = elem_src4.x[V];                                              \
 		uvec4 jv = lane_j + (V) * VW;                                          \
-		UPDATE0(ELEM_SUB(q, 0), jv)                                            \
-		UPDATE(ELEM_SUB(q, 1), jv + 1u)                                        \
-		UPDATE(ELEM_SUB(q, 2), jv + 2u)                                        \
-		UPDATE(ELEM_SUB(q, 3), jv + 3u)                                        \
+		UPDATE0(ELEM_SUB(Q, 0), jv)                                            \
+		UPDATE(ELEM_SUB(Q, 1), jv + 1u)                                        \
+		UPDATE(ELEM_SUB(Q, 2), jv + 2u)                                        \
+		UPDATE(ELEM_SUB(Q, 3), jv + 3u)                                        \
 	}
+#define FILTER_VEC(Q) min(min((Q) - lo4, ((Q) << 8) - lo4), min(((Q) << 16) - lo4, ((Q) << 24) - lo4))
 #endif
+		// The filter: after each exact visit, (lo4, lim4) bound, per
+		// component, the raw elements that could still replace its best
+		// (filter_bounds); a vector none of whose elements lies in its
+		// component's interval is skipped, which is exact, as the
+		// sequential update would leave the best as it is. The bounds are
+		// recomputed only when a vector passes, so the common vector costs
+		// a subtraction and a minimum per element.
+		uvec4 lo4, lim4;
+#define BOUNDS()                                                               \
+	{                                                                          \
+		uvec2 f_ = filter_bounds(b4.x);                                        \
+		lo4.x = f_.x;                                                          \
+		lim4.x = f_.y;                                                         \
+		f_ = filter_bounds(b4.y);                                              \
+		lo4.y = f_.x;                                                          \
+		lim4.y = f_.y;                                                         \
+		f_ = filter_bounds(b4.z);                                              \
+		lo4.z = f_.x;                                                          \
+		lim4.z = f_.y;                                                         \
+		f_ = filter_bounds(b4.w);                                              \
+		lo4.w = f_.x;                                                          \
+		lim4.w = f_.y;                                                         \
+	}
 		// (Sub-elements written out: lavapipe counts every loop iteration
 		// against one per-shader limit; see ops/argmax_plan.go argIters.)
 		uint v = vb + t;
 		if (v < vb + nv) {
-			SCAN_VEC(v, FIRST, LATER)
-			for (v += WG; v < vb + nv; v += WG) {
-				SCAN_VEC(v, LATER, LATER)
+			{
+				VEC_T q = LOAD_VEC(v);
+				SCAN_VEC(q, v, FIRST, LATER)
+			}
+			if (ROW_FILTER != 0u) {
+				BOUNDS()
+				for (v += WG; v < vb + nv; v += WG) {
+					VEC_T q = LOAD_VEC(v);
+					if (any(lessThanEqual(FILTER_VEC(q), lim4))) {
+						SCAN_VEC(q, v, LATER, LATER)
+						BOUNDS()
+					}
+				}
+			} else {
+				for (v += WG; v < vb + nv; v += WG) {
+					VEC_T q = LOAD_VEC(v);
+					SCAN_VEC(q, v, LATER, LATER)
+				}
 			}
 		}
 		uint best = b4.x, bi = i4.x;

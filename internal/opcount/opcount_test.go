@@ -10,14 +10,6 @@ import (
 // the kernels that still have to get lighter. A case leaves the list when
 // its kernel meets the budget; none may join it.
 var knownOver = map[string]bool{
-	"argmax 4096x16384 FLOAT32 axis 1":            true,
-	"argmax 4096x16384 FLOAT16 axis 1":            true,
-	"argmax 4096x16384 UINT16 axis 1":             true,
-	"argmax 4096x16384 UINT8 axis 1":              true,
-	"argmax 4096x16384 INT16 axis 1":              true,
-	"argmax 4096x16384 INT8 axis 1":               true,
-	"argmax 64M FLOAT32 whole":                    true,
-	"argmax 64M FLOAT16 whole":                    true,
 	"maxpool 3x3 s2 p1 indices [32,64,112,112]":   true,
 	"maxpool 3x3 s2 p1 [32,64,112,112]":           true,
 	"maxpool 3x3 s1 p1 d2 indices [8,64,128,128]": true,
