@@ -116,9 +116,11 @@ func argRowRisingFill(rng *rand.Rand, t *tensor.Tensor, up bool, flavour string,
 // TestArgRowRisingBestGPU runs, on lavapipe, the GPU plans of rows whose
 // values keep replacing the best (argRowRisingFill), against the CPU
 // reference: vec-row's running best changes in almost every vector, to
-// bests of every kind and sign, at both directions, ARGMAX and ARGMIN (a
-// kernel that skips loads which cannot win must get these right). Every
-// width must run a vec-row variant.
+// bests of every kind and sign, at both directions, ARGMAX and ARGMIN, so
+// GPU plans' load filter (ROW_FILTER: a load is skipped unless one of its
+// elements lies in the raw interval filter_bounds computes from each
+// component's best) recomputes its interval from every kind of best.
+// Every width must run a vec-row variant.
 func TestArgRowRisingBestGPU(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
