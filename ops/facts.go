@@ -118,6 +118,7 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"argmax_combine_group.comp": argCombineGroupFacts,
 	"maxpool.comp":              maxPoolDirectFacts,
 	"maxpool_vec.comp":          maxPoolVec2x2Facts,
+	"maxpool_grid.comp":         maxPoolGridFacts,
 	"maxunpool.comp":            maxUnpoolFacts,
 	"copy.comp":                 copyFacts,
 	"copy_vec4.comp":            copyVec4Facts,

@@ -53,3 +53,34 @@ func maxPoolVec2x2Facts(v *stepValues) (DispatchFacts, error) {
 	f.BytesWritten = outputs * (4 + v.define("IDX_BITS", 0)/8)
 	return f, nil
 }
+
+// maxPoolGridFacts is maxpool_grid.comp: one invocation per output on a
+// grid of (columns, rows, planes), a workgroup a tile of WGX columns by
+// WG / WGX rows; the dispatch covers z planes from the step's p0 and the
+// rows from r0 its y row groups reach. A lane is empty when its column or
+// row is past the last. Its loads are maxpool.comp's.
+func maxPoolGridFacts(v *stepValues) (DispatchFacts, error) {
+	es := v.define("ELEM_BITS", 32) / 8
+	load := es
+	if es < 4 && v.define("NATIVE", 1) == 0 {
+		load = 4 // one 32-bit word holds the element
+	}
+	if v.define("PRELOAD", 0) == 1 {
+		load *= v.s("KD") * v.s("KH") * v.s("KW") // an interior window's taps
+	}
+	wgx := max(v.s("WGX"), 1)
+	wgy := v.wg() / wgx
+	rows := v.s("OD") * v.s("OH")
+	r0 := v.p("r0")
+	rowsHere := min(uint64(v.groups[1])*wgy, rows-min(rows, r0))
+	planes := uint64(v.groups[2])
+	outputs := v.s("OW") * rowsHere * planes
+	lanes := v.lanes()
+	f := DispatchFacts{Lanes: lanes, EmptyLanes: lanes - min(lanes, outputs), BytesPerLaneInFlight: load}
+	inPlane := v.s("ID") * v.s("IH") * v.s("IW")
+	if rows > 0 {
+		f.BytesRead = planes * ceilDiv(inPlane*rowsHere, rows) * es
+	}
+	f.BytesWritten = outputs * (es + v.define("IDX_BITS", 0)/8)
+	return f, nil
+}

@@ -498,13 +498,25 @@ type tuning struct {
 	// H100, a 3x3 window's nine 9 MiB. 0 never: lavapipe's lanes gain
 	// nothing from holding the window.
 	poolPreloadTaps uint32
+	// poolGrid: max pooling's direct strategy runs maxpool_grid.comp, one
+	// invocation per output on a 3D grid of (columns, rows, planes) with
+	// tiles sized for an exact grid, in place of maxpool.comp's
+	// grid-stride loop, whose div/mod chain for each output's coordinates
+	// and per-tap order key cost an H100 ~200 integer operations per
+	// output of a 3x3 window (46-66% of copy bandwidth). Lavapipe keeps
+	// maxpool.comp: its plans were measured that way.
+	poolGrid bool
+	// poolGridMinLanes: planes whose tile would have fewer lanes (a few
+	// outputs a plane) keep maxpool.comp, whose grid-stride loop packs
+	// many planes into one workgroup.
+	poolGridMinLanes uint32
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 32768, argColPartialDiv: 8, argColLoads: 4,
-		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16}
+		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGrid: true, poolGridMinLanes: 32}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

@@ -180,6 +180,11 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 
 // planDirect emits maxpool.comp's steps, one per chunk of planes.
 func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut planeCut, strategy string, kind uint32, idxBits int) (*Plan, error) {
+	if ctx.tuning().poolGrid {
+		if plan, ok, err := m.planGrid(ctx, g, ts, cut, strategy, kind, idxBits); ok || err != nil {
+			return plan, err
+		}
+	}
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	variant := shaders.MaxPoolName(bits, native, idxBits)
@@ -187,7 +192,7 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut plan
 	if taps <= min(uint64(ctx.tuning().poolPreloadTaps), shaders.MaxPoolPreloadTaps) {
 		variant = shaders.MaxPoolPreloadName(bits, native, idxBits)
 	}
-	k, err := kernelOf(m.directSpec(variant, g, cut.cstep, kind))
+	k, err := kernelOf(m.directSpec(variant, g, cut.cstep, kind, maxPoolWorkgroup))
 	if err != nil {
 		return nil, err
 	}
@@ -199,18 +204,7 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut plan
 	plan := &Plan{Strategy: strategy, Kernels: []Kernel{k}}
 	C := m.in.Sizes[1]
 	for _, ch := range cut.chunks {
-		var bind []Slot
-		var e0 [3]uint32 // element offset of each window's first element
-		for i, t := range ts {
-			if cut.whole {
-				bind = append(bind, Slot{Kind: t.kind, Index: t.index})
-				continue
-			}
-			lo, hi := span(t.d, ch.n0, ch.n1, ch.c0, ch.c1)
-			sl, first := windowSlot(t.kind, t.index, lo, hi, uint64(t.d.DataType.Size()), 4, t.d.TotalTensorSizeInBytes)
-			bind = append(bind, sl)
-			e0[i] = uint32(lo - first)
-		}
+		bind, e0 := m.chunkSlots(ts, cut, ch)
 		total := uint64(ch.n1-ch.n0) * uint64(ch.c1-ch.c0) * perPlane
 		push := shaders.NewPush(variant).Set("total", uint32(total)).Set("plane0", ch.n0*C+ch.c0).
 			Set("in_e0", e0[0]).Set("out_e0", e0[1]).Set("idx_e0", e0[2])
@@ -242,8 +236,8 @@ var poolAxes5 = [5]string{"N", "C", "D", "H", "W"}
 // dilations and start padding, each (D, H, W); the input and output
 // strides (N, C, D, H, W); the planes per batch of a step; the element
 // kind. The indices' strides go in push constants.
-func (m *maxPool) directSpec(variant string, g poolGeom, cstep, kind uint32) *shaders.Values {
-	spec := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, maxPoolWorkgroup)
+func (m *maxPool) directSpec(variant string, g poolGeom, cstep, kind, wg uint32) *shaders.Values {
+	spec := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg)
 	for i, axis := range poolAxes5[2:] {
 		spec.Set("I"+axis, g.in[i]).Set("O"+axis, g.out[i]).Set("K"+axis, g.win[i]).
 			Set("S"+axis, g.str[i]).Set("D"+axis, g.dil[i]).Set("P"+axis, g.pad[i])

@@ -35,7 +35,7 @@ func TestMaxPoolPreloadGPU(t *testing.T) {
 			for i := 0; i < 60; i++ {
 				desc, in, what := g.randomPool(rng)
 				_, p := gpuPlan(t, d, desc, "", what)
-				if strings.HasPrefix(p.Kernels[0].Variant, "maxpool_b") { // the direct kernel
+				if v := p.Kernels[0].Variant; strings.HasPrefix(v, "maxpool_b") || strings.HasPrefix(v, "maxpool_grid_b") { // a direct kernel
 					taps := uint32(1)
 					for _, w := range poolWindow(desc) {
 						taps *= w

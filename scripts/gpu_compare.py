@@ -441,7 +441,7 @@ SWEEP = [
                ("maxpool", [16, 64, 512, 512], dict(window=2, stride=2), "FLOAT32"),
                ("maxpool", [1, 64, 512, 512], dict(window=2, stride=2), "FLOAT32")],
      "kernels": [],
-     "knobs": {"poolPreloadTaps": [0, 16]}},
+     "knobs": {"poolGrid": ["false", "true"], "poolPreloadTaps": [0, 16]}},
 ]
 
 

@@ -19,6 +19,8 @@
 //   WORD_SRC   binding of a 32-bit word input (partials)   -> word_src
 //   WORD_DST   binding of a 32-bit word output (indices, partials)
 //                                            -> word_dst,  store_index
+//   WORD_DST2  binding of a 64-bit index output, as 8-byte (uvec2) entries
+//              (the host keeps its base offset even)  -> word_dst2
 //   ELEM_SRC4, ELEM_DST4, WORD_DST4: bindings of 16-byte (uvec4) views ->
 //              elem_src4, elem_dst4, word_dst4. A view may alias another
 //              binding's scalar view (read-only buffers may alias).
@@ -62,6 +64,9 @@ layout(std430, binding = WORD_SRC) readonly buffer WordSrc { uint x[]; } word_sr
 #endif
 #ifdef WORD_DST
 layout(std430, binding = WORD_DST) writeonly buffer WordDst { uint x[]; } word_dst;
+#endif
+#ifdef WORD_DST2
+layout(std430, binding = WORD_DST2) writeonly buffer WordDst2 { uvec2 x[]; } word_dst2;
 #endif
 #ifdef ELEM_SRC4
 layout(std430, binding = ELEM_SRC4) readonly buffer ElemSrc4 { uvec4 x[]; } elem_src4;

@@ -7,6 +7,7 @@ import "fmt"
 var Variants = concat(
 	copyVariants(),
 	maxPoolVariants(),
+	maxPoolGridVariants(),
 	argmaxVariants(),
 	argmaxVecVariants(),
 	maxPoolVecVariants(),

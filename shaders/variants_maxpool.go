@@ -1,6 +1,9 @@
 package shaders
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // MaxPoolName is the MAX_POOLING/1/2 kernel (maxpool.comp) for elements of
 // elemBits bits (8, 16, 32 or 64); native picks 8/16-bit storage buffers
@@ -75,6 +78,62 @@ func maxPoolVariants() []Variant {
 						Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 							fmt.Sprintf("IDX_BITS=%d", ib), fmt.Sprintf("PRELOAD=%d", b2i(pre))},
 						Bindings: bindings, Spec: maxPoolSpec, Push: push,
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// MaxPoolGridName is the GPU kernel of MAX_POOLING/1/2 (maxpool_grid.comp):
+// one invocation per output on a 3D grid of (columns, rows, planes), for
+// the same elements, storage paths and indices as MaxPoolName; pre loads
+// an interior window's taps (at most MaxPoolPreloadTaps) before comparing
+// them.
+func MaxPoolGridName(elemBits int, native bool, idxBits int, pre bool) string {
+	n := "maxpool_grid" + strings.TrimPrefix(MaxPoolName(elemBits, native, idxBits), "maxpool")
+	if pre {
+		n += "_pre"
+	}
+	return n
+}
+
+// maxPoolGridSpec is maxpool_grid.comp's specialization constants:
+// maxpool.comp's (CSTEP 0 when the planes are evenly spaced), then the
+// tile's width WGX and, with indices, the indices' strides (N, C, D, H,
+// W).
+var (
+	maxPoolGridSpec    = concat(maxPoolSpec, []string{"WGX"})
+	maxPoolGridIdxSpec = concat(maxPoolGridSpec, []string{"IDX_SN", "IDX_SC", "IDX_SD", "IDX_SH", "IDX_SW"})
+)
+
+// maxPoolGridPush is maxpool_grid.comp's push words after the base
+// offsets: the step's first global plane, the dispatch's first plane of
+// the step and first output row, and the element offsets of the step's
+// first plane in each binding.
+var maxPoolGridPush = []string{"plane0", "p0", "r0", "in_e0", "out_e0", "idx_e0"}
+
+func maxPoolGridVariants() []Variant {
+	var out []Variant
+	for _, bits := range []int{8, 16, 32, 64} {
+		natives := []bool{false}
+		if bits < 32 {
+			natives = []bool{true, false}
+		}
+		for _, native := range natives {
+			for _, ib := range []int{0, 32, 64} {
+				bindings, spec := 2, maxPoolGridSpec
+				if ib != 0 {
+					bindings, spec = 3, maxPoolGridIdxSpec
+				}
+				for _, pre := range []bool{false, true} {
+					out = append(out, Variant{
+						Name:   MaxPoolGridName(bits, native, ib, pre),
+						Source: "maxpool_grid.comp",
+						Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+							fmt.Sprintf("IDX_BITS=%d", ib), fmt.Sprintf("PRELOAD=%d", b2i(pre))},
+						Bindings: bindings, Spec: spec, Push: maxPoolGridPush,
 					})
 				}
 			}

@@ -36,6 +36,10 @@ type Unit struct {
 	// loop is the loop that loads the most bytes of binding 0 per
 	// iteration (the kernel's source), inner loops excluded.
 	Outermost bool
+	// Whole counts main itself, from its entry, for kernels with no loop
+	// around their work (one work item per invocation on a grid); inner
+	// loops count their trip counts.
+	Whole bool
 	// PerIteration is the units one iteration covers; 0 means the bytes
 	// the iteration loads from binding 0 over ElemBytes (vector loads of
 	// whole elements).
@@ -52,6 +56,7 @@ var family = map[string]func(v shaders.Variant) Unit{
 	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },
 	"maxpool_vec.comp":          func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 4} },
+	"maxpool_grid.comp":         func(shaders.Variant) Unit { return Unit{Name: "output", Whole: true, PerIteration: 1} },
 	"copy.comp":                 func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
 	"copy_vec4.comp":            func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
 }
@@ -89,7 +94,12 @@ func Count(variant string, spec []uint32) (float64, Unit, error) {
 	if err != nil {
 		return 0, unit, fmt.Errorf("opcount: %s: %w", variant, err)
 	}
-	per, loaded, err := m.hotLoop(unit.Outermost)
+	var per, loaded float64
+	if unit.Whole {
+		per, err = m.walk(m.order[0], map[string]bool{}, map[string]bool{})
+	} else {
+		per, loaded, err = m.hotLoop(unit.Outermost)
+	}
 	if err != nil {
 		return 0, unit, fmt.Errorf("opcount: %s: %w", variant, err)
 	}
