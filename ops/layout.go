@@ -503,8 +503,13 @@ type tuning struct {
 	// tiles sized for an exact grid, in place of maxpool.comp's
 	// grid-stride loop, whose div/mod chain for each output's coordinates
 	// and per-tap order key cost an H100 ~200 integer operations per
-	// output of a 3x3 window (46-66% of copy bandwidth). Lavapipe keeps
-	// maxpool.comp: its plans were measured that way.
+	// output of a 3x3 window (46-66% of copy bandwidth). h100-profile op
+	// counts per output: 265 -> 166 with UINT64 indices, 209 -> 140
+	// without. Off for every class until a GPU times it: the measured
+	// maxpool.comp already runs 1.15-1.35x torch on the H100, and
+	// gpu_compare.py --sweep tries poolGrid=true (VKDML_TUNING or --tune
+	// poolGrid=true select it meanwhile). Lavapipe keeps maxpool.comp: its
+	// plans were measured that way.
 	poolGrid bool
 	// poolGridMinLanes: planes whose tile would have fewer lanes (a few
 	// outputs a plane) keep maxpool.comp, whose grid-stride loop packs
@@ -516,7 +521,7 @@ var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 32768, argColPartialDiv: 8, argColLoads: 4,
-		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGrid: true, poolGridMinLanes: 32}
+		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
 

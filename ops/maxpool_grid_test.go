@@ -27,7 +27,7 @@ type asGridGPU struct {
 func (g *asGridGPU) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	c := *ctx
 	c.DeviceType = caps.DeviceTypeDiscreteGPU
-	c.Tuning = ops.Tuning{"poolGridMinLanes": "1"}
+	c.Tuning = ops.Tuning{"poolGrid": "true", "poolGridMinLanes": "1"}
 	if g.maxYZ > 0 {
 		c.Limits.MaxComputeWorkGroupCount[1] = min(c.Limits.MaxComputeWorkGroupCount[1], g.maxYZ)
 		c.Limits.MaxComputeWorkGroupCount[2] = min(c.Limits.MaxComputeWorkGroupCount[2], g.maxYZ)
