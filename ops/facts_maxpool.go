@@ -4,20 +4,28 @@ package ops
 // maxpool_vec.comp), read from the specialization constants and push
 // words shaders/variants_maxpool*.go name.
 
-// maxPoolDirectFacts is maxpool.comp: one invocation per output in a
-// grid-stride loop over the step's total outputs, each visiting its
-// window's taps with one scalar load at a time, or with PRELOAD all of an
-// interior window's taps loaded first. The step covers
-// total / (OD·OH·OW) whole (n, c) planes, whose input it reads.
-func maxPoolDirectFacts(v *stepValues) (DispatchFacts, error) {
-	es := v.define("ELEM_BITS", 32) / 8
-	load := es
+// maxPoolLaneLoad is a max pooling lane's element size and the bytes it
+// loads before it compares: one element (a 32-bit word where 8/16-bit
+// elements are read as words), or with PRELOAD an interior window's taps.
+func maxPoolLaneLoad(v *stepValues) (es, load uint64) {
+	es = v.define("ELEM_BITS", 32) / 8
+	load = es
 	if es < 4 && v.define("NATIVE", 1) == 0 {
 		load = 4 // one 32-bit word holds the element
 	}
 	if v.define("PRELOAD", 0) == 1 {
 		load *= v.s("KD") * v.s("KH") * v.s("KW") // an interior window's taps
 	}
+	return es, load
+}
+
+// maxPoolDirectFacts is maxpool.comp: one invocation per output in a
+// grid-stride loop over the step's total outputs, each visiting its
+// window's taps with one scalar load at a time, or with PRELOAD all of an
+// interior window's taps loaded first. The step covers
+// total / (OD·OH·OW) whole (n, c) planes, whose input it reads.
+func maxPoolDirectFacts(v *stepValues) (DispatchFacts, error) {
+	es, load := maxPoolLaneLoad(v)
 	total := v.p("total")
 	f := v.gridFacts(total, load)
 	outPlane := v.s("OD") * v.s("OH") * v.s("OW")
@@ -60,14 +68,7 @@ func maxPoolVec2x2Facts(v *stepValues) (DispatchFacts, error) {
 // rows from r0 its y row groups reach. A lane is empty when its column or
 // row is past the last. Its loads are maxpool.comp's.
 func maxPoolGridFacts(v *stepValues) (DispatchFacts, error) {
-	es := v.define("ELEM_BITS", 32) / 8
-	load := es
-	if es < 4 && v.define("NATIVE", 1) == 0 {
-		load = 4 // one 32-bit word holds the element
-	}
-	if v.define("PRELOAD", 0) == 1 {
-		load *= v.s("KD") * v.s("KH") * v.s("KW") // an interior window's taps
-	}
+	es, load := maxPoolLaneLoad(v)
 	wgx := max(v.s("WGX"), 1)
 	wgy := v.wg() / wgx
 	rows := v.s("OD") * v.s("OH")

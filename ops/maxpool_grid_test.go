@@ -4,6 +4,7 @@ package ops_test
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -58,33 +59,25 @@ func gridVariant(t *testing.T, d *dml.Device, g *asGridGPU, what string) (string
 // limits and with y and z limited to 1-3 workgroups (planes and rows
 // split over dispatches).
 func TestMaxPoolGridGPU(t *testing.T) {
-	for _, name := range []string{"native", "words"} {
-		t.Run(name, func(t *testing.T) {
-			opts := dml.DeviceOptions{}
-			if name == "words" {
-				opts.Disable = caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true}
+	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
+		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
+		split := 0
+		for i := 0; i < 80; i++ {
+			desc, in, what := g.randomPool(rng)
+			gd := &asGridGPU{Desc: desc, maxYZ: uint32(i % 4)}
+			v, steps := gridVariant(t, d, gd, what)
+			if !strings.HasPrefix(v, "maxpool_grid_") && !strings.HasPrefix(v, "maxpool_vec") {
+				t.Fatalf("%s: the GPU plan runs %s", what, v)
 			}
-			d := testutil.OpenDML(t, opts)
-			rng := testutil.Rand(t)
-			g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
-			split := 0
-			for i := 0; i < 80; i++ {
-				desc, in, what := g.randomPool(rng)
-				gd := &asGridGPU{Desc: desc, maxYZ: uint32(i % 4)}
-				v, steps := gridVariant(t, d, gd, what)
-				if !strings.HasPrefix(v, "maxpool_grid_") && !strings.HasPrefix(v, "maxpool_vec") {
-					t.Fatalf("%s: the GPU plan runs %s", what, v)
-				}
-				if steps > 1 {
-					split++
-				}
-				testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+			if steps > 1 {
+				split++
 			}
-			if split < 10 {
-				t.Errorf("only %d of 80 cases split over dispatches", split)
-			}
-		})
-	}
+			testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+		}
+		if split < 10 {
+			t.Errorf("only %d of 80 cases split over dispatches", split)
+		}
+	})
 }
 
 // TestMaxPoolGridOverLimits runs grids past the device's own limits: more

@@ -3,10 +3,10 @@
 package ops_test
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -22,38 +22,30 @@ import (
 // reference; with and without 8/16-bit storage. Every window of at most
 // 16 taps must run the preloading variant.
 func TestMaxPoolPreloadGPU(t *testing.T) {
-	for _, name := range []string{"native", "words"} {
-		t.Run(name, func(t *testing.T) {
-			opts := dml.DeviceOptions{}
-			if name == "words" {
-				opts.Disable = caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true}
-			}
-			d := testutil.OpenDML(t, opts)
-			rng := testutil.Rand(t)
-			g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
-			pre := 0
-			for i := 0; i < 60; i++ {
-				desc, in, what := g.randomPool(rng)
-				_, p := gpuPlan(t, d, desc, "", what)
-				if v := p.Kernels[0].Variant; strings.HasPrefix(v, "maxpool_b") || strings.HasPrefix(v, "maxpool_grid_b") { // a direct kernel
-					taps := uint32(1)
-					for _, w := range poolWindow(desc) {
-						taps *= w
-					}
-					if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre"); got != (taps <= 16) {
-						t.Fatalf("%s: %d taps run %s", what, taps, p.Kernels[0].Variant)
-					}
-					if taps <= 16 {
-						pre++
-					}
+	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
+		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
+		pre := 0
+		for i := 0; i < 60; i++ {
+			desc, in, what := g.randomPool(rng)
+			_, p := gpuPlan(t, d, desc, "", what)
+			if v := p.Kernels[0].Variant; strings.HasPrefix(v, "maxpool_b") || strings.HasPrefix(v, "maxpool_grid_b") { // a direct kernel
+				taps := uint32(1)
+				for _, w := range poolWindow(desc) {
+					taps *= w
 				}
-				testutil.CheckOperator(t, d, &asGPU{Desc: desc}, []*tensor.Tensor{in}, rng)
+				if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre"); got != (taps <= 16) {
+					t.Fatalf("%s: %d taps run %s", what, taps, p.Kernels[0].Variant)
+				}
+				if taps <= 16 {
+					pre++
+				}
 			}
-			if pre < 20 {
-				t.Errorf("only %d of 60 cases ran the preloading kernel", pre)
-			}
-		})
-	}
+			testutil.CheckOperator(t, d, &asGPU{Desc: desc}, []*tensor.Tensor{in}, rng)
+		}
+		if pre < 20 {
+			t.Errorf("only %d of 60 cases ran the preloading kernel", pre)
+		}
+	})
 }
 
 // poolWindow is a max pooling desc's window.

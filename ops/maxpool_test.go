@@ -338,6 +338,21 @@ func randomTensor(rng *rand.Rand, d tensor.Desc) *tensor.Tensor {
 	return t
 }
 
+// eachPoolStorage runs f, as a subtest, on a device with 8/16-bit storage
+// ("native") and on one without it ("words": 8/16-bit elements read as
+// 32-bit words).
+func eachPoolStorage(t *testing.T, f func(t *testing.T, d *dml.Device, rng *rand.Rand)) {
+	for _, name := range []string{"native", "words"} {
+		t.Run(name, func(t *testing.T) {
+			opts := dml.DeviceOptions{}
+			if name == "words" {
+				opts.Disable = caps.Features{StorageBuffer8Bit: true, StorageBuffer16Bit: true}
+			}
+			f(t, testutil.OpenDML(t, opts), testutil.Rand(t))
+		})
+	}
+}
+
 type poolGen struct {
 	types   []tensor.DataType
 	idx     []tensor.DataType // tensor.Unknown = no indices

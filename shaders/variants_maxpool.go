@@ -54,8 +54,11 @@ func idxName(idxBits int) string {
 	return fmt.Sprintf("idx%d", idxBits)
 }
 
-func maxPoolVariants() []Variant {
-	var out []Variant
+// maxPoolShapes calls f for every build of a max pooling kernel: element
+// bits, native 8/16-bit storage or 32-bit words, index bits (0: none) and
+// whether an interior window's taps are loaded first. Defines are the
+// macros that select it, the same for maxpool.comp and maxpool_grid.comp.
+func maxPoolShapes(f func(bits int, native bool, ib int, pre bool, defines []string)) {
 	for _, bits := range []int{8, 16, 32, 64} {
 		natives := []bool{false}
 		if bits < 32 {
@@ -63,26 +66,28 @@ func maxPoolVariants() []Variant {
 		}
 		for _, native := range natives {
 			for _, ib := range []int{0, 32, 64} {
-				bindings, push := 2, maxPoolPush
-				if ib != 0 {
-					bindings, push = 3, maxPoolIdxPush
-				}
 				for _, pre := range []bool{false, true} {
-					n := MaxPoolName(bits, native, ib)
-					if pre {
-						n = MaxPoolPreloadName(bits, native, ib)
-					}
-					out = append(out, Variant{
-						Name:   n,
-						Source: "maxpool.comp",
-						Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-							fmt.Sprintf("IDX_BITS=%d", ib), fmt.Sprintf("PRELOAD=%d", b2i(pre))},
-						Bindings: bindings, Spec: maxPoolSpec, Push: push,
-					})
+					f(bits, native, ib, pre, []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+						fmt.Sprintf("IDX_BITS=%d", ib), fmt.Sprintf("PRELOAD=%d", b2i(pre))})
 				}
 			}
 		}
 	}
+}
+
+func maxPoolVariants() []Variant {
+	var out []Variant
+	maxPoolShapes(func(bits int, native bool, ib int, pre bool, defines []string) {
+		bindings, push := 2, maxPoolPush
+		if ib != 0 {
+			bindings, push = 3, maxPoolIdxPush
+		}
+		n := MaxPoolName(bits, native, ib)
+		if pre {
+			n = MaxPoolPreloadName(bits, native, ib)
+		}
+		out = append(out, Variant{Name: n, Source: "maxpool.comp", Defines: defines, Bindings: bindings, Spec: maxPoolSpec, Push: push})
+	})
 	return out
 }
 
@@ -116,28 +121,13 @@ var maxPoolGridPush = []string{"plane0", "p0", "r0", "in_e0", "out_e0", "idx_e0"
 
 func maxPoolGridVariants() []Variant {
 	var out []Variant
-	for _, bits := range []int{8, 16, 32, 64} {
-		natives := []bool{false}
-		if bits < 32 {
-			natives = []bool{true, false}
+	maxPoolShapes(func(bits int, native bool, ib int, pre bool, defines []string) {
+		bindings, spec := 2, maxPoolGridSpec
+		if ib != 0 {
+			bindings, spec = 3, maxPoolGridIdxSpec
 		}
-		for _, native := range natives {
-			for _, ib := range []int{0, 32, 64} {
-				bindings, spec := 2, maxPoolGridSpec
-				if ib != 0 {
-					bindings, spec = 3, maxPoolGridIdxSpec
-				}
-				for _, pre := range []bool{false, true} {
-					out = append(out, Variant{
-						Name:   MaxPoolGridName(bits, native, ib, pre),
-						Source: "maxpool_grid.comp",
-						Defines: []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-							fmt.Sprintf("IDX_BITS=%d", ib), fmt.Sprintf("PRELOAD=%d", b2i(pre))},
-						Bindings: bindings, Spec: spec, Push: maxPoolGridPush,
-					})
-				}
-			}
-		}
-	}
+		out = append(out, Variant{Name: MaxPoolGridName(bits, native, ib, pre), Source: "maxpool_grid.comp", Defines: defines,
+			Bindings: bindings, Spec: spec, Push: maxPoolGridPush})
+	})
 	return out
 }
