@@ -429,7 +429,7 @@ SWEEP = [
      "cases": [("argmax", [4096, 16384], [1], dt) for dt in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64")]
               + [("argmax", [65536, 1000], [1], "FLOAT32"), ("argmax", [32, 1000], [1], "FLOAT32")],
      "kernels": [],
-     "knobs": {"argRowSubgroups": ["true", "false"]}},
+     "knobs": {"argRowSubgroups": ["true", "false"], "argRowFilter": ["true", "false"]}},
     {"name": "columns",
      "cases": [("argmax", [4096, 16384], [0], dt) for dt in ("FLOAT32", "FLOAT16", "INT8", "UINT8", "INT16", "INT32", "INT64")]
               + [("argmax", [16384, 4096], [0], "FLOAT32"), ("argmax", [1024, 64, 1024], [1], "FLOAT32")],

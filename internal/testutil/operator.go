@@ -104,11 +104,12 @@ func recordOne(d *dml.Device, rec *dml.CommandRecorder, list *dml.CommandList, d
 // with Kernel as its strategy ("" leaves the planner's choice) and, unless
 // DeviceType is DeviceTypeOther (the zero value), as for a device of that
 // type instead of the device's own: lavapipe then runs the plans a
-// discrete GPU gets.
+// discrete GPU gets; Tuning's knobs are set over the context's.
 type ForcedPlan struct {
 	ops.Desc
 	Kernel     string
 	DeviceType caps.DeviceType
+	Tuning     ops.Tuning
 }
 
 // Plan plans the wrapped desc with the forced choices.
@@ -119,6 +120,9 @@ func (f *ForcedPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	}
 	if f.DeviceType != caps.DeviceTypeOther {
 		c.DeviceType = f.DeviceType
+	}
+	if len(f.Tuning) > 0 {
+		c.Tuning = c.Tuning.With(f.Tuning)
 	}
 	return f.Desc.Plan(&c)
 }
