@@ -321,19 +321,18 @@ void main() {
 				VEC_T q = LOAD_VEC(v);
 				SCAN_VEC(q, v, FIRST, LATER)
 			}
+			// ROW_FILTER is a specialization constant: each plan's
+			// module keeps one of the two forms of this loop.
 			if (ROW_FILTER != 0u) {
 				BOUNDS()
-				for (v += WG; v < vb + nv; v += WG) {
-					VEC_T q = LOAD_VEC(v);
-					if (any(lessThanEqual(FILTER_VEC(q), lim4))) {
-						SCAN_VEC(q, v, LATER, LATER)
+			}
+			for (v += WG; v < vb + nv; v += WG) {
+				VEC_T q = LOAD_VEC(v);
+				if (ROW_FILTER == 0u || any(lessThanEqual(FILTER_VEC(q), lim4))) {
+					SCAN_VEC(q, v, LATER, LATER)
+					if (ROW_FILTER != 0u) {
 						BOUNDS()
 					}
-				}
-			} else {
-				for (v += WG; v < vb + nv; v += WG) {
-					VEC_T q = LOAD_VEC(v);
-					SCAN_VEC(q, v, LATER, LATER)
 				}
 			}
 		}
