@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/operators"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+func writeNpy(t *testing.T, dir, name string, x *tensor.Tensor) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := tensor.WriteNpyFile(p, x); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readNpy(t *testing.T, p string) *tensor.Tensor {
+	t.Helper()
+	x, err := tensor.ReadNpyFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// writeFortranNpy writes x (packed, C order) as the Fortran-order file
+// dir/name and returns its path: the header says fortran_order True and the
+// data is column-major.
+func writeFortranNpy(t *testing.T, dir, name string, x *tensor.Tensor) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	var b bytes.Buffer
+	if err := tensor.WriteNpy(&b, x); err != nil {
+		t.Fatal(err)
+	}
+	file := b.Bytes()
+	hdrEnd := bytes.IndexByte(file, '\n') + 1
+	hdr := bytes.Replace(file[:hdrEnd], []byte("'fortran_order': False"), []byte("'fortran_order': True "), 1)
+	col := &tensor.Tensor{Desc: tensor.NewStridedDesc(x.Desc.DataType, x.Desc.Sizes, fortranStrides(x.Desc.Sizes))}
+	col.Data = make([]byte, col.Desc.TotalTensorSizeInBytes)
+	tensor.ForEachIndex(x.Desc.Sizes, func(c []uint32) { col.SetBits(c, x.Bits(c...)) })
+	if err := os.WriteFile(path, append(hdr, col.Data[:x.Desc.ElementCount()*uint64(x.Desc.DataType.Size())]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func fortranStrides(sizes []uint32) []uint32 {
+	s := make([]uint32, len(sizes))
+	n := uint32(1)
+	for i := range sizes {
+		s[i] = n
+		n *= sizes[i]
+	}
+	return s
+}
+
+// TestRunArg answers the seed pages' examples from .npy files, with flags
+// before or after the files, every index type, both directions, and a
+// Fortran-order input.
+func TestRunArg(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{}) // skips (or fails under CI) without a device
+	dir := t.TempDir()
+	page := tensor.FromFloat32([]uint32{3, 3}, []float32{1, 2, 3, 3, 0, 4, 2, 5, 2})
+	in := writeNpy(t, dir, "in.npy", page)
+	fortran := writeFortranNpy(t, dir, "fortran.npy", page)
+	if f := readNpy(t, fortran); f.Desc.IsPacked() {
+		t.Fatalf("the Fortran-order file reads back packed: %v", f.Desc)
+	}
+	dirIn := writeNpy(t, dir, "dir.npy", tensor.FromFloat32([]uint32{5}, []float32{3, 2, 1, 2, 3}))
+	out := filepath.Join(dir, "out.npy")
+
+	cases := []struct {
+		args  []string
+		sizes []uint32
+		dt    tensor.DataType
+		want  []uint64
+	}{
+		{[]string{"argmax", "--axes", "0", in, out}, []uint32{1, 3}, tensor.UInt32, []uint64{1, 2, 1}},
+		{[]string{"argmax", in, out, "--axes", "1"}, []uint32{3, 1}, tensor.UInt32, []uint64{2, 2, 1}},
+		{[]string{"argmax", "--axes=1,0", in, out, "--index-type", "int64"}, []uint32{1, 1}, tensor.Int64, []uint64{7}},
+		{[]string{"argmin", "--axes", "0", in, out, "--index-type", "uint64"}, []uint32{1, 3}, tensor.UInt64, []uint64{0, 1, 2}},
+		{[]string{"argmin", in, "--axes", "1", out, "--index-type", "int32"}, []uint32{3, 1}, tensor.Int32, []uint64{0, 1, 0}},
+		{[]string{"argmin", "--axes", "0,1", in, out}, []uint32{1, 1}, tensor.UInt32, []uint64{4}},
+		{[]string{"argmax", "--axes", "0", fortran, out}, []uint32{1, 3}, tensor.UInt32, []uint64{1, 2, 1}},
+		{[]string{"argmin", "--axes", "1", fortran, out}, []uint32{3, 1}, tensor.UInt32, []uint64{0, 1, 0}},
+		{[]string{"argmax", "--axes", "0", dirIn, out}, []uint32{1}, tensor.UInt32, []uint64{0}},
+		{[]string{"argmax", "--axes", "-1", in, out}, []uint32{3, 1}, tensor.UInt32, []uint64{2, 2, 1}},
+		{[]string{"argmin", "--axes=-2,-1", in, out}, []uint32{1, 1}, tensor.UInt32, []uint64{4}},
+		{[]string{"argmax", "--axes", "-1", dirIn, out}, []uint32{1}, tensor.UInt32, []uint64{0}},
+		{[]string{"argmax", "--axes", "0", "--direction", "decreasing", dirIn, out}, []uint32{1}, tensor.UInt32, []uint64{4}},
+	}
+	for _, c := range cases {
+		os.Remove(out)
+		args := append([]string{"run"}, c.args...)
+		args = append(args, "--debug")
+		code, _, stderr := vkdml(args...)
+		if code != 0 {
+			t.Fatalf("vkdml %v: exit %d: %s", args, code, stderr)
+		}
+		got := readNpy(t, out)
+		if got.Desc.DataType != c.dt || !slices.Equal(got.Desc.Sizes, c.sizes) || !slices.Equal(got.Uint64s(), c.want) {
+			t.Errorf("vkdml %v: got %v %v, want %v %v %v", args, got.Desc, got.Uint64s(), c.dt, c.sizes, c.want)
+		}
+	}
+}
+
+// TestRunArgErrors: bad flags and arguments exit non-zero with a clear
+// message, and no output file appears.
+func TestRunArgErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNpy(t, dir, "in.npy", tensor.FromFloat32([]uint32{2, 3}, []float32{1, 2, 3, 4, 5, 6}))
+	out := filepath.Join(dir, "out.npy")
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"argmax", in, out}, "--axes is required"},
+		{[]string{"argmax", "--axes", "", in, out}, "--axes is required"},
+		{[]string{"argmax", "--axes", "x", in, out}, "not an integer"},
+		{[]string{"argmax", "--axes", "-3", in, out}, "out of range for a rank-2 input (axes are -2..1)"},
+		{[]string{"argmax", "--axes", "2", in, out}, "out of range for a rank-2 input"},
+		{[]string{"argmin", "--axes", "0", "--direction", "up", in, out}, "--direction"},
+		{[]string{"argmin", "--axes", "0", "--index-type", "float32", in, out}, "--index-type"},
+		{[]string{"argmin", "--axes", "0", "--index-type", "uint16", in, out}, "--index-type"},
+		{[]string{"argmax", "--axes", "0", in}, "want IN.npy OUT.npy"},
+		{[]string{"argmax", "--axes", "0", in, out, "extra.npy"}, "want IN.npy OUT.npy"},
+		{[]string{"argmax", "--axes", "0", filepath.Join(dir, "missing.npy"), out}, "missing.npy"},
+		{[]string{"argmax", "--bogus", "0", in, out}, "bogus"},
+		{[]string{"argmax", "--axes", "0", in, filepath.Join(dir, "no-such-dir", "out.npy")}, "no-such-dir"},
+	}
+	for _, c := range cases {
+		args := append([]string{"run"}, c.args...)
+		code, _, stderr := vkdml(args...)
+		if code == 0 || !strings.Contains(stderr, c.msg) {
+			if strings.Contains(stderr, "no usable Vulkan device") {
+				testutil.NoDevice(t, stderrError(stderr))
+			}
+			t.Errorf("vkdml %v: exit %d, stderr %q; want non-zero and %q", args, code, stderr, c.msg)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("vkdml %v: wrote %s despite failing", args, out)
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp"))
+		if len(matches) > 0 {
+			t.Fatalf("vkdml %v: left temporary files %v", args, matches)
+		}
+	}
+}
+
+// TestDemoArg: `vkdml demo` prints the pages' examples and they match.
+func TestDemoArg(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{})
+	code, stdout, stderr := vkdml("demo", "--debug")
+	if code != 0 {
+		t.Fatalf("demo: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{
+		"[[1,  // argmax({1, 3, 2})\n  2,  // argmax({2, 0, 5})\n  1]] // argmax({3, 4, 2})",
+		"[[0], // argmin({1, 2, 3})\n [1], // argmin({3, 0, 4})\n [0]] // argmin({2, 5, 2})",
+		"[[7]] // argmax({1, 2, 3, 3, 0, 4, 2, 5, 2})",
+		"[[4]] // argmin({1, 2, 3, 3, 0, 4, 2, 5, 2})",
+		"AxisDirection: DML_AXIS_DIRECTION_DECREASING\nOutputTensor: (Sizes:[1], DataType:UINT32)\n[4]  // argmax({3, 2, 1, 2, 3})",
+		"AxisDirection: DML_AXIS_DIRECTION_DECREASING\nOutputTensor: (Sizes:[1], DataType:UINT32)\n[4]  // argmin({1, 2, 3, 2, 1})",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+}
+
+func TestRunMaxPool(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{}) // skips (or fails under CI) without a device
+	dir := t.TempDir()
+	vals := make([]float32, 16)
+	for i := range vals {
+		vals[i] = float32(i)
+	}
+	in := writeNpy(t, dir, "in.npy", tensor.FromFloat32([]uint32{1, 1, 4, 4}, vals))
+	out, idx := filepath.Join(dir, "out.npy"), filepath.Join(dir, "idx.npy")
+
+	cases := []struct {
+		name    string
+		args    []string
+		sizes   []uint32
+		values  []float64
+		indices []uint64
+		idxType tensor.DataType
+	}{
+		{"dilation 2, floor extent", []string{"--window", "2,2", "--dilations", "2"}, []uint32{1, 1, 2, 2},
+			[]float64{10, 11, 14, 15}, []uint64{10, 11, 14, 15}, tensor.UInt32},
+		{"dilation 2, 3x3 output, flags after files", []string{"--window", "2", "--dilations", "2,2", "--output-size", "3,3", "--index-type", "uint64"}, []uint32{1, 1, 3, 3},
+			[]float64{10, 11, 10, 14, 15, 14, 10, 11, 10}, []uint64{10, 11, 10, 14, 15, 14, 10, 11, 10}, tensor.UInt64},
+		{"3x3 stride 2 padding 1", []string{"--window", "3,3", "--strides", "2,2", "--start-padding", "1,1", "--end-padding", "1,1"}, []uint32{1, 1, 2, 2},
+			[]float64{5, 7, 13, 15}, []uint64{5, 7, 13, 15}, tensor.UInt32},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run", "maxpool", "--debug", "--indices", idx}, c.args...)
+			if strings.Contains(c.name, "after files") {
+				args = append([]string{"run", "maxpool", in, out, "--debug", "--indices", idx}, c.args...)
+			} else {
+				args = append(args, in, out)
+			}
+			code, stdout, stderr := vkdml(args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+			}
+			y, z := readNpy(t, out), readNpy(t, idx)
+			if !slices.Equal(y.Desc.Sizes, c.sizes) || !slices.Equal(y.Float64s(), c.values) {
+				t.Errorf("output %v %v, want %v %v", y.Desc, y.Float64s(), c.sizes, c.values)
+			}
+			if z.Desc.DataType != c.idxType || !slices.Equal(z.Uint64s(), c.indices) {
+				t.Errorf("indices %v %v, want %v %v", z.Desc, z.Uint64s(), c.idxType, c.indices)
+			}
+		})
+	}
+
+	t.Run("no indices", func(t *testing.T) {
+		out2 := filepath.Join(dir, "out2.npy")
+		if code, _, stderr := vkdml("run", "maxpool", "--window", "1", "--start-padding", "1,0", in, out2); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		y := readNpy(t, out2)
+		if !slices.Equal(y.Desc.Sizes, []uint32{1, 1, 5, 4}) || y.Float64s()[0] != -math.MaxFloat32 || y.Float64s()[4] != 0 {
+			t.Errorf("got %v %v", y.Desc, y.Float64s())
+		}
+	})
+}
+
+func TestRunMaxPoolErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNpy(t, dir, "in.npy", tensor.FromFloat32([]uint32{1, 1, 4, 4}, make([]float32, 16)))
+	in3 := writeNpy(t, dir, "in3.npy", tensor.FromFloat32([]uint32{1, 4, 4}, make([]float32, 16)))
+	out := filepath.Join(dir, "out.npy")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no window", []string{in, out}, 2, "--window is required"},
+		{"one file", []string{"--window", "2", in}, 2, "want IN.npy OUT.npy"},
+		{"bad list", []string{"--window", "2,x", in, out}, 2, "not a list of unsigned integers"},
+		{"list length", []string{"--window", "2,2,2", in, out}, 2, "--window has 3 values"},
+		{"rank 3", []string{"--window", "2", in3, out}, 2, "4D (N,C,H,W) or 5D"},
+		{"empty output", []string{"--window", "3", "--dilations", "2", in, out}, 2, "output would be empty"},
+		{"index type", []string{"--window", "2", "--index-type", "int64", in, out}, 2, "want uint32 or uint64"},
+		{"missing input", []string{"--window", "2", filepath.Join(dir, "nope.npy"), out}, 1, "nope.npy"},
+		{"same output twice", []string{"--window", "2", "--indices", out, in, out}, 0, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.code == 0 { // needs a device to get as far as writing
+				testutil.OpenDML(t, dml.DeviceOptions{})
+				c.code, c.want = 2, "named twice"
+			}
+			code, _, stderr := vkdml(append([]string{"run", "maxpool"}, c.args...)...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d containing %q", code, stderr, c.code, c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+	t.Run("zero stride reaches validation", func(t *testing.T) {
+		testutil.OpenDML(t, dml.DeviceOptions{})
+		code, _, stderr := vkdml("run", "maxpool", "--window", "2", "--strides", "0", "--output-size", "2", in, out)
+		if code != 1 || !strings.Contains(stderr, "Strides[0]") || !strings.Contains(stderr, "E_INVALIDARG") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+}
+
+func TestDemoMaxPool(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	for _, c := range operators.Demos() {
+		if !strings.HasPrefix(c.Title, "MAX_POOLING") {
+			continue
+		}
+		var b bytes.Buffer
+		if err := c.Run(d, &b); err != nil {
+			t.Errorf("%s: %v\n%s", c.Title, err, b.String())
+		}
+		t.Logf("%s\n%s", c.Title, b.String())
+	}
+}
+
+// TestRunMaxUnpool: `vkdml run maxunpool --output-shape N,C,H,W X.npy
+// I.npy OUT.npy` reads both inputs in binding order and writes the
+// unpooled values; a missing --output-shape or input file, and INT32
+// indices, are refused naming what is wrong.
+func TestRunMaxUnpool(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{}) // skips (or fails under CI) without a device
+	dir := t.TempDir()
+	x := writeNpy(t, dir, "x.npy", tensor.FromFloat32([]uint32{1, 2, 1, 2}, []float32{1, 2, 3, 4}))
+	i := writeNpy(t, dir, "i.npy", tensor.FromUint64As(tensor.UInt64, []uint32{1, 2, 1, 2}, []uint64{7, 5, 5, 4000000000}))
+	out := filepath.Join(dir, "out.npy")
+	if code, _, stderr := vkdml("run", "maxunpool", "--output-shape", "1,2,2,2", x, i, out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	y := readNpy(t, out)
+	if !slices.Equal(y.Desc.Sizes, []uint32{1, 2, 2, 2}) || !slices.Equal(y.Float64s(), []float64{0, 0, 0, 0, 0, 3, 0, 1}) {
+		t.Errorf("got %v %v", y.Desc.Sizes, y.Float64s())
+	}
+	i32 := writeNpy(t, dir, "i32.npy", tensor.FromInt64As(tensor.Int32, []uint32{1, 2, 1, 2}, []int64{0, 1, 2, 3}))
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{x, i, out}, 2, "--output-shape"},
+		{[]string{"--output-shape", "2,2,2", x, i, out}, 2, "--output-shape"},
+		{[]string{"--output-shape", "1,2,2,2", x, out}, 2, "IN1.npy IN2.npy OUT.npy"},
+		{[]string{"--output-shape", "1,2,2,2", x, i32, out}, 1, "IndicesTensor.DataType"},
+	} {
+		code, _, stderr := vkdml(append([]string{"run", "maxunpool"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d naming %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
