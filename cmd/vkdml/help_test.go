@@ -293,13 +293,7 @@ func TestParseNested(t *testing.T) {
 // a build without cgo must stop at one line that says so, not at a page
 // of undefined names.
 func TestWithoutCgo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
+	goBin := testutil.GoCommand(t, "builds the command")
 	cmd := exec.Command(goBin, "build", "-o", os.DevNull, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()

@@ -144,6 +144,24 @@ func TestRunIdentityFortran(t *testing.T) {
 	}
 }
 
+// buildVkdml builds vkdml into a temporary folder, or skips the test
+// (fails it under CI=true) when there is no go command.
+func buildVkdml(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		if testutil.InCI() {
+			t.Fatalf("CI=true: no go command and VKDML_BIN is not set")
+		}
+		t.Skip("no go command; set VKDML_BIN to a vkdml binary")
+	}
+	bin := filepath.Join(t.TempDir(), "vkdml")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // TestNoLoader runs the binary with a loader name that does not exist: it
 // must say so and exit 1, not crash.
 func TestNoLoader(t *testing.T) {
@@ -152,17 +170,7 @@ func TestNoLoader(t *testing.T) {
 		if testing.Short() {
 			t.Skip("builds the binary")
 		}
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			if testutil.InCI() {
-				t.Fatalf("CI=true: no go command and VKDML_BIN is not set")
-			}
-			t.Skip("no go command; set VKDML_BIN to a vkdml binary")
-		}
-		bin = filepath.Join(t.TempDir(), "vkdml")
-		if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
-		}
+		bin = buildVkdml(t)
 	}
 	cmd := exec.Command(bin, "demo")
 	cmd.Env = append(os.Environ(), "VKDML_VULKAN_LIBRARY=libvkdml-no-such-loader.so.1")

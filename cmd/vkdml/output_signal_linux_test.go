@@ -40,24 +40,6 @@ func vkdmlBinary(t *testing.T) string {
 	return bin
 }
 
-// buildVkdml builds vkdml into a temporary folder, or skips the test
-// (fails it under CI=true) when there is no go command.
-func buildVkdml(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		if testutil.InCI() {
-			t.Fatalf("CI=true: no go command and VKDML_BIN is not set")
-		}
-		t.Skip("no go command; set VKDML_BIN to a vkdml binary")
-	}
-	bin := filepath.Join(t.TempDir(), "vkdml")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // requireDevice skips the test (fails it under CI=true) unless bin sees a
 // Vulkan device: the tests that close vkdml's stderr could not tell.
 func requireDevice(t *testing.T, bin string) {

@@ -109,13 +109,7 @@ func TestEveryRuleCovered(t *testing.T) {
 // TestCorpusIsGenerated checks that corpus.json and inputs/ are exactly what
 // the committed generator writes, so the corpus can always be regenerated.
 func TestCorpusIsGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the generator")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
+	goBin := testutil.GoCommand(t, "runs the generator")
 	dir := t.TempDir()
 	cmd := exec.Command(goBin, "run", "../../parity/cmd/gencorpus", "-dir", dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
