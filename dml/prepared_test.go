@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
@@ -124,30 +123,24 @@ func TestPreparedConcurrentRunsTakeTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Release()
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for i := 0; i < 10; i++ {
-				x := []float32{0, 0, 0, 0, 0, 0}
-				x[2*((g+i)%3)+1] = 1 // row (g+i)%3 has its maximum in column 1
-				out := make([]byte, 12)
-				if err := p.Run([][]byte{float32Bytes(x...)}, [][]byte{out}); err != nil {
-					t.Error(err)
-					return
+	testutil.InParallel(t, 4, func(g int) error {
+		for i := 0; i < 10; i++ {
+			x := []float32{0, 0, 0, 0, 0, 0}
+			x[2*((g+i)%3)+1] = 1 // row (g+i)%3 has its maximum in column 1
+			out := make([]byte, 12)
+			if err := p.Run([][]byte{float32Bytes(x...)}, [][]byte{out}); err != nil {
+				return err
+			}
+			for row := 0; row < 3; row++ {
+				want := uint32(0)
+				if row == (g+i)%3 {
+					want = 1
 				}
-				for row := 0; row < 3; row++ {
-					want := uint32(0)
-					if row == (g+i)%3 {
-						want = 1
-					}
-					if got := binary.LittleEndian.Uint32(out[4*row:]); got != want {
-						t.Errorf("goroutine %d run %d: row %d = %d, want %d", g, i, row, got, want)
-					}
+				if got := binary.LittleEndian.Uint32(out[4*row:]); got != want {
+					t.Errorf("goroutine %d run %d: row %d = %d, want %d", g, i, row, got, want)
 				}
 			}
-		}(g)
-	}
-	wg.Wait()
+		}
+		return nil
+	})
 }

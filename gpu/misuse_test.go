@@ -377,27 +377,17 @@ func TestConcurrentSubmit(t *testing.T) {
 	l.Dispatch(k, []gpu.Range{{Buffer: a, Size: 1 << 16}, {Buffer: b, Size: 1 << 16}}, params(1<<14), [3]uint32{1 << 8, 1, 1})
 	l.End()
 	for round := range 20 {
-		var wg sync.WaitGroup
-		var mu sync.Mutex
 		ok, pending := 0, 0
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				err := l.Submit()
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					ok++
-				case errors.Is(err, gpu.ErrPending):
-					pending++
-				default:
-					t.Errorf("round %d: %v", round, err)
-				}
-			}()
+		for _, err := range testutil.StartTogether(8, func(int) error { return l.Submit() })() {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, gpu.ErrPending):
+				pending++
+			default:
+				t.Errorf("round %d: %v", round, err)
+			}
 		}
-		wg.Wait()
 		if ok != 1 || pending != 7 {
 			t.Fatalf("round %d: %d submits accepted, %d refused as pending", round, ok, pending)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
@@ -24,28 +23,7 @@ func TestSharedCompiledOperator(t *testing.T) {
 	cop := testutil.CompileInitialized(t, d, desc, "")
 	defer cop.Release()
 	rec, _ := d.CreateCommandRecorder()
-	inParallel(t, 8, func(g int) error { return worker(d, cop, rec, g) })
-}
-
-// inParallel runs f(0) to f(n-1) in n goroutines at once and fails t with
-// every error they return.
-func inParallel(t *testing.T, n int, f func(g int) error) {
-	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[g] = f(g)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Error(err)
-		}
-	}
+	testutil.InParallel(t, 8, func(g int) error { return worker(d, cop, rec, g) })
 }
 
 // worker copies rounds of its own bytes through the shared identity, input
@@ -117,7 +95,7 @@ func TestSharedCompiledArgMaxMaxPool(t *testing.T) {
 				t.Fatalf("split-K plan without a temporary resource: the goroutines would not each bind one")
 			}
 			rec, _ := d.CreateCommandRecorder()
-			inParallel(t, 8, func(g int) error {
+			testutil.InParallel(t, 8, func(g int) error {
 				return sharedWorker(d, cop, rec, c.desc, rand.New(rand.NewSource(seed+int64(g))), g)
 			})
 		})
@@ -237,9 +215,7 @@ func TestConcurrentInitializeOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		errs := make([]error, 2)
-		start := make(chan struct{})
+		record := make([]func() error, 2)
 		for g := range 2 {
 			init, _ := d.CreateOperatorInitializer(cop)
 			table, _ := d.CreateBindingTable(init)
@@ -250,16 +226,12 @@ func TestConcurrentInitializeOnce(t *testing.T) {
 				table.BindInputs(dml.BufferArrayBinding{{Buffer: src, SizeInBytes: 128}})
 				table.BindOutputs(dml.WholeBuffer(persistent))
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			record[g] = func() error {
 				defer list.Release()
-				<-start
-				errs[g] = rec.RecordDispatch(list, init, table)
-			}()
+				return rec.RecordDispatch(list, init, table)
+			}
 		}
-		close(start)
-		wg.Wait()
+		errs := testutil.StartTogether(2, func(g int) error { return record[g]() })()
 		cop.Release()
 		ok := 0
 		for _, err := range errs {
@@ -301,33 +273,15 @@ func TestConcurrentExecuteOneList(t *testing.T) {
 	}
 	defer list.Release()
 	for round := range 20 {
-		var wg sync.WaitGroup
-		var accepted, refused sync.Map
-		start := make(chan struct{})
-		for g := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				if err := list.Execute(); err == nil {
-					accepted.Store(g, true)
-				} else if errors.Is(err, dml.ErrPending) && errors.Is(err, hresult.E_INVALIDARG) {
-					refused.Store(g, true)
-				} else {
-					refused.Store(g, err)
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
 		n := 0
-		accepted.Range(func(_, _ any) bool { n++; return true })
-		refused.Range(func(g, v any) bool {
-			if err, ok := v.(error); ok {
-				t.Errorf("round %d goroutine %v: %v", round, g, err)
+		for g, err := range testutil.StartTogether(8, func(int) error { return list.Execute() })() {
+			switch {
+			case err == nil:
+				n++
+			case !errors.Is(err, dml.ErrPending) || !errors.Is(err, hresult.E_INVALIDARG):
+				t.Errorf("round %d goroutine %d: %v", round, g, err)
 			}
-			return true
-		})
+		}
 		if n != 1 {
 			t.Fatalf("round %d: %d of 8 concurrent Execute calls were submitted; want 1", round, n)
 		}
@@ -344,29 +298,20 @@ func TestCloseWhileComputing(t *testing.T) {
 	d := testutil.CreateDML(t, dml.DeviceOptions{})
 	desc := &dml.ArgMax{Input: tensor.NewDesc(tensor.Float32, []uint32{16, 64}), Output: tensor.NewDesc(tensor.UInt32, []uint32{16, 1}), Axes: []uint32{1}}
 	in := tensor.New(tensor.Float32, 16, 64)
-	var wg sync.WaitGroup
-	errs := make(chan error, 64)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				if _, err := d.Compute(desc, in); err != nil {
-					errs <- err
-					return
-				}
+	wait := testutil.StartTogether(4, func(int) error {
+		for {
+			if _, err := d.Compute(desc, in); err != nil {
+				return err
 			}
-		}()
-	}
+		}
+	})
 	if _, err := d.Compute(desc, in); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range wait() {
 		if !errors.Is(err, dml.ErrDeviceClosed) {
 			t.Errorf("a Compute racing Close failed with %v; want ErrDeviceClosed", err)
 		}
