@@ -465,33 +465,29 @@ VkResult vkResetCommandPool(VkDevice device, VkCommandPool pool, VkCommandPoolRe
 	return real(device, pool, flags);
 }
 
-VkResult vkAllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info, VkCommandBuffer *out) {
-	REAL(vkAllocateCommandBuffers);
-	VkResult r = real(device, info, out);
-	if (r == VK_SUCCESS) {
-		LOCKED({
-			for (uint32_t i = 0; i < info->commandBufferCount; i++) {
-				track(K_CB, (uint64_t)(uintptr_t)out[i], info->commandPool);
-			}
-		});
+// ALLOCATE_FN defines name, an allocation of info->count objects from the
+// pool info->pool, each tracked as kind under that pool.
+#define ALLOCATE_FN(name, Info, Obj, kind, count, pool)                                                                \
+	VkResult name(VkDevice device, const Info *info, Obj *out) {                                                       \
+		REAL(name);                                                                                                    \
+		VkResult r = real(device, info, out);                                                                          \
+		if (r == VK_SUCCESS) {                                                                                         \
+			LOCKED({                                                                                                   \
+				for (uint32_t i = 0; i < info->count; i++) {                                                           \
+					track(kind, (uint64_t)(uintptr_t)out[i], info->pool);                                              \
+				}                                                                                                      \
+			});                                                                                                        \
+		}                                                                                                              \
+		return r;                                                                                                      \
 	}
-	return r;
-}
+
+ALLOCATE_FN(vkAllocateCommandBuffers, VkCommandBufferAllocateInfo, VkCommandBuffer, K_CB, commandBufferCount,
+            commandPool)
 
 // Descriptor sets.
 
-VkResult vkAllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo *info, VkDescriptorSet *out) {
-	REAL(vkAllocateDescriptorSets);
-	VkResult r = real(device, info, out);
-	if (r == VK_SUCCESS) {
-		LOCKED({
-			for (uint32_t i = 0; i < info->descriptorSetCount; i++) {
-				track(K_SET, out[i], info->descriptorPool);
-			}
-		});
-	}
-	return r;
-}
+ALLOCATE_FN(vkAllocateDescriptorSets, VkDescriptorSetAllocateInfo, VkDescriptorSet, K_SET, descriptorSetCount,
+            descriptorPool)
 
 void vkUpdateDescriptorSets(VkDevice device, uint32_t nw, const VkWriteDescriptorSet *w, uint32_t nc,
                             const VkCopyDescriptorSet *c) {
