@@ -134,11 +134,27 @@ func Example_directMLSequence() {
 	temporary := optional(props.TemporaryResourceSize)
 	persistent := optional(props.PersistentResourceSize)
 
-	// Initialize the operator, once.
+	// record records one dispatch into a new command list and closes it,
+	// ready to execute.
 	recorder, err := dev.CreateCommandRecorder()
 	if err != nil {
 		log.Fatal(err)
 	}
+	record := func(disp dml.Dispatchable, table *dml.BindingTable) *dml.CommandList {
+		list, err := dev.CreateCommandList()
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := recorder.RecordDispatch(list, disp, table); err != nil {
+			log.Fatal(err)
+		}
+		if err := list.Close(); err != nil {
+			log.Fatal(err)
+		}
+		return list
+	}
+
+	// Initialize the operator, once.
 	initializer, err := dev.CreateOperatorInitializer(compiled)
 	if err != nil {
 		log.Fatal(err)
@@ -152,17 +168,8 @@ func Example_directMLSequence() {
 			log.Fatal(err)
 		}
 	}
-	initList, err := dev.CreateCommandList()
-	if err != nil {
-		log.Fatal(err)
-	}
+	initList := record(initializer, initTable)
 	defer initList.Release()
-	if err := recorder.RecordDispatch(initList, initializer, initTable); err != nil {
-		log.Fatal(err)
-	}
-	if err := initList.Close(); err != nil {
-		log.Fatal(err)
-	}
 	if err := initList.Execute(); err != nil {
 		log.Fatal(err)
 	}
@@ -187,17 +194,8 @@ func Example_directMLSequence() {
 	if err := table.BindPersistentResource(persistent); err != nil {
 		log.Fatal(err)
 	}
-	list, err := dev.CreateCommandList()
-	if err != nil {
-		log.Fatal(err)
-	}
+	list := record(compiled, table)
 	defer list.Release()
-	if err := recorder.RecordDispatch(list, compiled, table); err != nil {
-		log.Fatal(err)
-	}
-	if err := list.Close(); err != nil {
-		log.Fatal(err)
-	}
 
 	// Execute the pre-recorded list for each input.
 	for _, rows := range [][]float32{
