@@ -56,6 +56,7 @@ func Corpus(seed int64) *Set {
 	g.randomPool()
 	g.sixteenBit()
 	g.maxUnpool()
+	g.poolGlobalWindow()
 	return g.set
 }
 
