@@ -27,47 +27,17 @@ func (a *argOp) reference(inputs, outputs []*tensor.Tensor) error {
 	read := argRawReader(in.Data, a.in.DataType)
 
 	// The scan's comparison: does a later element c replace the best b?
-	// ARGMAX moves on "c > b", ARGMIN on "c < b"; DECREASING adds equality.
 	orEqual := a.dir == AxisDirectionDecreasing
 	var moves func(c, b uint64) bool
 	dt := a.in.DataType
 	switch {
 	case dt.IsFloat():
-		f := argFloat32Of(dt)
-		switch {
-		case !a.isMin && !orEqual:
-			moves = func(c, b uint64) bool { return f(c) > f(b) }
-		case !a.isMin && orEqual:
-			moves = func(c, b uint64) bool { return f(c) >= f(b) }
-		case a.isMin && !orEqual:
-			moves = func(c, b uint64) bool { return f(c) < f(b) }
-		default:
-			moves = func(c, b uint64) bool { return f(c) <= f(b) }
-		}
+		moves = argScanMoves(argFloat32Of(dt), a.isMin, orEqual)
 	case dt.IsSigned():
 		shift := 64 - 8*es
-		s := func(x uint64) int64 { return int64(x<<shift) >> shift }
-		switch {
-		case !a.isMin && !orEqual:
-			moves = func(c, b uint64) bool { return s(c) > s(b) }
-		case !a.isMin && orEqual:
-			moves = func(c, b uint64) bool { return s(c) >= s(b) }
-		case a.isMin && !orEqual:
-			moves = func(c, b uint64) bool { return s(c) < s(b) }
-		default:
-			moves = func(c, b uint64) bool { return s(c) <= s(b) }
-		}
+		moves = argScanMoves(func(x uint64) int64 { return int64(x<<shift) >> shift }, a.isMin, orEqual)
 	default:
-		switch {
-		case !a.isMin && !orEqual:
-			moves = func(c, b uint64) bool { return c > b }
-		case !a.isMin && orEqual:
-			moves = func(c, b uint64) bool { return c >= b }
-		case a.isMin && !orEqual:
-			moves = func(c, b uint64) bool { return c < b }
-		default:
-			moves = func(c, b uint64) bool { return c <= b }
-		}
+		moves = argScanMoves(func(x uint64) uint64 { return x }, a.isMin, orEqual)
 	}
 
 	// The block: reduced dimensions in dimension order.
@@ -107,6 +77,22 @@ func (a *argOp) reference(inputs, outputs []*tensor.Tensor) error {
 		write(ooff, scan(ioff))
 	})
 	return nil
+}
+
+// argScanMoves is rule 5's comparison on the values that value decodes
+// from raw bits: ARGMAX moves on "c > b", ARGMIN on "c < b", and orEqual
+// (DECREASING) adds equality. The operators are the language's own, so
+// every comparison with NaN is false and -0 == +0.
+func argScanMoves[T float32 | int64 | uint64](value func(uint64) T, isMin, orEqual bool) func(c, b uint64) bool {
+	switch {
+	case !isMin && !orEqual:
+		return func(c, b uint64) bool { return value(c) > value(b) }
+	case !isMin && orEqual:
+		return func(c, b uint64) bool { return value(c) >= value(b) }
+	case isMin && !orEqual:
+		return func(c, b uint64) bool { return value(c) < value(b) }
+	}
+	return func(c, b uint64) bool { return value(c) <= value(b) }
 }
 
 // walkBlock calls fn with the element offset of every position of a block
