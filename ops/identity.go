@@ -39,8 +39,8 @@ func (o *ElementWiseIdentity) Validate(ctx *Context) error {
 	if err := CheckType("InputTensor", o.Input.DataType, tensor.AllTypes); err != nil {
 		return err
 	}
-	if o.Output.DataType != o.Input.DataType {
-		return hresult.InvalidArg("OutputTensor.DataType", "%v must equal InputTensor.DataType %v", o.Output.DataType, o.Input.DataType)
+	if err := checkSameType(&o.Input, &o.Output); err != nil {
+		return err
 	}
 	if o.Output.Rank() != o.Input.Rank() {
 		return hresult.InvalidArg("OutputTensor.DimensionCount", "%d must equal InputTensor.DimensionCount %d", o.Output.Rank(), o.Input.Rank())

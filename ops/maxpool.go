@@ -185,8 +185,8 @@ func (m *maxPool) dilation(i int) uint32 {
 
 // validate applies dml-semantics.md §2.3-2.5 and semantics.md rules 7-11.
 func (m *maxPool) validate(ctx *Context) error {
-	if ctx.FeatureLevel != 0 && ctx.FeatureLevel < m.level {
-		return hresult.Unsupported("", "DML_OPERATOR_%s needs feature level %v; the device is at %v", m.op, m.level, ctx.FeatureLevel)
+	if err := requireLevel(ctx, m.op, m.level); err != nil {
+		return err
 	}
 	if err := ValidateTensor("InputTensor", m.in, 4, 5, false); err != nil {
 		return err
@@ -198,16 +198,9 @@ func (m *maxPool) validate(ctx *Context) error {
 	if m.out.Rank() != rank {
 		return hresult.InvalidArg("OutputTensor.DimensionCount", "%d must equal InputTensor.DimensionCount %d", m.out.Rank(), rank)
 	}
-	level := ctx.FeatureLevel
-	if level == 0 {
-		level = FeatureLevels[len(FeatureLevels)-1]
-	}
-	values, indices := maxPoolTypes(level)
-	if err := CheckType("InputTensor", m.in.DataType, values); err != nil {
+	indices, err := checkValueTypes(ctx, m.in, m.out, maxPoolTypes)
+	if err != nil {
 		return err
-	}
-	if m.out.DataType != m.in.DataType {
-		return hresult.InvalidArg("OutputTensor.DataType", "%v must equal InputTensor.DataType %v", m.out.DataType, m.in.DataType)
 	}
 	if m.idx != nil {
 		if err := ValidateTensor("OutputIndicesTensor", m.idx, 4, 5, true); err != nil {

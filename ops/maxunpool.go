@@ -50,8 +50,8 @@ func maxUnpoolTypes(l FeatureLevel) (values, indices []tensor.DataType) {
 
 // Validate applies dml-semantics.md §2.6 and semantics.md rules 21-22.
 func (o *MaxUnpooling) Validate(ctx *Context) error {
-	if ctx.FeatureLevel != 0 && ctx.FeatureLevel < maxUnpoolLevel {
-		return hresult.Unsupported("", "DML_OPERATOR_MAX_UNPOOLING needs feature level %v; the device is at %v", maxUnpoolLevel, ctx.FeatureLevel)
+	if err := requireLevel(ctx, "MAX_UNPOOLING", maxUnpoolLevel); err != nil {
+		return err
 	}
 	if err := ValidateTensor("InputTensor", &o.Input, maxUnpoolRank, maxUnpoolRank, false); err != nil {
 		return err
@@ -62,16 +62,9 @@ func (o *MaxUnpooling) Validate(ctx *Context) error {
 	if err := ValidateTensor("OutputTensor", &o.Output, maxUnpoolRank, maxUnpoolRank, true); err != nil {
 		return err
 	}
-	level := ctx.FeatureLevel
-	if level == 0 {
-		level = FeatureLevels[len(FeatureLevels)-1]
-	}
-	values, indices := maxUnpoolTypes(level)
-	if err := CheckType("InputTensor", o.Input.DataType, values); err != nil {
+	indices, err := checkValueTypes(ctx, &o.Input, &o.Output, maxUnpoolTypes)
+	if err != nil {
 		return err
-	}
-	if o.Output.DataType != o.Input.DataType {
-		return hresult.InvalidArg("OutputTensor.DataType", "%v must equal InputTensor.DataType %v", o.Output.DataType, o.Input.DataType)
 	}
 	if err := CheckType("IndicesTensor", o.Indices.DataType, indices); err != nil {
 		return err

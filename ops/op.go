@@ -229,6 +229,40 @@ func CheckType(field string, dt tensor.DataType, allowed []tensor.DataType) erro
 	return hresult.InvalidArg(field+".DataType", "%v is not supported here (supported: %v)", dt, allowed)
 }
 
+// requireLevel fails, as DirectML does, when ctx's feature level (0: no
+// limit) is below level, the one operator type op was introduced at.
+func requireLevel(ctx *Context, op string, level FeatureLevel) error {
+	if ctx.FeatureLevel != 0 && ctx.FeatureLevel < level {
+		return hresult.Unsupported("", "DML_OPERATOR_%s needs feature level %v; the device is at %v", op, level, ctx.FeatureLevel)
+	}
+	return nil
+}
+
+// checkValueTypes applies the type rules of an operator whose output holds
+// input values (the poolings): the input's type is one of the values that
+// types gives for ctx's feature level (the newest level when ctx sets
+// none), and the output's type is the input's. It returns the level's
+// index types.
+func checkValueTypes(ctx *Context, in, out *tensor.Desc, types func(FeatureLevel) (values, indices []tensor.DataType)) ([]tensor.DataType, error) {
+	level := ctx.FeatureLevel
+	if level == 0 {
+		level = FeatureLevels[len(FeatureLevels)-1]
+	}
+	values, indices := types(level)
+	if err := CheckType("InputTensor", in.DataType, values); err != nil {
+		return nil, err
+	}
+	return indices, checkSameType(in, out)
+}
+
+// checkSameType fails unless the output's data type is the input's.
+func checkSameType(in, out *tensor.Desc) error {
+	if out.DataType != in.DataType {
+		return hresult.InvalidArg("OutputTensor.DataType", "%v must equal InputTensor.DataType %v", out.DataType, in.DataType)
+	}
+	return nil
+}
+
 // GridGroups returns a dispatch size for n work items of wg invocations
 // each, for kernels with grid-stride loops: the x count is capped at 65535
 // and y rounded up, so that the loop, not the dispatch, covers the rest.
