@@ -20,35 +20,37 @@ const (
 	DeviceTypeCPU           DeviceType = 4
 )
 
+// deviceTypeNames are the named device types with their short names, as
+// `vkdml devices` prints them, in the order of preference for the default
+// choice: discrete, then integrated, then virtual, then CPU. Any other
+// type is "other" and comes last.
+var deviceTypeNames = []struct {
+	t    DeviceType
+	name string
+}{
+	{DeviceTypeDiscreteGPU, "discrete-gpu"},
+	{DeviceTypeIntegratedGPU, "integrated-gpu"},
+	{DeviceTypeVirtualGPU, "virtual-gpu"},
+	{DeviceTypeCPU, "cpu"},
+}
+
 // String is the type's short name, as `vkdml devices` prints it.
 func (t DeviceType) String() string {
-	switch t {
-	case DeviceTypeIntegratedGPU:
-		return "integrated-gpu"
-	case DeviceTypeDiscreteGPU:
-		return "discrete-gpu"
-	case DeviceTypeVirtualGPU:
-		return "virtual-gpu"
-	case DeviceTypeCPU:
-		return "cpu"
+	if i := t.Preference(); i < len(deviceTypeNames) {
+		return deviceTypeNames[i].name
 	}
 	return "other"
 }
 
-// Preference ranks device types for the default choice, lowest first:
-// discrete, then integrated, then virtual, then CPU, then anything else.
+// Preference ranks device types for the default choice, lowest first
+// (deviceTypeNames' order).
 func (t DeviceType) Preference() int {
-	switch t {
-	case DeviceTypeDiscreteGPU:
-		return 0
-	case DeviceTypeIntegratedGPU:
-		return 1
-	case DeviceTypeVirtualGPU:
-		return 2
-	case DeviceTypeCPU:
-		return 3
+	for i, e := range deviceTypeNames {
+		if e.t == t {
+			return i
+		}
 	}
-	return 4
+	return len(deviceTypeNames)
 }
 
 // Subgroup operation bits (VkSubgroupFeatureFlagBits), as in

@@ -295,14 +295,8 @@ func toFloat64(dt DataType, b uint64) float64 {
 		return float64(float16.Frombits(uint16(b)).Float32())
 	case Float64:
 		return math.Float64frombits(b)
-	case Int8:
-		return float64(int8(b))
-	case Int16:
-		return float64(int16(b))
-	case Int32:
-		return float64(int32(b))
-	case Int64:
-		return float64(int64(b))
+	case Int8, Int16, Int32, Int64:
+		return float64(toInt64(dt, b)) // sign-extend
 	case UInt8, UInt16, UInt32, UInt64:
 		return float64(b)
 	}
