@@ -88,29 +88,32 @@ func wrap(text string, width int) string {
 	return b.String() + "\n"
 }
 
-// argExamples are the rules of argHelp in numbers (docs/semantics.md's
-// examples of rules 1, 4 and 5).
+// argMatrix is the input of the examples over two axes.
+const argMatrix = "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]"
+
+// argExampleRows are the rules of argHelp in numbers (docs/semantics.md's
+// examples of rules 1, 4 and 5), each with argmax's input and output and
+// argmin's, which mirror them.
+var argExampleRows = []struct{ flags, maxIn, maxOut, minIn, minOut string }{
+	{"--axes 0", "[1, NaN, 3]", "[2]", "[3, NaN, 1]", "[2]"},
+	{"--axes 0", "[NaN, 1, 2]", "[0]", "[NaN, 1, 2]", "[0]"},
+	{"--axes 0", "[3, 2, 1, 2, 3]", "[0]", "[1, 2, 3, 2, 1]", "[0]"},
+	{"--axes 0 --direction decreasing", "[3, 2, 1, 2, 3]", "[4]", "[1, 2, 3, 2, 1]", "[4]"},
+	{"--axes 0 --direction decreasing", "[0, -0]", "[1]", "[0, -0]", "[1]"},
+	{"--axes 0,1", argMatrix, "[[7]]", argMatrix, "[[4]]"},
+	{"--axes -1", argMatrix, "[[2], [2], [1]]", argMatrix, "[[0], [1], [0]]"},
+}
+
+// argExamples are argExampleRows for the operator called name.
 func argExamples(name string) []Example {
-	if name == "argmin" {
-		return []Example{
-			{Flags: "--axes 0", Input: "[3, NaN, 1]", Output: "[2]"},
-			{Flags: "--axes 0", Input: "[NaN, 1, 2]", Output: "[0]"},
-			{Flags: "--axes 0", Input: "[1, 2, 3, 2, 1]", Output: "[0]"},
-			{Flags: "--axes 0 --direction decreasing", Input: "[1, 2, 3, 2, 1]", Output: "[4]"},
-			{Flags: "--axes 0 --direction decreasing", Input: "[0, -0]", Output: "[1]"},
-			{Flags: "--axes 0,1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[4]]"},
-			{Flags: "--axes -1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[0], [1], [0]]"},
+	out := make([]Example, len(argExampleRows))
+	for i, r := range argExampleRows {
+		out[i] = Example{Flags: r.flags, Input: r.maxIn, Output: r.maxOut}
+		if name == "argmin" {
+			out[i].Input, out[i].Output = r.minIn, r.minOut
 		}
 	}
-	return []Example{
-		{Flags: "--axes 0", Input: "[1, NaN, 3]", Output: "[2]"},
-		{Flags: "--axes 0", Input: "[NaN, 1, 2]", Output: "[0]"},
-		{Flags: "--axes 0", Input: "[3, 2, 1, 2, 3]", Output: "[0]"},
-		{Flags: "--axes 0 --direction decreasing", Input: "[3, 2, 1, 2, 3]", Output: "[4]"},
-		{Flags: "--axes 0 --direction decreasing", Input: "[0, -0]", Output: "[1]"},
-		{Flags: "--axes 0,1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[7]]"},
-		{Flags: "--axes -1", Input: "[[1, 2, 3], [3, 0, 4], [2, 5, 2]]", Output: "[[2], [2], [1]]"},
-	}
+	return out
 }
 
 // argFlags registers --axes, --direction and --index-type.
