@@ -39,33 +39,28 @@ const (
 	TypeBfloat16 = 16
 )
 
-// DataType maps an ONNX element type onto vkdml's; BOOL becomes UINT8.
-// The second result is false for types vkdml has no tensors of (STRING,
-// DOUBLE, BFLOAT16, complex, ...).
+// dataTypes are the ONNX element types vkdml has tensors of, with vkdml's
+// type for each; BOOL becomes UINT8.
+var dataTypes = map[int32]tensor.DataType{
+	TypeFloat:   tensor.Float32,
+	TypeUint8:   tensor.UInt8,
+	TypeBool:    tensor.UInt8,
+	TypeInt8:    tensor.Int8,
+	TypeUint16:  tensor.UInt16,
+	TypeInt16:   tensor.Int16,
+	TypeInt32:   tensor.Int32,
+	TypeInt64:   tensor.Int64,
+	TypeFloat16: tensor.Float16,
+	TypeUint32:  tensor.UInt32,
+	TypeUint64:  tensor.UInt64,
+}
+
+// DataType maps an ONNX element type onto vkdml's (dataTypes). The second
+// result is false for types vkdml has no tensors of (STRING, DOUBLE,
+// BFLOAT16, complex, ...).
 func DataType(onnxType int32) (tensor.DataType, bool) {
-	switch onnxType {
-	case TypeFloat:
-		return tensor.Float32, true
-	case TypeUint8, TypeBool:
-		return tensor.UInt8, true
-	case TypeInt8:
-		return tensor.Int8, true
-	case TypeUint16:
-		return tensor.UInt16, true
-	case TypeInt16:
-		return tensor.Int16, true
-	case TypeInt32:
-		return tensor.Int32, true
-	case TypeInt64:
-		return tensor.Int64, true
-	case TypeFloat16:
-		return tensor.Float16, true
-	case TypeUint32:
-		return tensor.UInt32, true
-	case TypeUint64:
-		return tensor.UInt64, true
-	}
-	return tensor.Unknown, false
+	dt, ok := dataTypes[onnxType]
+	return dt, ok
 }
 
 // TensorProto holds the fields of onnx.TensorProto that carry a tensor.
