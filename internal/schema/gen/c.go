@@ -21,16 +21,8 @@ func cDescs() []*schema.Desc {
 	return ds
 }
 
-// cBegin and cEnd find the marker comments of vkdml.h's regions.
-func cBegin(name string) string { return "BEGIN GENERATED: " + name + " (" }
-func cEnd(name string) string   { return "END GENERATED: " + name + " */" }
-
-// renderHeader fills vkdml.h's "operator types" and "descs" regions.
-func renderHeader(old []byte) ([]byte, error) {
-	return replaceRegions(old, cBegin, cEnd,
-		region{"operator types", cOperatorTypes()},
-		region{"descs", cStructs()})
-}
+// cMarkers are the marker comments of vkdml.h's regions.
+var cMarkers = markers{begin: "BEGIN GENERATED: %s (", end: "END GENERATED: %s */"}
 
 // cOperatorTypes is the vkdml_operator_type enum, its comments aligned.
 func cOperatorTypes() string {
@@ -69,7 +61,7 @@ func cStructs() string {
 		b.WriteString(cComment(d.C.Doc))
 		fmt.Fprintf(&b, "typedef struct %s {\n", d.C.Struct)
 		for _, f := range d.Fields {
-			line := "    " + cType(&f) + f.C() + ";"
+			line := "    " + cTypes.of(&f) + f.C() + ";"
 			if f.Enum != nil {
 				line = fmt.Sprintf("%-*s/* %s */", cFieldCommentColumn, line+" ", f.Enum.C())
 			}
@@ -86,15 +78,21 @@ func cStructs() string {
 	return strings.Join(parts, "\n")
 }
 
-// cType is a field's C type, ready to precede its name.
-func cType(f *schema.Field) string {
+// cTypes are the fields' C types, each ready to precede the field's name.
+var cTypes = fieldTypes{tensor: "const vkdml_tensor_desc *", array: "const uint32_t *", uint: "uint32_t "}
+
+// fieldTypes spell a field's type (schema.Type) in one mirror.
+type fieldTypes struct{ tensor, array, uint string }
+
+// of is f's type.
+func (t fieldTypes) of(f *schema.Field) string {
 	switch f.Type {
 	case schema.TensorDesc:
-		return "const vkdml_tensor_desc *"
+		return t.tensor
 	case schema.UIntArray:
-		return "const uint32_t *"
+		return t.array
 	}
-	return "uint32_t "
+	return t.uint
 }
 
 // cComment is doc as a C comment of its lines, " * " continuing them.

@@ -29,15 +29,9 @@ func descFromC(call string, typ C.uint32_t, p unsafe.Pointer) (desc ops.Desc, kn
 		fmt.Fprintf(&b, "\tcase C.VKDML_OPERATOR_%s:\n\t\tdesc, err = %s(call, (*C.%s)(p))\n", d.Type, capiFunc(d), d.C.Struct)
 	}
 	b.WriteString("\tdefault:\n\t\treturn nil, false, nil\n\t}\n\treturn desc, true, err\n}\n")
-	groups := map[string]bool{}
-	for _, d := range ds {
-		for _, run := range fieldRuns(d.Fields) {
-			if g := run[0].Group; g != "" && !groups[g] {
-				groups[g] = true
-				if err := capiGroupReader(&b, d, run); err != nil {
-					return nil, fmt.Errorf("%s: %w", d.Type, err)
-				}
-			}
+	for _, g := range fieldGroups(ds) {
+		if err := capiGroupReader(&b, g.desc, g.run); err != nil {
+			return nil, fmt.Errorf("%s: %w", g.desc.Type, err)
 		}
 	}
 	for _, d := range ds {

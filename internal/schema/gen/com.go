@@ -27,15 +27,10 @@ func renderCOM() ([]byte, error) {
 		fmt.Fprintf(&b, "\t%q: {%d, %d},\n", d.Type, d.DMLType, len(d.Tensors(schema.OutputTensor)))
 	}
 	b.WriteString("}\n")
-	groups := map[string]bool{}
-	for _, d := range ds {
-		for _, run := range fieldRuns(d.Fields) {
-			if g := run[0].Group; g != "" && !groups[g] {
-				groups[g] = true
-				fmt.Fprintf(&b, "\n// %s is the fields of group %s, embedded in the descs that hold it.\n", lowerFirst(g), g)
-				comStruct(&b, lowerFirst(g), [][]schema.Field{run}, false)
-			}
-		}
+	for _, g := range fieldGroups(ds) {
+		name := g.run[0].Group
+		fmt.Fprintf(&b, "\n// %s is the fields of group %s, embedded in the descs that hold it.\n", lowerFirst(name), name)
+		comStruct(&b, lowerFirst(name), [][]schema.Field{g.run}, false)
 	}
 	for _, d := range ds {
 		fmt.Fprintf(&b, "\n// %s is DML_%s_OPERATOR_DESC.\n", comName(d), d.Type)
@@ -68,6 +63,30 @@ func fieldRuns(fields []schema.Field) [][]schema.Field {
 		}
 	}
 	return runs
+}
+
+// fieldGroup is the first run of a group's fields (schema.Field.Group)
+// among the descs, with the desc holding it.
+type fieldGroup struct {
+	desc *schema.Desc
+	run  []schema.Field
+}
+
+// fieldGroups are the groups that ds hold, each once, in the order they
+// first stand in, for the mirrors that share one reader or struct per
+// group.
+func fieldGroups(ds []*schema.Desc) []fieldGroup {
+	var groups []fieldGroup
+	seen := map[string]bool{}
+	for _, d := range ds {
+		for _, run := range fieldRuns(d.Fields) {
+			if g := run[0].Group; g != "" && !seen[g] {
+				seen[g] = true
+				groups = append(groups, fieldGroup{d, run})
+			}
+		}
+	}
+	return groups
 }
 
 // comStruct writes struct name, with a run of a group as its embedded

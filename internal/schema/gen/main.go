@@ -47,9 +47,9 @@ type target struct {
 }
 
 var targets = []target{
-	{"capi/vkdml.h", renderHeader},
+	{"capi/vkdml.h", renderRegions(cMarkers, cOperatorTypes, cStructs)},
 	{"capi/desc_gen.go", func([]byte) ([]byte, error) { return renderCapiGo() }},
-	{"python/vkdml/_capi.py", renderPython},
+	{"python/vkdml/_capi.py", renderRegions(pyMarkers, pyOperatorTypes, pyStructs)},
 	{"internal/dmlcom/descs_gen_windows.go", func([]byte) ([]byte, error) { return renderCOM() }},
 }
 
@@ -131,12 +131,26 @@ type region struct {
 	text string // the generated lines, each ending in a newline
 }
 
-// replaceRegions puts each region's text between its marker lines in old:
-// a line holding begin(name) and the next holding end(name), both kept.
-func replaceRegions(old []byte, begin, end func(name string) string, regions ...region) ([]byte, error) {
+// markers are how a hand-written file marks its generated regions: the
+// region called name lies between a line holding begin and the next
+// holding end, each with name in place of its %s.
+type markers struct{ begin, end string }
+
+// renderRegions renders a hand-written file whose generated regions,
+// marked as m says, are the vkdml_operator_type values ("operator types",
+// from types) and the desc structs ("descs", from structs).
+func renderRegions(m markers, types, structs func() string) func(old []byte) ([]byte, error) {
+	return func(old []byte) ([]byte, error) {
+		return replaceRegions(old, m, region{"operator types", types()}, region{"descs", structs()})
+	}
+}
+
+// replaceRegions puts each region's text between its marker lines in old
+// (m), both kept.
+func replaceRegions(old []byte, m markers, regions ...region) ([]byte, error) {
 	s := string(old)
 	for _, r := range regions {
-		b, e := begin(r.name), end(r.name)
+		b, e := fmt.Sprintf(m.begin, r.name), fmt.Sprintf(m.end, r.name)
 		i := strings.Index(s, b)
 		if i < 0 {
 			return nil, fmt.Errorf("no marker line %q", b)

@@ -7,16 +7,8 @@ import (
 	"github.com/vkdml/vkdml/internal/schema"
 )
 
-// pyBegin and pyEnd find the marker comments of _capi.py's regions.
-func pyBegin(name string) string { return "# BEGIN GENERATED: " + name + " (" }
-func pyEnd(name string) string   { return "# END GENERATED: " + name + "\n" }
-
-// renderPython fills _capi.py's "operator types" and "descs" regions.
-func renderPython(old []byte) ([]byte, error) {
-	return replaceRegions(old, pyBegin, pyEnd,
-		region{"operator types", pyOperatorTypes()},
-		region{"descs", pyStructs()})
-}
+// pyMarkers are the marker comments of _capi.py's regions.
+var pyMarkers = markers{begin: "# BEGIN GENERATED: %s (", end: "# END GENERATED: %s\n"}
 
 func pyOperatorTypes() string {
 	var b strings.Builder
@@ -51,7 +43,7 @@ func pyStructs() string {
 		}
 		b.WriteString("[\n")
 		for _, f := range fields {
-			fmt.Fprintf(&b, "        (%q, %s),\n", f.C(), pyType(&f))
+			fmt.Fprintf(&b, "        (%q, %s),\n", f.C(), pyTypes.of(&f))
 		}
 		b.WriteString("    ]\n")
 		parts = append(parts, b.String())
@@ -79,7 +71,7 @@ func pyBase(classes []*schema.Desc, d *schema.Desc) *schema.Desc {
 		prefix := true
 		for j, f := range c.Fields {
 			g := d.Fields[j]
-			prefix = prefix && f.C() == g.C() && pyType(&f) == pyType(&g)
+			prefix = prefix && f.C() == g.C() && pyTypes.of(&f) == pyTypes.of(&g)
 		}
 		if prefix {
 			return c
@@ -88,14 +80,6 @@ func pyBase(classes []*schema.Desc, d *schema.Desc) *schema.Desc {
 	return nil
 }
 
-// pyType is a field's ctypes type (_tdp and _u32p are _capi.py's pointer
-// types).
-func pyType(f *schema.Field) string {
-	switch f.Type {
-	case schema.TensorDesc:
-		return "_tdp"
-	case schema.UIntArray:
-		return "_u32p"
-	}
-	return "ctypes.c_uint32"
-}
+// pyTypes are the fields' ctypes types (_tdp and _u32p are _capi.py's
+// pointer types).
+var pyTypes = fieldTypes{tensor: "_tdp", array: "_u32p", uint: "ctypes.c_uint32"}
