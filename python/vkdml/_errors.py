@@ -13,15 +13,9 @@ E_NOTIMPL = 0x80004001
 DXGI_ERROR_UNSUPPORTED = 0x887A0004
 DXGI_ERROR_DEVICE_REMOVED = 0x887A0005
 
-HRESULT_NAMES = {
-    S_OK: "S_OK",
-    E_FAIL: "E_FAIL",
-    E_INVALIDARG: "E_INVALIDARG",
-    E_OUTOFMEMORY: "E_OUTOFMEMORY",
-    E_NOTIMPL: "E_NOTIMPL",
-    DXGI_ERROR_UNSUPPORTED: "DXGI_ERROR_UNSUPPORTED",
-    DXGI_ERROR_DEVICE_REMOVED: "DXGI_ERROR_DEVICE_REMOVED",
-}
+# Each code above by its value: its symbolic name is the constant's.
+HRESULT_NAMES = {code: name for name, code in list(globals().items())
+                 if name.startswith(("S_", "E_", "DXGI_ERROR_"))}
 
 # The rule for processes that fork, in the words every layer uses (the C
 # library says the same in its own message).
