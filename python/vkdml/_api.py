@@ -796,22 +796,23 @@ def _template(call, shape, dtype):
     return _TensorDesc(call, "x", shape, _data_type(call, "dtype", dt))
 
 
+def _prepare_arg(call, op_type, shape, dtype, axes, direction, index_dtype, device):
+    plan = _arg_plan(call, op_type, _template(call, shape, dtype), axes, direction, index_dtype)
+    return Operator(plan, device)
+
+
 @api("prepare_argmax")
 def prepare_argmax(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, direction: str = "increasing",
                    index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
     """argmax prepared for arrays of shape and dtype: an Operator."""
-    call = "prepare_argmax"
-    plan = _arg_plan(call, _capi.OPERATOR_ARGMAX, _template(call, shape, dtype), axes, direction, index_dtype)
-    return Operator(plan, device)
+    return _prepare_arg("prepare_argmax", _capi.OPERATOR_ARGMAX, shape, dtype, axes, direction, index_dtype, device)
 
 
 @api("prepare_argmin")
 def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, direction: str = "increasing",
                    index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
     """argmin prepared for arrays of shape and dtype: an Operator."""
-    call = "prepare_argmin"
-    plan = _arg_plan(call, _capi.OPERATOR_ARGMIN, _template(call, shape, dtype), axes, direction, index_dtype)
-    return Operator(plan, device)
+    return _prepare_arg("prepare_argmin", _capi.OPERATOR_ARGMIN, shape, dtype, axes, direction, index_dtype, device)
 
 
 @api("prepare_max_pool")
