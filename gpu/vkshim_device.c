@@ -14,6 +14,33 @@ static int has_device_extension(VkExtensionProperties *props, uint32_t n, const 
 	return 0;
 }
 
+// chain_link is a structure that joins a pNext chain when on: s, whose
+// pNext member is at next. For device creation, ext names the extension
+// that provides it, which the device needs unless core (its API version
+// has the structure).
+typedef struct {
+	int on;
+	void *s;
+	void **next;
+	const char *ext;
+	int core;
+} chain_link;
+
+// chain appends the structures of the n links that are on, in order, to
+// the chain whose last pNext is at tail, and returns where the chain's
+// last pNext is then.
+static void **chain(void **tail, const chain_link *links, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		if (links[i].on) {
+			*tail = links[i].s;
+			tail = links[i].next;
+		}
+	}
+	return tail;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 // query_compute_units reads the compute-unit count and the lanes one unit
 // keeps resident from the first vendor extension the device has that
 // reports them; it leaves both 0 (source VKDML_CU_NONE) when it has none.
@@ -26,23 +53,13 @@ static void query_compute_units(VkPhysicalDevice pd, vkdml_device_info *out) {
 	VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm = {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
 	VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-	void **tail = &p2.pNext;
-	if (out->ext_nv_sm_builtins) {
-		*tail = &nv;
-		tail = &nv.pNext;
-	}
-	if (out->ext_amd_core_properties) {
-		*tail = &amd;
-		tail = &amd.pNext;
-	}
-	if (out->ext_amd_core_properties2) {
-		*tail = &amd2;
-		tail = &amd2.pNext;
-	}
-	if (out->ext_arm_core_builtins) {
-		*tail = &arm;
-		tail = &arm.pNext;
-	}
+	chain_link links[] = {
+	    {.on = out->ext_nv_sm_builtins, .s = &nv, .next = &nv.pNext},
+	    {.on = out->ext_amd_core_properties, .s = &amd, .next = &amd.pNext},
+	    {.on = out->ext_amd_core_properties2, .s = &amd2, .next = &amd2.pNext},
+	    {.on = out->ext_arm_core_builtins, .s = &arm, .next = &arm.pNext},
+	};
+	chain(&p2.pNext, links, COUNT(links));
 	if (p2.pNext == NULL) {
 		return;
 	}
@@ -106,15 +123,11 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
 	p2.pNext = &sg;
 	sg.pNext = &id;
-	void **tail = &id.pNext;
-	if (out->ext_driver_properties) {
-		*tail = &drv;
-		tail = &drv.pNext;
-	}
-	if (out->ext_subgroup_size_control) {
-		*tail = &sgc;
-		tail = &sgc.pNext;
-	}
+	chain_link props[] = {
+	    {.on = out->ext_driver_properties, .s = &drv, .next = &drv.pNext},
+	    {.on = out->ext_subgroup_size_control, .s = &sgc, .next = &sgc.pNext},
+	};
+	chain(&id.pNext, props, COUNT(props));
 	p_vkGetPhysicalDeviceProperties2(pd, &p2);
 
 	VkPhysicalDeviceProperties *p = &p2.properties;
@@ -184,23 +197,13 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures ext = {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
 	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16};
-	tail = &s16.pNext;
-	if (out->ext_8bit_storage) {
-		*tail = &s8;
-		tail = &s8.pNext;
-	}
-	if (out->ext_float16_int8) {
-		*tail = &f16;
-		tail = &f16.pNext;
-	}
-	if (out->ext_subgroup_size_control) {
-		*tail = &sgcf;
-		tail = &sgcf.pNext;
-	}
-	if (out->ext_subgroup_extended_types) {
-		*tail = &ext;
-		tail = &ext.pNext;
-	}
+	chain_link features[] = {
+	    {.on = out->ext_8bit_storage, .s = &s8, .next = &s8.pNext},
+	    {.on = out->ext_float16_int8, .s = &f16, .next = &f16.pNext},
+	    {.on = out->ext_subgroup_size_control, .s = &sgcf, .next = &sgcf.pNext},
+	    {.on = out->ext_subgroup_extended_types, .s = &ext, .next = &ext.pNext},
+	};
+	chain(&s16.pNext, features, COUNT(features));
 	p_vkGetPhysicalDeviceFeatures2(pd, &f2);
 	out->shader_int64 = f2.features.shaderInt64;
 	out->shader_int16 = f2.features.shaderInt16;
@@ -282,33 +285,17 @@ VkResult vkdml_create_device(VkPhysicalDevice pd, const vkdml_device_info *info,
 	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16};
 	f2.features.shaderInt64 = f->shader_int64;
 	f2.features.shaderInt16 = f->shader_int16;
-	void **tail = &s16.pNext;
-	if (f->storage_buffer_8bit) {
-		*tail = &s8;
-		tail = &s8.pNext;
-		if (!v12) {
-			exts[next++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
-		}
-	}
-	if (f->shader_float16 || f->shader_int8) {
-		*tail = &f16;
-		tail = &f16.pNext;
-		if (!v12) {
-			exts[next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
-		}
-	}
-	if (f->subgroup_size_control || f->compute_full_subgroups) {
-		*tail = &sgc;
-		tail = &sgc.pNext;
-		if (!v13) {
-			exts[next++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
-		}
-	}
-	if (f->subgroup_extended_types) {
-		*tail = &sgx;
-		tail = &sgx.pNext;
-		if (!v12) {
-			exts[next++] = VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME;
+	chain_link links[] = {
+	    {f->storage_buffer_8bit, &s8, &s8.pNext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME, v12},
+	    {f->shader_float16 || f->shader_int8, &f16, &f16.pNext, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME, v12},
+	    {f->subgroup_size_control || f->compute_full_subgroups, &sgc, &sgc.pNext,
+	     VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME, v13},
+	    {f->subgroup_extended_types, &sgx, &sgx.pNext, VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME, v12},
+	};
+	chain(&s16.pNext, links, COUNT(links));
+	for (size_t i = 0; i < COUNT(links); i++) {
+		if (links[i].on && !links[i].core) {
+			exts[next++] = links[i].ext;
 		}
 	}
 	VkDeviceCreateInfo ci = {
