@@ -377,31 +377,40 @@ func (s *runScratch) bindHost(call string, cop *CompiledOperator, inputs, output
 	if b.temporary, err = s.alloc(props.TemporaryResourceSize); err != nil {
 		return nil, err
 	}
-	for i, t := range inputs {
-		if t == nil {
-			continue
-		}
-		in, err := s.upload(call, fmt.Sprintf("inputs[%d]", i), t, cop.op.inputs[i].TotalTensorSizeInBytes)
-		if err != nil {
-			return nil, err
-		}
+	err = s.uploadAll(call, "inputs", inputs, cop.op.inputs, func(i int, in *BufferBinding) {
 		if cop.owned[i] >= 0 {
 			b.initIn[i], b.owned = *in, true
 		} else {
 			b.execIn[i] = in
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	for i, t := range outputs {
+	err = s.uploadAll(call, "outputs", outputs, cop.op.outputs, func(i int, out *BufferBinding) {
+		b.execOut[i], b.outBind[i] = out, out
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// uploadAll uploads each tensor of ts that is not nil (call's inputs or
+// outputs, as what says, whose descs are descs) and hands bind its
+// binding.
+func (s *runScratch) uploadAll(call, what string, ts []*tensor.Tensor, descs []*tensor.Desc, bind func(i int, b *BufferBinding)) error {
+	for i, t := range ts {
 		if t == nil {
 			continue
 		}
-		out, err := s.upload(call, fmt.Sprintf("outputs[%d]", i), t, cop.op.outputs[i].TotalTensorSizeInBytes)
+		b, err := s.upload(call, fmt.Sprintf("%s[%d]", what, i), t, descs[i].TotalTensorSizeInBytes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		b.execOut[i], b.outBind[i] = out, out
+		bind(i, b)
 	}
-	return b, nil
+	return nil
 }
 
 // recordInit records cop's initialization and a barrier after it.
