@@ -91,14 +91,7 @@ func (t *BindingTable) use(call string) (func(), error) {
 		return nop, lifeErr(call, "bindingTable", "is nil or a zero value; use CreateBindingTable", ErrNotCreated)
 	}
 	leave, err := t.d.enter(call)
-	if err != nil {
-		return nop, err
-	}
-	if err := checkDispatchable(t.d, call, "bindingTable.Dispatchable", t.disp); err != nil {
-		leave()
-		return nop, err
-	}
-	return leave, nil
+	return guardThen(leave, err, func() error { return checkDispatchable(t.d, call, "bindingTable.Dispatchable", t.disp) })
 }
 
 // checkResource refuses a bound resource that is a zero value, released or

@@ -451,14 +451,12 @@ func (r *Resource) use(call string) (func(), error) {
 		return nop, lifeErr(call, "resource", "is nil or a zero value; use CreateBuffer", ErrNotCreated)
 	}
 	leave, err := r.d.enterAny(call)
-	if err != nil {
-		return nop, err
-	}
-	if r.released.Load() {
-		leave()
-		return nop, lifeErr(call, "resource", "was released", ErrReleased)
-	}
-	return leave, nil
+	return guardThen(leave, err, func() error {
+		if r.released.Load() {
+			return lifeErr(call, "resource", "was released", ErrReleased)
+		}
+		return nil
+	})
 }
 
 // checkRange refuses [offset, offset+n) unless it lies inside the buffer,

@@ -55,10 +55,17 @@ func isNil(v any) bool {
 // reader waiting behind a pending Close would deadlock.
 func (d *Device) enter(call string) (func(), error) {
 	leave, err := d.enterAny(call)
+	return guardThen(leave, err, func() error { return d.removed(call) })
+}
+
+// guardThen completes a guard that took leave (or failed with err) with
+// one more check: when check fails, it releases what the guard took and
+// returns check's error.
+func guardThen(leave func(), err error, check func() error) (func(), error) {
 	if err != nil {
 		return nop, err
 	}
-	if err := d.removed(call); err != nil {
+	if err := check(); err != nil {
 		leave()
 		return nop, err
 	}

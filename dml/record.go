@@ -126,14 +126,7 @@ func (l *CommandList) mustBeOpen(call string) error {
 // useOpen is use for a call that records: the list must also be open.
 func (l *CommandList) useOpen(call string) (func(), error) {
 	leave, err := l.use(call, false)
-	if err != nil {
-		return nop, err
-	}
-	if err := l.mustBeOpen(call); err != nil {
-		leave()
-		return nop, err
-	}
-	return leave, nil
+	return guardThen(leave, err, func() error { return l.mustBeOpen(call) })
 }
 
 // ResourceBarrierUAV orders every earlier dispatch's writes before every
