@@ -124,8 +124,7 @@ func ReadModel(path string) (*Graph, error) {
 }
 
 func parseGraph(b []byte) (*Graph, error) {
-	g := &Graph{}
-	err := eachField(b, func(f field) error {
+	return parseMessage(b, func(g *Graph, f field) error {
 		switch f.num {
 		case 1, 2, 11, 12:
 			if err := f.expect(protowire.BytesType); err != nil {
@@ -134,11 +133,7 @@ func parseGraph(b []byte) (*Graph, error) {
 		}
 		switch f.num {
 		case 1: // node
-			n, err := parseNode(f.data)
-			if err != nil {
-				return fmt.Errorf("node %d: %w", len(g.Nodes), err)
-			}
-			g.Nodes = append(g.Nodes, *n)
+			return appendMessage(&g.Nodes, "node", f.data, parseNode)
 		case 2:
 			g.Name = string(f.data)
 		case 11, 12: // input, output: ValueInfoProto, name is field 1
@@ -154,10 +149,18 @@ func parseGraph(b []byte) (*Graph, error) {
 		}
 		return nil
 	})
+}
+
+// appendMessage parses data, an element of a repeated message field, with
+// parse and appends it to list; an error names the element (what and its
+// index).
+func appendMessage[T any](list *[]T, what string, data []byte, parse func([]byte) (*T, error)) error {
+	m, err := parse(data)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s %d: %w", what, len(*list), err)
 	}
-	return g, nil
+	*list = append(*list, *m)
+	return nil
 }
 
 // stringField returns the last value of string field num in a message.
@@ -176,8 +179,7 @@ func stringField(b []byte, num protowire.Number) (string, error) {
 }
 
 func parseNode(b []byte) (*Node, error) {
-	n := &Node{}
-	err := eachField(b, func(f field) error {
+	return parseMessage(b, func(n *Node, f field) error {
 		if f.num >= 1 && f.num <= 5 || f.num == 7 {
 			if err := f.expect(protowire.BytesType); err != nil {
 				return err
@@ -193,25 +195,16 @@ func parseNode(b []byte) (*Node, error) {
 		case 4:
 			n.OpType = string(f.data)
 		case 5:
-			a, err := parseAttribute(f.data)
-			if err != nil {
-				return fmt.Errorf("attribute %d: %w", len(n.Attributes), err)
-			}
-			n.Attributes = append(n.Attributes, *a)
+			return appendMessage(&n.Attributes, "attribute", f.data, parseAttribute)
 		case 7:
 			n.Domain = string(f.data)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
 }
 
 func parseAttribute(b []byte) (*Attribute, error) {
-	a := &Attribute{}
-	err := eachField(b, func(f field) error {
+	return parseMessage(b, func(a *Attribute, f field) error {
 		switch f.num {
 		case 1: // name
 			return f.bytes(func(b []byte) { a.Name = string(b) })
@@ -239,8 +232,4 @@ func parseAttribute(b []byte) (*Attribute, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
 }

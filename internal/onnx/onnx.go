@@ -172,6 +172,15 @@ func eachField(b []byte, f func(field) error) error {
 	return nil
 }
 
+// parseMessage decodes message b into a new T, passing set each field.
+func parseMessage[T any](b []byte, set func(m *T, f field) error) (*T, error) {
+	m := new(T)
+	if err := eachField(b, func(f field) error { return set(m, f) }); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // expect fails unless the field has wire type want.
 func (f field) expect(want protowire.Type) error { return expect(f.num, f.typ, want) }
 
@@ -200,8 +209,7 @@ func (f field) repeated(want protowire.Type, add func(uint64)) error {
 
 // ParseTensorProto decodes a serialized onnx.TensorProto.
 func ParseTensorProto(b []byte) (*TensorProto, error) {
-	p := &TensorProto{}
-	err := eachField(b, func(f field) error {
+	return parseMessage(b, func(p *TensorProto, f field) error {
 		switch f.num {
 		case 1: // dims
 			return f.repeated(protowire.VarintType, func(x uint64) { p.Dims = append(p.Dims, int64(x)) })
@@ -226,10 +234,6 @@ func ParseTensorProto(b []byte) (*TensorProto, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // Tensor converts the proto into a packed host tensor. A scalar (no dims)
