@@ -196,23 +196,35 @@ func gridVariant(t *testing.T, d *dml.Device, g *asGridGPU, what string) (string
 // limits and with y and z limited to 1-3 workgroups (planes and rows
 // split over dispatches).
 func TestMaxPoolGridGPU(t *testing.T) {
+	randomPoolsGPU(t, 80, 10, "split over dispatches", func(t *testing.T, d *dml.Device, i int, desc ops.Desc, what string) (ops.Desc, bool) {
+		gd := &asGridGPU{Desc: desc, maxYZ: uint32(i % 4)}
+		v, steps := gridVariant(t, d, gd, what)
+		if !strings.HasPrefix(v, "maxpool_grid_") && !strings.HasPrefix(v, "maxpool_vec") {
+			t.Fatalf("%s: the GPU plan runs %s", what, v)
+		}
+		return gd, steps > 1
+	})
+}
+
+// randomPoolsGPU draws n random max poolings (every type, 32- and 64-bit
+// indices or none, strided layouts) on each storage mode of
+// eachPoolStorage; plan checks case i's GPU plan and returns the desc to
+// run against the CPU reference and whether the case counts towards the
+// least (want) that must be counted (counted says what they did).
+func randomPoolsGPU(t *testing.T, n, want int, counted string, plan func(t *testing.T, d *dml.Device, i int, desc ops.Desc, what string) (ops.Desc, bool)) {
 	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
 		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
-		split := 0
-		for i := 0; i < 80; i++ {
+		got := 0
+		for i := 0; i < n; i++ {
 			desc, in, what := g.randomPool(rng)
-			gd := &asGridGPU{Desc: desc, maxYZ: uint32(i % 4)}
-			v, steps := gridVariant(t, d, gd, what)
-			if !strings.HasPrefix(v, "maxpool_grid_") && !strings.HasPrefix(v, "maxpool_vec") {
-				t.Fatalf("%s: the GPU plan runs %s", what, v)
+			run, ok := plan(t, d, i, desc, what)
+			if ok {
+				got++
 			}
-			if steps > 1 {
-				split++
-			}
-			testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+			testutil.CheckOperator(t, d, run, []*tensor.Tensor{in}, rng)
 		}
-		if split < 10 {
-			t.Errorf("only %d of 80 cases split over dispatches", split)
+		if got < want {
+			t.Errorf("only %d of %d cases %s", got, n, counted)
 		}
 	})
 }
@@ -253,29 +265,20 @@ func TestMaxPoolGridOverLimits(t *testing.T) {
 // reference; with and without 8/16-bit storage. Every window of at most
 // 16 taps must run the preloading variant.
 func TestMaxPoolPreloadGPU(t *testing.T) {
-	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
-		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
-		pre := 0
-		for i := 0; i < 60; i++ {
-			desc, in, what := g.randomPool(rng)
-			_, p := gpuPlan(t, d, desc, "", what)
-			if v := p.Kernels[0].Variant; strings.HasPrefix(v, "maxpool_b") || strings.HasPrefix(v, "maxpool_grid_b") { // a direct kernel
-				taps := uint32(1)
-				for _, w := range poolWindow(desc) {
-					taps *= w
-				}
-				if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre"); got != (taps <= 16) {
-					t.Fatalf("%s: %d taps run %s", what, taps, p.Kernels[0].Variant)
-				}
-				if taps <= 16 {
-					pre++
-				}
+	randomPoolsGPU(t, 60, 20, "ran the preloading kernel", func(t *testing.T, d *dml.Device, _ int, desc ops.Desc, what string) (ops.Desc, bool) {
+		_, p := gpuPlan(t, d, desc, "", what)
+		pre := false
+		if v := p.Kernels[0].Variant; strings.HasPrefix(v, "maxpool_b") || strings.HasPrefix(v, "maxpool_grid_b") { // a direct kernel
+			taps := uint32(1)
+			for _, w := range poolWindow(desc) {
+				taps *= w
 			}
-			testutil.CheckOperator(t, d, &asGPU{Desc: desc}, []*tensor.Tensor{in}, rng)
+			if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre"); got != (taps <= 16) {
+				t.Fatalf("%s: %d taps run %s", what, taps, p.Kernels[0].Variant)
+			}
+			pre = taps <= 16
 		}
-		if pre < 20 {
-			t.Errorf("only %d of 60 cases ran the preloading kernel", pre)
-		}
+		return &asGPU{Desc: desc}, pre
 	})
 }
 
