@@ -61,6 +61,23 @@ func windowDevices(t *testing.T) func(bytes uint64) *dml.Device {
 	}
 }
 
+// windowCapSlack is what layout.go's window rule adds to the bytes a
+// binding spans, on lavapipe (offset alignment 16).
+const windowCapSlack = 4 + 4 + 16
+
+// smallestWindowCap returns the first of caps (ascending) whose window,
+// less windowCapSlack, holds plane bytes but not total bytes, or 0 when
+// none does: the cap under which tensors of total bytes take the windowed
+// plans while one (batch, channel) plane of plane bytes still fits.
+func smallestWindowCap(caps []uint64, plane, total uint64) uint64 {
+	for _, c := range caps {
+		if c-windowCapSlack >= plane && c-windowCapSlack < total {
+			return c
+		}
+	}
+	return 0
+}
+
 // TestArgWindowed caps the bytes one step may bind to a few hundred, so
 // that small random tensors take the paths big ones take over
 // maxStorageBufferRange: several steps with input and output windows, cut
