@@ -110,7 +110,7 @@ func TestArgVec(t *testing.T) {
 		c := argVecCase(rng, layout, 3000)
 		strat := []string{"", ops.ArgStrategyVec}[(i/2)%2]
 		used[argVecPlan(t, d, c.desc, strat)]++
-		ctx := argContext(d)
+		ctx := testutil.PlanContext(d)
 		ctx.Kernel = strat
 		if p, err := c.desc.Plan(ctx); err == nil {
 			variants[p.Kernels[0].Variant]++
@@ -127,7 +127,7 @@ func TestArgVec(t *testing.T) {
 // TestArgVecSplit: long blocks cut into segments (split-K partials and the
 // combine pass) and small binding windows, on both layouts.
 func TestArgVecSplit(t *testing.T) {
-	devices := windowDevices(t)
+	devices := testutil.WindowDevices(t)
 	rng := testutil.Rand(t)
 	used := map[string]int{}
 	for i := 0; i < 16; i++ {
@@ -364,8 +364,8 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 				c := argVecWidthCase(rng, dt, layout, pattern)
 				// Forced: a GPU's tuning gives columns of few outputs to
 				// thread (argVecColMinOutputs); the run below alternates.
-				_, gp := gpuPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
-				cp, err := c.desc.Plan(argContext(d))
+				_, gp := testutil.GPUPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
+				cp, err := c.desc.Plan(testutil.PlanContext(d))
 				if err != nil {
 					t.Fatalf("%s: own plan: %v", c.what, err)
 				}
@@ -384,10 +384,10 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 				if layout == "row" && long && gp.Strategy != "vec-row" {
 					t.Fatalf("%s: GPU plan %q, want vec-row", c.what, gp.Strategy)
 				}
-				if onCPU(d) && layout == "row" && long && cp.Strategy != "vec-row" {
+				if testutil.OnCPU(d) && layout == "row" && long && cp.Strategy != "vec-row" {
 					t.Fatalf("%s: lavapipe's plan %q, want vec-row", c.what, cp.Strategy)
 				}
-				if onCPU(d) && layout == "col" && bits != 32 && cp.Strategy == "vec-col" {
+				if testutil.OnCPU(d) && layout == "col" && bits != 32 && cp.Strategy == "vec-col" {
 					t.Fatalf("%s: lavapipe's plan took vec-col, which its tuning keeps to 32-bit types", c.what)
 				}
 				argCheckCase(t, d, c, "", rng)
@@ -582,10 +582,10 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 			what := fmt.Sprintf("%v [%d %d] %s dir %d up %v %s sign %d on %s", dt, rows, n, kind, dir, up, flavour, sign, shape.name)
 			desc := &testutil.ForcedPlan{Desc: argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, []uint32{rows, 1}), []uint32{1}, dir),
 				DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: shape.tune}
-			if err := desc.Validate(argContext(d)); err != nil {
+			if err := desc.Validate(testutil.PlanContext(d)); err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
-			p, err := desc.Plan(argContext(d))
+			p, err := desc.Plan(testutil.PlanContext(d))
 			if err != nil {
 				t.Fatalf("%s: GPU plan: %v", what, err)
 			}
@@ -771,15 +771,15 @@ func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 			case 3: // the scalar kernel for 32-bit types too
 				kernel = ops.ArgStrategyThread
 			}
-			_, p := gpuPlan(t, d, c.desc, kernel, c.what)
+			_, p := testutil.GPUPlan(t, d, c.desc, kernel, c.what)
 			last := p.Kernels[len(p.Kernels)-1].Variant
 			if p.Strategy != ops.ArgStrategyThread && p.Strategy != "vec-col" || !strings.HasPrefix(last, shaders.ArgMaxCombineName) {
 				t.Fatalf("%s: GPU plan %q with kernels %v, want the column split (thread or vec-col, then a combine)", c.what, p.Strategy, p.Kernels)
 			}
 			used[p.Strategy+"/"+p.Kernels[0].Variant]++
-			cctx := argContext(d)
+			cctx := testutil.PlanContext(d)
 			cctx.Kernel = kernel
-			if onCPU(d) {
+			if testutil.OnCPU(d) {
 				if cp, err := c.desc.Plan(cctx); err != nil || len(cp.Kernels) != 1 {
 					t.Fatalf("%s: lavapipe's plan split the blocks (%v): %v", c.what, err, cp)
 				}
@@ -855,7 +855,7 @@ func TestArgGroupCombineGPU(t *testing.T) {
 			argPatternSweep(t, opts, 4, 1, func(d *dml.Device, rng *rand.Rand, dt tensor.DataType, pi int, pattern string) {
 				layout := []string{"rows", "cols"}[pi%2]
 				c := argManySegmentsCase(rng, dt, pattern, layout)
-				gctx, p := gpuPlan(t, d, c.desc, "", c.what)
+				gctx, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
 				k := p.Kernels[len(p.Kernels)-1]
 				if k.Variant != want {
 					t.Fatalf("%s: GPU plan %q ends with %s, want %s", c.what, p.Strategy, k.Variant, want)
@@ -906,12 +906,12 @@ func TestArgRowSplitGPU(t *testing.T) {
 				in := argInput(dt, []uint32{rows, n}, nil)
 				argColSplitFill(rng, in, []uint32{1}, pattern)
 				c := argDrawCase(rng, "rows ", in, []uint32{1}, pattern, "packed", "padded")
-				_, p := gpuPlan(t, d, c.desc, "", c.what)
+				_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
 				if p.TemporarySize == 0 || len(p.Kernels) != 2 {
 					t.Fatalf("%s: GPU plan %q with kernels %v does not split the rows", c.what, p.Strategy, p.Kernels)
 				}
 				if d.GPU().Info.Type == caps.DeviceTypeCPU {
-					if cp, err := c.desc.Plan(argContext(d)); err != nil || len(cp.Kernels) != 1 {
+					if cp, err := c.desc.Plan(testutil.PlanContext(d)); err != nil || len(cp.Kernels) != 1 {
 						t.Fatalf("%s: lavapipe's plan split the rows (%v): %v", c.what, err, cp)
 					}
 				}
@@ -955,7 +955,7 @@ func TestArgColLoadsGPU(t *testing.T) {
 		c := argDrawCase(rng, "", in, axes, pattern, "packed", "padded")
 		// Forced: a GPU's tuning gives 8- and 16-bit columns of few
 		// outputs to thread (argVecColMinOutputs).
-		gctx, p := gpuPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
+		gctx, p := testutil.GPUPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
 		if v := p.Kernels[0].Variant; v != shaders.ArgMaxVecName(8*int(dt.Size()), shaders.ArgMaxVecColX4) {
 			t.Fatalf("%s: GPU plan %q runs %s, want the four-load vec-col", c.what, p.Strategy, v)
 		}
@@ -995,7 +995,7 @@ func TestArgRowSubgroupsGPU(t *testing.T) {
 		in := argInput(dt, []uint32{rows, n}, strides)
 		argColSplitFill(rng, in, []uint32{1}, pattern)
 		c := argDrawCase(rng, "", in, []uint32{1}, pattern, "packed", "padded")
-		gctx, p := gpuPlan(t, d, c.desc, "", c.what)
+		gctx, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
 		k := p.Kernels[0]
 		if strings.HasSuffix(k.Variant, "sub") {
 			if !k.FullSubgroups || k.SubgroupSize != gctx.Limits.SubgroupSize {

@@ -177,7 +177,7 @@ func (g *asGridGPU) Plan(ctx *ops.Context) (*ops.Plan, error) {
 // dispatches.
 func gridVariant(t *testing.T, d *dml.Device, g *asGridGPU, what string) (string, int) {
 	t.Helper()
-	ctx := argContext(d)
+	ctx := testutil.PlanContext(d)
 	if err := g.Validate(ctx); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -266,7 +266,7 @@ func TestMaxPoolGridOverLimits(t *testing.T) {
 // 16 taps must run the preloading variant.
 func TestMaxPoolPreloadGPU(t *testing.T) {
 	randomPoolsGPU(t, 60, 20, "ran the preloading kernel", func(t *testing.T, d *dml.Device, _ int, desc ops.Desc, what string) (ops.Desc, bool) {
-		_, p := gpuPlan(t, d, desc, "", what)
+		_, p := testutil.GPUPlan(t, d, desc, "", what)
 		pre := false
 		if v := p.Kernels[0].Variant; strings.HasPrefix(v, "maxpool_b") || strings.HasPrefix(v, "maxpool_grid_b") { // a direct kernel
 			taps := uint32(1)

@@ -222,7 +222,7 @@ func TestMaxUnpoolRoundTrip(t *testing.T) {
 // pair, each writing output elements only once, duplicates resolved
 // across steps by the shared winners.
 func TestMaxUnpoolWindowCap(t *testing.T) {
-	devices := windowDevices(t)
+	devices := testutil.WindowDevices(t)
 	rng := testutil.Rand(t)
 	g := unpoolGen{types: tensor.AllTypes, idx: unpoolIdxTypes, layouts: true}
 	caps := []uint64{64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096}
@@ -237,7 +237,7 @@ func TestMaxUnpoolWindowCap(t *testing.T) {
 			plane = max(plane, (last+1)*es)
 			total = max(total, td.TotalTensorSizeInBytes)
 		}
-		win := smallestWindowCap(caps, plane, total)
+		win := testutil.SmallestWindowCap(caps, plane, total)
 		if win == 0 {
 			continue
 		}

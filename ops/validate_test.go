@@ -61,7 +61,7 @@ func argValidateOn(d *dml.Device, c argRule) error {
 		_, err := d.CreateOperator(c.desc)
 		return err
 	}
-	ctx := argContext(d)
+	ctx := testutil.PlanContext(d)
 	ctx.FeatureLevel = c.level
 	return c.desc.Validate(ctx)
 }
