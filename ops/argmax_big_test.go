@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -17,57 +16,13 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// argContext is the context d's operators validate and plan against, as
-// dml.Device builds it, so that a test's Plan is the one that runs (set
-// BindingWindowCap as the device was opened with).
-func argContext(d *dml.Device) *ops.Context {
-	return &ops.Context{FeatureLevel: d.FeatureLevel(), Features: d.GPU().Features, Limits: d.GPU().Limits, DeviceType: d.GPU().Info.Type}
-}
-
-// gpuPlan validates and plans desc as on a discrete GPU with d's features
-// and limits (the GPU choices lavapipe's own plans do not make), with the
-// strategy kernel ("": the planner's), failing t (naming the case what)
-// on an error; it returns the context too.
-func gpuPlan(t *testing.T, d *dml.Device, desc ops.Desc, kernel, what string) (*ops.Context, *ops.Plan) {
-	t.Helper()
-	ctx := argContext(d)
-	ctx.DeviceType = caps.DeviceTypeDiscreteGPU
-	ctx.Kernel = kernel
-	if err := desc.Validate(ctx); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	p, err := desc.Plan(ctx)
-	if err != nil {
-		t.Fatalf("%s: GPU plan: %v", what, err)
-	}
-	return ctx, p
-}
-
-// onCPU reports whether d is a CPU implementation (lavapipe).
-func onCPU(d *dml.Device) bool { return d.GPU().Info.Type == caps.DeviceTypeCPU }
-
-// windowDevices opens one device per binding-window cap on first use
-// (dml.DeviceOptions.BindingWindowCap, the planners' one test seam), closed
-// when the test ends.
-func windowDevices(t *testing.T) func(bytes uint64) *dml.Device {
-	devs := map[uint64]*dml.Device{}
-	return func(bytes uint64) *dml.Device {
-		if d, ok := devs[bytes]; ok {
-			return d
-		}
-		d := testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: bytes})
-		devs[bytes] = d
-		return d
-	}
-}
-
 // TestArgWindowed caps the bytes one step may bind to a few hundred, so
 // that small random tensors take the paths big ones take over
 // maxStorageBufferRange: several steps with input and output windows, cut
 // blocks with partials in the temporary resource and the combine pass,
 // kept-side cuts, partial windows.
 func TestArgWindowed(t *testing.T) {
-	devices := windowDevices(t)
+	devices := testutil.WindowDevices(t)
 	rng := testutil.Rand(t)
 	n := 60
 	if testing.Short() {
@@ -80,7 +35,7 @@ func TestArgWindowed(t *testing.T) {
 		d := devices(win)
 		c := argRandomCase(rng, 2000)
 		strat := append([]string{""}, ops.ArgStrategies...)[i%4]
-		ctx := argContext(d)
+		ctx := testutil.PlanContext(d)
 		ctx.Kernel, ctx.BindingWindowCap = strat, win
 		if err := c.desc.Validate(ctx); err != nil {
 			t.Fatalf("%s: %v", c.what, err)

@@ -499,3 +499,23 @@ func TestArgFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestArgNoAxes: AxisCount = 0 with equal sizes is accepted and every
+// output is 0 (semantics.md rule 2), through strided outputs too.
+func TestArgNoAxes(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	in := tensor.New(tensor.Float16, 3, 5)
+	argFill(rng, in, "special")
+	for _, ot := range []tensor.DataType{tensor.UInt32, tensor.Int64} {
+		out := tensor.NewStridedDesc(ot, []uint32{3, 5}, []uint32{12, 2})
+		for _, kind := range argKinds {
+			got := argRunArg(t, d, argDesc(kind, in.Desc, out, nil, 1), in, rng)
+			for i, v := range got {
+				if v != 0 {
+					t.Fatalf("%s %v: output %d is %d, want 0", kind, ot, i, v)
+				}
+			}
+		}
+	}
+}

@@ -99,6 +99,15 @@ func TestFactsFamilies(t *testing.T) {
 		{"copy_vec4",
 			factsStep(t, shaders.CopyVec4Name, map[string]uint32{wg: 256}, map[string]uint32{"count": 1000}, [3]uint32{4, 1, 1}),
 			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesPerLaneInFlight: 16, BytesRead: 16000, BytesWritten: 16000}, 1024 * 16},
+		{"maxunpool clear: 1000 winner words on 8 groups of 128",
+			factsStep(t, shaders.MaxUnpoolClearName, map[string]uint32{wg: 128}, map[string]uint32{"count": 1000}, [3]uint32{8, 1, 1}),
+			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesWritten: 4000}, 0},
+		{"maxunpool scatter: 300 UINT64 indices",
+			factsStep(t, shaders.MaxUnpoolScatterName(64, false), map[string]uint32{wg: 128}, map[string]uint32{"total": 300, "out_total": 1000}, [3]uint32{3, 1, 1}),
+			DispatchFacts{Lanes: 384, EmptyLanes: 84, BytesPerLaneInFlight: 8, BytesRead: 2400, BytesWritten: 1200}, 384 * 8},
+		{"maxunpool gather: 1000 FLOAT16 outputs over words",
+			factsStep(t, shaders.MaxUnpoolGatherName(16, false, false), map[string]uint32{wg: 128}, map[string]uint32{"total": 1000}, [3]uint32{8, 1, 1}),
+			DispatchFacts{Lanes: 1024, EmptyLanes: 24, BytesPerLaneInFlight: 4, BytesRead: 6000, BytesWritten: 2000}, 1024 * 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -533,23 +533,16 @@ func (l limited) Plan(ctx *ops.Context) (*ops.Plan, error) {
 // that would fit one binding take the split strategies; and checks the
 // strategy errors.
 func TestMaxPoolWindowCap(t *testing.T) {
-	devices := windowDevices(t)
+	devices := testutil.WindowDevices(t)
 	rng := testutil.Rand(t)
 	g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true}
 	caps := []uint64{64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192}
-	slack := uint64(4 + 4 + 16) // layout.go's window rule on lavapipe (offset alignment 16)
 	strategies := map[string]int{}
 	ran := func() int { return strategies["split-n"] + strategies["split-c"] }
 	drawCases(12, func() bool { return ran() >= 6 }, func(i int) {
 		desc, in, name := g.randomPool(rng)
 		plane, _, total := poolSpans(desc)
-		win := uint64(0)
-		for _, c := range caps {
-			if c-slack >= plane && c-slack < total {
-				win = c
-				break
-			}
-		}
+		win := testutil.SmallestWindowCap(caps, plane, total)
 		if win == 0 {
 			strategies["no cap fits"]++
 			return

@@ -222,11 +222,10 @@ func TestMaxUnpoolRoundTrip(t *testing.T) {
 // pair, each writing output elements only once, duplicates resolved
 // across steps by the shared winners.
 func TestMaxUnpoolWindowCap(t *testing.T) {
-	devices := windowDevices(t)
+	devices := testutil.WindowDevices(t)
 	rng := testutil.Rand(t)
 	g := unpoolGen{types: tensor.AllTypes, idx: unpoolIdxTypes, layouts: true}
 	caps := []uint64{64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096}
-	slack := uint64(4 + 4 + 16) // layout.go's window rule on lavapipe (offset alignment 16)
 	ran := 0
 	for i := 0; i < 40 && ran < testutil.CaseCount(16, 6); i++ {
 		desc, ins, name := g.draw(rng)
@@ -238,13 +237,7 @@ func TestMaxUnpoolWindowCap(t *testing.T) {
 			plane = max(plane, (last+1)*es)
 			total = max(total, td.TotalTensorSizeInBytes)
 		}
-		win := uint64(0)
-		for _, c := range caps {
-			if c-slack >= plane && c-slack < total {
-				win = c
-				break
-			}
-		}
+		win := testutil.SmallestWindowCap(caps, plane, total)
 		if win == 0 {
 			continue
 		}

@@ -188,6 +188,22 @@ func TestRegistryInputsOutputs(t *testing.T) {
 	}
 }
 
+// TestMaxPoolBindingOrder: MAX_POOLING1/2 outputs are [Output, Indices],
+// nil when the indices are absent.
+func TestMaxPoolBindingOrder(t *testing.T) {
+	m := goodPool2()
+	if outs := m.Outputs(); len(outs) != 2 || outs[0] != &m.Output || outs[1] != m.OutputIndices {
+		t.Errorf("MAX_POOLING2 outputs %v", outs)
+	}
+	m1 := &ops.MaxPooling1{}
+	if outs := m1.Outputs(); len(outs) != 2 || outs[1] != nil {
+		t.Errorf("MAX_POOLING1 without indices: outputs %v", outs)
+	}
+	if outs := (&ops.MaxPooling{}).Outputs(); len(outs) != 1 {
+		t.Errorf("MAX_POOLING outputs %v", outs)
+	}
+}
+
 // TestEveryDescTypeRegistered: every type in package ops with an
 // OperatorType method is in the registry.
 func TestEveryDescTypeRegistered(t *testing.T) {
