@@ -183,6 +183,28 @@ func (m *maxPool) dilation(i int) uint32 {
 	return m.dil[i]
 }
 
+// startsAtNegInf reports whether the running best starts at −∞ rather
+// than at the lowest finite value (semantics.md rule 7a): a float type,
+// the global window (WindowSize equal to the input's spatial sizes, both
+// paddings 0, every dilation 1), no indices output, and an output extent
+// of 1 on every spatial axis. DirectML runs such a desc as a reduction
+// from −∞, so a window of only NaN and −∞ gives −∞; every other window
+// gives rule 9's value either way, and so do integer types, whose
+// reduction starts at the type's minimum.
+func (m *maxPool) startsAtNegInf() bool {
+	dims := len(m.window)
+	if !m.in.DataType.IsFloat() || m.idx != nil || dims == 0 || len(m.in.Sizes) != dims+2 || len(m.out.Sizes) != dims+2 ||
+		len(m.start) != dims || len(m.end) != dims || (m.dil != nil && len(m.dil) != dims) {
+		return false
+	}
+	for i := range m.window {
+		if m.window[i] != m.in.Sizes[2+i] || m.start[i] != 0 || m.end[i] != 0 || m.dilation(i) != 1 || m.out.Sizes[2+i] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // validate applies dml-semantics.md §2.3-2.5 and semantics.md rules 7-11.
 func (m *maxPool) validate(ctx *Context) error {
 	if err := requireLevel(ctx, m.op, m.level); err != nil {

@@ -175,6 +175,9 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 	if cut.whole && (ctx.Kernel == "" || ctx.Kernel == MaxPoolStrategyVec2x2) && m.vec2x2OK() {
 		return m.planVec2x2(ctx, kind, idxBits)
 	}
+	if m.startsAtNegInf() {
+		kind |= shaders.MaxPoolNegInfStart
+	}
 	return m.planDirect(ctx, g, ts, cut, strategy, kind, idxBits)
 }
 
@@ -235,7 +238,8 @@ var poolAxes5 = [5]string{"N", "C", "D", "H", "W"}
 // workgroup size; the input and output shapes and the window, strides,
 // dilations and start padding, each (D, H, W); the input and output
 // strides (N, C, D, H, W); the planes per batch of a step; the element
-// kind. The indices' strides go in push constants.
+// kind, with shaders.MaxPoolNegInfStart for rule 7a's global window. The
+// indices' strides go in push constants.
 func (m *maxPool) directSpec(variant string, g poolGeom, cstep, kind, wg uint32) *shaders.Values {
 	spec := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg)
 	for i, axis := range poolAxes5[2:] {
@@ -272,8 +276,11 @@ func isPacked(d *tensor.Desc) bool {
 // vec2x2OK: maxpool_vec.comp's conditions. Every window lies inside the
 // input (no padding taps), rows start 16-byte aligned (input and output
 // widths multiples of 4) and 4 adjacent outputs are whole 16-byte vectors.
+// Its best always starts at the lowest finite value, so it refuses rule
+// 7a's global window at extent 1 (which a 2x2 window on an input at least
+// 4 wide never is; the test keeps it so should these conditions widen).
 func (m *maxPool) vec2x2OK() bool {
-	if len(m.in.Sizes) != 4 || m.in.DataType.Size() != 4 || !isPacked(m.in) || !isPacked(m.out) {
+	if len(m.in.Sizes) != 4 || m.in.DataType.Size() != 4 || !isPacked(m.in) || !isPacked(m.out) || m.startsAtNegInf() {
 		return false
 	}
 	if m.idx != nil && !isPacked(m.idx) {

@@ -28,12 +28,24 @@ func LowestFinite(dt tensor.DataType) uint64 {
 	return 0 // unsigned types
 }
 
+// negInfBits returns the bits of −∞ in the float type dt (FLOAT32
+// 0xFF800000, FLOAT16 0xFC00).
+func negInfBits(dt tensor.DataType) uint64 {
+	if dt == tensor.Float16 {
+		return 0xfc00
+	}
+	return uint64(math.Float32bits(float32(math.Inf(-1))))
+}
+
 // poolBest is rule 9's running best of one window: it starts at the
 // lowest finite value, and a tap replaces it only when strictly greater
 // (never a NaN). FLOAT16 is the exception: DirectML compares it in 32-bit
 // floats from −FLT_MAX, so an element of −65504 beats the start and takes
 // the index, where a NaN or −∞ tap before it does not (the value written
-// is −65504 either way).
+// is −65504 either way). With negInf (rule 7a's global window at extent
+// 1, float types only) the best starts at −∞ instead, which no tap
+// strictly exceeds unless it is finite or +∞, so a window of only NaN and
+// −∞ keeps the start.
 type poolBest struct {
 	dt tensor.DataType
 	f  float64
@@ -41,9 +53,11 @@ type poolBest struct {
 	u  uint64
 }
 
-func newPoolBest(dt tensor.DataType) poolBest {
+func newPoolBest(dt tensor.DataType, negInf bool) poolBest {
 	b := poolBest{dt: dt}
 	switch {
+	case dt.IsFloat() && negInf:
+		b.f = math.Inf(-1)
 	case dt.IsFloat():
 		b.f = -math.MaxFloat32
 	case dt.IsSigned():
@@ -104,7 +118,8 @@ func (m *maxPool) inBoundsTaps(o, inSizes, lo, hi []uint32) bool {
 }
 
 // reference is max pooling written from the rules, one output at a time:
-// rule 8's window, rule 9's scan, rule 10's index.
+// rule 8's window, rule 9's scan (from −∞ for rule 7a's global window at
+// extent 1), rule 10's index.
 func (m *maxPool) reference(inputs, outputs []*tensor.Tensor) error {
 	if len(inputs) != 1 || len(outputs) < 1 || inputs[0] == nil || outputs[0] == nil {
 		return fmt.Errorf("maxpool reference: want 1 input and an output")
@@ -123,9 +138,14 @@ func (m *maxPool) reference(inputs, outputs []*tensor.Tensor) error {
 	inC := make([]uint32, len(inSizes))
 	k := make([]uint32, dims)
 	lo, hi := make([]uint32, dims), make([]uint32, dims)
+	negInf := m.startsAtNegInf()
+	start := LowestFinite(dt)
+	if negInf {
+		start = negInfBits(dt)
+	}
 	tensor.ForEachIndex(out.Desc.Sizes, func(o []uint32) {
-		best := newPoolBest(dt)
-		bits := LowestFinite(dt)
+		best := newPoolBest(dt, negInf)
+		bits := start
 		var at uint64 // index: 0 when no tap is in bounds
 		found := false
 		inC[0], inC[1] = o[0], o[1]

@@ -10,8 +10,9 @@
 // operator (the window of planes a step covers) is in push constants.
 //
 // Rule 9, exactly: the running best starts at the type's lowest finite
-// value (for FLOAT16, just below it: see reset) with the index of the
-// first in-bounds tap (0 when there is none);
+// value (for FLOAT16, just below it: see reset), or at −∞ where the host
+// sets KIND's NEG_INF_START bit (rule 7a's global window at extent 1),
+// with the index of the first in-bounds tap (0 when there is none);
 // taps are visited in row-major window order and replace the best only when
 // strictly greater. Values are compared through elem.glsl's order-preserving
 // key, never as floats, so the result does not depend on the device's
@@ -27,7 +28,7 @@
 //
 // Defines:
 //   ELEM_BITS  8, 16, 32 or 64: the width of the input and output elements;
-//              their kind (unsigned, signed, float) is the specialization
+//              their kind (unsigned, signed, float) is in the specialization
 //              constant KIND, so one variant serves every type of a width
 //   NATIVE     8/16-bit elements only: storage path, as in elem.glsl
 //   IDX_BITS   0 (no indices), 32 (UINT32) or 64 (UINT64, written as two
@@ -83,8 +84,14 @@ layout(constant_id = 28) const uint OUT_SW = 0;
 // Planes (N·C) a step's local plane number is split by: local plane p is
 // batch p / CSTEP, channel p % CSTEP of the step's window.
 layout(constant_id = 29) const uint CSTEP = 1;
-// The element kind: KIND_UNSIGNED, KIND_SIGNED or KIND_FLOAT (elem.glsl).
+// Bits 0-1: the element kind, KIND_UNSIGNED, KIND_SIGNED or KIND_FLOAT
+// (elem.glsl). Bit 2 (FLOAT16 and FLOAT32 only): the running best starts
+// at −∞ instead of the lowest finite value (semantics.md rule 7a: DirectML
+// runs the global window without indices at extent 1 as a reduction from
+// −∞), so a window of only NaN and −∞ writes −∞.
 layout(constant_id = 30) const uint KIND = KIND_UNSIGNED;
+const uint ELEM_KIND = KIND & 3u;
+const bool NEG_INF_START = (KIND & 4u) != 0u;
 
 const uint PLANE = ID * IH * IW; // input elements per (n, c) plane
 
@@ -117,17 +124,20 @@ uint best_idx;
 
 void reset() {
 #if ELEM_BITS == 64
-	best_bits = elem_lowest(KIND);
-	best_key = elem_key2(best_bits, KIND);
+	best_bits = elem_lowest(ELEM_KIND);
+	best_key = elem_key2(best_bits, ELEM_KIND);
 #else
-	best_bits = elem_lowest(KIND).x;
-	best_key = elem_key(best_bits, KIND);
+	// -inf's bits are the sign and infinity's magnitude; its key is below
+	// every finite value's and nothing strictly exceeds it but a finite
+	// value or +inf (NaN is never offered).
+	best_bits = NEG_INF_START ? ELEM_SIGN | ELEM_INF : elem_lowest(ELEM_KIND).x;
+	best_key = elem_key(best_bits, ELEM_KIND);
 #if ELEM_BITS == 16
 	// DirectML compares FLOAT16 in 32-bit floats from -FLT_MAX: an element
 	// of -65504 beats the start (and takes the index), -inf does not. One
 	// below -65504's key is -inf's key, which nothing strictly exceeds
 	// except a finite value. The bits written stay -65504's.
-	if (KIND == KIND_FLOAT) {
+	if (ELEM_KIND == KIND_FLOAT && !NEG_INF_START) {
 		best_key -= 1u;
 	}
 #endif
@@ -146,11 +156,11 @@ void reset() {
 // offer offers a tap's raw bits v with flat index i.
 void offer(RAW v, uint i) {
 #if ELEM_BITS == 64
-	uvec2 k = elem_key2(v, KIND);
+	uvec2 k = elem_key2(v, ELEM_KIND);
 	if (key_gt(k, best_key)) {
 #else
-	uint k = elem_key(v, KIND);
-	if (!elem_is_nan(v, KIND) && k > best_key) {
+	uint k = elem_key(v, ELEM_KIND);
+	if (!elem_is_nan(v, ELEM_KIND) && k > best_key) {
 #endif
 		best_key = k;
 		best_bits = v;
@@ -235,7 +245,7 @@ void main() {
 				}
 			}
 		}
-		// else: the window is all padding: lowest finite value, index 0.
+		// else: the window is all padding: the start value, index 0.
 
 		uint e = pc.out_e0 + nl * OUT_SN + cl * OUT_SC + od * OUT_SD + oh * OUT_SH + ow * OUT_SW;
 #if ELEM_BITS == 64

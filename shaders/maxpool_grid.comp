@@ -9,8 +9,9 @@
 // lanes read and write neighbours in memory.
 //
 // Rule 9, exactly, as in maxpool.comp: the running best starts at the
-// type's lowest finite value (for FLOAT16 just below it) with the index of
-// the first in-bounds tap; taps are visited in row-major window order and
+// type's lowest finite value (for FLOAT16 just below it), or at −∞ where
+// the host sets KIND's NEG_INF_START bit (rule 7a), with the index of the
+// first in-bounds tap; taps are visited in row-major window order and
 // replace the best only when strictly greater; padding taps are never
 // visited. Values are compared through a signed order key that costs a
 // few integer operations (grid_key), never as floats, so that the result
@@ -73,7 +74,11 @@ layout(constant_id = 28) const uint OUT_SW = 0;
 // tensor's planes are evenly spaced (batch stride = C · channel stride),
 // so that p is a channel of batch 0 and needs no division.
 layout(constant_id = 29) const uint CSTEP = 1;
+// The element kind (bits 0-1) and bit 2, NEG_INF_START, as in
+// maxpool.comp.
 layout(constant_id = 30) const uint KIND = KIND_UNSIGNED;
+const uint ELEM_KIND = KIND & 3u;
+const bool NEG_INF_START = (KIND & 4u) != 0u;
 // The tile: WGX columns by WG / WGX rows.
 layout(constant_id = 31) const uint WGX = 1;
 // The indices tensor's strides (N, C, D, H, W).
@@ -124,7 +129,7 @@ layout(push_constant) uniform Push {
 // own key (sign-extended); unsigned ones have their sign bit flipped at
 // 32 bits and are their own key below.
 #if ELEM_BITS == 64
-KEY grid_key(RAW v) { return elem_key2(v, KIND); }
+KEY grid_key(RAW v) { return elem_key2(v, ELEM_KIND); }
 #else
 const int KEY_OFF = ELEM_BITS == 32 ? 0x7FFFFF : ELEM_BITS == 16 ? 0x7FFF83FF : 0;
 KEY grid_key(RAW v) {
@@ -133,12 +138,12 @@ KEY grid_key(RAW v) {
 #else
 	int i = bitfieldExtract(int(v), 0, ELEM_BITS);
 #endif
-	if (KIND == KIND_FLOAT) {
+	if (ELEM_KIND == KIND_FLOAT) {
 		// Both arms, then a select (mix with a bool selector): no branch.
 		int neg = (KEY_OFF - int(ELEM_SIGN)) - i, pos = i + KEY_OFF;
 		return mix(pos, neg, i < 0);
 	}
-	if (KIND == KIND_SIGNED) {
+	if (ELEM_KIND == KIND_SIGNED) {
 		return i;
 	}
 	return ELEM_BITS == 32 ? int(v ^ 0x80000000u) : int(v);
@@ -153,16 +158,17 @@ uint best_idx;
 
 void reset() {
 #if ELEM_BITS == 64
-	best_bits = elem_lowest(KIND);
+	best_bits = elem_lowest(ELEM_KIND);
 #else
-	best_bits = elem_lowest(KIND).x;
+	// -inf: the sign and infinity's magnitude (maxpool.comp's reset).
+	best_bits = NEG_INF_START ? ELEM_SIGN | ELEM_INF : elem_lowest(ELEM_KIND).x;
 #endif
 	best_key = grid_key(best_bits);
 #if ELEM_BITS == 16
 	// DirectML compares FLOAT16 in 32-bit floats from -FLT_MAX: -65504
 	// beats the start, -inf does not (maxpool.comp's reset). One below
 	// -65504's key is -inf's.
-	if (KIND == KIND_FLOAT) {
+	if (ELEM_KIND == KIND_FLOAT && !NEG_INF_START) {
 		best_key -= 1;
 	}
 #endif
@@ -259,7 +265,7 @@ void main() {
 			best_idx += idx_plane + (uint(sd) * IH + uint(sh)) * IW + uint(sw);
 		} else {
 			// Border: only the in-bounds taps are visited; a window of
-			// padding only keeps the lowest value and index 0 (rule 9).
+			// padding only keeps the start value and index 0 (rule 9).
 			uvec2 rd = axis(sd, KD, DD, ID), rh = axis(sh, KH, DH, IH), rw = axis(sw, KW, DW, IW);
 			best_idx = 0u;
 			if (rd.x < rd.y && rh.x < rh.y && rw.x < rw.y) {

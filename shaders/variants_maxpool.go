@@ -9,7 +9,7 @@ import (
 // elemBits bits (8, 16, 32 or 64); native picks 8/16-bit storage buffers
 // over 32-bit words with atomic sub-word stores (it matters only below 32
 // bits); idxBits is 0 (no indices), 32 or 64. The element's kind is the
-// specialization constant KIND (see ElemKind).
+// specialization constant KIND (see ElemKind and MaxPoolNegInfStart).
 func MaxPoolName(elemBits int, native bool, idxBits int) string {
 	storage := ""
 	if elemBits < 32 && !native {
@@ -28,10 +28,17 @@ func MaxPoolPreloadName(elemBits int, native bool, idxBits int) string {
 // hold.
 const MaxPoolPreloadTaps = 16
 
+// MaxPoolNegInfStart is a bit of maxpool.comp's and maxpool_grid.comp's
+// KIND constant, above the element kind (ElemKind): the running best
+// starts at −∞ instead of the lowest finite value, for FLOAT32 and
+// FLOAT16 (semantics.md rule 7a).
+const MaxPoolNegInfStart uint32 = 4
+
 // maxPoolSpec is maxpool.comp's specialization constants: the workgroup
 // size; the input and output shapes and the window, strides, dilations
 // and start padding, each (D, H, W); the input and output strides (N, C,
-// D, H, W); the planes per batch of a step (CSTEP); the element kind.
+// D, H, W); the planes per batch of a step (CSTEP); the element kind with
+// MaxPoolNegInfStart (KIND).
 var maxPoolSpec = concat([]string{SpecWorkgroupSize},
 	[]string{"ID", "IH", "IW", "OD", "OH", "OW", "KD", "KH", "KW", "SD", "SH", "SW", "DD", "DH", "DW", "PD", "PH", "PW"},
 	[]string{"IN_SN", "IN_SC", "IN_SD", "IN_SH", "IN_SW", "OUT_SN", "OUT_SC", "OUT_SD", "OUT_SH", "OUT_SW"},
