@@ -12,10 +12,10 @@ import (
 
 // poolGlobalWindow adds rule 7a's cases: extents other than 1 on each
 // spatial axis, where DirectML's reduction ignores rules 7-9 (known
-// differences), the floor extent with windows of only NaN and −∞ (−∞, a
-// known difference), and the controls where DirectML follows rules 7-9:
-// an indices output, padding, a dilation, ordinary values at the floor
-// extent.
+// differences), the floor extent with windows of only NaN and −∞ (−∞,
+// which vkdml follows), and the controls where DirectML follows rules
+// 7-9: an indices output, padding, a dilation, ordinary values at the
+// floor extent.
 func (g *gen) poolGlobalWindow() {
 	f32, f16, u := tensor.Float32, tensor.Float16, tensor.UInt32
 	nan, ninf := math.NaN(), math.Inf(-1)
@@ -55,4 +55,27 @@ func (g *gen) poolGlobalWindow() {
 			in:   desc(dt, u32(1, 2, 2, 2), nil), out: desc(dt, u32(1, 2, 1, 1), nil), strides: u32(1, 1), window: u32(2, 2), start: u32(0, 0), end: u32(0, 0)},
 			floats(ninf, ninf, ninf, ninf, nan, ninf, nan, nan))
 	}
+	g.pool(poolSpec{name: "rule07a_global_window_floor_no_winner_5d", op: "MAX_POOLING", covers: cover,
+		note: "5D, the floor extent 1x1x1, planes of only -inf and of NaN and -inf: DirectML writes -inf",
+		in:   desc(f32, u32(1, 2, 2, 1, 2), nil), out: desc(f32, u32(1, 2, 1, 1, 1), nil), strides: u32(1, 1, 1), window: u32(2, 1, 2), start: u32(0, 0, 0), end: u32(0, 0, 0)},
+		floats(ninf, ninf, ninf, ninf, nan, ninf, nan, nan))
+	// A window of one tap over a 1x1 input is the global window too; a
+	// dilation of 2 leaves it, even on windows of 1.
+	taps := func(lowest float64) func(*tensor.Tensor, []uint32, int) {
+		return floats(ninf, nan, lowest, 1, math.Copysign(0, -1))
+	}
+	for _, dt := range []tensor.DataType{f32, f16} {
+		lowest := -math.MaxFloat32
+		if dt == f16 {
+			lowest = -65504
+		}
+		in := desc(dt, u32(1, 5, 1, 1), nil)
+		g.pool(poolSpec{name: "rule07a_global_window_1x1_" + lower(dt.String()), op: "MAX_POOLING1", covers: cover,
+			note: "a 1x1 window over 1x1 planes of -inf, NaN, the lowest finite value, 1 and -0, without indices: DirectML writes -inf for -inf and NaN",
+			in:   in, out: in, strides: u32(1, 1), window: u32(1, 1), start: u32(0, 0), end: u32(0, 0)}, taps(lowest))
+	}
+	in11 := desc(f32, u32(1, 5, 1, 1), nil)
+	g.pool(poolSpec{name: "rule07a_global_window_1x1_dilation_control", op: "MAX_POOLING2", covers: cover,
+		note: "the 1x1 window with a dilation of 2: DirectML follows rules 7-9 (-FLT_MAX for -inf and NaN)",
+		in:   in11, out: in11, strides: u32(1, 1), window: u32(1, 1), start: u32(0, 0), end: u32(0, 0), dil: u32(2, 2)}, taps(-math.MaxFloat32))
 }
