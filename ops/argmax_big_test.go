@@ -24,10 +24,7 @@ import (
 func TestArgWindowed(t *testing.T) {
 	devices := testutil.WindowDevices(t)
 	rng := testutil.Rand(t)
-	n := 60
-	if testing.Short() {
-		n = 20
-	}
+	n := testutil.CaseCount(60, 20)
 	var multi, partial, refused int
 	covered := func() bool { return multi >= n/3 && partial >= n/10 }
 	drawn := drawCases(n, covered, func(i int) {
