@@ -61,7 +61,7 @@ func factory() (com, error) {
 		return nil, err
 	}
 	var f unsafe.Pointer
-	r, _, _ := create.Call(ptr(&iidDXGIFactory1), ptr(&f))
+	r, _, _ := create.Call(uintptr(unsafe.Pointer(&iidDXGIFactory1)), uintptr(unsafe.Pointer(&f)))
 	if err := check(r, "CreateDXGIFactory1"); err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func enumAdapters(visit func(a com, d Adapter) (stop bool)) error {
 	defer release(f)
 	for i := 0; ; i++ {
 		var a unsafe.Pointer
-		r := call(f, factoryEnumAdapters1, uintptr(i), ptr(&a))
+		r := call(f, factoryEnumAdapters1, uintptr(i), uintptr(unsafe.Pointer(&a)))
 		if uint32(r) == dxgiErrorNotFound {
 			return nil
 		}
@@ -86,7 +86,7 @@ func enumAdapters(visit func(a com, d Adapter) (stop bool)) error {
 			return err
 		}
 		var desc adapterDesc1
-		if err := check(call(com(a), adapterGetDesc1, ptr(&desc)), "IDXGIAdapter1::GetDesc1"); err != nil {
+		if err := check(call(com(a), adapterGetDesc1, uintptr(unsafe.Pointer(&desc))), "IDXGIAdapter1::GetDesc1"); err != nil {
 			release(com(a))
 			return err
 		}

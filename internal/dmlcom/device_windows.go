@@ -6,7 +6,9 @@ package dmlcom
 // to D3D12 or DirectML is a Go struct with the x64 C layout; pointers in
 // them are unsafe.Pointer fields (so the garbage collector keeps what they
 // point to alive and stack moves update them), and COM objects are
-// unsafe.Pointers to memory the DLLs own.
+// unsafe.Pointers to memory the DLLs own. A pointer argument is written
+// uintptr(unsafe.Pointer(&x)) in the argument list of call or Proc.Call
+// itself (see call).
 
 import (
 	"fmt"
@@ -129,6 +131,18 @@ const (
 type com unsafe.Pointer
 
 // call invokes vtable slot on o with the given arguments after `this`.
+//
+// A Go pointer argument must be written uintptr(unsafe.Pointer(&x)) in the
+// argument list itself, as for syscall.Proc.Call: uintptrescapes then moves
+// x to the heap and keeps it alive until call returns. Converted anywhere
+// else (in a helper, or into a variable first), x can stay on the
+// goroutine's stack, which moves whenever it grows or the garbage collector
+// shrinks it, possibly after the conversion and before the syscall:
+// DirectML then writes an out-parameter into the old stack (the variable
+// stays nil, and the next call fails with E_INVALIDARG or dereferences
+// nil) or reads an input from memory another goroutine may have reused.
+//
+//go:uintptrescapes
 func call(o com, slot int, args ...uintptr) uintptr {
 	vtbl := *(*unsafe.Pointer)(o)
 	fn := *(*uintptr)(unsafe.Add(vtbl, slot*int(unsafe.Sizeof(uintptr(0)))))
@@ -141,8 +155,6 @@ func release(o com) {
 		call(o, slotRelease)
 	}
 }
-
-func ptr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
 
 // hrError is a failed HRESULT from a named call.
 type hrError struct {
@@ -264,13 +276,13 @@ func (b *Device) ensureHeap(n uint32) error {
 	size := max(n, initialHeapSize, 2*b.heapSize)
 	hd := descriptorHeapDesc{typ: descriptorHeapCBVSRVUAV, numDescriptors: size, flags: descriptorHeapShaderVisible}
 	var heap unsafe.Pointer
-	if err := check(call(b.dev, devCreateDescriptorHeap, ptr(&hd), ptr(&iidD3D12DescriptorHeap), ptr(&heap)), "ID3D12Device::CreateDescriptorHeap"); err != nil {
+	if err := check(call(b.dev, devCreateDescriptorHeap, uintptr(unsafe.Pointer(&hd)), uintptr(unsafe.Pointer(&iidD3D12DescriptorHeap)), uintptr(unsafe.Pointer(&heap))), "ID3D12Device::CreateDescriptorHeap"); err != nil {
 		return err
 	}
 	release(b.heap)
 	b.heap, b.heapSize = com(heap), size
-	call(b.heap, heapGetCPUStart, ptr(&b.heapCPU))
-	call(b.heap, heapGetGPUStart, ptr(&b.heapGPU))
+	call(b.heap, heapGetCPUStart, uintptr(unsafe.Pointer(&b.heapCPU)))
+	call(b.heap, heapGetGPUStart, uintptr(unsafe.Pointer(&b.heapGPU)))
 	b.heapInc = uint64(uint32(call(b.dev, devGetDescriptorHandleIncSize, descriptorHeapCBVSRVUAV)))
 	return nil
 }
@@ -322,19 +334,19 @@ func (b *Device) open() error {
 		defer release(adapter)
 		where = b.adapter.Name
 	}
-	r, _, _ := create.Call(uintptr(adapter), d3dFeatureLevel11_0, ptr(&iidD3D12Device), ptr(&dev))
+	r, _, _ := create.Call(uintptr(adapter), d3dFeatureLevel11_0, uintptr(unsafe.Pointer(&iidD3D12Device)), uintptr(unsafe.Pointer(&dev)))
 	if err := check(r, "D3D12CreateDevice ("+where+")"); err != nil {
 		return err
 	}
 	b.dev = com(dev)
 	qd := commandQueueDesc{typ: listTypeDirect}
 	var q unsafe.Pointer
-	if err := check(call(b.dev, devCreateCommandQueue, ptr(&qd), ptr(&iidD3D12CommandQueue), ptr(&q)), "ID3D12Device::CreateCommandQueue"); err != nil {
+	if err := check(call(b.dev, devCreateCommandQueue, uintptr(unsafe.Pointer(&qd)), uintptr(unsafe.Pointer(&iidD3D12CommandQueue)), uintptr(unsafe.Pointer(&q))), "ID3D12Device::CreateCommandQueue"); err != nil {
 		return err
 	}
 	b.queue = com(q)
 	var f unsafe.Pointer
-	if err := check(call(b.dev, devCreateFence, 0, 0, ptr(&iidD3D12Fence), ptr(&f)), "ID3D12Device::CreateFence"); err != nil {
+	if err := check(call(b.dev, devCreateFence, 0, 0, uintptr(unsafe.Pointer(&iidD3D12Fence)), uintptr(unsafe.Pointer(&f))), "ID3D12Device::CreateFence"); err != nil {
 		return err
 	}
 	b.fence = com(f)
@@ -347,13 +359,13 @@ func (b *Device) open() error {
 		flags = 1
 	}
 	var d unsafe.Pointer
-	r, _, _ = create1.Call(uintptr(b.dev), flags, 0x1000, ptr(&iidDMLDevice), ptr(&d))
+	r, _, _ = create1.Call(uintptr(b.dev), flags, 0x1000, uintptr(unsafe.Pointer(&iidDMLDevice)), uintptr(unsafe.Pointer(&d)))
 	if err := check(r, "DMLCreateDevice1"); err != nil {
 		return err
 	}
 	b.dml = com(d)
 	var rec unsafe.Pointer
-	if err := check(call(b.dml, dmlCreateCommandRecorder, ptr(&iidDMLCommandRecorder), ptr(&rec)), "IDMLDevice::CreateCommandRecorder"); err != nil {
+	if err := check(call(b.dml, dmlCreateCommandRecorder, uintptr(unsafe.Pointer(&iidDMLCommandRecorder)), uintptr(unsafe.Pointer(&rec))), "IDMLDevice::CreateCommandRecorder"); err != nil {
 		return err
 	}
 	b.recorder = com(rec)
@@ -396,7 +408,7 @@ func (b *Device) Info(r *parity.Results) {
 			list  unsafe.Pointer
 		}{uint32(len(levels)), 0, unsafe.Pointer(&levels[0])}
 		var max uint32
-		hr := call(b.dml, dmlCheckFeatureSupport, dmlFeatureFeatureLevels, unsafe.Sizeof(q), ptr(&q), 4, ptr(&max))
+		hr := call(b.dml, dmlCheckFeatureSupport, dmlFeatureFeatureLevels, unsafe.Sizeof(q), uintptr(unsafe.Pointer(&q)), 4, uintptr(unsafe.Pointer(&max)))
 		runtime.KeepAlive(levels)
 		if hr == 0 {
 			r.FeatureLevel = fmt.Sprintf("%d_%d", max>>12, (max>>8)&0xf)
@@ -407,7 +419,7 @@ func (b *Device) Info(r *parity.Results) {
 	r.TypeSupport = map[string]bool{}
 	for _, dt := range typeNames {
 		q, supported := uint32(dt), uint32(0)
-		if call(b.dml, dmlCheckFeatureSupport, dmlFeatureTensorDataTypeSupport, 4, ptr(&q), 4, ptr(&supported)) == 0 {
+		if call(b.dml, dmlCheckFeatureSupport, dmlFeatureTensorDataTypeSupport, 4, uintptr(unsafe.Pointer(&q)), 4, uintptr(unsafe.Pointer(&supported))) == 0 {
 			r.TypeSupport[dt.String()] = supported != 0
 		}
 	}
@@ -424,7 +436,7 @@ func (b *Device) DLLVersion() string { return strings.TrimSpace(dllVersion(b.dir
 func modulePath(d *syscall.DLL) string {
 	k32 := syscall.NewLazyDLL("kernel32.dll").NewProc("GetModuleFileNameW")
 	path := make([]uint16, 1024)
-	n, _, _ := k32.Call(uintptr(d.Handle), ptr(&path[0]), uintptr(len(path)))
+	n, _, _ := k32.Call(uintptr(d.Handle), uintptr(unsafe.Pointer(&path[0])), uintptr(len(path)))
 	return syscall.UTF16ToString(path[:n])
 }
 
@@ -442,22 +454,22 @@ func dllVersion(d *syscall.DLL) string {
 	}
 	k32 := syscall.NewLazyDLL("kernel32.dll").NewProc("GetModuleFileNameW")
 	path := make([]uint16, 1024)
-	n, _, _ := k32.Call(uintptr(d.Handle), ptr(&path[0]), uintptr(len(path)))
+	n, _, _ := k32.Call(uintptr(d.Handle), uintptr(unsafe.Pointer(&path[0])), uintptr(len(path)))
 	if n == 0 {
 		return ""
 	}
-	size, _, _ := sizeProc.Call(ptr(&path[0]), 0)
+	size, _, _ := sizeProc.Call(uintptr(unsafe.Pointer(&path[0])), 0)
 	if size == 0 {
 		return ""
 	}
 	buf := make([]byte, size)
-	if r, _, _ := infoProc.Call(ptr(&path[0]), 0, size, ptr(&buf[0])); r == 0 {
+	if r, _, _ := infoProc.Call(uintptr(unsafe.Pointer(&path[0])), 0, size, uintptr(unsafe.Pointer(&buf[0]))); r == 0 {
 		return ""
 	}
 	root, _ := syscall.UTF16PtrFromString(`\`)
 	var fixed unsafe.Pointer
 	var flen uint32
-	if r, _, _ := queryProc.Call(ptr(&buf[0]), ptr(root), ptr(&fixed), ptr(&flen)); r == 0 || flen < 52 {
+	if r, _, _ := queryProc.Call(uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(root)), uintptr(unsafe.Pointer(&fixed)), uintptr(unsafe.Pointer(&flen))); r == 0 || flen < 52 {
 		return ""
 	}
 	ms := *(*uint32)(unsafe.Add(fixed, 8))
@@ -472,7 +484,7 @@ func (b *Device) buffer(heapType uint32, size uint64, state uint32, flags uint32
 	rd := resourceDesc{dimension: resourceDimensionBuffer, width: size, height: 1, depthOrArraySize: 1, mips: 1,
 		sampleCount: 1, layout: layoutRowMajor, flags: flags}
 	var res unsafe.Pointer
-	r := call(b.dev, devCreateCommittedResource, ptr(&hp), 0, ptr(&rd), uintptr(state), 0, ptr(&iidD3D12Resource), ptr(&res))
+	r := call(b.dev, devCreateCommittedResource, uintptr(unsafe.Pointer(&hp)), 0, uintptr(unsafe.Pointer(&rd)), uintptr(state), 0, uintptr(unsafe.Pointer(&iidD3D12Resource)), uintptr(unsafe.Pointer(&res)))
 	if err := check(r, "ID3D12Device::CreateCommittedResource"); err != nil {
 		return nil, err
 	}
@@ -482,7 +494,7 @@ func (b *Device) buffer(heapType uint32, size uint64, state uint32, flags uint32
 // mapBuffer maps subresource 0 of an upload or readback buffer.
 func mapBuffer(res com, size uint64) ([]byte, error) {
 	var p unsafe.Pointer
-	if err := check(call(res, resMap, 0, 0, ptr(&p)), "ID3D12Resource::Map"); err != nil {
+	if err := check(call(res, resMap, 0, 0, uintptr(unsafe.Pointer(&p))), "ID3D12Resource::Map"); err != nil {
 		return nil, err
 	}
 	return unsafe.Slice((*byte)(p), size), nil

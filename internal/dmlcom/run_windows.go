@@ -115,22 +115,22 @@ func (r *caseRun) createOperator() error {
 		return err
 	}
 	var op, cop, init unsafe.Pointer
-	hr := call(r.b.dml, dmlCreateOperator, ptr(opDesc), ptr(&iidDMLOperator), ptr(&op))
+	hr := call(r.b.dml, dmlCreateOperator, uintptr(unsafe.Pointer(opDesc)), uintptr(unsafe.Pointer(&iidDMLOperator)), uintptr(unsafe.Pointer(&op)))
 	runtime.KeepAlive(&r.d)
 	if err := check(hr, "CreateOperator"); err != nil {
 		return err
 	}
 	r.op = r.hold(com(op))
-	if err := check(call(r.b.dml, dmlCompileOperator, uintptr(op), 0, ptr(&iidDMLCompiledOperator), ptr(&cop)), "CompileOperator"); err != nil {
+	if err := check(call(r.b.dml, dmlCompileOperator, uintptr(op), 0, uintptr(unsafe.Pointer(&iidDMLCompiledOperator)), uintptr(unsafe.Pointer(&cop))), "CompileOperator"); err != nil {
 		return err
 	}
 	r.compiled = r.hold(com(cop))
-	if err := check(call(r.b.dml, dmlCreateOperatorInitializer, 1, ptr(&cop), ptr(&iidDMLOperatorInitializer), ptr(&init)), "CreateOperatorInitializer"); err != nil {
+	if err := check(call(r.b.dml, dmlCreateOperatorInitializer, 1, uintptr(unsafe.Pointer(&cop)), uintptr(unsafe.Pointer(&iidDMLOperatorInitializer)), uintptr(unsafe.Pointer(&init))), "CreateOperatorInitializer"); err != nil {
 		return err
 	}
 	r.initializer = r.hold(com(init))
-	call(r.compiled, dispatchableGetBindingProperties, ptr(&r.execProps))
-	call(r.initializer, dispatchableGetBindingProperties, ptr(&r.initProps))
+	call(r.compiled, dispatchableGetBindingProperties, uintptr(unsafe.Pointer(&r.execProps)))
+	call(r.initializer, dispatchableGetBindingProperties, uintptr(unsafe.Pointer(&r.initProps)))
 	return nil
 }
 
@@ -236,15 +236,15 @@ func (r *caseRun) createBindingTables() error {
 // resource, and the operator's persistent resource as its output.
 func (r *caseRun) bindInitializer(itd bindingTableDesc) error {
 	var table unsafe.Pointer
-	if err := check(call(r.b.dml, dmlCreateBindingTable, ptr(&itd), ptr(&iidDMLBindingTable), ptr(&table)), "CreateBindingTable (initializer)"); err != nil {
+	if err := check(call(r.b.dml, dmlCreateBindingTable, uintptr(unsafe.Pointer(&itd)), uintptr(unsafe.Pointer(&iidDMLBindingTable)), uintptr(unsafe.Pointer(&table))), "CreateBindingTable (initializer)"); err != nil {
 		return err
 	}
 	r.initTable = r.hold(com(table))
 	if r.initProps.temporarySize > 0 {
-		call(r.initTable, tableBindTemporary, ptr(r.arenaBinding(r.layout.temp, r.initProps.temporarySize)))
+		call(r.initTable, tableBindTemporary, uintptr(unsafe.Pointer(r.arenaBinding(r.layout.temp, r.initProps.temporarySize))))
 	}
 	if r.execProps.persistentSize > 0 {
-		call(r.initTable, tableBindOutputs, 1, ptr(r.arenaBinding(r.layout.persistent, r.execProps.persistentSize)))
+		call(r.initTable, tableBindOutputs, 1, uintptr(unsafe.Pointer(r.arenaBinding(r.layout.persistent, r.execProps.persistentSize))))
 	}
 	return nil
 }
@@ -254,7 +254,7 @@ func (r *caseRun) bindInitializer(itd bindingTableDesc) error {
 // resources.
 func (r *caseRun) bindOperator(etd bindingTableDesc) error {
 	var table unsafe.Pointer
-	if err := check(call(r.b.dml, dmlCreateBindingTable, ptr(&etd), ptr(&iidDMLBindingTable), ptr(&table)), "CreateBindingTable (operator)"); err != nil {
+	if err := check(call(r.b.dml, dmlCreateBindingTable, uintptr(unsafe.Pointer(&etd)), uintptr(unsafe.Pointer(&iidDMLBindingTable)), uintptr(unsafe.Pointer(&table))), "CreateBindingTable (operator)"); err != nil {
 		return err
 	}
 	r.execTable = r.hold(com(table))
@@ -262,17 +262,17 @@ func (r *caseRun) bindOperator(etd bindingTableDesc) error {
 	for i, t := range r.c.InputTensors() {
 		r.inBind[i] = *r.arenaBinding(r.layout.ins[i], t.TotalTensorSizeInBytes)
 	}
-	call(r.execTable, tableBindInputs, uintptr(len(r.inBind)), ptr(&r.inBind[0]))
+	call(r.execTable, tableBindInputs, uintptr(len(r.inBind)), uintptr(unsafe.Pointer(&r.inBind[0])))
 	r.outBind = make([]bindingDesc, outputSlots(r.c))
 	for i, t := range r.c.OutputTensors() {
 		r.outBind[i] = *r.arenaBinding(r.layout.outs[i], t.TotalTensorSizeInBytes)
 	}
-	call(r.execTable, tableBindOutputs, uintptr(len(r.outBind)), ptr(&r.outBind[0]))
+	call(r.execTable, tableBindOutputs, uintptr(len(r.outBind)), uintptr(unsafe.Pointer(&r.outBind[0])))
 	if r.execProps.temporarySize > 0 {
-		call(r.execTable, tableBindTemporary, ptr(r.arenaBinding(r.layout.temp, r.execProps.temporarySize)))
+		call(r.execTable, tableBindTemporary, uintptr(unsafe.Pointer(r.arenaBinding(r.layout.temp, r.execProps.temporarySize))))
 	}
 	if r.execProps.persistentSize > 0 {
-		call(r.execTable, tableBindPersistent, ptr(r.arenaBinding(r.layout.persistent, r.execProps.persistentSize)))
+		call(r.execTable, tableBindPersistent, uintptr(unsafe.Pointer(r.arenaBinding(r.layout.persistent, r.execProps.persistentSize))))
 	}
 	return nil
 }
@@ -282,27 +282,27 @@ func (r *caseRun) bindOperator(etd bindingTableDesc) error {
 // readback buffer.
 func (r *caseRun) record() (com, error) {
 	var alloc, list unsafe.Pointer
-	if err := check(call(r.b.dev, devCreateCommandAllocator, listTypeDirect, ptr(&iidD3D12CommandAllocator), ptr(&alloc)), "ID3D12Device::CreateCommandAllocator"); err != nil {
+	if err := check(call(r.b.dev, devCreateCommandAllocator, listTypeDirect, uintptr(unsafe.Pointer(&iidD3D12CommandAllocator)), uintptr(unsafe.Pointer(&alloc))), "ID3D12Device::CreateCommandAllocator"); err != nil {
 		return nil, err
 	}
 	r.hold(com(alloc))
-	if err := check(call(r.b.dev, devCreateCommandList, 0, listTypeDirect, uintptr(alloc), 0, ptr(&iidD3D12GraphicsCommandList), ptr(&list)), "ID3D12Device::CreateCommandList"); err != nil {
+	if err := check(call(r.b.dev, devCreateCommandList, 0, listTypeDirect, uintptr(alloc), 0, uintptr(unsafe.Pointer(&iidD3D12GraphicsCommandList)), uintptr(unsafe.Pointer(&list))), "ID3D12Device::CreateCommandList"); err != nil {
 		return nil, err
 	}
 	l := r.hold(com(list))
 	transition := func(before, after uint32) {
 		br := resourceBarrier{typ: barrierTransition, resource: unsafe.Pointer(r.arena), subresource: 0xffffffff, stateBefore: before, stateAfter: after}
-		call(l, listResourceBarrier, 1, ptr(&br))
+		call(l, listResourceBarrier, 1, uintptr(unsafe.Pointer(&br)))
 	}
 	uavBarrier := func() {
 		br := resourceBarrier{typ: barrierUAV, resource: unsafe.Pointer(r.arena)}
-		call(l, listResourceBarrier, 1, ptr(&br))
+		call(l, listResourceBarrier, 1, uintptr(unsafe.Pointer(&br)))
 	}
 	total := uintptr(r.layout.total)
 	call(l, listCopyBufferRegion, uintptr(r.arena), 0, uintptr(r.uploadBuf), 0, total)
 	transition(stateCopyDest, stateUnorderedAcess)
 	heaps := []unsafe.Pointer{unsafe.Pointer(r.heap)}
-	call(l, listSetDescriptorHeaps, 1, ptr(&heaps[0]))
+	call(l, listSetDescriptorHeaps, 1, uintptr(unsafe.Pointer(&heaps[0])))
 	call(r.b.recorder, recorderRecordDispatch, uintptr(list), uintptr(r.initializer), uintptr(r.initTable))
 	uavBarrier()
 	call(r.b.recorder, recorderRecordDispatch, uintptr(list), uintptr(r.compiled), uintptr(r.execTable))
@@ -320,7 +320,7 @@ func (r *caseRun) record() (com, error) {
 func (r *caseRun) executeAndWait(list com) error {
 	b := r.b
 	lists := []unsafe.Pointer{unsafe.Pointer(list)}
-	call(b.queue, queueExecuteCommandLists, 1, ptr(&lists[0]))
+	call(b.queue, queueExecuteCommandLists, 1, uintptr(unsafe.Pointer(&lists[0])))
 	b.fenceValue++
 	if err := check(call(b.queue, queueSignal, uintptr(b.fence), uintptr(b.fenceValue)), "ID3D12CommandQueue::Signal"); err != nil {
 		return err
