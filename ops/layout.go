@@ -501,12 +501,13 @@ type tuning struct {
 	// poolGrid: max pooling's direct strategy runs maxpool_grid.comp, one
 	// invocation per output on a 3D grid of (columns, rows, planes) with
 	// tiles sized for an exact grid, in place of maxpool.comp's
-	// grid-stride loop, whose div/mod chain for each output's coordinates
-	// and per-tap order key cost an H100 ~200 integer operations per
-	// output of a 3x3 window (46-66% of copy bandwidth). h100-profile op
-	// counts per output: 265 -> 166 with UINT64 indices, 209 -> 140
+	// grid-stride loop and its div/mod chain for each output's
+	// coordinates. Both scan a window with maxpool_window.glsl, so
+	// h100-profile op counts per output of a 3x3 window are close: 163
+	// (grid) vs 166 (maxpool.comp) with UINT64 indices, 137 vs 127
 	// without. Off for every class until a GPU times it: the measured
-	// maxpool.comp already runs 1.15-1.35x torch on the H100, and
+	// maxpool.comp (before its window scan got lighter: 265 and 209
+	// ops) ran 1.15-1.35x torch on the H100, and
 	// gpu_compare.py --sweep tries poolGrid=true (VKDML_TUNING or --tune
 	// poolGrid=true select it meanwhile). Lavapipe keeps maxpool.comp: its
 	// plans were measured that way.
