@@ -504,7 +504,7 @@ type tuning struct {
 	// grid-stride loop and its div/mod chain for each output's
 	// coordinates. Both scan a window with maxpool_window.glsl, so
 	// h100-profile op counts per output of a 3x3 window are close: 163
-	// (grid) vs 166 (maxpool.comp) with UINT64 indices, 137 vs 127
+	// (grid) vs 154 (maxpool.comp) with UINT64 indices, 137 vs 127
 	// without. Off for every class until a GPU times it: the measured
 	// maxpool.comp (before its window scan got lighter: 265 and 209
 	// ops) ran 1.15-1.35x torch on the H100, and

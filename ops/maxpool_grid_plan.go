@@ -71,10 +71,7 @@ func (m *maxPool) planGrid(ctx *Context, g poolGeom, ts []poolTensor, cut planeC
 	}
 	spec := m.directSpec(variant, g, cstep, kind, wgx*wgy).Set("WGX", wgx)
 	if m.idx != nil {
-		st := strides5(m.idx)
-		for i, axis := range poolAxes5 {
-			spec.Set("IDX_S"+axis, st[i])
-		}
+		m.idxSpec(spec)
 	}
 	k, err := kernelOf(spec)
 	if err != nil {

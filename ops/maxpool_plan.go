@@ -195,13 +195,13 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut plan
 	if taps <= min(uint64(ctx.tuning().poolPreloadTaps), shaders.MaxPoolPreloadTaps) {
 		variant = shaders.MaxPoolPreloadName(bits, native, idxBits)
 	}
-	k, err := kernelOf(m.directSpec(variant, g, cut.cstep, kind, maxPoolWorkgroup))
+	spec := m.directSpec(variant, g, cut.cstep, kind, maxPoolWorkgroup)
+	if m.idx != nil {
+		m.idxSpec(spec)
+	}
+	k, err := kernelOf(spec)
 	if err != nil {
 		return nil, err
-	}
-	var idxStrides [5]uint32
-	if m.idx != nil {
-		idxStrides = strides5(m.idx)
 	}
 	perPlane := uint64(g.out[0]) * uint64(g.out[1]) * uint64(g.out[2])
 	plan := &Plan{Strategy: strategy, Kernels: []Kernel{k}}
@@ -211,11 +211,6 @@ func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut plan
 		total := uint64(ch.n1-ch.n0) * uint64(ch.c1-ch.c0) * perPlane
 		push := shaders.NewPush(variant).Set("total", uint32(total)).Set("plane0", ch.n0*C+ch.c0).
 			Set("in_e0", e0[0]).Set("out_e0", e0[1]).Set("idx_e0", e0[2])
-		if m.idx != nil {
-			for i, name := range []string{"idx_sn", "idx_sc", "idx_sd", "idx_sh", "idx_sw"} {
-				push.Set(name, idxStrides[i])
-			}
-		}
 		params, err := pushBytes(push)
 		if err != nil {
 			return nil, err
@@ -238,8 +233,8 @@ var poolAxes5 = [5]string{"N", "C", "D", "H", "W"}
 // workgroup size; the input and output shapes and the window, strides,
 // dilations and start padding, each (D, H, W); the input and output
 // strides (N, C, D, H, W); the planes per batch of a step; the element
-// kind, with shaders.MaxPoolNegInfStart for rule 7a's global window. The
-// indices' strides go in push constants.
+// kind, with shaders.MaxPoolNegInfStart for rule 7a's global window. With
+// indices, idxSpec adds the indices' strides.
 func (m *maxPool) directSpec(variant string, g poolGeom, cstep, kind, wg uint32) *shaders.Values {
 	spec := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg)
 	for i, axis := range poolAxes5[2:] {
@@ -251,6 +246,15 @@ func (m *maxPool) directSpec(variant string, g poolGeom, cstep, kind, wg uint32)
 		spec.Set("IN_S"+axis, inSt[i]).Set("OUT_S"+axis, outSt[i])
 	}
 	return spec.Set("CSTEP", cstep).Set("KIND", kind)
+}
+
+// idxSpec sets the indices' strides (N, C, D, H, W), constants of
+// maxpool.comp and maxpool_grid.comp with indices.
+func (m *maxPool) idxSpec(spec *shaders.Values) {
+	st := strides5(m.idx)
+	for i, axis := range poolAxes5 {
+		spec.Set("IDX_S"+axis, st[i])
+	}
 }
 
 // MaxPoolStrategyVec2x2 is the vectorised kernel for 2x2 windows of stride

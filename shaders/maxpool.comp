@@ -47,11 +47,16 @@ layout(push_constant) uniform Push {
 	uint in_e0;    // element offset of the step's first plane in the input binding
 	uint out_e0;   // ... in the output binding
 	uint idx_e0;   // ... in the indices binding
-#if IDX_BITS
-	// The indices tensor's strides (N, C, D, H, W).
-	uint idx_sn, idx_sc, idx_sd, idx_sh, idx_sw;
-#endif
 } pc;
+
+#if IDX_BITS
+// The indices tensor's strides (N, C, D, H, W).
+layout(constant_id = 31) const uint IDX_SN = 0;
+layout(constant_id = 32) const uint IDX_SC = 0;
+layout(constant_id = 33) const uint IDX_SD = 0;
+layout(constant_id = 34) const uint IDX_SH = 0;
+layout(constant_id = 35) const uint IDX_SW = 0;
+#endif
 
 void main() {
 	uint step = grid_size(), total = pc.total;
@@ -75,7 +80,7 @@ void main() {
 		elem_store(pc.base_out, e, uvec2(best_bits, 0u));
 #endif
 #if IDX_BITS
-		e = pc.idx_e0 + nl * pc.idx_sn + cl * pc.idx_sc + od * pc.idx_sd + oh * pc.idx_sh + ow * pc.idx_sw;
+		e = pc.idx_e0 + nl * IDX_SN + cl * IDX_SC + od * IDX_SD + oh * IDX_SH + ow * IDX_SW;
 #if IDX_BITS == 64
 		word_dst2.x[pc.base_idx / 2u + e] = uvec2(best_idx, 0u);
 #else

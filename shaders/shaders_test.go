@@ -78,7 +78,7 @@ func TestContractNumbers(t *testing.T) {
 		{ArgMaxCombineName, 2, 28, 26},
 		{ArgMaxVecCol8W64, 2, 48, 26},
 		{MaxPoolName(64, false, 0), 2, 28, 31},
-		{MaxPoolName(8, false, 64), 3, 52, 31},
+		{MaxPoolName(8, false, 64), 3, 32, 36},
 		{MaxPoolVec2x2Name(32), 3, 20, 6},
 		{MaxPoolVec2x2Name(0), 2, 16, 6},
 	} {
@@ -93,8 +93,8 @@ func TestContractNumbers(t *testing.T) {
 }
 
 func TestCheckKernelRefusesMismatches(t *testing.T) {
-	name := MaxPoolName(32, false, 32) // 3 bindings, 40 parameter bytes, 31 constants
-	if err := CheckKernel(name, 3, 40, 31); err != nil {
+	name := MaxPoolName(32, false, 32) // 3 bindings, 20 parameter bytes, 36 constants
+	if err := CheckKernel(name, 3, 20, 36); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -103,12 +103,12 @@ func TestCheckKernelRefusesMismatches(t *testing.T) {
 		spec     int
 		says     string
 	}{
-		{2, 44, 31, "binds 2"},
-		{4, 36, 31, "binds 4"},
-		{3, 36, 31, "pushes 48 bytes"},
-		{3, 44, 31, "pushes 56 bytes"},
-		{3, 40, 30, "reads constant ID 30"},
-		{3, 40, 32, "declares 31"},
+		{2, 24, 36, "binds 2"},
+		{4, 16, 36, "binds 4"},
+		{3, 16, 36, "pushes 28 bytes"},
+		{3, 24, 36, "pushes 36 bytes"},
+		{3, 20, 35, "reads constant ID 35"},
+		{3, 20, 37, "declares 36"},
 	} {
 		err := CheckKernel(name, c.bindings, c.params, c.spec)
 		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), name) {
@@ -148,8 +148,8 @@ func TestCheckVariantRefusesSwaps(t *testing.T) {
 			[]string{"specialization constant 2", `declares "IW"`, `module has "IH"`}},
 		{"o_begin and o_count swapped", with(arg, func(v *Variant) { v.Push = swap(v.Push, 0, 1) }),
 			[]string{"push word 0 after the 2 base offsets", `declares "o_count"`, `module has "o_begin"`}},
-		{"a renamed word", with(pool, func(v *Variant) { v.Push = append(slices.Clone(v.Push[:9]), "idx_sv") }),
-			[]string{"push word 9", `declares "idx_sv"`, `module has "idx_sw"`}},
+		{"a renamed word", with(pool, func(v *Variant) { v.Push = append(slices.Clone(v.Push[:4]), "idx_e1") }),
+			[]string{"push word 4", `declares "idx_e1"`, `module has "idx_e0"`}},
 		{"an extra constant", with(arg, func(v *Variant) { v.Spec = append(slices.Clone(v.Spec), "DX0") }),
 			[]string{"declares 27 specialization constants"}},
 		{"a binding too few", with(pool, func(v *Variant) { v.Bindings = 2 }),

@@ -44,14 +44,15 @@ var maxPoolSpec = concat([]string{SpecWorkgroupSize},
 	[]string{"IN_SN", "IN_SC", "IN_SD", "IN_SH", "IN_SW", "OUT_SN", "OUT_SC", "OUT_SD", "OUT_SH", "OUT_SW"},
 	[]string{"CSTEP", "KIND"})
 
+// maxPoolIdxSpec is maxpool.comp's specialization constants with
+// indices: maxPoolSpec's, then the indices' strides (N, C, D, H, W), so
+// that an index's offset folds as the output's does.
+var maxPoolIdxSpec = concat(maxPoolSpec, []string{"IDX_SN", "IDX_SC", "IDX_SD", "IDX_SH", "IDX_SW"})
+
 // maxPoolPush is maxpool.comp's push words after the base offsets: the
 // step's output count, its first plane and the element offsets of its
-// first plane in each binding; with indices, the indices' strides (N, C,
-// D, H, W) follow.
-var (
-	maxPoolPush    = []string{"total", "plane0", "in_e0", "out_e0", "idx_e0"}
-	maxPoolIdxPush = concat(maxPoolPush, []string{"idx_sn", "idx_sc", "idx_sd", "idx_sh", "idx_sw"})
-)
+// first plane in each binding.
+var maxPoolPush = []string{"total", "plane0", "in_e0", "out_e0", "idx_e0"}
 
 // idxName names an index width: "noidx", "idx32" or "idx64".
 func idxName(idxBits int) string {
@@ -85,15 +86,15 @@ func maxPoolShapes(f func(bits int, native bool, ib int, pre bool, defines []str
 func maxPoolVariants() []Variant {
 	var out []Variant
 	maxPoolShapes(func(bits int, native bool, ib int, pre bool, defines []string) {
-		bindings, push := 2, maxPoolPush
+		bindings, spec := 2, maxPoolSpec
 		if ib != 0 {
-			bindings, push = 3, maxPoolIdxPush
+			bindings, spec = 3, maxPoolIdxSpec
 		}
 		n := MaxPoolName(bits, native, ib)
 		if pre {
 			n = MaxPoolPreloadName(bits, native, ib)
 		}
-		out = append(out, Variant{Name: n, Source: "maxpool.comp", Defines: defines, Bindings: bindings, Spec: maxPoolSpec, Push: push})
+		out = append(out, Variant{Name: n, Source: "maxpool.comp", Defines: defines, Bindings: bindings, Spec: spec, Push: maxPoolPush})
 	})
 	return out
 }
