@@ -313,6 +313,7 @@ typedef struct VkQueueFamilyProperties VkQueueFamilyProperties;
 typedef struct VkSubmitInfo VkSubmitInfo;
 typedef struct VkDescriptorBufferInfo VkDescriptorBufferInfo;
 typedef struct VkWriteDescriptorSet VkWriteDescriptorSet;
+typedef struct VkBaseOutStructure VkBaseOutStructure;
 typedef struct VkPhysicalDevice16BitStorageFeatures VkPhysicalDevice16BitStorageFeatures;
 typedef struct VkPhysicalDevice8BitStorageFeatures VkPhysicalDevice8BitStorageFeatures;
 typedef struct VkConformanceVersion VkConformanceVersion;
@@ -928,6 +929,11 @@ struct VkWriteDescriptorSet {
     const VkDescriptorImageInfo*     pImageInfo;
     const VkDescriptorBufferInfo*    pBufferInfo;
     const VkBufferView*              pTexelBufferView;
+};
+
+struct VkBaseOutStructure {
+    VkStructureType               sType;
+    struct VkBaseOutStructure*    pNext;
 };
 
 struct VkPhysicalDevice16BitStorageFeatures {

@@ -14,29 +14,27 @@ static int has_device_extension(VkExtensionProperties *props, uint32_t n, const 
 	return 0;
 }
 
-// chain_link is a structure that joins a pNext chain when on: s, whose
-// pNext member is at next. For device creation, ext names the extension
-// that provides it, which the device needs unless core (its API version
-// has the structure).
+// chain_link is a structure that joins a pNext chain when on. For device
+// creation, ext names the extension that provides it, which the device
+// needs unless core (its API version has the structure).
 typedef struct {
 	int on;
 	void *s;
-	void **next;
 	const char *ext;
 	int core;
 } chain_link;
 
-// chain appends the structures of the n links that are on, in order, to
-// the chain whose last pNext is at tail, and returns where the chain's
-// last pNext is then.
-static void **chain(void **tail, const chain_link *links, size_t n) {
+// chain appends the structures of the n links that are on, in order, after
+// last, the chain's last structure. Every chainable structure starts with
+// sType and pNext, so each is reached as a VkBaseOutStructure.
+static void chain(void *last, const chain_link *links, size_t n) {
+	VkBaseOutStructure *tail = last;
 	for (size_t i = 0; i < n; i++) {
 		if (links[i].on) {
-			*tail = links[i].s;
-			tail = links[i].next;
+			tail->pNext = links[i].s;
+			tail = links[i].s;
 		}
 	}
-	return tail;
 }
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -54,12 +52,12 @@ static void query_compute_units(VkPhysicalDevice pd, vkdml_device_info *out) {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
 	VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
 	chain_link links[] = {
-	    {.on = out->ext_nv_sm_builtins, .s = &nv, .next = &nv.pNext},
-	    {.on = out->ext_amd_core_properties, .s = &amd, .next = &amd.pNext},
-	    {.on = out->ext_amd_core_properties2, .s = &amd2, .next = &amd2.pNext},
-	    {.on = out->ext_arm_core_builtins, .s = &arm, .next = &arm.pNext},
+	    {.on = out->ext_nv_sm_builtins, .s = &nv},
+	    {.on = out->ext_amd_core_properties, .s = &amd},
+	    {.on = out->ext_amd_core_properties2, .s = &amd2},
+	    {.on = out->ext_arm_core_builtins, .s = &arm},
 	};
-	chain(&p2.pNext, links, COUNT(links));
+	chain(&p2, links, COUNT(links));
 	if (p2.pNext == NULL) {
 		return;
 	}
@@ -124,10 +122,10 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	p2.pNext = &sg;
 	sg.pNext = &id;
 	chain_link props[] = {
-	    {.on = out->ext_driver_properties, .s = &drv, .next = &drv.pNext},
-	    {.on = out->ext_subgroup_size_control, .s = &sgc, .next = &sgc.pNext},
+	    {.on = out->ext_driver_properties, .s = &drv},
+	    {.on = out->ext_subgroup_size_control, .s = &sgc},
 	};
-	chain(&id.pNext, props, COUNT(props));
+	chain(&id, props, COUNT(props));
 	p_vkGetPhysicalDeviceProperties2(pd, &p2);
 
 	VkPhysicalDeviceProperties *p = &p2.properties;
@@ -198,12 +196,12 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES};
 	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s16};
 	chain_link features[] = {
-	    {.on = out->ext_8bit_storage, .s = &s8, .next = &s8.pNext},
-	    {.on = out->ext_float16_int8, .s = &f16, .next = &f16.pNext},
-	    {.on = out->ext_subgroup_size_control, .s = &sgcf, .next = &sgcf.pNext},
-	    {.on = out->ext_subgroup_extended_types, .s = &ext, .next = &ext.pNext},
+	    {.on = out->ext_8bit_storage, .s = &s8},
+	    {.on = out->ext_float16_int8, .s = &f16},
+	    {.on = out->ext_subgroup_size_control, .s = &sgcf},
+	    {.on = out->ext_subgroup_extended_types, .s = &ext},
 	};
-	chain(&s16.pNext, features, COUNT(features));
+	chain(&s16, features, COUNT(features));
 	p_vkGetPhysicalDeviceFeatures2(pd, &f2);
 	out->shader_int64 = f2.features.shaderInt64;
 	out->shader_int16 = f2.features.shaderInt16;
@@ -286,13 +284,13 @@ VkResult vkdml_create_device(VkPhysicalDevice pd, const vkdml_device_info *info,
 	f2.features.shaderInt64 = f->shader_int64;
 	f2.features.shaderInt16 = f->shader_int16;
 	chain_link links[] = {
-	    {f->storage_buffer_8bit, &s8, &s8.pNext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME, v12},
-	    {f->shader_float16 || f->shader_int8, &f16, &f16.pNext, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME, v12},
-	    {f->subgroup_size_control || f->compute_full_subgroups, &sgc, &sgc.pNext,
+	    {f->storage_buffer_8bit, &s8, VK_KHR_8BIT_STORAGE_EXTENSION_NAME, v12},
+	    {f->shader_float16 || f->shader_int8, &f16, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME, v12},
+	    {f->subgroup_size_control || f->compute_full_subgroups, &sgc,
 	     VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME, v13},
-	    {f->subgroup_extended_types, &sgx, &sgx.pNext, VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME, v12},
+	    {f->subgroup_extended_types, &sgx, VK_KHR_SHADER_SUBGROUP_EXTENDED_TYPES_EXTENSION_NAME, v12},
 	};
-	chain(&s16.pNext, links, COUNT(links));
+	chain(&s16, links, COUNT(links));
 	for (size_t i = 0; i < COUNT(links); i++) {
 		if (links[i].on && !links[i].core) {
 			exts[next++] = links[i].ext;
