@@ -1013,3 +1013,80 @@ func TestArgRowSubgroupsGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestArgColRisingBestGPU runs, on lavapipe, the GPU plans of columns
+// whose values keep replacing the best (argRowRisingFill along each
+// block), against the CPU reference. The GPU's column kernel
+// (argmax.comp's eight-load thread scan) skips eight loads unless one lies
+// in the raw interval filter_bounds computes from the lane's best, and
+// recomputes the interval after every exact visit; here the best changes
+// in almost every trip, to bests of every kind and sign (NaN first, ±0,
+// the integer types' ends), at either direction, ARGMAX and ARGMIN. Blocks
+// have one reduced axis (the stride fast path, a column or a transposed
+// row) or two separated ones (the odometer), lengths with every
+// remainder mod 8, and the GPU column split cuts them into segments.
+// Every type below 64 bits must run the eight-load kernel.
+func TestArgColRisingBestGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	used := map[string]int{}
+	for _, dt := range tensor.AllTypes {
+		if dt.Size() == 8 {
+			continue // 64-bit columns go to vec-b64 on a GPU
+		}
+		for ci := 0; ci < 18; ci++ {
+			flavour := []string{"random", "runs", "ulps"}[ci%3]
+			sign := ci/3%3 - 1
+			kind := []string{"argmax", "argmin"}[ci/9]
+			up := kind == "argmax"
+			if rng.Intn(4) == 0 {
+				up = !up // the best set early and seldom replaced
+			}
+			cols := uint32(3 + 2*rng.Intn(4))
+			nred := uint32(600 + rng.Intn(1200))
+			layout := []string{"col", "transposed", "multi"}[ci%3]
+			var sizes, strides, axes []uint32
+			var outputs uint32
+			switch layout {
+			case "col":
+				sizes, axes, outputs = []uint32{nred, cols}, []uint32{0}, cols
+			case "transposed":
+				sizes, strides, axes, outputs = []uint32{cols, nred}, []uint32{1, cols}, []uint32{1}, cols
+			case "multi":
+				r2 := uint32(3 + 2*rng.Intn(3))
+				nred = (nred/r2 + 1) * r2
+				sizes, axes, outputs = []uint32{nred / r2, 2, r2, cols}, []uint32{0, 2}, 2*cols
+			}
+			// One row of blocks per output, rising along the block, laid
+			// into the input by each element's block position.
+			blocks := tensor.New(dt, outputs, nred)
+			argRowRisingFill(rng, blocks, up, flavour, sign)
+			in := argInput(dt, sizes, strides)
+			tensor.ForEachIndex(sizes, func(c []uint32) {
+				var j, o uint32
+				for ax := range sizes {
+					if slices.Contains(axes, uint32(ax)) {
+						j = j*sizes[ax] + c[ax]
+					} else {
+						o = o*sizes[ax] + c[ax]
+					}
+				}
+				in.SetBits(c, blocks.Bits(o, j))
+			})
+			{
+				dir := ops.AxisDirection(rng.Intn(2))
+				os := argOutSizes(sizes, axes)
+				desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, os), axes, dir)
+				what := fmt.Sprintf("%v %s sizes %v strides %v axes %v %s dir %d up %v %s sign %d", dt, layout, sizes, strides, axes, kind, dir, up, flavour, sign)
+				_, p := testutil.GPUPlan(t, d, desc, ops.ArgStrategyThread, what)
+				v := p.Kernels[0].Variant
+				if !strings.HasSuffix(v, shaders.ArgMaxThreadX8) {
+					t.Fatalf("%s: the GPU plan runs %s, want the eight-load thread kernel", what, v)
+				}
+				used[fmt.Sprintf("%s/%d kernels", v, len(p.Kernels))]++
+				argCheckCase(t, d, argCase{desc: &asGPU{Desc: desc, kernel: ops.ArgStrategyThread}, in: in, what: what}, "", rng)
+			}
+		}
+	}
+	t.Logf("first passes: %v", used)
+}
