@@ -48,7 +48,8 @@ block, in row-major order over the reduced axes.`},
 	{
 		Type: "REDUCE", DMLType: 55, Go: "Reduce",
 		Fields: []Field{
-			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction},
+			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction,
+				JSON: "reduceFunction", Aliases: []string{"ReduceFunction"}},
 			input, output, axisCount, axes,
 		},
 		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC with function ARGMAX or ARGMIN.`},
