@@ -60,9 +60,9 @@ func TestCorpusReadsAsBefore(t *testing.T) {
 // A case of each family: ARGMAX (the reductions), MAX_POOLING2 (max
 // pooling), MAX_UNPOOLING, each with every key its operator holds.
 var familyCases = map[string]string{
-	"ARGMAX": `{"name":"a","covers":["x"],"operator":"ARGMAX","input":{"dataType":"FLOAT32","sizes":[2,3],"strides":[3,1],"totalTensorSizeInBytes":24},"output":{"dataType":"UINT32","sizes":[2,1],"totalTensorSizeInBytes":8},"axes":[1],"axisDirection":"DECREASING","expect":"S_OK"}`,
-	"REDUCE": `{"name":"r","covers":["x"],"operator":"REDUCE","reduceFunction":"ARGMIN","input":{"dataType":"INT8","sizes":[4],"totalTensorSizeInBytes":4},"output":{"dataType":"INT64","sizes":[1],"totalTensorSizeInBytes":8},"axes":[0],"expect":"S_OK"}`,
-	"MAX_POOLING2": `{"name":"p","covers":["x"],"operator":"MAX_POOLING2","input":{"dataType":"FLOAT16","sizes":[1,1,4,4],"totalTensorSizeInBytes":32},"output":{"dataType":"FLOAT16","sizes":[1,1,2,2],"totalTensorSizeInBytes":8},"outputIndices":{"dataType":"UINT32","sizes":[1,1,2,2],"totalTensorSizeInBytes":16},"strides":[2,2],"windowSize":[2,2],"startPadding":[0,0],"endPadding":[0,0],"dilations":[1,1],"expect":"S_OK"}`,
+	"ARGMAX":        `{"name":"a","covers":["x"],"operator":"ARGMAX","input":{"dataType":"FLOAT32","sizes":[2,3],"strides":[3,1],"totalTensorSizeInBytes":24},"output":{"dataType":"UINT32","sizes":[2,1],"totalTensorSizeInBytes":8},"axes":[1],"axisDirection":"DECREASING","expect":"S_OK"}`,
+	"REDUCE":        `{"name":"r","covers":["x"],"operator":"REDUCE","reduceFunction":"ARGMIN","input":{"dataType":"INT8","sizes":[4],"totalTensorSizeInBytes":4},"output":{"dataType":"INT64","sizes":[1],"totalTensorSizeInBytes":8},"axes":[0],"expect":"S_OK"}`,
+	"MAX_POOLING2":  `{"name":"p","covers":["x"],"operator":"MAX_POOLING2","input":{"dataType":"FLOAT16","sizes":[1,1,4,4],"totalTensorSizeInBytes":32},"output":{"dataType":"FLOAT16","sizes":[1,1,2,2],"totalTensorSizeInBytes":8},"outputIndices":{"dataType":"UINT32","sizes":[1,1,2,2],"totalTensorSizeInBytes":16},"strides":[2,2],"windowSize":[2,2],"startPadding":[0,0],"endPadding":[0,0],"dilations":[1,1],"expect":"S_OK"}`,
 	"MAX_UNPOOLING": `{"name":"u","covers":["x"],"operator":"MAX_UNPOOLING","input":{"dataType":"FLOAT32","sizes":[1,1,1,2],"totalTensorSizeInBytes":8},"indices":{"dataType":"UINT32","sizes":[1,1,1,2],"totalTensorSizeInBytes":8},"output":{"dataType":"FLOAT32","sizes":[1,1,2,2],"totalTensorSizeInBytes":16},"expect":"S_OK"}`,
 }
 
