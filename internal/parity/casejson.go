@@ -22,11 +22,11 @@ import (
 func (c *Case) UnmarshalJSON(b []byte) error {
 	raw, err := schema.ParseJSON(b)
 	if err != nil {
-		return fmt.Errorf("parity: case: %w", err)
+		return fmt.Errorf("case: %w", err)
 	}
 	obj, ok := raw.(*schema.Object)
 	if !ok {
-		return fmt.Errorf("parity: a case is a JSON object, not %s", b[:min(len(b), 20)])
+		return fmt.Errorf("a case is a JSON object, not %s", b[:min(len(b), 20)])
 	}
 	where := "case"
 	if name, ok := obj.Values["name"].(string); ok {
@@ -34,11 +34,11 @@ func (c *Case) UnmarshalJSON(b []byte) error {
 	}
 	d, err := schema.ReadDesc(obj, "", schema.CaseKeys)
 	if err != nil {
-		return fmt.Errorf("parity: %s: %w", where, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	fields, err := corpusFields(&d.Values, d.Desc.Fields)
 	if err != nil {
-		return fmt.Errorf("parity: %s: %w", where, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	fields[schema.TypeField.JSONName()] = d.Desc.Type
 	for k, v := range d.Extra {
@@ -46,7 +46,7 @@ func (c *Case) UnmarshalJSON(b []byte) error {
 	}
 	canonical, err := json.Marshal(fields)
 	if err != nil {
-		return fmt.Errorf("parity: %s: %w", where, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	// The canonical form holds only the corpus's names; a field of the
 	// schema that Case lacks is refused here rather than dropped.
@@ -55,7 +55,7 @@ func (c *Case) UnmarshalJSON(b []byte) error {
 	dec.DisallowUnknownFields()
 	var pc plainCase
 	if err := dec.Decode(&pc); err != nil {
-		return fmt.Errorf("parity: %s: %w", where, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	*c = Case(pc)
 	return nil

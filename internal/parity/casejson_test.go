@@ -214,6 +214,13 @@ func TestCaseRefusals(t *testing.T) {
 		{"operator", strings.Replace(argmax, `"ARGMAX"`, `"CONVOLUTION"`, 1), `operator: "CONVOLUTION" is not one of ARGMAX, ARGMIN`, schema.ErrBadValue},
 		{"count disagrees", strings.Replace(argmax, `"axes":[1]`, `"axes":[1],"AxisCount":2`, 1), `axes: has 1 entries; AxisCount says 2`, schema.ErrBadValue},
 		{"strides length", strings.Replace(argmax, `"strides":[3,1]`, `"strides":[3]`, 1), `input.strides: has 1 entries; sizes says 2`, schema.ErrBadValue},
+		{"no output", strings.Replace(argmax, `"output":{"dataType":"UINT32","sizes":[2,1],"totalTensorSizeInBytes":8},`, ``, 1),
+			`OutputTensor: is required (as OutputTensor or Output or output)`, schema.ErrBadValue},
+		{"no data type", strings.Replace(argmax, `"dataType":"UINT32",`, ``, 1), `output.DataType: is required`, schema.ErrBadValue},
+		{"no window", strings.Replace(familyCases["MAX_POOLING2"], `"windowSize":[2,2],`, ``, 1),
+			`WindowSize: is required: strides says 2 entries`, schema.ErrBadValue},
+		{"pooling arrays disagree", strings.Replace(familyCases["MAX_POOLING2"], `"dilations":[1,1]`, `"dilations":[1,1,1]`, 1),
+			`dilations: has 3 entries; strides says 2`, schema.ErrBadValue},
 		{"flags", strings.Replace(argmax, `"dataType":"FLOAT32"`, `"dataType":"FLOAT32","Flags":1`, 1), `input.Flags: the corpus holds only 0 here (it is 1)`, ErrNotInCorpus},
 	} {
 		var cs Case

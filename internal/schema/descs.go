@@ -27,7 +27,7 @@ func poolingWindow() []Field {
 
 // argFields are DML_ARGMAX_OPERATOR_DESC's and DML_ARGMIN_OPERATOR_DESC's.
 var argFields = []Field{input, output, axisCount, axes,
-	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection}}
+	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}}
 
 // Descs lists every operator desc vkdml defines. A new operator starts
 // here (its fields) and in ops' registry (its constructor, strategies and

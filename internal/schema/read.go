@@ -243,6 +243,9 @@ func readFields(obj *Object, path string, table []Field, what string, also []str
 		}
 		v.Fields[f.Name] = val
 	}
+	if err := checkRequired(v, path, table); err != nil {
+		return nil, err
+	}
 	return v, checkCounts(v, path, table)
 }
 
@@ -342,8 +345,8 @@ func readEnum(e *Enum, raw any, path string) (uint32, error) {
 }
 
 // checkCounts holds the arrays given to the counts they share: to the
-// count field when given, else to each other; and a non-optional array
-// whose given count is not 0 must be given.
+// count field when given, else to the first of them given; an array left
+// out (or null) whose count is not 0 must be Optional.
 func checkCounts(v *Values, path string, table []Field) error {
 	for _, c := range table {
 		if !isCountIn(table, c.Name) {
@@ -351,27 +354,41 @@ func checkCounts(v *Values, path string, table []Field) error {
 		}
 		want, given := v.Fields[c.Name].(uint32)
 		wantFrom := keyName(pathOf(v, path, c.Name))
+		var missing []string
 		for _, f := range table {
 			if f.Type != UIntArray || f.Count != c.Name {
 				continue
 			}
 			arr, ok := v.Fields[f.Name].([]uint32)
-			if !ok {
-				if given && want != 0 && !f.Optional {
-					return &KeyError{Path: pathOf(v, path, f.Name), Err: ErrBadValue,
-						Why: fmt.Sprintf("is required: %s is %d", c.Name, want)}
-				}
-				continue
-			}
-			if !given {
+			switch {
+			case !ok && !f.Optional:
+				missing = append(missing, f.Name)
+			case !ok:
+			case !given:
 				want, given, wantFrom = uint32(len(arr)), true, keyName(pathOf(v, path, f.Name))
-				continue
-			}
-			if uint32(len(arr)) != want {
+			case uint32(len(arr)) != want:
 				return &KeyError{Path: pathOf(v, path, f.Name), Err: ErrBadValue,
 					Why: fmt.Sprintf("has %d entries; %s says %d", len(arr), wantFrom, want)}
 			}
 		}
+		if len(missing) > 0 && want != 0 {
+			return &KeyError{Path: pathOf(v, path, missing[0]), Err: ErrBadValue,
+				Why: fmt.Sprintf("is required: %s says %d entries", wantFrom, want)}
+		}
+	}
+	return nil
+}
+
+// checkRequired refuses a tensor or number left out (or null) that is not
+// Optional; counts may be left out (the arrays give them), and arrays are
+// checkCounts'.
+func checkRequired(v *Values, path string, table []Field) error {
+	for _, f := range table {
+		if _, ok := v.Fields[f.Name]; ok || f.Optional || f.Type == UIntArray || isCountIn(table, f.Name) {
+			continue
+		}
+		return &KeyError{Path: pathOf(v, path, f.Name), Err: ErrBadValue,
+			Why: fmt.Sprintf("is required (as %s)", strings.Join(f.Spellings(), " or "))}
 	}
 	return nil
 }

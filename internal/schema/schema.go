@@ -86,7 +86,8 @@ type Field struct {
 	Kind Kind
 	Type Type
 	// Optional says that a tensor (or an array: a tensor's Strides) may
-	// be absent (a NULL pointer, nil in Go).
+	// be absent (a NULL pointer, nil in Go), or that a desc as data may
+	// leave a number out, meaning 0 (AxisDirection: INCREASING).
 	Optional bool
 	// Count names the UInt field holding a UIntArray's length; several
 	// arrays may share one (MAX_POOLING's DimensionCount).

@@ -11,12 +11,12 @@ import (
 // field of a desc as data holds (vkdml.h's vkdml_tensor_desc).
 var TensorFields = []Field{
 	{Name: "DataType", Kind: Attribute, Type: UInt, Enum: DataType},
-	{Name: "Flags", Kind: Attribute, Type: UInt},
+	{Name: "Flags", Kind: Attribute, Type: UInt, Optional: true},
 	{Name: "DimensionCount", Kind: Attribute, Type: UInt},
 	{Name: "Sizes", Kind: Attribute, Type: UIntArray, Count: "DimensionCount"},
 	{Name: "Strides", Kind: Attribute, Type: UIntArray, Count: "DimensionCount", Optional: true},
-	{Name: "TotalTensorSizeInBytes", Kind: Attribute, Type: UInt64},
-	{Name: "GuaranteedBaseOffsetAlignment", Kind: Attribute, Type: UInt},
+	{Name: "TotalTensorSizeInBytes", Kind: Attribute, Type: UInt64, Optional: true},
+	{Name: "GuaranteedBaseOffsetAlignment", Kind: Attribute, Type: UInt, Optional: true},
 }
 
 // TypeField is the key of a desc as data that names its operator: Type
