@@ -177,7 +177,7 @@ func ReadDesc(obj *Object, root string, extra []string) (*DescValues, error) {
 			rest.Keys = append(rest.Keys, k)
 		}
 	}
-	v, err := readFields(rest, root, d.Fields, d.Type+"'s desc", skip)
+	v, err := readFields(rest, root, d.Fields, d.Type+"'s desc", skip, true)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +204,9 @@ func lookupOperator(s string) (*Desc, bool) {
 }
 
 // readFields reads obj's keys as the fields of table (what names it in
-// messages; also, the keys suggested besides the table's).
-func readFields(obj *Object, path string, table []Field, what string, also []string) (*Values, error) {
+// messages; also, the keys suggested besides the table's). A desc
+// (isDesc) lets another operator's field through as null.
+func readFields(obj *Object, path string, table []Field, what string, also []string, isDesc bool) (*Values, error) {
 	bySpelling := map[string]*Field{}
 	var known []string
 	for i := range table {
@@ -220,7 +221,7 @@ func readFields(obj *Object, path string, table []Field, what string, also []str
 		kp := join(path, k)
 		f := bySpelling[k]
 		if f == nil {
-			if obj.Values[k] == nil && otherOperatorsField(k) {
+			if isDesc && obj.Values[k] == nil && otherOperatorsField(k) {
 				continue
 			}
 			why := fmt.Sprintf("unknown key for %s (it holds %s)", what, strings.Join(fieldNames(table), ", "))
@@ -287,7 +288,7 @@ func readValue(f *Field, raw any, path string) (any, error) {
 		if !ok {
 			return nil, bad("%s is not a tensor desc (an object of DML_BUFFER_TENSOR_DESC's fields)", describe(raw))
 		}
-		return readFields(obj, path, TensorFields, f.Name+" (DML_BUFFER_TENSOR_DESC)", nil)
+		return readFields(obj, path, TensorFields, f.Name+" (DML_BUFFER_TENSOR_DESC)", nil, false)
 	case f.Enum != nil:
 		return readEnum(f.Enum, raw, path)
 	case f.Type == UInt:

@@ -166,6 +166,7 @@ def test_ordered_arrays_are_read(sizes):
 @pytest.mark.parametrize("change, path, message", [
     ({"axis": None}, "desc.axis", "unknown key for ARGMAX's desc"),  # a misspelling refused even when None
     ({"WindowSize": [2]}, "desc.WindowSize", "unknown key for ARGMAX's desc"),
+    ({"OutputTensor": _tensor("UINT32", (2, 1), Axes=None)}, "desc.OutputTensor.Axes", "unknown key for OutputTensor"),
     ({"Function": "ARGMAX"}, "desc.Function", "unknown key for ARGMAX's desc"),
     ({"type": "ARGMAX", 7: 1}, "desc", "has the key 7, which is not a string"),
     ({"OutputTensor": None}, "desc.OutputTensor", "is required (as OutputTensor or Output or output)"),

@@ -89,7 +89,7 @@ class _Fields:
             path = "%s.%s" % (where, key)
             f = by_spelling.get(key)
             if f is None:
-                if value is None and key in _ANY_OPERATOR_KEY:
+                if value is None and table is not _schema.TENSOR_FIELDS and key in _ANY_OPERATOR_KEY:
                     continue  # another operator's field, absent
                 why = "unknown key for %s (it holds %s)" % (what, ", ".join(f.name for f in table))
                 close = _suggest(key, list(by_spelling) + list(also))
