@@ -1,7 +1,12 @@
 package schema_test
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/internal/schema"
@@ -56,5 +61,59 @@ func TestSuggest(t *testing.T) {
 		if got := schema.Suggest(key, known); got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", key, got, want)
 		}
+	}
+}
+
+// sharedFixtures are testdata/descs.json: descs both readers (this one and
+// vkdml.run's, python/tests/test_run_strict.py) must accept, or refuse at
+// the same key with the same kind of error and suggestion.
+type sharedFixtures struct {
+	Accepted []struct {
+		What string
+		Desc json.RawMessage
+	}
+	Refused []struct {
+		What, Path, Error, Suggest string
+		Desc                       json.RawMessage
+	}
+}
+
+func TestSharedFixtures(t *testing.T) {
+	b, err := os.ReadFile("testdata/descs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx sharedFixtures
+	if err := json.Unmarshal(b, &fx); err != nil {
+		t.Fatal(err)
+	}
+	read := func(desc json.RawMessage) error {
+		raw, err := schema.ParseJSON(desc)
+		if err != nil {
+			return err
+		}
+		_, err = schema.ReadDesc(raw.(*schema.Object), "desc", schema.CaseKeys)
+		return err
+	}
+	for _, c := range fx.Accepted {
+		if err := read(c.Desc); err != nil {
+			t.Errorf("%s: %v", c.What, err)
+		}
+	}
+	sentinels := map[string]error{"unknown key": schema.ErrUnknownKey, "given twice": schema.ErrTwoSpellings,
+		"bad value": schema.ErrBadValue}
+	for _, c := range fx.Refused {
+		err := read(c.Desc)
+		var ke *schema.KeyError
+		if !errors.As(err, &ke) || !errors.Is(err, sentinels[c.Error]) || ke.Path != c.Path {
+			t.Errorf("%s: got %v; want %s at %s", c.What, err, c.Error, c.Path)
+			continue
+		}
+		if c.Suggest != "" && !strings.Contains(ke.Why, fmt.Sprintf("did you mean %q?", c.Suggest)) {
+			t.Errorf("%s: %v does not suggest %q", c.What, err, c.Suggest)
+		}
+	}
+	if len(fx.Accepted) < 5 || len(fx.Refused) < 20 {
+		t.Errorf("%d accepted and %d refused fixtures: testdata/descs.json is cut short", len(fx.Accepted), len(fx.Refused))
 	}
 }

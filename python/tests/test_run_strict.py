@@ -15,7 +15,24 @@ import vkdml
 from vkdml import _raw, _schema
 from reference import arg_reference, draw
 
-CORPUS = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "parity")
+# The repository's files these tests read: the parity corpus and the
+# fixtures Go's reader reads too. From the checkout, or, where the tests run
+# from a copy (scripts/wheel-test.sh), from the folder above
+# $VKDML_HEADER's capi/.
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(
+    os.environ.get("VKDML_HEADER") or os.path.join(os.path.dirname(__file__), "..", "..", "capi", "vkdml.h"))))
+CORPUS = os.path.join(REPO, "tests", "parity")
+
+
+def _json(*path):
+    """A JSON file of the repository, or None where there is none (the
+    tests over it are then reported as skipped, with an empty parameter
+    set)."""
+    try:
+        with open(os.path.join(REPO, *path)) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
 
 
 def _tensor(dtype, sizes, **more):
@@ -235,14 +252,15 @@ def test_max_unpooling(device, rng):
 # ---- the parity corpus, replayed through vkdml.run ----
 
 def _corpus():
-    with open(os.path.join(CORPUS, "corpus.json")) as f:
-        return json.load(f)["cases"]
+    return (_json("tests", "parity", "corpus.json") or {"cases": []})["cases"]
 
 
 def test_every_corpus_case_reads():
     """Each line of tests/parity/corpus.json, as it is, is a desc vkdml.run
     reads, with the operator and tensors the case names."""
     cases = _corpus()
+    if not cases:
+        pytest.skip("no tests/parity/corpus.json under %s" % REPO)
     assert len(cases) > 400
     for case in cases:
         op, c, _ = _raw._operator_desc(case)
@@ -317,3 +335,29 @@ def test_corpus_case_runs_as_directml_did(device, goldens, name):
     assert len(written) == len(want)
     if [bytes(o) for o in written] != [w.tobytes() for w in want]:
         assert _explained(case, written, want), "%s: the outputs differ from DirectML's" % name
+
+
+# ---- the fixtures Go's reader reads too (internal/schema/read_test.go) ----
+
+SHARED = _json("internal", "schema", "testdata", "descs.json") or {"accepted": [], "refused": []}
+
+
+def _what(case):
+    return case["what"] if isinstance(case, dict) else None
+
+
+@pytest.mark.parametrize("case", SHARED["accepted"], ids=_what)
+def test_shared_fixture_accepted(case):
+    _raw._operator_desc(case["desc"])
+
+
+@pytest.mark.parametrize("case", SHARED["refused"], ids=_what)
+def test_shared_fixture_refused(case):
+    with pytest.raises(vkdml.InvalidArgumentError) as e:
+        _raw._operator_desc(case["desc"])
+    msg = str(e.value)
+    assert msg.startswith("run: %s: " % case["path"]), msg
+    kind = {"unknown key": ": unknown key for ", "given twice": " is given twice, as ", "bad value": ""}[case["error"]]
+    assert kind in msg, msg
+    if "suggest" in case:
+        assert "did you mean %r?" % case["suggest"] in msg, msg
