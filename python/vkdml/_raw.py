@@ -160,12 +160,14 @@ class _Fields:
                     desc = t.build(_capi.TensorDesc, keep)
                     keep.append(desc)
                     setattr(c, f.c, ctypes.pointer(desc))
-            elif f.enum is not None:
-                setattr(c, f.c, _enum(self.path(f.name), f.enum, 0 if v is None else v))
-            elif f.type == "uint64":
-                setattr(c, f.c, _capi.u64("run", self.path(f.name), v or 0))
-            else:
-                setattr(c, f.c, _capi.u32("run", self.path(f.name), v or 0))
+            else:  # a number, 0 when an optional one is left out
+                v = 0 if v is None else v
+                if f.enum is not None:
+                    setattr(c, f.c, _enum(self.path(f.name), f.enum, v))
+                elif f.type == "uint64":
+                    setattr(c, f.c, _capi.u64("run", self.path(f.name), v))
+                else:
+                    setattr(c, f.c, _capi.u32("run", self.path(f.name), v))
         return c
 
 
