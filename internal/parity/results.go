@@ -102,12 +102,12 @@ func (r *Result) Outcome(dir string, c *Case) (*Outcome, error) {
 		return nil, err
 	}
 	o := &Outcome{HR: h, Stage: r.Stage, Message: r.Message}
-	outs := c.OutputTensors()
+	outs, why := c.OutputTensors(), "one per output tensor of the operator"
 	if h.Failed() {
-		outs = nil
+		outs, why = nil, "none for a failure"
 	}
 	if len(r.Outputs) != len(outs) {
-		return nil, fmt.Errorf("parity: case %s: %s lists %d output file(s) for %v; the operator has %d output tensor(s)", c.Name, ResultsFile, len(r.Outputs), h, len(outs))
+		return nil, fmt.Errorf("parity: case %s: %s lists %d output file(s) for %s; want %d, %s", c.Name, ResultsFile, len(r.Outputs), h.Name(), len(outs), why)
 	}
 	for i, f := range r.Outputs {
 		t, err := readBuffer(filepath.Join(dir, f), outs[i])

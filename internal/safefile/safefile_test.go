@@ -14,13 +14,14 @@ import (
 )
 
 func TestReadFileRefusesWhatIsNotARegularFile(t *testing.T) {
-	for _, h := range safefiletest.HostileFiles(t, "") {
+	for _, h := range safefiletest.Hostiles() {
 		t.Run(h.Name, func(t *testing.T) {
+			path := h.Path(t, "file")
 			err := safefiletest.Within(t, "ReadFile", func() error {
-				_, err := safefile.ReadFile(h.Path, 1<<20)
+				_, err := safefile.ReadFile(path, 1<<20)
 				return err
 			})
-			safefiletest.Refused(t, "ReadFile", err, h)
+			safefiletest.Refused(t, "ReadFile", err, path, h.Want)
 			if !errors.Is(err, safefile.ErrNotRegular) {
 				t.Errorf("%v is not ErrNotRegular", err)
 			}

@@ -19,43 +19,54 @@ import (
 // answers in microseconds.
 const Deadline = 10 * time.Second
 
-// Hostile is a path that is not a regular file and what the refusal
-// must say about it.
+// Hostile is a kind of path that is not a regular file, and what the
+// refusal must say about it.
 type Hostile struct {
-	Name string // for the subtest
-	Path string
+	Name string // for the subtest: fifo, zero, urandom, folder
 	Want string // a substring of the error: "not a regular file (a FIFO)"
+	dev  string // the device a symbolic link made by At points to
 }
 
-// HostileFiles returns a FIFO (made in a fresh temporary folder, on Unix),
-// the character devices /dev/zero and /dev/urandom where they exist, and a
-// folder. Where base is not empty, the FIFO and the folder are named base
-// (a reader may look for a fixed file name); they are then made in
-// separate folders, returned as Hostile.Path's folder.
-func HostileFiles(t testing.TB, base string) []Hostile {
-	t.Helper()
-	if base == "" {
-		base = "file"
-	}
+// Hostiles lists a FIFO (on Unix), the character devices /dev/zero and
+// /dev/urandom where they exist, and a folder.
+func Hostiles() []Hostile {
 	var hs []Hostile
 	if runtime.GOOS != "windows" {
-		fifo := filepath.Join(t.TempDir(), base)
-		if err := mkfifo(fifo); err != nil {
-			t.Fatalf("mkfifo %s: %v", fifo, err)
-		}
-		t.Cleanup(func() { unblockFIFO(fifo) })
-		hs = append(hs, Hostile{"fifo", fifo, "not a regular file (a FIFO)"})
+		hs = append(hs, Hostile{Name: "fifo", Want: "not a regular file (a FIFO)"})
 	}
 	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
 		if _, err := os.Stat(dev); err == nil {
-			hs = append(hs, Hostile{strings.TrimPrefix(dev, "/dev/"), dev, "not a regular file (a character device)"})
+			hs = append(hs, Hostile{Name: strings.TrimPrefix(dev, "/dev/"), Want: "not a regular file (a character device)", dev: dev})
 		}
 	}
-	dir := filepath.Join(t.TempDir(), base)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
+	return append(hs, Hostile{Name: "folder", Want: "not a regular file (a directory)"})
+}
+
+// At makes path (which must not exist) an h: a FIFO, a symbolic link to
+// the device, or a folder; and returns path.
+func (h Hostile) At(t testing.TB, path string) string {
+	t.Helper()
+	var err error
+	switch {
+	case h.Name == "fifo":
+		if err = mkfifo(path); err == nil {
+			t.Cleanup(func() { unblockFIFO(path) })
+		}
+	case h.dev != "":
+		err = os.Symlink(h.dev, path)
+	default:
+		err = os.Mkdir(path, 0o755)
 	}
-	return append(hs, Hostile{"folder", dir, "not a regular file (a directory)"})
+	if err != nil {
+		t.Fatalf("making %s %s: %v", h.Name, path, err)
+	}
+	return path
+}
+
+// Path makes an h called base in a fresh temporary folder.
+func (h Hostile) Path(t testing.TB, base string) string {
+	t.Helper()
+	return h.At(t, filepath.Join(t.TempDir(), base))
 }
 
 // unblockFIFO opens a FIFO for writing without blocking and closes it, so
@@ -98,14 +109,20 @@ func Within(t testing.TB, what string, f func() error) error {
 	}
 }
 
-// Refused checks that err refuses h: it names h.Path and says what h is.
-func Refused(t testing.TB, what string, err error, h Hostile) {
+// Refused checks that err (or an error message) names path and says want.
+func Refused(t testing.TB, what string, err any, path, want string) {
 	t.Helper()
-	if err == nil {
-		t.Errorf("%s %s: no error", what, h.Path)
+	var msg string
+	switch e := err.(type) {
+	case nil:
+		t.Errorf("%s %s: no error", what, path)
 		return
+	case error:
+		msg = e.Error()
+	case string:
+		msg = e
 	}
-	if msg := err.Error(); !strings.Contains(msg, h.Path) || !strings.Contains(msg, h.Want) {
-		t.Errorf("%s %s: error %q does not name the path and say %q", what, h.Path, msg, h.Want)
+	if !strings.Contains(msg, path) || !strings.Contains(msg, want) {
+		t.Errorf("%s %s: error %q does not name the path and say %q", what, path, msg, want)
 	}
 }
