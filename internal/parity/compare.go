@@ -425,7 +425,11 @@ func Diff(c *Case, golden, vk *Outcome) string {
 		if golden.HR == vk.HR {
 			return ""
 		}
-		return fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+		msg := fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+		if vk.HR.Failed() && vk.Message != "" {
+			msg += ": " + vk.Message // which field, which rule or limit
+		}
+		return msg
 	}
 	outs := c.OutputTensors()
 	var msgs []string

@@ -82,7 +82,13 @@ func unblockFIFO(path string) {
 // named base, without writing its bytes.
 func Sparse(t testing.TB, base string, size int64) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), base)
+	return SparseAt(t, filepath.Join(t.TempDir(), base), size)
+}
+
+// SparseAt makes path a sparse file of size bytes (replacing a file
+// there) and returns path.
+func SparseAt(t testing.TB, path string, size int64) string {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
