@@ -88,13 +88,7 @@ func SetResults(t testing.TB, dir string, edit func(r *parity.Result)) {
 	t.Helper()
 	golden := filepath.Join(dir, parity.GoldenDir)
 	res, err := parity.LoadResults(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(&res.Cases[0])
-	if err := res.Save(golden); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, err, func() { edit(&res.Cases[0]) }, func() error { return res.Save(golden) })
 }
 
 // SetCase rewrites the corpus.json of the corpus in dir with edit applied
@@ -102,11 +96,17 @@ func SetResults(t testing.TB, dir string, edit func(r *parity.Result)) {
 func SetCase(t testing.TB, dir string, edit func(c *parity.Case)) {
 	t.Helper()
 	corpus, err := parity.LoadCorpus(dir)
-	if err != nil {
-		t.Fatal(err)
+	rewrite(t, err, func() { edit(&corpus.Cases[0]) }, func() error { return corpus.Save(dir) })
+}
+
+// rewrite fails t on loadErr, then edits and saves.
+func rewrite(t testing.TB, loadErr error, edit func(), save func() error) {
+	t.Helper()
+	if loadErr != nil {
+		t.Fatal(loadErr)
 	}
-	edit(&corpus.Cases[0])
-	if err := corpus.Save(dir); err != nil {
+	edit()
+	if err := save(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vkdml/vkdml/internal/safefile"
 )
 
 // Deadline is how long a refusal may take; a reader that blocks on a
@@ -67,6 +69,28 @@ func (h Hostile) At(t testing.TB, path string) string {
 func (h Hostile) Path(t testing.TB, base string) string {
 	t.Helper()
 	return h.At(t, filepath.Join(t.TempDir(), base))
+}
+
+// RefusesEach runs a subtest per Hostile kind: it makes one called base
+// in a fresh folder, calls read with its path, and checks that read
+// returns within Deadline an error that names the path and says what it
+// is.
+func RefusesEach(t *testing.T, base string, read func(path string) error) {
+	t.Helper()
+	for _, h := range Hostiles() {
+		t.Run(h.Name, func(t *testing.T) {
+			path := h.Path(t, base)
+			Refused(t, base, Within(t, base, func() error { return read(path) }), path, h.Want)
+		})
+	}
+}
+
+// RefusesOversize makes a sparse file called base one byte over limit
+// and checks that read refuses it, naming the path and the limit.
+func RefusesOversize(t *testing.T, base string, limit int64, read func(path string) error) {
+	t.Helper()
+	path := Sparse(t, base, limit+1)
+	Refused(t, base, Within(t, base, func() error { return read(path) }), path, "over the limit of "+safefile.Size(limit))
 }
 
 // unblockFIFO opens a FIFO for writing without blocking and closes it, so
