@@ -227,9 +227,10 @@ type pipelineCache struct {
 }
 
 // maxPipelineCacheFile bounds a pipeline cache file, read back at every
-// device creation: a driver's cache of every vkdml kernel and its
-// specializations is a few MiB, and a larger file (or anything else at the
-// path, such as a FIFO) is ignored like a corrupt one.
+// device creation: far above a driver's compiled code for the few hundred
+// pipelines vkdml builds. A larger file (or anything else at the path,
+// such as a FIFO) is ignored like a corrupt one, and a larger cache is not
+// saved.
 const maxPipelineCacheFile = 256 << 20
 
 // cacheMagic starts vkdml's cache files; the header guards against files
