@@ -92,10 +92,10 @@ func (o *ArgMax) Validate(ctx *Context) error { return o.op().validate(ctx) }
 // Validate applies DirectML's rules and semantics.md rules 1-3.
 func (o *ArgMin) Validate(ctx *Context) error { return o.op().validate(ctx) }
 
-// Plan chooses the kernels and steps (argmax_plan.go).
+// Plan chooses the kernels and steps (reduce_plan.go).
 func (o *ArgMax) Plan(ctx *Context) (*Plan, error) { return o.op().plan(ctx) }
 
-// Plan chooses the kernels and steps (argmax_plan.go).
+// Plan chooses the kernels and steps (reduce_plan.go).
 func (o *ArgMin) Plan(ctx *Context) (*Plan, error) { return o.op().plan(ctx) }
 
 // Reference computes the indices on the CPU (argmax_ref.go).

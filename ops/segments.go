@@ -6,7 +6,7 @@ package ops
 // nseg partials per output, output-major (output o's segment s at entry
 // o·nseg + s); a combine pass then reduces each output's partials. A
 // planner decides what to pass (its kernels' lanes, its partial's bytes,
-// its device-class tuning); ARGMAX's (argmax_plan.go) is the first user.
+// its device-class tuning); ARGMAX's (reduce_plan.go) is the first user.
 
 // segmentCut is how the block boxes of a reduction are cut into segments.
 type segmentCut struct {

@@ -22,6 +22,7 @@ import (
 	"unicode"
 
 	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/internal/safefile"
 )
 
 //go:embed *.json
@@ -63,13 +64,18 @@ func Lookup(name string) (*Profile, error) {
 	return Parse(name, b)
 }
 
+// MaxFileSize bounds a profile file: a `vkdml devices --json` device
+// object is a few KiB (the shipped profiles are under 2 KiB), so 1 MiB
+// leaves room for any device's limits and extensions.
+const MaxFileSize = 1 << 20
+
 // Load returns the shipped profile called nameOrFile, or else reads the
 // file of that name.
 func Load(nameOrFile string) (*Profile, error) {
 	if _, err := shipped.ReadFile(nameOrFile + ".json"); err == nil && !strings.ContainsAny(nameOrFile, "/\\") {
 		return Lookup(nameOrFile)
 	}
-	b, err := os.ReadFile(nameOrFile)
+	b, err := safefile.ReadFile(nameOrFile, MaxFileSize)
 	if err != nil {
 		if os.IsNotExist(err) && path.Ext(nameOrFile) == "" {
 			return nil, fmt.Errorf("profile %q: neither a shipped profile (%s) nor a file", nameOrFile, strings.Join(Names(), ", "))

@@ -1,7 +1,7 @@
 #version 450
 // argmax.comp: ARGMAX / ARGMIN / REDUCE(ARGMAX|ARGMIN), first pass.
 //
-// The host (ops/argmax_plan.go) coalesces the tensor into K kept and R
+// The host (ops/reduce_plan.go) coalesces the tensor into K kept and R
 // reduced dimensions, passed as specialization constants, innermost first.
 // Output element o (row-major over the kept dimensions) reduces block
 // positions j (row-major over the reduced dimensions); the index written is

@@ -2,7 +2,7 @@
 // (argmax.comp, argmax_vec_row.comp, argmax_vec_col.comp) writes for each
 // (output, segment) of a split block and the combine passes
 // (argmax_combine.comp, argmax_combine_group.comp) read: the segment's
-// best (score, index) in 4 words, 16 bytes (ops/argmax_plan.go's
+// best (score, index) in 4 words, 16 bytes (ops/reduce_plan.go's
 // argPartial). Include it after reduce.glsl, with WORD_DST defined.
 
 // write_partial writes a (score, index) partial, 4 words, at word w of the

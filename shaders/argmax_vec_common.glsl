@@ -6,7 +6,7 @@
 // no width needs 8/16-bit storage or shaderInt64. Same push constants,
 // specialization constants, scores and order as argmax.comp (read its
 // header for why any grouping of the (score, index) maximum equals
-// semantics.md rule 5's sequential scan); the host (ops/argmax_plan.go)
+// semantics.md rule 5's sequential scan); the host (ops/reduce_plan.go)
 // picks these kernels only for layouts they fit.
 //
 // Loads are what costs on a CPU device: lavapipe turns every storage-buffer

@@ -244,7 +244,7 @@ void main() {
 		lim4.w = f_.y;                                                         \
 	}
 		// (Sub-elements written out: lavapipe counts every loop iteration
-		// against one per-shader limit; see ops/argmax_plan.go argIters.)
+		// against one per-shader limit; see ops/reduce_plan.go argIters.)
 		uint v = vb + t;
 		if (v < vb + nv) {
 			{

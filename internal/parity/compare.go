@@ -108,7 +108,7 @@ type KnownDifferences struct {
 // reason; a missing file is an empty list.
 func LoadKnown(dir string) (map[string]string, error) {
 	var k KnownDifferences
-	if err := readJSON(filepath.Join(dir, KnownFile), &k); err != nil {
+	if err := readJSON(filepath.Join(dir, KnownFile), MaxKnownSize, &k); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return map[string]string{}, nil
 		}
@@ -425,10 +425,17 @@ func Diff(c *Case, golden, vk *Outcome) string {
 		if golden.HR == vk.HR {
 			return ""
 		}
-		return fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+		msg := fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+		if vk.HR.Failed() && vk.Message != "" {
+			msg += ": " + vk.Message // which field, which rule or limit
+		}
+		return msg
 	}
 	outs := c.OutputTensors()
 	var msgs []string
+	if len(golden.Outputs) != len(outs) || len(vk.Outputs) != len(outs) {
+		msgs = append(msgs, fmt.Sprintf("the operator has %d output(s); DirectML returned %d, vkdml %d", len(outs), len(golden.Outputs), len(vk.Outputs)))
+	}
 	for i, t := range outs {
 		if i >= len(golden.Outputs) || i >= len(vk.Outputs) {
 			msgs = append(msgs, fmt.Sprintf("output %d missing", i))

@@ -52,7 +52,7 @@ type Outcome struct {
 // LoadResults reads dir/results.json.
 func LoadResults(dir string) (*Results, error) {
 	var r Results
-	if err := readJSON(filepath.Join(dir, ResultsFile), &r); err != nil {
+	if err := readJSON(filepath.Join(dir, ResultsFile), MaxResultsSize, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -88,8 +88,12 @@ func WriteOutcome(dir string, c *Case, o *Outcome) (Result, error) {
 	return r, nil
 }
 
-// Outcome reads the outcome of result r back from results directory dir.
-func (r *Result) Outcome(dir string) (*Outcome, error) {
+// Outcome reads the outcome of result r of case c back from results
+// directory dir. A success must list one output per output tensor of c,
+// and a failure none; each output file is a regular .npy no larger than
+// its tensor's TotalTensorSizeInBytes (rounded up to whole elements),
+// refused before it is read otherwise.
+func (r *Result) Outcome(dir string, c *Case) (*Outcome, error) {
 	if r.NoAnswer {
 		return &Outcome{Stage: r.Stage, Message: r.Message, NoAnswer: true}, nil
 	}
@@ -98,10 +102,17 @@ func (r *Result) Outcome(dir string) (*Outcome, error) {
 		return nil, err
 	}
 	o := &Outcome{HR: h, Stage: r.Stage, Message: r.Message}
-	for _, f := range r.Outputs {
-		t, err := tensor.ReadNpyFile(filepath.Join(dir, f))
+	outs, why := c.OutputTensors(), "one per output tensor of the operator"
+	if h.Failed() {
+		outs, why = nil, "none for a failure"
+	}
+	if len(r.Outputs) != len(outs) {
+		return nil, fmt.Errorf("parity: case %s: %s lists %d output file(s) for %s; want %d, %s", c.Name, ResultsFile, len(r.Outputs), h.Name(), len(outs), why)
+	}
+	for i, f := range r.Outputs {
+		t, err := readBuffer(filepath.Join(dir, f), outs[i])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("parity: case %s: golden output %d: %w", c.Name, i, err)
 		}
 		o.Outputs = append(o.Outputs, t.Data)
 	}

@@ -49,6 +49,12 @@ func RunBuffers(dev *dml.Device, c *parity.Case, data [][]byte) (*parity.Outcome
 	if err != nil {
 		return &parity.Outcome{HR: hresult.Code(err), Stage: "CreateOperator", Message: err.Error()}, nil
 	}
+	// The outputs are allocated here, on the host, filled before the run:
+	// refuse, as Compute does, tensors beyond what the device or the host
+	// can hold before allocating them.
+	if err := dev.CheckFits(op); err != nil {
+		return &parity.Outcome{HR: hresult.Code(err), Stage: "Run", Message: err.Error()}, nil
+	}
 	if len(data) != len(c.InputTensors()) {
 		return nil, fmt.Errorf("parity: case %s: %d input buffers, want %d", c.Name, len(data), len(c.InputTensors()))
 	}
@@ -109,7 +115,7 @@ func Compare(dev *dml.Device, dir, goldenDir string, progress io.Writer) (*parit
 		}
 		var golden *parity.Outcome
 		if r := byName[c.Name]; r != nil {
-			if golden, err = r.Outcome(goldenDir); err != nil {
+			if golden, err = r.Outcome(goldenDir, c); err != nil {
 				return nil, err
 			}
 		}

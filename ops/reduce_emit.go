@@ -1,0 +1,179 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// emit builds the plan misfit accepted: first-pass steps over every
+// (output box, block box) pair, cut so that the partials fit a window, then
+// the combine pass.
+func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*Plan, error) {
+	outMode := uint32(0)
+	if l.os == 8 {
+		outMode = 1
+	}
+	firstMode := outMode
+	if s.partial {
+		firstMode = 2
+	}
+	align := uint64(16) // a multiple of every element size, for 16-byte loads
+	if k.align8 {
+		align = 32
+	}
+	// vec-row's raw-interval load filter (argmax_vec_row.comp ROW_FILTER)
+	// where the device class asks for it; 64-bit elements have none.
+	rowFilter := k.vec == "row" && l.es < 8 && l.tune.argRowFilter
+	first, err := kernelOf(a.spec(k.variant, l, k.wg, firstMode, b2u(k.align8)<<16|b2u(rowFilter)<<17))
+	if err != nil {
+		return nil, err
+	}
+	first.SubgroupSize, first.FullSubgroups = k.sgSize, k.sgSize != 0
+	plan := &Plan{Strategy: k.label, Kernels: []Kernel{first}, TemporarySize: s.temp}
+	perLane := k.perLane()
+	for _, ro := range l.outs {
+		for i, rj := range l.blocks {
+			in, inFirst := windowSlot(SlotInput, 0, ro.inLo+rj.inLo, ro.inLo+rj.inLo+ro.inSpan+rj.inSpan+1, l.es, align, a.in.TotalTensorSizeInBytes)
+			oStep := l.outputsPerStep(k, s, ro, i)
+			for ob := uint64(0); ob < ro.count; ob += oStep {
+				on := min(oStep, ro.count-ob)
+				o0 := ro.begin + ob
+				var dst Slot
+				var dstFirst uint64
+				if s.partial {
+					first := o0*s.nseg + s.segBase[i]
+					last := (o0+on-1)*s.nseg + s.segBase[i] + s.nloc[i]
+					dst, dstFirst = Slot{Kind: SlotTemporary, Offset: first * argPartial, Size: (last - first) * argPartial}, first
+				} else {
+					dst, dstFirst = windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
+				}
+				items := on * s.nloc[i]
+				if k.vec == "col" {
+					items = on / k.vw * s.nloc[i]
+				}
+				groups := gridFor(ctx, items, 1)
+				switch {
+				case perLane:
+					groups = gridFor(ctx, items, k.wg)
+				case k.rows:
+					groups = gridFor(ctx, items, k.wg/k.sgSize)
+				}
+				params, err := pushBytes(shaders.NewPush(k.variant).
+					Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).
+					Set("j_begin", uint32(rj.begin)).Set("j_count", uint32(rj.count)).
+					Set("seg_len", uint32(s.segLen[i])).Set("nloc", uint32(s.nloc[i])).
+					Set("seg_base", uint32(s.segBase[i])).Set("nseg", uint32(s.nseg)).
+					Set("in_win", uint32(inFirst)).Set("dst_win", uint32(dstFirst)))
+				if err != nil {
+					return nil, err
+				}
+				plan.Steps = append(plan.Steps, Step{Bindings: []Slot{in, dst}, Params: params, Groups: groups})
+			}
+		}
+	}
+	if s.partial {
+		if err := a.emitCombine(ctx, l, k, s, plan, outMode); err != nil {
+			return nil, err
+		}
+	}
+	return plan, nil
+}
+
+// emitCombine appends the second pass: each output's nseg partials reduced
+// into its index, by one invocation per output, or where the device
+// class's tuning asks for it (argCombineGroupMin) by one workgroup per
+// output (argCombineKernel).
+func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) error {
+	oStep := combineOutputs(l.budget, s.nseg, argPartial)
+	maxOn := uint64(0) // the most outputs one combine step takes
+	for _, ro := range l.outs {
+		maxOn = max(maxOn, min(ro.count, oStep))
+	}
+	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn)
+	// The combine ignores the align8 flag; it keeps the first pass's flags
+	// otherwise, so both kernels share one spec layout.
+	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, b2u(k.align8)<<16))
+	if err != nil {
+		return err
+	}
+	plan.Kernels = append(plan.Kernels, combine)
+	barrier := true
+	for _, ro := range l.outs {
+		out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
+		for ob := uint64(0); ob < ro.count; ob += oStep {
+			on := min(oStep, ro.count-ob)
+			o0 := ro.begin + ob
+			params, err := pushBytes(shaders.NewPush(variant).
+				Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).Set("nseg", uint32(s.nseg)).
+				Set("tmp_win", uint32(o0*s.nseg)).Set("out_win", uint32(outFirst)))
+			if err != nil {
+				return err
+			}
+			groups := gridFor(ctx, on, cwg)
+			if perGroup {
+				groups = gridFor(ctx, on, 1)
+			}
+			plan.Steps = append(plan.Steps, Step{
+				Kernel:   1,
+				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * argPartial, Size: on * s.nseg * argPartial}, out},
+				Params:   params,
+				Groups:   groups,
+				Barrier:  barrier,
+			})
+			barrier = false
+		}
+	}
+	return nil
+}
+
+// argCombineKernel is the combine pass for nseg partials per output, of
+// at most maxOn outputs a step (combineShape, with the device class's
+// argCombineGroupMin): argmax_combine.comp's one invocation per output, or
+// argmax_combine_group.comp's workgroup per output.
+func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant string, wg uint32, perGroup bool) {
+	wgLimit := max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
+	wg, perGroup = combineShape(nseg, maxOn, min(argThreadWG, wgLimit), min(argGroupWG, wgLimit), t.argCombineGroupMin, ctx.Limits.SubgroupSize, t.exactGrid)
+	switch {
+	case !perGroup:
+		return shaders.ArgMaxCombineName, wg, false
+	case ctx.Features.SubgroupArithmetic:
+		return shaders.ArgMaxCombineGroupSG, wg, true
+	}
+	return shaders.ArgMaxCombineGroup, wg, true
+}
+
+// spec is variant's specialization constants (reduce.glsl), by
+// name: the workgroup size, FLAGS (extra holds its kernel-specific bits:
+// 16 vec-col's ALIGN8, 17 vec-row's ROW_FILTER), then the sizes (DS),
+// input strides (DI) and output strides (DO) of 8 dimension slots: kept
+// dimension i (innermost first) in slot i, reduced dimension i in slot 7-i.
+func (a *argOp) spec(variant string, l *argLayout, wg, mode, extra uint32) *shaders.Values {
+	kind := shaders.ElemKind(a.in.DataType.IsFloat(), a.in.DataType.IsSigned())
+	flags := kind | b2u(a.isMin)<<2 | b2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | extra |
+		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12
+	var ds, di, do [8]uint32
+	for i := range ds {
+		ds[i] = 1
+	}
+	for i := range l.kept {
+		d := l.kept[len(l.kept)-1-i]
+		ds[i], di[i], do[i] = uint32(d.size), uint32(d.in), uint32(d.out)
+	}
+	for i := range l.red {
+		d := l.red[len(l.red)-1-i]
+		ds[7-i], di[7-i] = uint32(d.size), uint32(d.in)
+	}
+	s := shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg).Set("FLAGS", flags)
+	for i := range 8 {
+		s.Set(fmt.Sprintf("DS%d", i), ds[i]).Set(fmt.Sprintf("DI%d", i), di[i]).Set(fmt.Sprintf("DO%d", i), do[i])
+	}
+	return s
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}

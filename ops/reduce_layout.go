@@ -1,0 +1,61 @@
+package ops
+
+// argVecLayout says which vectorised layout (argmax_vec_row.comp,
+// argmax_vec_col.comp) fits: "row"
+// when the block is one contiguous run and the scalar choice lets lanes
+// split blocks (group, splitk); else "col" when outputs come in aligned
+// groups of argVecPer adjacent input elements; "" otherwise. Elements of
+// other than 32 bits take a layout only where the device class's tuning
+// allows it (argVecNarrowRow, argVecNarrowCol).
+func argVecLayout(kept, red []dim, es uint64, strategy string, t *tuning) string {
+	if len(red) == 0 {
+		return ""
+	}
+	narrow := es != 4
+	if strategy != ArgStrategyThread && len(red) == 1 && red[0].in == 1 {
+		if narrow && !t.argVecNarrowRow {
+			return ""
+		}
+		return "row"
+	}
+	if len(kept) == 0 || narrow && !t.argVecNarrowCol {
+		return ""
+	}
+	in, per := kept[len(kept)-1], argVecPer(es)
+	if in.in != 1 || in.size%per != 0 || !argVecAligned(kept, red, per) {
+		return ""
+	}
+	return "col"
+}
+
+// argVecPer is the elements of one 16-byte load, which vec-col gives an
+// invocation as its adjacent outputs (4 for 32-bit elements, whose col8
+// variants take 8 when the layout allows).
+func argVecPer(es uint64) uint64 { return 16 / es }
+
+// argVecAligned: every input stride but the innermost kept one's is a
+// multiple of n elements.
+func argVecAligned(kept, red []dim, n uint64) bool {
+	for _, d := range kept[:len(kept)-1] {
+		if d.in%n != 0 {
+			return false
+		}
+	}
+	for _, d := range red {
+		if d.in%n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// argLayout is an operator's coalesced dimensions and the boxes its
+// windows cover: outs over the kept dimensions, blocks over the reduced.
+type argLayout struct {
+	kept, red    []dim
+	es, os       uint64 // input and output element sizes
+	budget       uint64 // windowBudget: bytes one window's elements may span
+	outs, blocks []box
+	tune         *tuning // the device class's
+	cus          uint64  // compute units (computeUnits)
+}

@@ -1,0 +1,191 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// argSegments is how a kernel cuts each block box into segments: one
+// invocation (thread) or workgroup (group, splitk, vec-row) reduces a
+// segment; more than one segment per output leaves partials for the
+// combine pass.
+type argSegments struct {
+	segmentCut
+	partial  bool
+	colSplit bool   // cut by the tuning's column split
+	temp     uint64 // bytes of partials
+}
+
+// segments cuts the block boxes for kernel k: segments no longer than one
+// invocation may loop over, or split-K's fixed length, or for kernels with
+// one invocation per output (when colSplit) the tuning's column split.
+func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSegments {
+	nout, nred := product(l.kept), product(l.red)
+	var split uint64
+	switch {
+	case strategy == ArgStrategySplitK:
+		split = splitKLen(nout, nred, argSplitKGroups, argSplitKMinSeg)
+	case colSplit && k.perLane():
+		split = l.colSplitLen(k)
+	case colSplit:
+		split = l.rowSplitLen()
+	}
+	lanes, per := uint64(1), uint64(1)
+	switch {
+	case k.vec == "row":
+		lanes, per = uint64(k.wg), k.vw // plus a head and a tail under vw each
+	case k.vec == "col":
+	case k.shape != shaders.ArgMaxThread:
+		lanes = uint64(k.wg)
+	}
+	blocks := make([]uint64, len(l.blocks))
+	for i, r := range l.blocks {
+		blocks[i] = r.count
+	}
+	s := &argSegments{segmentCut: cutSegments(blocks, segmentCap(argIters, lanes, per), split),
+		colSplit: split > 0 && strategy != ArgStrategySplitK}
+	s.partial = s.nseg > 1 || strategy == ArgStrategySplitK
+	if s.partial {
+		s.temp = partialsBytes(nout, s.nseg, argPartial)
+	}
+	return s
+}
+
+// colSplitLen is the segment length for a kernel with one invocation per
+// output (or per vw outputs, vec-col) when the outputs alone give too few
+// invocations; 0 when they are enough or the blocks too short to split.
+// With tuning.argColInFlightPerCU, enough (output, segment) lanes to keep
+// that many bytes per compute unit loading, with partials at most
+// 1/argColPartialDiv of the bytes read; otherwise about
+// tuning.argColSplitItems invocations, with segments of at least
+// tuning.argColSplitMinBytes.
+func (l *argLayout) colSplitLen(k argKernel) uint64 {
+	nred := product(l.red)
+	items := product(l.kept)
+	if k.vec == "col" {
+		items = max(items/k.vw, 1)
+	}
+	var want uint64
+	switch {
+	case l.tune.argColInFlightPerCU > 0:
+		lanes := lanesFor(l.cus*l.tune.argColInFlightPerCU, k.laneBytes(l.es))
+		want = min(ceilDiv(lanes, items), partialSegments(nred*l.es, argPartial, l.tune.argColPartialDiv))
+	case l.tune.argColSplitItems > 0:
+		want = min(l.tune.argColSplitItems/items, segmentsOfAtLeast(nred, l.tune.argColSplitMinBytes/l.es))
+	}
+	return splitLen(nred, want, argIters/2, 1)
+}
+
+// rowSplitLen is the segment length that gives the kernels whose
+// workgroups split a block (group, vec-row) about tuning.argRowGroupsPerCU
+// workgroups per compute unit when the outputs alone give fewer, with
+// segments a multiple of tuning.argRowSplitMinBytes (a workgroup's worth
+// of vector loads at least, so that a row's last segment too keeps most
+// lanes busy, and loads stay aligned where the block is); 0 when
+// the outputs are enough or the blocks too short to split.
+func (l *argLayout) rowSplitLen() uint64 {
+	if l.tune.argRowGroupsPerCU == 0 {
+		return 0
+	}
+	nout, nred := product(l.kept), product(l.red)
+	target := l.cus * l.tune.argRowGroupsPerCU
+	if nout >= target {
+		return 0
+	}
+	// Rounded down: outputs just short of the target (4097 rows on 132
+	// SMs x 32) already fill the device, and a second segment each would
+	// leave most of its lanes empty.
+	want := min(target/nout, segmentsOfAtLeast(nred*l.es, l.tune.argRowSplitMinBytes))
+	return splitLen(nred, want, argIters/2, l.tune.argRowSplitMinBytes/l.es)
+}
+
+// perLane: k's invocations each reduce one output's segment in order
+// (thread, vec-col), rather than a workgroup's lanes splitting it.
+func (k argKernel) perLane() bool {
+	return k.vec == "col" || k.vec == "" && k.shape == shaders.ArgMaxThread
+}
+
+// misfit says why kernel k with segments s cannot run the layout, or nil
+// when it fits: the combine pass takes at most argIters partials per
+// output, the partials must fit vkdml's temporary limit and one output's
+// partials one window, and vec-col needs output boxes (and every step's
+// run of outputs) aligned to its vw outputs per invocation.
+func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
+	if s.partial {
+		if s.nseg > argIters {
+			hint := ""
+			if strategy != ArgStrategySplitK {
+				hint = fmt.Sprintf("; use %q", ArgStrategySplitK)
+			}
+			return hresult.Unsupported("Kernel", "strategy %q would cut each block into %d segments, more than the combine pass takes (%d)%s", strategy, s.nseg, argIters, hint)
+		}
+		if s.temp > argMaxTempMiB<<20 {
+			return hresult.Unsupported("InputTensor", "the split reduction needs %d bytes of temporary partials, more than vkdml's %d MiB limit", s.temp, argMaxTempMiB)
+		}
+		if combineOutputs(l.budget, s.nseg, argPartial) == 0 {
+			return hresult.Unsupported("InputTensor", "%d partials per output do not fit one storage binding", s.nseg)
+		}
+	}
+	if k.vec == "col" {
+		if err := l.colMisfit(k, s); err != nil {
+			return err
+		}
+	}
+	// Count the dispatches before making any: tiny windows over many
+	// outputs would otherwise build millions of steps only to refuse them.
+	if n := l.countSteps(k, s); n > 2*maxPlanSteps {
+		return errTooManySteps("InputTensor", n, l.budget)
+	}
+	return nil
+}
+
+// colMisfit says why vec-col cannot run the layout: its output boxes and
+// every step's run of outputs must be multiples of its vw outputs per
+// invocation.
+func (l *argLayout) colMisfit(k argKernel, s *argSegments) error {
+	for _, ro := range l.outs {
+		if ro.begin%k.vw != 0 || ro.count%k.vw != 0 {
+			return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window holds %d from output %d", k.vw, ro.count, ro.begin)
+		}
+		for i := range l.blocks {
+			if l.outputsPerStep(k, s, ro, i) == 0 {
+				return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window of partials holds fewer", k.vw)
+			}
+		}
+	}
+	return nil
+}
+
+// countSteps is how many dispatches emit will make.
+func (l *argLayout) countSteps(k argKernel, s *argSegments) uint64 {
+	var n uint64
+	for _, ro := range l.outs {
+		for i := range l.blocks {
+			if per := l.outputsPerStep(k, s, ro, i); per > 0 {
+				n += (ro.count + per - 1) / per
+			}
+		}
+		if s.partial {
+			per := max(combineOutputs(l.budget, s.nseg, argPartial), 1)
+			n += (ro.count + per - 1) / per
+		}
+	}
+	return n
+}
+
+// outputsPerStep is how many outputs of box ro one first-pass step over
+// block box i covers: all of them, unless their partials would not fit one
+// window; for vec-col a multiple of vw.
+func (l *argLayout) outputsPerStep(k argKernel, s *argSegments, ro box, i int) uint64 {
+	n := ro.count
+	if s.partial {
+		// entries [o*nseg+segBase, (o+n-1)*nseg+segBase+nloc)
+		n = min(n, firstPassOutputs(l.budget, s.nseg, s.nloc[i], argPartial))
+	}
+	if k.vec == "col" {
+		n -= n % k.vw
+	}
+	return n
+}
