@@ -475,6 +475,14 @@ type tuning struct {
 	// 0.084) and 64-bit ones at 65536 (0.199 vs 0.204 ms).
 	argColInFlightPerCU uint64
 	argColPartialDiv    uint64
+	// argColMinInFlight (bytes) overrides argColPartialDiv's cap where the
+	// cap would leave fewer bytes loading: 8-bit columns, whose lanes load
+	// 8 bytes each, reach 2 MiB only with partials of 12.5% of the bytes
+	// read. On the H100 (2026-11-25), UINT8 and INT16 columns ran best at
+	// 16 segments (0.070 and 0.075 ms) against 32 (0.078, 0.084). Issue
+	// 29 sets argColPartialDiv to 40: partials written and read again
+	// within 5% of the bytes read (vkdml plan --check's partial_bytes).
+	argColMinInFlight uint64
 	// argColLoads: 4 gives 8-, 16- and 64-bit vec-col lanes four rows'
 	// loads in flight (argmax_vec_col.comp LOADS), so that fewer segments
 	// (fewer partials) reach the bytes in flight; 0 or 1 one row's.
@@ -521,7 +529,7 @@ type tuning struct {
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
-		argColInFlightPerCU: 32768, argColPartialDiv: 8, argColLoads: 4,
+		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
 )
