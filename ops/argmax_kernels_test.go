@@ -521,6 +521,20 @@ func argRowRisingFill(rng *rand.Rand, t *tensor.Tensor, up bool, flavour string,
 	}
 }
 
+// argRisingKind is kind ci (0 to 17) of argRowRisingFill's blocks: its
+// flavour, sign and operator, and whether values rise (mostly with
+// ARGMAX) or fall (the best set early and seldom replaced).
+func argRisingKind(rng *rand.Rand, ci int) (flavour string, sign int, kind string, up bool) {
+	flavour = []string{"random", "runs", "ulps"}[ci%3]
+	sign = ci/3%3 - 1
+	kind = []string{"argmax", "argmin"}[ci/9]
+	up = kind == "argmax"
+	if rng.Intn(4) == 0 {
+		up = !up
+	}
+	return flavour, sign, kind, up
+}
+
 // argRisingShapes reach every vec-row variant below 64 bits, with the
 // GPU tuning's load filter (ROW_FILTER), on lavapipe: its own features
 // (32-byte loads of 32-bit elements, subgroup arithmetic), without
@@ -563,13 +577,7 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 	// check runs rows of type dt and kind ci (flavour, sign, ARGMAX or
 	// ARGMIN) on shape si at both directions.
 	check := func(dt tensor.DataType, si, ci int, short bool) {
-		flavour := []string{"random", "runs", "ulps"}[ci%3]
-		sign := ci/3%3 - 1
-		kind := []string{"argmax", "argmin"}[ci/9]
-		up := kind == "argmax"
-		if rng.Intn(4) == 0 {
-			up = !up // the best set early and seldom replaced
-		}
+		flavour, sign, kind, up := argRisingKind(rng, ci)
 		rows := uint32(1 + rng.Intn(3))
 		n := uint32(513 + rng.Intn(5000))
 		if short {
@@ -1037,13 +1045,7 @@ func TestArgColRisingBestGPU(t *testing.T) {
 			continue // 64-bit columns go to vec-b64 on a GPU
 		}
 		for ci := 0; ci < 18; ci++ {
-			flavour := []string{"random", "runs", "ulps"}[ci%3]
-			sign := ci/3%3 - 1
-			kind := []string{"argmax", "argmin"}[ci/9]
-			up := kind == "argmax"
-			if rng.Intn(4) == 0 {
-				up = !up // the best set early and seldom replaced
-			}
+			flavour, sign, kind, up := argRisingKind(rng, ci)
 			cols := uint32(3 + 2*rng.Intn(4))
 			// At least 2 × 640 bytes: two segments under the GPU's
 			// partial cap (argColPartialDiv 40).
