@@ -25,7 +25,7 @@ import (
 
 // export runs the body of the export for C function call and returns its
 // HRESULT; finish clears or sets the calling thread's message, and turns a
-// panic in body into E_FAIL.
+// panic in body into E_UNEXPECTED with a one-line message.
 func export(call string, body func(call string) error) (hr C.VKDML_HRESULT) {
 	var err error
 	defer finish(call, &hr, &err)

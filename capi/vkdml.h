@@ -91,6 +91,10 @@ typedef int32_t VKDML_HRESULT;
 #define VKDML_E_INVALIDARG                ((VKDML_HRESULT)0x80070057)
 #define VKDML_E_OUTOFMEMORY               ((VKDML_HRESULT)0x8007000E)
 #define VKDML_E_NOTIMPL                   ((VKDML_HRESULT)0x80004001)
+/* A bug in vkdml (a Go panic, say in a planner), caught before it reaches
+ * the caller: the message is one line; VKDML_TRACEBACK=1 in the
+ * environment (when the library loads) also prints the Go stack to stderr. */
+#define VKDML_E_UNEXPECTED                ((VKDML_HRESULT)0x8000FFFF)
 #define VKDML_DXGI_ERROR_UNSUPPORTED      ((VKDML_HRESULT)0x887A0004)
 #define VKDML_DXGI_ERROR_DEVICE_REMOVED   ((VKDML_HRESULT)0x887A0005)
 
