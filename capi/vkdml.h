@@ -333,7 +333,9 @@ VKDML_API VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
 /* The Vulkan devices, as a JSON array (one object per device: "index",
  * "name", "type", "default" (the device a NULL selector opens), "usable"
  * and, when not, "unusable_because", then its IDs, driver, features,
- * limits and subgroup properties under Vulkan's camelCase names), NUL-terminated
+ * limits and subgroup properties under Vulkan's camelCase names, and, as
+ * `vkdml devices --json` prints them, "featureLevel" and "dataTypes" (on
+ * a usable device) and "subgroupOperationNames"), NUL-terminated
  * in json (capacity bytes; truncated to fit) with its full length without
  * the NUL in *length when length is not NULL. json may be NULL when
  * capacity is 0, to ask for the length. */
