@@ -1,10 +1,8 @@
 package ops_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,14 +65,6 @@ func tuningExtremes(key string) []string {
 // a knob, a shift or allocation sized from one), and every plan made must
 // pass CheckPlan; a refusal must be an HRESULT error.
 func TestTuningExtremesPlan(t *testing.T) {
-	raw, err := os.ReadFile(goldenCases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []goldenCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
 	type namedDesc struct {
 		name string
 		desc ops.Desc
@@ -83,15 +73,8 @@ func TestTuningExtremesPlan(t *testing.T) {
 	out := tensor.NewDesc(tensor.Float32, []uint32{2, 3, 8, 8})
 	pool := &ops.MaxPooling{Input: in, Output: out, WindowSize: []uint32{2, 2}, Strides: []uint32{2, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}
 	descs := []namedDesc{{"pool 2x2 s2 FLOAT32", pool}}
-	for _, c := range cases {
-		desc, err := newDesc(c.Op)
-		if err == nil {
-			err = json.Unmarshal(c.Desc, desc)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.Name, err)
-		}
-		descs = append(descs, namedDesc{c.Name, desc})
+	for _, c := range readGoldenCases(t) {
+		descs = append(descs, namedDesc{c.Name, c.desc(t)})
 	}
 	h100, err := profiles.Lookup("h100")
 	if err != nil {
