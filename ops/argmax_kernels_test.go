@@ -1099,3 +1099,101 @@ func TestArgColRisingBestGPU(t *testing.T) {
 	}
 	t.Logf("first passes: %v", used)
 }
+
+// argCol8YRows are block lengths around vec-col8y's lane (ArgMaxCol8YRows
+// = 32 rows apart) and unroll (4 loads) boundaries: lanes with no row, one
+// row, 4k rows and 4k+1 rows.
+var argCol8YRows = []uint32{2, 3, 31, 32, 33, 63, 64, 65, 127, 128, 129, 160, 161, 255, 256, 257}
+
+// argCol8YPatterns: the column split's patterns, "rising" (value j mod 256:
+// every load holds a new best until the signed wrap, the filter's slow
+// path), "lanes" (the type's extreme at the first and last row of every
+// lane's 32-row stride and of every 128 rows, the rest random) and
+// "extremes" (random, with the type's least and greatest values at random
+// rows).
+var argCol8YPatterns = append([]string{"rising", "lanes", "extremes"}, argColSplitPatterns...)
+
+// argCol8YCase is an 8-bit reduction over one non-innermost axis that
+// vec-col8y takes: [R, C] over axis 0 or [A, R, C] over axis 1, with C a
+// multiple of 16 and the outer strides padded by multiples of 16 or not.
+func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern string) argCase {
+	cols := 16 * uint32(1+rng.Intn(5))
+	sizes, axes := []uint32{rows, cols}, []uint32{0}
+	if rng.Intn(3) == 0 {
+		sizes, axes = []uint32{uint32(2 + rng.Intn(2)), rows, cols}, []uint32{1}
+	}
+	var strides []uint32
+	if rng.Intn(2) == 0 {
+		strides = make([]uint32, len(sizes))
+		next := uint32(1)
+		for d := len(sizes) - 1; d >= 0; d-- {
+			strides[d] = next
+			next = next*sizes[d] + 16*uint32(rng.Intn(3))
+		}
+	}
+	in := argInput(dt, sizes, strides)
+	ax := axes[0]
+	switch pattern {
+	case "rising", "lanes", "extremes":
+		argFill(rng, in, "random")
+		lo, hi := 0.0, 255.0
+		if dt == tensor.Int8 {
+			lo, hi = -128, 127
+		}
+		tensor.ForEachIndex(sizes, func(c []uint32) {
+			j := c[ax]
+			switch {
+			case pattern == "rising":
+				in.SetBits(c, uint64(j%256))
+			case pattern == "lanes" && (j%32 == 0 || j%32 == 31 || j%128 == 127):
+				in.SetFloat64(c, []float64{lo, hi}[rng.Intn(2)])
+			case pattern == "extremes" && rng.Intn(16) == 0:
+				in.SetFloat64(c, []float64{lo, hi}[rng.Intn(2)])
+			}
+		})
+	default:
+		argColSplitFill(rng, in, axes, pattern)
+	}
+	return argDrawCase(rng, "col8y ", in, axes, pattern, "packed", "padded")
+}
+
+// TestArgCol8Y runs vec-col8y (argmax_col8y.comp: 32 lanes split an
+// item's rows, a shared-memory combine, a SWAR filter) with the GPU plans
+// forced on lavapipe against the CPU reference: INT8 and UINT8, ARGMAX,
+// ARGMIN and REDUCE, both directions, every index type, blocks around the
+// lane and unroll boundaries, the extremes and ties at lane, unroll and
+// segment boundaries, padded strides and outputs; each block whole (one
+// dispatch) and cut into many short segments (tuning that wants every
+// byte in flight, so that lanes of a segment have no row and partials are
+// combined). Every case must plan vec-col8y.
+func TestArgCol8Y(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	split := ops.Tuning{"argColInFlightPerCU": "1073741824", "argColPartialDiv": "1", "argColMinInFlight": "0"}
+	segs := map[bool]int{}
+	for i, rows := range argCol8YRows {
+		// Four patterns per block length, in turn: each pattern meets
+		// several lengths and both types.
+		for pi := i; pi < i+4; pi++ {
+			pattern := argCol8YPatterns[pi%len(argCol8YPatterns)]
+			dt := []tensor.DataType{tensor.Int8, tensor.UInt8}[(i+pi)%2]
+			c := argCol8YCase(rng, dt, rows+uint32(rng.Intn(2))*uint32(64*rng.Intn(40)), pattern)
+			for _, tune := range []ops.Tuning{nil, split} {
+				g := c
+				g.what = fmt.Sprintf("%s tuning %v", c.what, tune)
+				forced := &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: tune}
+				_, p := testutil.GPUPlan(t, d, forced, "", g.what)
+				if v := p.Kernels[0].Variant; v != shaders.ArgMaxCol8Y {
+					t.Fatalf("%s: GPU plan runs %s, want %s", g.what, v, shaders.ArgMaxCol8Y)
+				}
+				segs[len(p.Kernels) > 1]++
+				g.desc = forced
+				argCheckCase(t, d, g, "", rng)
+			}
+		}
+	}
+	t.Logf("cases by split (true: partials and a combine): %v", segs)
+	if segs[true] == 0 || segs[false] == 0 {
+		t.Errorf("want cases with and without partials: %v", segs)
+	}
+}

@@ -139,6 +139,7 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"argmax.comp":               argScalarFacts,
 	"argmax_vec_row.comp":       argVecRowFacts,
 	"argmax_vec_col.comp":       argVecColFacts,
+	"argmax_col8y.comp":         argCol8YFacts,
 	"argmax_combine.comp":       argCombineFacts,
 	"argmax_combine_group.comp": argCombineGroupFacts,
 	"maxpool.comp":              maxPoolDirectFacts,

@@ -165,6 +165,16 @@ func argVecColFacts(v *stepValues) (DispatchFacts, error) {
 	return f, nil
 }
 
+// argCol8YFacts is argmax_col8y.comp (vec-col8y): COLY lanes per (16
+// adjacent outputs, segment) item, each loading LOADS rows' 16-byte
+// vectors before their scans; a workgroup takes WG / COLY items a trip.
+func argCol8YFacts(v *stepValues) (DispatchFacts, error) {
+	a := argStepItemsOf(v)
+	f := v.gridFacts(a.oCount/16*a.nloc*v.define("COLY", 1), 16*v.define("LOADS", 1))
+	argFirstPassBytes(v, &f, a, 1)
+	return f, nil
+}
+
 // argCombineFacts is argmax_combine.comp: one invocation per output in a
 // grid-stride loop, reading its nseg 16-byte partials one after another.
 func argCombineFacts(v *stepValues) (DispatchFacts, error) {

@@ -508,6 +508,17 @@ type tuning struct {
 	// these values: the shader has no other variant, and 2 or 3 would
 	// silently run as 1.
 	argColLoads uint32 `tune:"0,1,4"`
+	// argCol8Y: 8-bit integer columns over one reduced axis take
+	// vec-col8y (argmax_col8y.comp): 32 lanes of a workgroup split an
+	// item's rows and combine in shared memory, so the bytes in flight
+	// need few segments or none (4096x16384 INT8 over axis 0 on the h100
+	// profile: 16 segments, partials of 12.5% of the bytes read, become
+	// one dispatch without partials), and a SWAR filter on whole words
+	// takes the scan from 7.06 SPIR-V ops per byte (the thread kernel) to
+	// about 2.4 (internal/opcount). A GPU-only choice: lavapipe keeps its
+	// scalar column kernels, and a shared-memory combine per item costs
+	// its one-thread workgroups more than the scan saves.
+	argCol8Y bool
 	// argRowSubgroups: vec-row gives each (output, segment) a subgroup
 	// rather than a workgroup when segments are at most half a workgroup
 	// of vector loads (subgroupRows): 65,536 rows of 1,000 floats left
@@ -553,7 +564,7 @@ type tuning struct {
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
-		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4,
+		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32,
 		argColWG4: 4, argColWG8: 8} // unused without argSmallWG; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,

@@ -54,6 +54,8 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 				}
 				groups := gridFor(ctx, items, 1)
 				switch {
+				case k.y > 0:
+					groups = gridFor(ctx, items, k.wg/uint32(k.y))
 				case perLane:
 					groups = gridFor(ctx, items, k.wg)
 				case k.rows:

@@ -20,6 +20,7 @@ type argKernel struct {
 	loads   uint64 // block positions a vec-col or thread lane loads before scanning them (0: 1)
 	words   bool   // a scalar kernel reading 8/16-bit elements as 32-bit words
 	rows    bool   // vec-row with a subgroup (of sgSize lanes) per item
+	y       uint64 // lanes that split an item's rows (vec-col8y), 0 for one
 }
 
 // laneBytes is the bytes one lane of a kernel with one invocation per
@@ -84,6 +85,9 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 			if l.tune.argColLoads == 4 {
 				k.variant, k.loads = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecColX4), 4
 			}
+			if l.col8Y() {
+				k.variant, k.loads, k.y, k.wg = shaders.ArgMaxCol8Y, 4, shaders.ArgMaxCol8YRows, argGroupWG
+			}
 		}
 		return k
 	}
@@ -130,6 +134,10 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 	}
 	wgLimit := min(lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0])
 	k.wg = pow2Floor(min(k.wg, max(wgLimit, 1), argGroupWG))
+	if k.y > 0 && uint64(k.wg) < 2*k.y {
+		// Fewer than two items a workgroup: the one-lane-per-item kernel.
+		k.variant, k.y = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecColX4), 0
+	}
 	if k.vec == "row" && k.small && f.SubgroupArithmetic && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
 		k.wg == lim.SubgroupSize && k.wg >= lim.MinSubgroupSize && k.wg <= lim.MaxSubgroupSize {
 		k.sgSize = k.wg

@@ -59,3 +59,10 @@ type argLayout struct {
 	tune         *tuning // the device class's
 	cus          uint64  // compute units (computeUnits)
 }
+
+// col8Y: a column layout that vec-col8y (argmax_col8y.comp) serves where
+// the device class's tuning asks for it (argCol8Y): 8-bit integers over
+// one reduced axis, whose lanes step one constant stride.
+func (l *argLayout) col8Y() bool {
+	return l.tune.argCol8Y && l.es == 1 && len(l.red) == 1
+}

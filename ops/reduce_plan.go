@@ -99,7 +99,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		// Unless forced, columns of elements up to 32 bits take vec-col
 		// only from as many outputs as the device class asks
 		// (argVecColMinOutputs).
-		if vec == "col" && ctx.Kernel == "" && es <= 4 && product(kept) < l.tune.argVecColMinOutputs {
+		if vec == "col" && ctx.Kernel == "" && es <= 4 && product(kept) < l.tune.argVecColMinOutputs && !l.col8Y() {
 			vec = ""
 		}
 	}

@@ -75,7 +75,7 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 	nred := product(l.red)
 	items := product(l.kept)
 	if k.vec == "col" {
-		items = max(items/k.vw, 1)
+		items = max(items/k.vw, 1) * max(k.y, 1)
 	}
 	var want uint64
 	switch {

@@ -41,7 +41,17 @@ const (
 	// scanning them (64 bytes in flight per lane); 8-, 16- and 64-bit
 	// elements only (ArgMaxVecName names them).
 	ArgMaxVecColX4 = "argmax_vec_colx4"
+	// ArgMaxCol8Y: 8-bit integer columns of one reduced axis, 16
+	// adjacent outputs per item as ArgMaxVecColX4 (four rows' 16-byte
+	// loads in flight), ArgMaxCol8YRows lanes of a workgroup splitting the
+	// item's rows, combined in shared memory; a SWAR filter on whole
+	// words (argmax_col8y.comp).
+	ArgMaxCol8Y = "argmax_vec_b8_coly"
 )
+
+// ArgMaxCol8YRows is the lanes of ArgMaxCol8Y that share an item: a
+// workgroup of 256 takes 8 items, 128 bytes of each row.
+const ArgMaxCol8YRows = 32
 
 // ArgMaxVecNarrowWidths are the element widths other than 32 bits whose
 // vectorised variants exist: 16-byte loads of 16, 8 or 2 elements, read as
@@ -82,6 +92,7 @@ func argmaxVecVariants() []Variant {
 		col(ArgMaxVecCol8, "WIDE=1"),
 		col(ArgMaxVecCol8W64, "WIDE=1", "W64=1"),
 	}
+	out = append(out, variant("argmax_col8y.comp")(ArgMaxCol8Y, fmt.Sprintf("COLY=%d", ArgMaxCol8YRows), "LOADS=4"))
 	for _, bits := range ArgMaxVecNarrowWidths {
 		eb := fmt.Sprintf("ELEM_BITS=%d", bits)
 		out = append(out,

@@ -1,0 +1,171 @@
+#version 450
+// argmax_col8y.comp (vec-col8y): ARGMAX / ARGMIN first pass for 8-bit
+// integer elements over one reduced axis when the innermost kept dimension
+// has input stride 1 (vec-col's layout: its size and every other input
+// stride multiples of 16 elements). An item is 16 adjacent outputs and a
+// segment, as for argmax_vec_col.comp, but COLY lanes of one workgroup
+// share it: lane y scans rows y, y + COLY, ... of the segment in order, one
+// 16-byte load per row, LOADS 4 rows' loads in flight, and the COLY lanes'
+// bests are combined through shared memory by the total order (rule 5: any
+// grouping of the (score, index) maximum is the sequential scan's). So a
+// few segments (or none) reach the bytes in flight that vec-col reaches
+// only with partials of 12-25% of the bytes read.
+//
+// The hot loop is a SWAR filter on whole words, no per-byte work unless a
+// byte wins: one xor turns four raw bytes into four 8-bit scores (the key,
+// inverted for ARGMIN), which are spread into two words of two 16-bit
+// fields each (bytes 0, 2 and bytes 1, 3). Each field of the lane's
+// threshold words holds C = CB - best, with CB = 0x100 under DECREASING
+// (a tie wins) and 0xFF otherwise, so that score + C has bit 8 of its field
+// set exactly when the score replaces the best (score >= best + 1, or
+// score >= best); sums stay below 0x200, so fields never carry into each
+// other. A load none of whose 16 fields has that bit set changes nothing,
+// exactly as the sequential update would; one that has it updates the
+// winning fields' thresholds and indices.
+//
+// Workgroups take the items in groups of X = WG / COLY (lane t: x = t % X,
+// y = t / X), in a loop whose trip count is the same for every lane of a
+// workgroup (the barriers of the combine need it).
+//
+// Defines:
+//   COLY  lanes sharing an item (a power of two dividing the workgroup)
+//   LOADS 4: four rows' loads before their scans; 1 one at a time
+
+#define ELEM_BITS 8
+#define ELEM_SRC 0
+#define ELEM_SRC4 0
+#define WORD_DST 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "reduce.glsl"
+#include "argmax_partial.glsl"
+#include "argmax_vec_common.glsl"
+
+#ifndef COLY
+#define COLY 32
+#endif
+#ifndef LOADS
+#define LOADS 1
+#endif
+#define WG_MAX 256
+
+const uint PER = 16u; // outputs per item
+const uint X = gl_WorkGroupSize.x / COLY;
+// One xor per word: key (signed bytes: sign bit flipped), then the score
+// (inverted for ARGMIN).
+const uint KEYX = (KIND == KIND_SIGNED ? 0x80808080u : 0u) ^ (IS_MIN != 0u ? 0xFFFFFFFFu : 0u);
+const uint CB = LAST != 0u ? 0x100u : 0xFFu;
+const uint CB2 = CB | (CB << 16);
+const uint FIELDS = 0x00FF00FFu;
+const uint WON = 0x01000100u;
+
+// One word (4 outputs) of every lane's bests per combine round.
+shared uint sh_s[4 * WG_MAX];
+shared uint sh_i[4 * WG_MAX];
+
+void main() {
+	uint lid = gl_LocalInvocationID.x;
+	uint x = lid % X, y = lid / X;
+	uint groups = pc.o_count / PER;
+	uint items = groups * pc.nloc;
+	uint wgs = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint step = wgs * X;
+	// One lane's rows are COLY rows apart: vstep 16-byte vectors (DI7 is
+	// a multiple of 16 elements).
+	const uint vstep = COLY * (DI7 >> 4);
+	for (uint it0 = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * X; it0 < items; it0 += step) {
+		uint it = it0 + x;
+		bool live = it < items;
+		uint ql = it % groups, sl = it / groups;
+		uint o = pc.o_begin + ql * PER;
+		uint kin = 0u, kout = 0u;
+		uint jb = sl * pc.seg_len;
+		uint n = live ? min(pc.seg_len, pc.j_count - jb) : 0u;
+		uint j = pc.j_begin + jb + y;
+		// Thresholds (lo: bytes 0 and 2 of word w in component w; hi:
+		// bytes 1 and 3) and the indices of byte b of word w (ib, component w).
+		uvec4 clo = uvec4(CB2), chi = uvec4(CB2);
+		uvec4 ib0 = uvec4(j), ib1 = uvec4(j), ib2 = uvec4(j), ib3 = uvec4(j);
+		kept_offsets(o, kin, kout);
+		if (y < n) {
+			// The lane's current vector (element offsets are multiples of 16).
+			uint v = (elem_base(pc.base_src) - pc.in_win + kin + red_offset(jb + pc.j_begin + y)) >> 4;
+			uvec4 k = elem_src4.x[v] ^ KEYX;
+			clo = uvec4(CB2) - (k & FIELDS);
+			chi = uvec4(CB2) - ((k >> 8) & FIELDS);
+#define SCAN_LOAD(Q)                                                           \
+	{                                                                          \
+		uvec4 k_ = (Q) ^ KEYX;                                                 \
+		uvec4 lo_ = k_ & FIELDS, hi_ = (k_ >> 8) & FIELDS;                     \
+		uvec4 a_ = lo_ + clo, b_ = hi_ + chi;                                  \
+		uvec4 t_ = a_ | b_;                                                    \
+		if (((t_.x | t_.y | t_.z | t_.w) & WON) != 0u) {                       \
+			uvec4 wa_ = (a_ >> 8) & 0x00010001u, wb_ = (b_ >> 8) & 0x00010001u; \
+			uvec4 ma_ = wa_ * 0xFFFFu, mb_ = wb_ * 0xFFFFu;                    \
+			clo = (clo & ~ma_) | ((uvec4(CB2) - lo_) & ma_);                   \
+			chi = (chi & ~mb_) | ((uvec4(CB2) - hi_) & mb_);                   \
+			ib0 = mix(ib0, uvec4(j), notEqual(wa_ & 1u, uvec4(0u)));           \
+			ib2 = mix(ib2, uvec4(j), notEqual(wa_ & 0x10000u, uvec4(0u)));     \
+			ib1 = mix(ib1, uvec4(j), notEqual(wb_ & 1u, uvec4(0u)));           \
+			ib3 = mix(ib3, uvec4(j), notEqual(wb_ & 0x10000u, uvec4(0u)));     \
+		}                                                                      \
+	}
+			uint left = (n - y - 1u) / COLY; // rows after the first
+#if LOADS == 4
+			for (; left >= 4u; left -= 4u) {
+				uint v0 = v + vstep, v1 = v0 + vstep, v2 = v1 + vstep;
+				v = v2 + vstep;
+				uvec4 q0 = elem_src4.x[v0], q1 = elem_src4.x[v1], q2 = elem_src4.x[v2], q3 = elem_src4.x[v];
+				j += COLY;
+				SCAN_LOAD(q0)
+				j += COLY;
+				SCAN_LOAD(q1)
+				j += COLY;
+				SCAN_LOAD(q2)
+				j += COLY;
+				SCAN_LOAD(q3)
+			}
+#endif
+			for (; left > 0u; left--) {
+				v += vstep;
+				j += COLY;
+				SCAN_LOAD(elem_src4.x[v])
+			}
+		}
+		// The combine, one word (4 outputs) a round: every lane publishes
+		// its bests, then lane y < 4 of each item reduces output 4w + y
+		// over the lanes that had rows (the first m), and writes it.
+		uint m = min(n, COLY);
+		for (uint w = 0u; w < 4u; w++) {
+			uint lo = clo[w], hi = chi[w];
+			uint base = lid * 4u;
+			sh_s[base] = CB - (lo & 0xFFFFu);
+			sh_s[base + 1u] = CB - (hi & 0xFFFFu);
+			sh_s[base + 2u] = CB - (lo >> 16);
+			sh_s[base + 3u] = CB - (hi >> 16);
+			sh_i[base] = ib0[w];
+			sh_i[base + 1u] = ib1[w];
+			sh_i[base + 2u] = ib2[w];
+			sh_i[base + 3u] = ib3[w];
+			barrier();
+			if (y < 4u && n > 0u) {
+				uint b = y;
+				uint bs = sh_s[x * 4u + b], bi = sh_i[x * 4u + b];
+				for (uint yy = 1u; yy < m; yy++) {
+					uint e = (yy * X + x) * 4u + b;
+					uint s = sh_s[e], si = sh_i[e];
+					if (better(uvec2(s, 0u), si, uvec2(bs, 0u), bi)) {
+						bs = s;
+						bi = si;
+					}
+				}
+				if (IS_MIN != 0u) {
+					bs |= 0xFFFFFF00u; // reduce.glsl's score of ARGMIN: the inverted 32-bit key
+				}
+				uint oc = w * 4u + b;
+				write_result(o + oc, pc.seg_base + sl, kout + oc * DO0, bs, bi);
+			}
+			barrier();
+		}
+	}
+}
