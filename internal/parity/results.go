@@ -45,6 +45,10 @@ type Outcome struct {
 	Stage   string
 	Message string
 	Outputs [][]byte // whole output buffers, binding order; nil on failure
+	// Elements[i] true: Outputs[i] holds only output i's logical
+	// elements, row-major (a golden or expected output given as a plain
+	// .npy of its elements), and only those are compared.
+	Elements []bool
 	// NoAnswer: the implementation did not finish the case in time.
 	NoAnswer bool
 }
