@@ -208,7 +208,11 @@ func ExpectedOutcome(c *Case, hr string, bufs [][]byte, types []string) (*Outcom
 
 func checkType(field string, t *Tensor, types []string, i int) error {
 	if i < len(types) && types[i] != "" && typeName(types[i]) != t.DataType {
-		return caseErr("%s is %s; the desc's tensor is %s", field, types[i], t.DataType)
+		cast := ""
+		if dt, err := tensor.ParseDataType(t.DataType); err == nil && dt.Valid() {
+			cast = fmt.Sprintf(" (convert it first, e.g. NumPy's x.astype(numpy.%s))", strings.ToLower(dt.String()))
+		}
+		return caseErr("%s is %s; the desc's tensor is %s%s", field, types[i], t.DataType, cast)
 	}
 	return nil
 }
