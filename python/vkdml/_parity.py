@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _api, _capi
-from ._errors import ArgumentTypeError, api, invalid
+from ._errors import ArgumentTypeError, Error, api, invalid
 
 # The verdicts, as vkdml parity --case prints them.
 EQUAL = "equal"
@@ -192,7 +192,9 @@ def compare(desc: Mapping[str, Any], inputs: Sequence[Any], expected: Optional[S
         spec["hresult"] = hresult
     try:
         text = json.dumps(spec, default=lambda v: _plain("compare", v), allow_nan=False)
-    except ValueError as e:
+    except Error:
+        raise
+    except ValueError as e:  # a NaN or infinity, which JSON cannot hold
         raise invalid("compare", "desc", str(e)) from None
     dev = _api._resolve_device("compare", device)
     result = _call(dev, text.encode("utf-8"), in_bufs, len(in_keep), exp_bufs, len(exp_keep))
