@@ -71,7 +71,7 @@ type Case struct {
 
 	// ARGMAX, ARGMIN, REDUCE. AxisCount = len(Axes); Axes nil (JSON null or
 	// absent) is a NULL pointer, [] a non-null pointer with AxisCount 0.
-	Axes           []uint32 `json:"axes"`
+	Axes           []uint32 `json:"axes" jsonschema:"nullable"`
 	AxisDirection  string   `json:"axisDirection,omitempty"`  // INCREASING | DECREASING
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
 
