@@ -239,4 +239,3 @@ func writeCaseFile(t *testing.T, dir string, desc map[string]any, expected []uin
 	}
 	return path
 }
-
