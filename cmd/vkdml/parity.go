@@ -60,6 +60,11 @@ type parityRow struct {
 	VKDML    string `json:"vkdml"`
 	Verdict  string `json:"verdict"`
 	Detail   string `json:"detail,omitempty"`
+	// Rule explains a known difference; Outputs and Differences are the
+	// comparison as records (parity.Row).
+	Rule        string                    `json:"rule,omitempty"`
+	Outputs     []parity.OutputComparison `json:"outputs,omitempty"`
+	Differences []parity.Difference       `json:"differences,omitempty"`
 }
 
 // findCorpus returns --corpus, or the repository's tests/parity found from
@@ -186,7 +191,8 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 			out.Groups = append(out.Groups, parityGroup{k.Type, k.Family, *rep.Groups[k]})
 		}
 		for _, r := range rep.Rows {
-			out.Cases = append(out.Cases, parityRow{r.Case, r.DirectML, r.VKDML, r.Verdict, r.Detail})
+			out.Cases = append(out.Cases, parityRow{Case: r.Case, DirectML: r.DirectML, VKDML: r.VKDML, Verdict: r.Verdict, Detail: r.Detail,
+				Rule: r.Rule, Outputs: r.Outputs, Differences: r.Differences})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
