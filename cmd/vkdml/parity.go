@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/gen"
 	"github.com/vkdml/vkdml/internal/parity/vk"
 )
 
@@ -148,8 +149,14 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			o.corpus = corpus
-		} else if !flagSet(fs, "seed") {
-			o.seed = time.Now().UnixNano() % 1e9
+		} else {
+			if !flagSet(fs, "seed") {
+				o.seed = time.Now().UnixNano() % 1e9
+			}
+			// The large random cases' tensors exceed these, so that
+			// vkdml's windowed and split paths run on any device; the
+			// caps are never above the device's own limits.
+			o.dev.BindingWindowCap, o.dev.MaxAllocation = gen.LiveBindingWindow, gen.LiveMaxAllocation
 		}
 		return runParityLive(o, stdout, stderr)
 	}

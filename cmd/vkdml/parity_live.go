@@ -191,7 +191,12 @@ func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
 	for _, h := range rig.header {
 		fmt.Fprintln(stdout, h)
 	}
-	fmt.Fprintf(stdout, "DirectML feature level %s; cases: %s\n\n", res.FeatureLevel, cases.source)
+	fmt.Fprintf(stdout, "DirectML feature level %s; cases: %s\n", res.FeatureLevel, cases.source)
+	if o.dev.BindingWindowCap > 0 {
+		fmt.Fprintf(stdout, "vkdml binds at most %d MiB of a tensor per dispatch and allocates buffers in parts of at most %d MiB (the large cases' tensors take the windowed and split paths)\n",
+			o.dev.BindingWindowCap>>20, o.dev.MaxAllocation>>20)
+	}
+	fmt.Fprintln(stdout)
 	diffs := &liveDifferences{dir: o.out, golden: parity.Results{Producer: res.Producer + " (vkdml parity --live)", Adapter: res.Adapter,
 		FeatureLevel: res.FeatureLevel, TypeSupport: res.TypeSupport}}
 	diffs.corpus.Comment = "cases where vkdml differed from DirectML in `vkdml parity --live` (" + cases.source + "); golden/ holds DirectML's results"

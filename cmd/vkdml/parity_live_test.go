@@ -59,8 +59,14 @@ func TestParityLiveLoop(t *testing.T) {
 	t.Cleanup(func() { openLive = saved })
 	var flipped string
 	openLive = func(o *liveOptions) (*liveRig, error) {
+		// vkdml's device binds and allocates in the live run's small
+		// windows and parts; the fake DirectML's does not, so that a
+		// large case the windows broke would differ.
+		if o.dev.BindingWindowCap != gen.LiveBindingWindow || o.dev.MaxAllocation != gen.LiveMaxAllocation {
+			t.Errorf("--random opened vkdml's device with window cap %d and allocation %d", o.dev.BindingWindowCap, o.dev.MaxAllocation)
+		}
 		d := testutil.CreateDML(t, o.dev)
-		fake.dev = d
+		fake.dev = testutil.OpenDML(t, dml.DeviceOptions{})
 		fake.flip = map[string]bool{flipped: true}
 		return &liveRig{dml: fake, vk: d, header: []string{"parity --live: fake header"}}, nil
 	}
@@ -72,6 +78,15 @@ func TestParityLiveLoop(t *testing.T) {
 	}
 	if len(fake.ran) != 24 {
 		t.Fatalf("DirectML ran %d cases, want 24", len(fake.ran))
+	}
+	large := 0
+	for _, c := range fake.ran {
+		if c.Input.TotalTensorSizeInBytes > gen.LiveBindingWindow {
+			large++
+		}
+	}
+	if large == 0 || !strings.Contains(stdout, "windowed and split paths") {
+		t.Errorf("no case of seed 5 exceeds the %d-byte binding window, or the header does not say so:\n%s", gen.LiveBindingWindow, stdout)
 	}
 	for _, c := range fake.ran {
 		for _, x := range []*parity.Tensor{&c.Input, c.Indices, &c.Output, c.OutputIndices} {
