@@ -14,10 +14,10 @@ package gen
 
 import (
 	"fmt"
-	"slices"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
