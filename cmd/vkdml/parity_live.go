@@ -119,6 +119,12 @@ func loadLiveCases(o *liveOptions, typeSupport map[string]bool) (*liveCases, err
 	if o.skipNoAnswer {
 		goldenDir := filepath.Join(o.corpus, parity.GoldenDir)
 		res, err := parity.LoadResults(goldenDir)
+		if errors.Is(err, os.ErrNotExist) {
+			// A corpus without goldens (a fresh one, or live differences
+			// saved elsewhere): no case is recorded as no answer.
+			lc.source += " (no goldens: every case goes to DirectML)"
+			return lc, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--skip-no-answer reads the corpus's goldens: %w", err)
 		}

@@ -201,4 +201,13 @@ func TestParityLiveSkipNoAnswer(t *testing.T) {
 	if r := ran(); code != 0 || r[stuck] || !strings.Contains(stdout, "1 known difference") {
 		t.Fatalf("explained no answer: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
 	}
+	// A corpus without goldens (PARITY_LIVE_CORPUS on a fresh one): every
+	// case goes to DirectML.
+	if err := os.RemoveAll(golden); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = vkdml("parity", "--live", "--corpus", dir, "--skip-no-answer")
+	if r := ran(); code != 0 || len(r) != 4 || !strings.Contains(stdout, "no goldens") {
+		t.Fatalf("no goldens: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
+	}
 }
