@@ -23,6 +23,7 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/conformance"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/paritytest"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -185,7 +186,7 @@ func TestJSONOutputsValidate(t *testing.T) {
 	dir := t.TempDir()
 	equal := writeCaseFile(t, dir, caseDesc, paritytest.Golden, "")
 	doctored := writeCaseFile(t, dir, caseDesc, []uint32{0, 0, 1}, "doctored")
-	for _, c := range []struct {
+	runs := []struct {
 		schema string
 		lines  bool
 		args   []string
@@ -198,7 +199,17 @@ func TestJSONOutputsValidate(t *testing.T) {
 		{"parity", false, []string{"parity", "--corpus", corpus, "--json"}},
 		{"parity-case", false, []string{"parity", "--case", equal, "--json"}},
 		{"parity-case", false, []string{"parity", "--case", doctored, "--json"}},
-	} {
+	}
+	if data := conformance.DataDir(); dirExists(data) {
+		runs = append(runs, struct {
+			schema string
+			lines  bool
+			args   []string
+		}{"conformance", false, []string{"conformance", "--data", data, "--json"}})
+	} else {
+		t.Logf("conformance --json not validated: no ONNX data in %s", data)
+	}
+	for _, c := range runs {
 		code, out, stderr := vkdml(c.args...)
 		if code != 0 && !(code == 1 && strings.Contains(stderr, "differs")) {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
@@ -238,4 +249,9 @@ func writeCaseFile(t *testing.T, dir string, desc map[string]any, expected []uin
 		t.Fatal(err)
 	}
 	return path
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
