@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/internal/conformance"
+	"github.com/vkdml/vkdml/internal/operators"
 )
 
 // conformanceReport is `vkdml conformance --json` (docs/json.md).
@@ -121,7 +122,7 @@ func printNotMapped(w io.Writer, rs []conformance.Result) {
 			n += byOp[op]
 			ops[i] = fmt.Sprintf("%s %d", op, byOp[op])
 		}
-		fmt.Fprintf(w, "\nnot mapped: %d data sets of %d operators vkdml does not map:\n%s", n, len(ops), wrapWords(strings.Join(ops, ", "), 100))
+		fmt.Fprintf(w, "\nnot mapped: %d data sets of %d operators vkdml does not map:\n%s", n, len(ops), operators.Wrap(strings.Join(ops, ", "), 100))
 	}
 	if len(multi) > 0 {
 		fmt.Fprintf(w, "not mapped: %d models of several nodes (expanded functions, not node tests), %s ... %s\n", len(multi), multi[0], multi[len(multi)-1])
@@ -129,22 +130,4 @@ func printNotMapped(w io.Writer, rs []conformance.Result) {
 	for _, o := range other {
 		fmt.Fprintf(w, "not mapped: %s\n", o)
 	}
-}
-
-// wrapWords breaks s into lines of at most width columns at spaces.
-func wrapWords(s string, width int) string {
-	var b strings.Builder
-	col := 0
-	for _, f := range strings.Fields(s) {
-		if col > 0 && col+1+len(f) > width {
-			b.WriteString("\n")
-			col = 0
-		} else if col > 0 {
-			b.WriteString(" ")
-			col++
-		}
-		b.WriteString(f)
-		col += len(f)
-	}
-	return b.String() + "\n"
 }

@@ -68,11 +68,12 @@ from the start of each block of reduced elements.
 --direction chooses among equal extremes: increasing gives the first,
 decreasing the last; either way the index counts from the block's start.
 
-` + wrap(nan, 76)
+` + Wrap(nan, 76)
 }
 
-// wrap breaks text into lines of at most width columns, at spaces.
-func wrap(text string, width int) string {
+// Wrap breaks text into lines of at most width columns, at spaces (the
+// command's help and reports).
+func Wrap(text string, width int) string {
 	var b strings.Builder
 	col := 0
 	for _, w := range strings.Fields(text) {

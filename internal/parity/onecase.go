@@ -137,15 +137,9 @@ func CaseInputs(c *Case, bufs [][]byte, types []string) ([][]byte, error) {
 	}
 	out := make([][]byte, len(ts))
 	for i, t := range ts {
-		d, err := t.Desc()
+		d, err := bufferDesc(fmt.Sprintf("inputs[%d]", i), t, types, i)
 		if err != nil {
-			return nil, fmt.Errorf("%w: input %d: %w", ErrCase, i, err)
-		}
-		if err := checkType(fmt.Sprintf("inputs[%d]", i), t, types, i); err != nil {
 			return nil, err
-		}
-		if !d.DataType.Valid() {
-			return nil, caseErr("inputs[%d]: data type %s has no element size", i, t.DataType)
 		}
 		n := uint64(len(bufs[i]))
 		if n < d.SpanBytes() || n > t.TotalTensorSizeInBytes {
@@ -182,15 +176,9 @@ func ExpectedOutcome(c *Case, hr string, bufs [][]byte, types []string) (*Outcom
 	}
 	o := &Outcome{HR: hresult.S_OK, Elements: make([]bool, len(ts))}
 	for i, t := range ts {
-		d, err := t.Desc()
+		d, err := bufferDesc(fmt.Sprintf("expected[%d]", i), t, types, i)
 		if err != nil {
-			return nil, fmt.Errorf("%w: output %d: %w", ErrCase, i, err)
-		}
-		if err := checkType(fmt.Sprintf("expected[%d]", i), t, types, i); err != nil {
 			return nil, err
-		}
-		if !d.DataType.Valid() {
-			return nil, caseErr("expected[%d]: data type %s has no element size", i, t.DataType)
 		}
 		n, elems := uint64(len(bufs[i])), d.ElementCount()*uint64(d.DataType.Size())
 		switch {
@@ -206,15 +194,25 @@ func ExpectedOutcome(c *Case, hr string, bufs [][]byte, types []string) (*Outcom
 	return o, nil
 }
 
-func checkType(field string, t *Tensor, types []string, i int) error {
+// bufferDesc is the desc of tensor t, whose buffer field is given with
+// data type types[i] (when given), checked to be t's, one with an element
+// size.
+func bufferDesc(field string, t *Tensor, types []string, i int) (tensor.Desc, error) {
+	d, err := t.Desc()
+	if err != nil {
+		return d, fmt.Errorf("%w: %s: %w", ErrCase, field, err)
+	}
 	if i < len(types) && types[i] != "" && typeName(types[i]) != t.DataType {
 		cast := ""
-		if dt, err := tensor.ParseDataType(t.DataType); err == nil && dt.Valid() {
-			cast = fmt.Sprintf(" (convert it first, e.g. NumPy's x.astype(numpy.%s))", strings.ToLower(dt.String()))
+		if d.DataType.Valid() {
+			cast = fmt.Sprintf(" (convert it first, e.g. NumPy's x.astype(numpy.%s))", strings.ToLower(d.DataType.String()))
 		}
-		return caseErr("%s is %s; the desc's tensor is %s%s", field, types[i], t.DataType, cast)
+		return d, caseErr("%s is %s; the desc's tensor is %s%s", field, types[i], t.DataType, cast)
 	}
-	return nil
+	if !d.DataType.Valid() {
+		return d, caseErr("%s: data type %s has no element size", field, t.DataType)
+	}
+	return d, nil
 }
 
 func tensorNames(ts []*Tensor) string {
