@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/gen"
 	"github.com/vkdml/vkdml/internal/parity/vk"
@@ -207,7 +208,7 @@ func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
 		FeatureLevel: res.FeatureLevel, TypeSupport: res.TypeSupport}}
 	diffs.corpus.Comment = "cases where vkdml differed from DirectML in `vkdml parity --live` (" + cases.source + "); golden/ holds DirectML's results"
 	diffs.corpus.Seed = cases.corpus.Seed
-	rep := &parity.Report{TypeSupport: res.TypeSupport}
+	rep := &parity.Report{TypeSupport: res.TypeSupport, Source: operators.Source}
 	start := time.Now()
 	for i := range cases.corpus.Cases {
 		c := &cases.corpus.Cases[i]
@@ -239,7 +240,7 @@ func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("DirectML, case %s: %w", c.Name, err)
 		}
-		row := rep.Add(c, dmlOut, vkOut, cases.known)
+		row := rep.AddRun(c, inputs, dmlOut, vkOut, cases.known)
 		if o.verbose {
 			fmt.Fprintf(stderr, "%s: %s\n", c.Name, row.Verdict)
 		}
