@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/gen"
+	"github.com/vkdml/vkdml/internal/parity/paritytest"
 	"github.com/vkdml/vkdml/internal/parity/vk"
 	"github.com/vkdml/vkdml/internal/testutil"
 )
@@ -209,5 +211,43 @@ func TestParityLiveSkipNoAnswer(t *testing.T) {
 	code, stdout, stderr = vkdml("parity", "--live", "--corpus", dir, "--skip-no-answer")
 	if r := ran(); code != 0 || len(r) != 4 || !strings.Contains(stdout, "no goldens") {
 		t.Fatalf("no goldens: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
+	}
+}
+
+// TestParityLiveRunsUncappedWhereWindowsCannotCover: an ARGMAX over the
+// outer axis of two rows of 4.8 MiB each cannot be covered by --random's
+// 4 MiB windows (each block's two elements lie a row apart); vkdml's
+// DXGI_ERROR_UNSUPPORTED there is the forced window's, not the device's,
+// so the case runs again without it and compares equal.
+func TestParityLiveRunsUncappedWhereWindowsCannotCover(t *testing.T) {
+	dir := t.TempDir()
+	const n = 1_200_000
+	c := parity.Case{Name: "two_long_rows", Covers: []string{"test"}, Operator: "ARGMAX", Expect: "S_OK", Axes: []uint32{0},
+		Input:  parity.Tensor{DataType: "FLOAT32", Sizes: []uint32{2, n}, TotalTensorSizeInBytes: 8 * n},
+		Output: parity.Tensor{DataType: "UINT32", Sizes: []uint32{1, n}, TotalTensorSizeInBytes: 4 * n}}
+	if err := (&parity.Corpus{Cases: []parity.Case{c}}).Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	in := make([]float32, 2*n)
+	for i := range in {
+		in[i] = float32(i % 7)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, parity.InputsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, parity.InputFile(c.Name)), paritytest.Float32Npy(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeDirectML{dev: testutil.OpenDML(t, dml.DeviceOptions{})}
+	saved := openLive
+	t.Cleanup(func() { openLive = saved })
+	openLive = func(o *liveOptions) (*liveRig, error) {
+		return &liveRig{dml: fake, vk: testutil.CreateDML(t, o.dev)}, nil
+	}
+	o := &liveOptions{corpus: dir, caseTimeout: time.Minute, verbose: true,
+		dev: dml.DeviceOptions{BindingWindowCap: gen.LiveBindingWindow, MaxAllocation: gen.LiveMaxAllocation}}
+	var stdout, stderr strings.Builder
+	if err := runParityLive(o, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "run without the forced windows") {
+		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 }

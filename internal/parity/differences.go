@@ -102,6 +102,7 @@ const (
 	HintAllPadding      = "all-padding window"
 	HintOutOfRangeIndex = "out-of-range index"
 	HintInt64Order      = "int64 ordering"
+	HintDuplicateIndex  = "duplicate index"
 )
 
 // SourceFunc names the source of output element coords of output output
@@ -320,6 +321,9 @@ func hints(c *Case, inputs [][]byte, d *Difference) []Hint {
 		return true
 	}
 	inside := s.forEach(desc.Sizes, visit)
+	if s.Kind == "elements" && len(s.Elements) > 1 {
+		add(HintDuplicateIndex, fmt.Sprintf("%d input elements name this element: vkdml writes the last in row-major order (semantics.md rule 20)", len(s.Elements)))
+	}
 	if s.Kind == "window" && inside == 0 {
 		add(HintAllPadding, "the window lies wholly in the padding: it holds no input element (semantics.md rules 8 and 9)")
 	}

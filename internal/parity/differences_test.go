@@ -126,6 +126,8 @@ func TestHints(t *testing.T) {
 		{"int64 apart", block("INT64", 2), i64(1<<32+5, 7), src(2), "0", nil},
 		{"all padding", block("FLOAT32", 3), f32(1, 2, 3), &Source{Kind: "window", Start: []int64{0, -3}, End: []int64{1, -1}, Extreme: "max"}, "0", []string{HintAllPadding}},
 		{"nan value", block("FLOAT32", 3), f32(1, 3, 2), nil, "NaN", nil},
+		{"duplicate index", block("FLOAT32", 3), f32(1, 3, 2), &Source{Kind: "elements", Elements: [][]uint32{{0, 0}, {0, 2}}}, "0", []string{HintDuplicateIndex}},
+		{"one index", block("FLOAT32", 3), f32(1, 3, 2), &Source{Kind: "elements", Elements: [][]uint32{{0, 2}}}, "0", nil},
 	} {
 		t.Run(x.name, func(t *testing.T) {
 			d := &Difference{Expected: "1", VKDML: x.value, Source: x.src}
