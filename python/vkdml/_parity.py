@@ -44,8 +44,8 @@ _RESULT_CAPACITY = 1 << 20
 @dataclass(frozen=True)
 class Hint:
     """A rule that often explains a difference: kind is "nan", "tie",
-    "signed zero", "all-padding window", "out-of-range index" or "int64
-    ordering"; detail names the rule in docs/semantics.md."""
+    "signed zero", "all-padding window", "out-of-range index", "duplicate
+    index" or "int64 ordering"; detail names the rule in docs/semantics.md."""
     kind: str
     detail: str
 
