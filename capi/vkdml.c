@@ -214,3 +214,12 @@ VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
 	return vkdmlgo_run(device, (vkdml_operator_desc *)desc, (vkdml_buffer *)inputs, input_count,
 	                   (vkdml_buffer *)outputs, output_count);
 }
+
+VKDML_HRESULT vkdml_parity_compare(vkdml_device device, const char *case_json,
+                                   const vkdml_buffer *inputs, uint32_t input_count,
+                                   const vkdml_buffer *expected, uint32_t expected_count,
+                                   char *result, size_t capacity, size_t *length) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_parity_compare");
+	return vkdmlgo_parity_compare(device, (char *)case_json, (vkdml_buffer *)inputs, input_count,
+	                              (vkdml_buffer *)expected, expected_count, result, capacity, length);
+}

@@ -21,12 +21,13 @@ start method.
 
 from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, max_unpool, prepare_argmax,
                    prepare_argmin, prepare_max_pool, reduce)
+from ._parity import compare
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
                       E_UNEXPECTED, ArgumentTypeError, DeviceRemovedError, Error, ForkError, InternalError,
                       InvalidArgumentError, OutOfMemoryError, UnsupportedError)
 
-__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
+__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "compare", "devices", "default_device",
            "prepare_argmax", "prepare_argmin", "prepare_max_pool",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
            "DeviceRemovedError", "ForkError", "InternalError",
