@@ -358,6 +358,9 @@ type poolGen struct {
 	types   []tensor.DataType
 	idx     []tensor.DataType // tensor.Unknown = no indices
 	layouts bool
+	// maxW, when above the default (9; 5 in 3D), bounds the innermost
+	// input extent instead: rows wide enough for runs of outputs.
+	maxW int
 }
 
 // randomPool draws one pooling case.
@@ -375,6 +378,9 @@ func (g poolGen) randomPool(rng *rand.Rand) (ops.Desc, *tensor.Tensor, string) {
 	dilated := false
 	for i := 0; i < dims; i++ {
 		in := uint32(1 + rng.Intn(maxIn))
+		if i == dims-1 && g.maxW > maxIn {
+			in = uint32(1 + rng.Intn(g.maxW))
+		}
 		w, s, dl := uint32(1+rng.Intn(4)), uint32(1+rng.Intn(3)), uint32(1)
 		if rng.Intn(2) == 0 {
 			dl = uint32(1 + rng.Intn(3))
@@ -805,12 +811,16 @@ func TestMaxPoolVecGPUShape(t *testing.T) {
 type asGridGPU struct {
 	ops.Desc
 	maxYZ uint32
+	outs  int // runs of outputs per lane (poolGridOuts); 0: the GPU class's
 }
 
 func (g *asGridGPU) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	c := *ctx
 	c.DeviceType = caps.DeviceTypeDiscreteGPU
 	c.Tuning = ops.Tuning{"poolGrid": "true", "poolGridMinLanes": "1"}
+	if g.outs > 0 {
+		c.Tuning["poolGridOuts"] = fmt.Sprint(g.outs)
+	}
 	if g.maxYZ > 0 {
 		c.Limits.MaxComputeWorkGroupCount[1] = min(c.Limits.MaxComputeWorkGroupCount[1], g.maxYZ)
 		c.Limits.MaxComputeWorkGroupCount[2] = min(c.Limits.MaxComputeWorkGroupCount[2], g.maxYZ)
@@ -848,6 +858,38 @@ func TestMaxPoolGridGPU(t *testing.T) {
 			t.Fatalf("%s: the GPU plan runs %s", what, v)
 		}
 		return gd, steps > 1
+	})
+}
+
+// TestMaxPoolRunGPU runs random max poolings on maxpool_grid.comp's runs
+// of 2, 4 and 8 outputs per lane (poolGridOuts), on rows up to 40 wide so
+// that runs lie wholly inside the input as well as across its borders and
+// past the last column: every type, 32- and 64-bit indices or none, 1-3
+// spatial dimensions, strides, dilations, paddings, strided layouts, with
+// and without 8/16-bit storage. randomTensor draws most elements from a
+// handful of small values and rule 9's specials (NaN, ±0, ±∞, −FLT_MAX,
+// denormals), so ties and NaN fall on the columns neighbouring outputs
+// of a run share.
+func TestMaxPoolRunGPU(t *testing.T) {
+	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
+		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true, maxW: 40}
+		ran := map[int]int{}
+		n := testutil.CaseCount(90, 30)
+		for i := 0; i < n; i++ {
+			desc, in, what := g.randomPool(rng)
+			outs := shaders.MaxPoolRunOuts[i%len(shaders.MaxPoolRunOuts)]
+			gd := &asGridGPU{Desc: desc, outs: outs}
+			v, _ := gridVariant(t, d, gd, what)
+			if strings.HasSuffix(v, fmt.Sprintf("_pre_x%d", outs)) {
+				ran[outs]++
+			}
+			testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+		}
+		for _, outs := range shaders.MaxPoolRunOuts {
+			if ran[outs] < n/len(shaders.MaxPoolRunOuts)/4 {
+				t.Errorf("runs of %d: only %d of %d cases ran them", outs, ran[outs], n/len(shaders.MaxPoolRunOuts))
+			}
+		}
 	})
 }
 
@@ -918,7 +960,7 @@ func TestMaxPoolPreloadGPU(t *testing.T) {
 			for _, w := range poolWindow(desc) {
 				taps *= w
 			}
-			if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre"); got != (taps <= 16) {
+			if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre") || strings.Contains(p.Kernels[0].Variant, "_pre_x"); got != (taps <= 16) {
 				t.Fatalf("%s: %d taps run %s", what, taps, p.Kernels[0].Variant)
 			}
 			pre = taps <= 16

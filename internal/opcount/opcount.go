@@ -56,21 +56,28 @@ var family = map[string]func(v shaders.Variant) Unit{
 	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },
 	"maxpool_vec.comp":          func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 4} },
-	"maxpool_grid.comp":         func(shaders.Variant) Unit { return Unit{Name: "output", Whole: true, PerIteration: 1} },
-	"copy.comp":                 func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
-	"copy_vec4.comp":            func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
+	"maxpool_grid.comp": func(v shaders.Variant) Unit {
+		return Unit{Name: "output", Whole: true, PerIteration: defineOr(v, "OUTS", 1)}
+	},
+	"copy.comp":      func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	"copy_vec4.comp": func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
 }
 
 // elemBytes is the variant's element size: its ELEM_BITS define, else 32
 // bits.
-func elemBytes(v shaders.Variant) float64 {
+func elemBytes(v shaders.Variant) float64 { return defineOr(v, "ELEM_BITS", 32) / 8 }
+
+// defineOr is the variant's numeric define name, else def (runs of
+// outputs: maxpool_grid.comp's OUTS).
+func defineOr(v shaders.Variant, name string, def float64) float64 {
 	for _, d := range v.Defines {
-		if k, val, ok := strings.Cut(d, "="); ok && k == "ELEM_BITS" {
-			n, _ := strconv.Atoi(val)
-			return float64(n) / 8
+		if k, val, ok := strings.Cut(d, "="); ok && k == name {
+			if n, err := strconv.Atoi(val); err == nil {
+				return float64(n)
+			}
 		}
 	}
-	return 4
+	return def
 }
 
 // Count is the instructions per unit of variant's hot loop with the
