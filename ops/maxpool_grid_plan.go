@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
 )
 
 // The GPU plan of the direct strategy (tuning.poolGrid): maxpool_grid.comp
@@ -65,7 +66,10 @@ func (m *maxPool) planGrid(ctx *Context, g poolGeom, ts []poolTensor, cut planeC
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	variant := shaders.MaxPoolGridName(bits, native, idxBits, pre)
-	if outs > 1 {
+	switch {
+	case outs > 1 && m.floatCompare(ctx):
+		variant = shaders.MaxPoolRunFloatName(idxBits, int(outs))
+	case outs > 1:
 		variant = shaders.MaxPoolRunName(bits, native, idxBits, int(outs))
 	}
 
@@ -115,6 +119,13 @@ func (m *maxPool) planGrid(ctx *Context, g poolGeom, ts []poolTensor, cut planeC
 		}
 	}
 	return plan, true, nil
+}
+
+// floatCompare: the runs may compare FLOAT32 values natively, a device
+// fact: the device keeps 32-bit denormals and respects ±0, ±inf and NaN
+// when a kernel asks (float controls), so IEEE v > best is rule 9's order.
+func (m *maxPool) floatCompare(ctx *Context) bool {
+	return m.in.DataType == tensor.Float32 && ctx.Features.DenormPreserveFloat32 && ctx.Features.SignedZeroInfNanPreserveFloat32
 }
 
 // chunkSlots is the bindings of one chunk of planes and the element

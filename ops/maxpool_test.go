@@ -16,6 +16,7 @@ import (
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -891,6 +892,72 @@ func TestMaxPoolRunGPU(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestMaxPoolRunFloatCmpGPU runs random FLOAT32 max poolings on the runs
+// that compare floats natively (maxpool_grid.comp FLOAT_CMP), against the
+// CPU reference, with rule 9's specials (denormals, NaN, ±0, ±inf,
+// −FLT_MAX) on the columns a run's outputs share. It needs a device that
+// reports the float controls those kernels ask for: lavapipe flushes
+// denormals and reports no shaderDenormPreserveFloat32, so there it skips
+// (scripts/gpu_compare.py --gpu-run runs it first on a GPU).
+func TestMaxPoolRunFloatCmpGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if f := d.GPU().Features; !f.DenormPreserveFloat32 || !f.SignedZeroInfNanPreserveFloat32 {
+		t.Skip("the device reports no shaderDenormPreserveFloat32 and shaderSignedZeroInfNanPreserveFloat32: the native compare never runs on it")
+	}
+	rng := testutil.Rand(t)
+	g := poolGen{types: []tensor.DataType{tensor.Float32}, idx: allIdx, layouts: true, maxW: 40}
+	n, ran := testutil.CaseCount(90, 30), 0
+	for i := 0; i < n; i++ {
+		desc, in, what := g.randomPool(rng)
+		gd := &asGridGPU{Desc: desc, outs: shaders.MaxPoolRunOuts[i%len(shaders.MaxPoolRunOuts)]}
+		if v, _ := gridVariant(t, d, gd, what); strings.HasSuffix(v, "_fcmp") {
+			ran++
+		}
+		testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+	}
+	if ran < n/4 {
+		t.Errorf("only %d of %d cases ran a native-compare run", ran, n)
+	}
+}
+
+// TestMaxPoolRunFloatCmpPlan: the GPU plans of runs compare natively
+// exactly where the device reports both float controls and the input is
+// FLOAT32 (a device fact, not a device class).
+func TestMaxPoolRunFloatCmpPlan(t *testing.T) {
+	p, err := profiles.Lookup("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dt                 tensor.DataType
+		denormal, zeroInfs bool
+		want               bool
+	}{
+		{tensor.Float32, true, true, true},
+		{tensor.Float32, false, true, false},
+		{tensor.Float32, true, false, false},
+		{tensor.Float16, true, true, false},
+		{tensor.Int32, true, true, false},
+	} {
+		ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], Features: p.Features, Limits: p.Limits, DeviceType: p.Type}
+		ctx.Features.DenormPreserveFloat32, ctx.Features.SignedZeroInfNanPreserveFloat32 = c.denormal, c.zeroInfs
+		shape, out := []uint32{2, 8, 112, 112}, []uint32{2, 8, 56, 56}
+		desc := &ops.MaxPooling2{Input: tensor.NewDesc(c.dt, shape), Output: tensor.NewDesc(c.dt, out), Strides: []uint32{2, 2},
+			WindowSize: []uint32{3, 3}, StartPadding: []uint32{1, 1}, EndPadding: []uint32{1, 1}, Dilations: []uint32{1, 1}}
+		if err := desc.Validate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := desc.Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := plan.Kernels[0].Variant
+		if got := strings.HasSuffix(v, "_fcmp"); got != c.want || !strings.Contains(v, "_pre_x") {
+			t.Errorf("%v, denormals kept %v, ±0/inf/NaN kept %v: %s, want a run, native compare %v", c.dt, c.denormal, c.zeroInfs, v, c.want)
+		}
+	}
 }
 
 // randomPoolsGPU draws n random max poolings (every type, 32- and 64-bit

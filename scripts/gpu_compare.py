@@ -610,6 +610,8 @@ FIRST_TESTS = [
     ("ops.test", "ops", "^(TestMaxPoolPreloadGPU|TestMaxPoolGridGPU|TestMaxPoolGridOverLimits)$",
      "max pooling's window scan (maxpool_window.glsl) on maxpool.comp and maxpool_grid.comp"),
     ("ops.test", "ops", "^TestMaxPoolRunGPU$", "max pooling's runs of outputs per lane (maxpool_grid.comp OUTS)"),
+    ("ops.test", "ops", "^TestMaxPoolRunFloatCmpGPU$",
+     "max pooling's runs comparing FLOAT32 natively under the float controls (maxpool_grid.comp FLOAT_CMP)"),
 ]
 
 

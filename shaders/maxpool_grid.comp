@@ -19,6 +19,14 @@
 // and its outputs share them (a 3x3 window of stride 2 reads 9 columns for
 // 4 outputs, not 12); a run touching a border, or past the last column,
 // scans each of its outputs' windows as OUTS 1 does.
+// FLOAT_CMP (FLOAT32 runs only; the host sets it where the device reports
+// shaderDenormPreserveFloat32 and shaderSignedZeroInfNanPreserveFloat32):
+// the run compares the loaded values as floats, with 32-bit denormals kept
+// and ±0, ±inf and NaN respected (float controls execution modes), in
+// place of the order key (the variant table's FloatControls32 adds the
+// execution modes to the optimised module). Rule 9 is exactly IEEE v > best from −FLT_MAX
+// (or −inf): ±0 tie, NaN compares false, −inf never beats the start; and
+// the best value is the bits it was loaded as.
 
 #if PRELOAD
 #extension GL_EXT_control_flow_attributes : require
@@ -92,6 +100,20 @@ const bool RUN_FITS = RUN_COLS <= IW;
 // (Integer arithmetic: glslang mis-builds this as a chain of || and &&.)
 const uint TAP_DIFF_D = KD == 1u ? 0u : IN_SD - IH * IW;
 const bool TAP_DIFF = ((IN_SW - 1u) | (IN_SH - IW) | TAP_DIFF_D) != 0u;
+// What a run compares: the order key, or with FLOAT_CMP the float itself
+// (RUN_KEY_OF), and whether it must track the best tap's offset (for the
+// index, or to load the bits again: a key of ±0 is shared).
+#if FLOAT_CMP
+#define RUN_KEY float
+#define RUN_KEY_OF(raw) uintBitsToFloat(raw)
+#define RUN_GT(a, b) ((a) > (b))
+#define RUN_TRACK (IDX_BITS != 0)
+#else
+#define RUN_KEY KEY
+#define RUN_KEY_OF(raw) pool_key(raw)
+#define RUN_GT(a, b) KEY_GT(a, b)
+#define RUN_TRACK 1
+#endif
 #if ELEM_BITS == 64
 #define KEY_NE(a, b) any(notEqual(a, b))
 #else
@@ -104,12 +126,17 @@ const bool TAP_DIFF = ((IN_SW - 1u) | (IN_SH - IW) | TAP_DIFF_D) != 0u;
 // the first window's first tap. Each output keeps its best key and the
 // offset of its best tap, and loads the best's bits again at the end (the
 // key of ±0 is shared, so the bits cannot come from the key): a tap costs
-// a comparison and two selects.
+// a comparison and two selects. With FLOAT_CMP the best is the value
+// itself, and the offset is kept for the index only.
 void pool_run(uint a, uint e, uint ie, uint first_idx) {
 	pool_reset();
-	KEY start_key = best_key;
+#if FLOAT_CMP
+	RUN_KEY start_key = RUN_KEY_OF(best_bits);
+#else
+	RUN_KEY start_key = best_key; // FLOAT16's start sits one below −65504's key
+#endif
 	RAW start_bits = best_bits;
-	KEY bk[OUTS];
+	RUN_KEY bk[OUTS];
 	uint bt[OUTS], bi[OUTS];
 	[[unroll]] for (uint o = 0u; o < OUTS; o++) {
 		bk[o] = start_key;
@@ -118,28 +145,34 @@ void pool_run(uint a, uint e, uint ie, uint first_idx) {
 	}
 	[[unroll]] for (uint kd = 0u; kd < KD; kd++) {
 		[[unroll]] for (uint kh = 0u; kh < KH; kh++) {
-			KEY k[RUN_COLS];
+			RUN_KEY k[RUN_COLS];
 			[[unroll]] for (uint c = 0u; c < RUN_COLS; c++) {
-				k[c] = pool_key(load_at(a, TAP_IN(kd, kh, 0u) + c * IN_SW));
+				k[c] = RUN_KEY_OF(load_at(a, TAP_IN(kd, kh, 0u) + c * IN_SW));
 			}
 			// Taps in row-major window order for each output: the window
 			// rows outermost, then the columns.
 			[[unroll]] for (uint kw = 0u; kw < KW; kw++) {
 				[[unroll]] for (uint o = 0u; o < OUTS; o++) {
-					KEY v = k[o * SW + kw * DW];
-					bool gt = KEY_GT(v, bk[o]);
+					RUN_KEY v = k[o * SW + kw * DW];
+					bool gt = RUN_GT(v, bk[o]);
 					bk[o] = gt ? v : bk[o];
+#if RUN_TRACK
 					bt[o] = gt ? TAP_IN(kd, kh, kw) : bt[o];
 					if (TAP_DIFF) {
 						bi[o] = gt ? TAP_IDX(kd, kh, kw) : bi[o];
 					}
+#endif
 				}
 			}
 		}
 	}
 	[[unroll]] for (uint o = 0u; o < OUTS; o++) {
+#if FLOAT_CMP
+		best_bits = floatBitsToUint(bk[o]);
+#else
 		RAW bits = load_at(a, bt[o] + o * SW * IN_SW);
 		best_bits = KEY_NE(bk[o], start_key) ? bits : start_bits;
+#endif
 		best_idx = first_idx + o * SW + (TAP_DIFF ? bi[o] : bt[o]);
 		store_best(e + o * OUT_SW, ie + o * IDX_SW);
 	}

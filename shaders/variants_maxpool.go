@@ -137,6 +137,14 @@ func MaxPoolRunName(elemBits int, native bool, idxBits int, outs int) string {
 // MaxPoolRunOuts are the run lengths maxpool_grid.comp is built for.
 var MaxPoolRunOuts = []int{2, 4, 8}
 
+// MaxPoolRunFloatName is MaxPoolRunName's FLOAT32 kernel that compares
+// floats natively (FLOAT_CMP), for devices that keep 32-bit denormals and
+// respect ±0, ±inf and NaN (caps.Features.DenormPreserveFloat32 and
+// SignedZeroInfNanPreserveFloat32).
+func MaxPoolRunFloatName(idxBits int, outs int) string {
+	return MaxPoolRunName(32, false, idxBits, outs) + "_fcmp"
+}
+
 func maxPoolGridVariants() []Variant {
 	var out []Variant
 	maxPoolShapes(func(bits int, native bool, ib int, pre bool, defines []string) {
@@ -155,6 +163,13 @@ func maxPoolGridVariants() []Variant {
 			run.Name = MaxPoolRunName(bits, native, ib, outs)
 			run.Defines = append(append([]string(nil), defines...), fmt.Sprintf("OUTS=%d", outs))
 			out = append(out, run)
+			if bits == 32 {
+				fcmp := run
+				fcmp.Name = MaxPoolRunFloatName(ib, outs)
+				fcmp.Defines = append(append([]string(nil), run.Defines...), "FLOAT_CMP=1")
+				fcmp.FloatControls32 = true
+				out = append(out, fcmp)
+			}
 		}
 	})
 	return out

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/shaders/spirv"
 )
 
 // Unit says what one count is per.
@@ -143,6 +144,11 @@ func specialised(v shaders.Variant, spec []uint32) (string, error) {
 		defaults = append(defaults, fmt.Sprintf("%d:%d", id, spec[i]))
 	}
 	code, err := shaders.SPIRV(v.Name)
+	if err == nil && v.FloatControls32 {
+		// The modes change no instruction, and SPIRV-Tools 2023.1 does
+		// not optimise a module that declares them.
+		code, err = spirv.StripFloatControls(code)
+	}
 	if err != nil {
 		return "", err
 	}
