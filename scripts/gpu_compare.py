@@ -665,6 +665,15 @@ def gpu_run(a):
     began = time.monotonic()
     os.makedirs(a.out, exist_ok=True)
     elapsed = lambda: time.monotonic() - began
+    # The device's facts first (features such as the float controls that
+    # choose kernels, limits, compute units): devices.json.
+    cmd = [a.vkdml, "devices", "--json"] + (["--device", a.vkdml_device] if a.vkdml_device else [])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        with open(os.path.join(a.out, "devices.json"), "w") as f:
+            f.write(p.stdout or p.stderr)
+    except subprocess.TimeoutExpired:
+        print("gpu-run: vkdml devices timed out", file=sys.stderr)
     tests = run_first_tests(a, a.time_limit * a.test_share)
     cases = chosen_cases(a)
     # The comparison leaves the sweep at least --sweep-share of the budget.

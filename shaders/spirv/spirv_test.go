@@ -201,17 +201,7 @@ func TestCapabilityFeature(t *testing.T) {
 
 // str encodes a literal string: bytes in little-endian words, ended by a
 // zero byte.
-func str(s string) []uint32 {
-	b := append([]byte(s), 0)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
-	}
-	w := make([]uint32, len(b)/4)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return w
-}
+func str(s string) []uint32 { return literalWords(s) }
 
 // named adds to handModule: names for spec constant 3 and for the push
 // block's first and third members (the uvec2 at byte 8 is unnamed), and a
@@ -277,7 +267,7 @@ func TestFloatControls(t *testing.T) {
 	if _, err := AddFloatControls32(handModule()); err == nil {
 		t.Error("a module without an entry point: no error")
 	}
-	code := handModule(in(opEntryPoint, append([]uint32{5, 99}, literalWords("main")...)...)) // GLCompute %99 "main"
+	code := handModule(in(opEntryPoint, append([]uint32{5, 99}, str("main")...)...)) // GLCompute %99 "main"
 	added, err := AddFloatControls32(code)
 	if err != nil {
 		t.Fatal(err)
