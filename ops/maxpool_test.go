@@ -867,24 +867,36 @@ func TestMaxPoolGridGPU(t *testing.T) {
 // that runs lie wholly inside the input as well as across its borders and
 // past the last column: every type, 32- and 64-bit indices or none, 1-3
 // spatial dimensions, strides, dilations, paddings, strided layouts, with
-// and without 8/16-bit storage. randomTensor draws most elements from a
+// and without 8/16-bit storage; with y and z limited to 1-3 workgroups
+// (rows and planes over dispatches) and, every fifth case, split over
+// planes (one binding a plane). randomTensor draws most elements from a
 // handful of small values and rule 9's specials (NaN, ±0, ±∞, −FLT_MAX,
 // denormals), so ties and NaN fall on the columns neighbouring outputs
 // of a run share.
 func TestMaxPoolRunGPU(t *testing.T) {
 	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
 		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true, maxW: 40}
-		ran := map[int]int{}
+		ran, splits := map[int]int{}, 0
 		n := testutil.CaseCount(90, 30)
 		for i := 0; i < n; i++ {
 			desc, in, what := g.randomPool(rng)
 			outs := shaders.MaxPoolRunOuts[i%len(shaders.MaxPoolRunOuts)]
-			gd := &asGridGPU{Desc: desc, outs: outs}
+			gd := &asGridGPU{Desc: desc, outs: outs, maxYZ: uint32(i % 4)}
 			v, _ := gridVariant(t, d, gd, what)
 			if strings.HasSuffix(v, fmt.Sprintf("_pre_x%d", outs)) {
 				ran[outs]++
 			}
-			testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+			var run ops.Desc = gd
+			if i%5 == 4 { // split over planes: a binding holds one (n, c) plane of each tensor
+				plane, _, _ := poolSpans(desc)
+				run = limited{Desc: gd, rangeBytes: uint32(plane + max(d.GPU().Limits.MinStorageBufferOffsetAlignment, 4) + 8)}
+			}
+			if res := testutil.CheckOperator(t, d, run, []*tensor.Tensor{in}, rng); strings.HasPrefix(res.Strategy, "split-") {
+				splits++
+			}
+		}
+		if splits == 0 {
+			t.Error("no case split over planes")
 		}
 		for _, outs := range shaders.MaxPoolRunOuts {
 			if ran[outs] < n/len(shaders.MaxPoolRunOuts)/4 {
