@@ -518,8 +518,13 @@ type tuning struct {
 	// the input columns they overlap (a 3x3 window of stride 2 reads 9
 	// columns for 4 outputs, not 12) and each element's order key is taken
 	// once, which brings the h100 profile's counted ops per output of a
-	// 3x3 window from 127-154 (maxpool.comp) under the budget of 4 per
-	// byte moved (internal/opcount).
+	// 3x3 window from 127-154 (maxpool.comp) to 47-63 where FLOAT32 is
+	// compared natively (a device fact: the float controls) and 80-94
+	// with the order key: 2.2-3.5 and 3.4-5.0 ops per byte moved against
+	// the budget of 4 (internal/opcount). 0 on a CPU: lavapipe keeps
+	// maxpool.comp, the plans its timings were taken with (on 2026-11-27
+	// the shared machine's load, 5-9 on 2 cores, made runs and
+	// maxpool.comp indistinguishable there).
 	poolGridOuts uint32
 	// poolGridMinLanes: planes whose tile would have fewer lanes (a few
 	// outputs a plane) keep maxpool.comp, whose grid-stride loop packs
