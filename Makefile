@@ -46,7 +46,7 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
             python3-venv
 
 .PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-android cross-windows test-windows \
-        vet test fuzz parity parity-live run bench clean \
+        vet test fuzz parity parity-live run bench gpu-run-dry clean \
         test-device test-arm64 test-bins fuzz-long \
         libvkdml capi-test python python-test wheel wheel-test \
         install uninstall install-test dist dist-binaries dist-windows
@@ -302,6 +302,18 @@ run: deps-run build
 
 bench: deps-run
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+
+# A dry run of the one-command GPU session (scripts/gpu_compare.py
+# --gpu-run, docs/gpu-run.md) on the default Vulkan device (lavapipe in
+# CI), torch on the CPU, the --quick shapes, within their 100 s budget: it
+# exits non-zero past the budget or when a row of its test table names no
+# test of the prebuilt ops test binary.
+GPU_RUN_DRY := .cache/gpu-run-dry
+gpu-run-dry: deps build
+	mkdir -p $(GPU_RUN_DRY)
+	$(GO) test -c -o $(GPU_RUN_DRY)/ops.test ./ops
+	$(PYTHON) scripts/gpu_compare.py --gpu-run --quick --torch-device cpu --vkdml ./$(BIN) \
+		--test-bins $(GPU_RUN_DRY) --out $(GPU_RUN_DRY)/out
 
 clean:
 	rm -rf bin dist

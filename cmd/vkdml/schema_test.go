@@ -41,7 +41,7 @@ type devicesDoc struct {
 	SchemaVersion int            `json:"schema_version"`
 	VkdmlVersion  string         `json:"vkdml_version"`
 	Default       int            `json:"default"`
-	Devices       []deviceReport `json:"devices"`
+	Devices       []dml.DeviceReport `json:"devices"`
 }
 
 // jsonSchemas are the schemas, by file name, and the types they describe.
