@@ -19,7 +19,11 @@ import (
 const (
 	// MinLargeBytes and MaxLargeBytes bound a large case's input.
 	MinLargeBytes = 1 << 20
-	MaxLargeBytes = 48 << 20
+	// MinLargeInputBytes is the least input a large case has: MAX_UNPOOLING
+	// draws its output's bytes (4 times its input's) and the plane height
+	// rounds down, so its input may fall a little under MinLargeBytes/4.
+	MinLargeInputBytes = MinLargeBytes / 8
+	MaxLargeBytes      = 48 << 20
 	// LargePlaneBytes bounds one (batch, channel) plane of a large
 	// pooling or unpooling case's input and output, so that a binding
 	// window of LiveBindingWindow bytes holds one with room to spare:
@@ -104,7 +108,12 @@ func (g *gen) largePlanes(total uint64, es int) (n, c, h, w uint32) {
 	h = uint32(max(1, LargePlaneBytes/uint64(es)/uint64(w)/uint64(1+g.rng.Intn(4))))
 	planes := max(1, total/(uint64(h)*uint64(w)*uint64(es)))
 	n = uint32(1 + g.rng.Intn(2))
-	c = uint32(max(1, planes/uint64(n)))
+	if planes%uint64(n) != 0 {
+		// Two batches of planes/2 would drop a plane (3 planes as 2×1, a
+		// third of the bytes drawn): one batch keeps them all.
+		n = 1
+	}
+	c = uint32(planes / uint64(n))
 	return n, c, h, w
 }
 
