@@ -19,6 +19,7 @@ vkdml.ForkError. With multiprocessing, use the "spawn" or "forkserver"
 start method.
 """
 
+from . import _api
 from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, max_unpool, prepare_argmax,
                    prepare_argmin, prepare_max_pool, reduce)
 from ._raw import devices, run
@@ -31,8 +32,9 @@ __all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
            "DeviceRemovedError", "ForkError",
            "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
-try:  # the installed distribution's version (make wheel sets it from a release tag)
-    from importlib.metadata import PackageNotFoundError, version as _version
-    __version__ = _version("vkdml")
-except (ImportError, PackageNotFoundError):  # run from the source tree
-    __version__ = "0.1.0"
+# libvkdml's vkdml_version(): the repository's VERSION file's release
+# number (PEP 440's and semantic versioning's MAJOR.MINOR.PATCH), with
+# "+" and build metadata for a library built outside a release, as the
+# vkdml command, vkdml.pc and the CMake package report it. A wheel's version
+# is the same release number.
+__version__ = _api._lib.vkdml_version().decode("ascii")
