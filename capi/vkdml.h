@@ -91,6 +91,10 @@ typedef int32_t VKDML_HRESULT;
 #define VKDML_E_INVALIDARG                ((VKDML_HRESULT)0x80070057)
 #define VKDML_E_OUTOFMEMORY               ((VKDML_HRESULT)0x8007000E)
 #define VKDML_E_NOTIMPL                   ((VKDML_HRESULT)0x80004001)
+/* A bug in vkdml (a Go panic, say in a planner), caught before it reaches
+ * the caller: the message is one line; VKDML_TRACEBACK=1 in the
+ * environment (when the library loads) also prints the Go stack to stderr. */
+#define VKDML_E_UNEXPECTED                ((VKDML_HRESULT)0x8000FFFF)
 #define VKDML_DXGI_ERROR_UNSUPPORTED      ((VKDML_HRESULT)0x887A0004)
 #define VKDML_DXGI_ERROR_DEVICE_REMOVED   ((VKDML_HRESULT)0x887A0005)
 
@@ -336,7 +340,9 @@ VKDML_API VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
 /* The Vulkan devices, as a JSON array (one object per device: "index",
  * "name", "type", "default" (the device a NULL selector opens), "usable"
  * and, when not, "unusable_because", then its IDs, driver, features,
- * limits and subgroup properties under Vulkan's camelCase names), NUL-terminated
+ * limits and subgroup properties under Vulkan's camelCase names, and, as
+ * `vkdml devices --json` prints them, "featureLevel" and "dataTypes" (on
+ * a usable device) and "subgroupOperationNames"), NUL-terminated
  * in json (capacity bytes; truncated to fit) with its full length without
  * the NUL in *length when length is not NULL. json may be NULL when
  * capacity is 0, to ask for the length. */

@@ -186,7 +186,7 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 	o.flags(fs, opFromArgs(args), " (copy = identity)", "input sizes, e.g. 4096,16384 (repeat the flag for several plans)")
 	fs.StringVar(&o.kernel, "kernel", "", "force a strategy (default: vkdml chooses; vkdml bench -h lists them)")
 	fs.StringVar(&o.profile, "profile", "", "plan for a shipped profile ("+strings.Join(profiles.Names(), ", ")+") or a profile file (default: the selected device)")
-	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs: "+strings.Join(ops.TuningKeys(), ", ")+")")
+	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs and their ranges: "+tuningKnobs()+")")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per plan (docs/json.md)")
 	fs.BoolVar(&o.check, "check", false, "judge each plan by the GPU goals (below); exit 1 when one misses")
 	devOpts := deviceFlags(fs)
@@ -211,6 +211,28 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 		return nil, err
 	}
 	return o, o.build.Check()
+}
+
+// tuningKnobs lists the knobs --tune takes with their values:
+// "argColLoads 0|1|4", "computeUnits 1..65536", "exactGrid true|false".
+func tuningKnobs() string {
+	keys := ops.TuningKeys()
+	for i, k := range keys {
+		r, ok := ops.TuningRange(k)
+		switch {
+		case !ok:
+			keys[i] += " true|false"
+		case r.Values != nil:
+			vals := make([]string, len(r.Values))
+			for j, v := range r.Values {
+				vals[j] = fmt.Sprint(v)
+			}
+			keys[i] += " " + strings.Join(vals, "|")
+		default:
+			keys[i] += fmt.Sprintf(" %d..%d", r.Min, r.Max)
+		}
+	}
+	return strings.Join(keys, ", ")
 }
 
 // planContext is the context plans are made on, and the profile's

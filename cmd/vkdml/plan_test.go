@@ -148,6 +148,43 @@ func TestPlanTune(t *testing.T) {
 	}
 }
 
+// TestTuneRanges: every knob at 0, negative and its maximum + 1
+// (testutil.BadTuning) is refused by --tune as a usage error and by a
+// $VKDML_TUNING file, each naming the knob, the value and its range; each
+// knob at each end of its range plans the 2x2 stride-2 FLOAT32 pool
+// (whose planner once divided by poolVecWG*poolVecGroups).
+func TestTuneRanges(t *testing.T) {
+	args := []string{"plan", "--op", "maxpool", "--shape", "2,3,16,16", "--window", "2,2", "--strides", "2,2", "--profile", "h100"}
+	file := filepath.Join(t.TempDir(), "tuning.json")
+	for _, b := range testutil.BadTuning() {
+		t.Setenv("VKDML_TUNING", "")
+		code, stdout, stderr := vkdml(append(args, "--tune", b.Key+"="+b.Value)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, b.Want) || strings.Contains(stderr, "goroutine ") {
+			t.Errorf("--tune %s=%s: exit %d, stderr %q; want exit 2 and %q", b.Key, b.Value, code, stderr, b.Want)
+		}
+		if err := os.WriteFile(file, []byte(fmt.Sprintf(`{%q: %s}`, b.Key, b.JSON)), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("VKDML_TUNING", file)
+		code, stdout, stderr = vkdml(args...)
+		if code == 0 || stdout != "" || !strings.Contains(stderr, b.Want) || !strings.Contains(stderr, "VKDML_TUNING") {
+			t.Errorf("$VKDML_TUNING {%q: %s}: exit %d, stderr %q; want an error naming $VKDML_TUNING and %q", b.Key, b.JSON, code, stderr, b.Want)
+		}
+	}
+	t.Setenv("VKDML_TUNING", "")
+	for _, k := range ops.TuningKeys() {
+		r, ok := ops.TuningRange(k)
+		if !ok {
+			continue
+		}
+		for _, v := range []uint64{r.Min, r.Max} {
+			if code, _, stderr := vkdml(append(args, "--tune", fmt.Sprintf("%s=%d", k, v))...); code != 0 {
+				t.Errorf("--tune %s=%d: exit %d: %s", k, v, code, stderr)
+			}
+		}
+	}
+}
+
 // goalsFile records which cases of scripts/gpu_compare.py miss which goals
 // of `vkdml plan --check` on the h100 profile today.
 const goalsFile = "testdata/h100_goals.txt"

@@ -24,15 +24,15 @@ from ._api import (Device, Operator, argmax, argmin, default_device, indices_fro
                    max_unpool, prepare_argmax, prepare_argmin, prepare_max_pool, prepare_max_unpool, reduce)
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
-                      ArgumentTypeError, DeviceRemovedError, Error, ForkError, InvalidArgumentError, OutOfMemoryError,
-                      UnsupportedError)
+                      E_UNEXPECTED, ArgumentTypeError, DeviceRemovedError, Error, ForkError, InternalError,
+                      InvalidArgumentError, OutOfMemoryError, UnsupportedError)
 
 __all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
            "prepare_argmax", "prepare_argmin", "prepare_max_pool", "prepare_max_unpool",
            "indices_from_torch", "indices_to_torch",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
-           "DeviceRemovedError", "ForkError",
-           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
+           "DeviceRemovedError", "ForkError", "InternalError",
+           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "E_UNEXPECTED", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
 # libvkdml's vkdml_version(): the repository's VERSION file's release
 # number (PEP 440's and semantic versioning's MAJOR.MINOR.PATCH), with
 # "+" and build metadata for a library built outside a release, as the
