@@ -20,6 +20,7 @@ for whl in "$dist"/vkdml-*.whl; do
 	/usr/bin/python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("vkdml/libvkdml.so", sys.argv[2])' "$whl" "$tmp/unpacked"
 	lib="$tmp/unpacked/vkdml/libvkdml.so"
 	n=$(readelf -V "$lib" | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_2\.//' | sort -n | tail -1)
+	need=$n
 	case $(readelf -h "$lib" | sed -n 's/^ *Machine: *//p') in
 	*X86-64*) arch=x86_64 ;;
 	AArch64) arch=aarch64 ;;
@@ -32,12 +33,13 @@ for whl in "$dist"/vkdml-*.whl; do
 		want="py3-none-manylinux_2_${n}_${arch}.whl"
 	fi
 	case $name in
-	*"-$want") echo "wheel-test: $name: tag matches its library (GLIBC_2.$n, $arch)" ;;
+	*"-$want") echo "wheel-test: $name: tag matches its library (newest symbol version GLIBC_2.$need, $arch)" ;;
 	*) echo "wheel-test: $name: its library needs $want" >&2; exit 1 ;;
 	esac
 	if [ -n "${WHEEL_GLIBC_FLOOR:-}" ] && [ "$n" -gt "$WHEEL_GLIBC_FLOOR" ]; then
-		echo "wheel-test: $name: libvkdml.so needs GLIBC_2.$n, past the floor 2.$WHEEL_GLIBC_FLOOR:" \
-			"$(readelf -V "$lib" | grep -o "GLIBC_2\.$n[^ ]*" | sort -u | tr '\n' ' ')(build it in an older root: make wheel)" >&2
+		newer=$(objdump -T "$lib" | sed -n 's/.*GLIBC_2\.\([0-9]*\)[) ]*\([^ ]*\)$/\1 \2/p' |
+			awk -v f="$WHEEL_GLIBC_FLOOR" '$1 > f {print $2 "@GLIBC_2." $1}' | sort -u | tr '\n' ' ')
+		echo "wheel-test: $name: libvkdml.so needs GLIBC_2.$n, past the floor 2.$WHEEL_GLIBC_FLOOR: ${newer}(make wheel builds it in a Debian 11 root)" >&2
 		exit 1
 	fi
 	if readelf -S "$lib" | grep -q '\.debug_\|\.symtab'; then

@@ -22,12 +22,19 @@ import ctypes
 import math
 import os
 import threading
+import typing
 import warnings
 import weakref
 from typing import Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import numpy.typing as npt
+
+try:
+    import numpy.typing as npt
+except ImportError:  # numpy before 1.20 (Debian 11's 1.19) has no numpy.typing
+    class npt:  # noqa: N801 - stands in for the module
+        ArrayLike = typing.Any
+        DTypeLike = typing.Any
 
 from . import _capi
 from ._errors import (ArgumentTypeError, Error, api, error_for, invalid, out_of_memory)
