@@ -53,7 +53,7 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
 .PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-android cross-windows test-windows \
         vet test fuzz parity parity-live run bench clean \
         test-device test-arm64 test-bins fuzz-long \
-        libvkdml capi-test python python-test wheel wheel-test check-release-tag \
+        libvkdml capi-test python python-test wheel wheel-test wheel-test-debian11 check-release-tag \
         install uninstall install-test dist dist-binaries dist-windows
 
 all: build
@@ -242,7 +242,7 @@ python-test: deps python
 
 # wheel builds the Python wheels, py3-none-manylinux_2_N_ARCH, for x86_64
 # and aarch64 into dist/, versioned RELEASE. Their libraries are built in a
-# Debian 11 root (glibc 2.31; scripts/old-root-lib.sh, as root, with
+# Debian 11 root (glibc 2.31; scripts/debian11-root.sh, as root, with
 # debootstrap: a few minutes the first time, then cached in
 # /var/tmp/vkdml-old-root), so that the wheels install on Ubuntu 20.04,
 # Debian 11 and later. wheel-test checks their tags against the libraries
@@ -257,6 +257,13 @@ wheel: check-release-tag
 
 wheel-test: deps wheel
 	WHEEL_GLIBC_FLOOR=$(WHEEL_GLIBC_FLOOR) sh scripts/wheel-test.sh dist
+
+# wheel-test-debian11 installs this machine's wheel with pip in a fresh
+# Debian 11 root (Python 3.9, numpy 1.19 from apt: it needs the network)
+# and runs what needs no Vulkan device there (Debian 11's lavapipe is
+# Vulkan 1.0, below vkdml's 1.1); about a minute once the root is cached.
+wheel-test-debian11: wheel
+	bash scripts/debian11-root.sh wheel-check dist
 
 # check-release-tag fails when HEAD carries a release tag vX.Y.Z that is not
 # the VERSION file's release: the tag would name one version, the files

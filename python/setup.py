@@ -77,7 +77,7 @@ def find_go():
 def build_library(target):
     """Builds libvkdml into target, stripped and with -trimpath; or copies
     $VKDML_PREBUILT_LIBRARY there (make wheel's, built in an older Debian
-    root by scripts/old-root-lib.sh the same way)."""
+    root by scripts/debian11-root.sh the same way)."""
     prebuilt = os.environ.get("VKDML_PREBUILT_LIBRARY")
     if prebuilt:
         shutil.copyfile(prebuilt, target)

@@ -2,7 +2,7 @@
 # wheel.sh OUTDIR ARCH...: builds vkdml's Python wheels into OUTDIR, one per
 # ARCH (x86_64 and aarch64), each tagged py3-none-manylinux_2_N_ARCH from
 # the library it carries (setup.py reads N and ARCH from the ELF file). The
-# libraries are built first in a Debian 11 root (scripts/old-root-lib.sh:
+# libraries are built first in a Debian 11 root (scripts/debian11-root.sh lib:
 # glibc 2.31, so N <= 31; needs root and debootstrap), then each wheel
 # takes its library through $VKDML_PREBUILT_LIBRARY. Needs Go, and
 # Debian's python3-build; `make deps` installs the last.
@@ -14,7 +14,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 libs=$(mktemp -d)
 trap 'rm -rf "$libs"' EXIT
-bash scripts/old-root-lib.sh "$libs" "$@"
+bash scripts/debian11-root.sh lib "$libs" "$@"
 for arch in "$@"; do
 	rm -rf python/build
 	VKDML_PREBUILT_LIBRARY="$libs/$arch/libvkdml.so" \
