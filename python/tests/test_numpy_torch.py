@@ -65,6 +65,8 @@ def test_prepared_reductions_take_axes_none_and_keepdims(device, rng):
         assert int(op(x)) == np.argmax(x)
     with vkdml.prepare_argmin(x.shape, x.dtype, 1, keepdims=False, device=device) as op:
         np.testing.assert_array_equal(op(x), np.argmin(x, 1))
+    with vkdml.prepare_reduce(x.shape, x.dtype, None, "argmax", keepdims=False, device=device) as op:
+        assert int(op(x)) == np.argmax(x)
 
 
 # ---- PyTorch's pooling indices ----
@@ -189,7 +191,7 @@ def test_prepare_max_unpool_is_max_unpool(device, rng):
 
 
 def test_every_operator_function_has_a_prepare():
-    for name in ("argmax", "argmin", "max_pool", "max_unpool"):
+    for name in ("argmax", "argmin", "reduce", "max_pool", "max_unpool"):
         assert callable(getattr(vkdml, "prepare_" + name)), name
         assert "prepare_" + name in vkdml.__all__
 

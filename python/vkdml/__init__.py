@@ -21,14 +21,15 @@ start method.
 
 from . import _api
 from ._api import (Device, Operator, argmax, argmin, default_device, indices_from_torch, indices_to_torch, max_pool,
-                   max_unpool, prepare_argmax, prepare_argmin, prepare_max_pool, prepare_max_unpool, reduce)
+                   max_unpool, prepare_argmax, prepare_argmin, prepare_max_pool, prepare_max_unpool, prepare_reduce,
+                   reduce)
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
                       E_UNEXPECTED, ArgumentTypeError, DeviceRemovedError, Error, ForkError, InternalError,
                       InvalidArgumentError, OutOfMemoryError, UnsupportedError)
 
 __all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
-           "prepare_argmax", "prepare_argmin", "prepare_max_pool", "prepare_max_unpool",
+           "prepare_argmax", "prepare_argmin", "prepare_max_pool", "prepare_max_unpool", "prepare_reduce",
            "indices_from_torch", "indices_to_torch",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
            "DeviceRemovedError", "ForkError", "InternalError",

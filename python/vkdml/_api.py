@@ -1084,6 +1084,15 @@ def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Optional[Ax
                         keepdims)
 
 
+@api("prepare_reduce")
+def prepare_reduce(shape: Sequence[int], dtype: npt.DTypeLike, axes: Optional[Axes], function: ReduceFunction, *,
+                   index_dtype: npt.DTypeLike = "uint32", keepdims: bool = True,
+                   device: DeviceLike = None) -> Operator:
+    """reduce prepared for arrays of shape and dtype: an Operator."""
+    return _prepare_arg("prepare_reduce", _capi.OPERATOR_REDUCE, shape, dtype, axes, function, index_dtype, device,
+                        keepdims)
+
+
 @api("prepare_max_pool")
 def prepare_max_pool(shape: Sequence[int], dtype: npt.DTypeLike, window: Spatial, *,
                      strides: Optional[Spatial] = None, dilations: Optional[Spatial] = None,
