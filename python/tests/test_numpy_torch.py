@@ -240,7 +240,10 @@ def test_float64_and_bfloat16_name_directml_types_and_the_cast(device):
         assert "float32, float16" in msg and "by vkdml" not in msg, msg
     with pytest.raises(vkdml.InvalidArgumentError) as e:
         vkdml.prepare_argmax((3,), "float64", 0, device=device)
-    assert "numpy.float32" in str(e.value)
+    assert "dtype: float64" in str(e.value) and "numpy.float32" in str(e.value)
+    with pytest.raises(vkdml.InvalidArgumentError) as e:  # no float cast for an index type
+        vkdml.argmax(np.zeros(3, np.float32), 0, index_dtype="float64", device=device)
+    assert "index_dtype: float64" in str(e.value) and "cast" not in str(e.value)
     with pytest.raises(vkdml.InvalidArgumentError) as e:
         vkdml.argmax(torch.zeros(3, dtype=torch.bfloat16), 0, device=device)
     msg = str(e.value)

@@ -353,8 +353,9 @@ _DIRECTML_TYPES = ", ".join(str(d) for d in _DATA_TYPES if d != np.float64)
 
 def _data_type(call, field, dtype):
     if dtype == np.float64 or dtype.name == "bfloat16":
-        raise invalid(call, field, "%s is not a type DirectML's %s takes (DirectML's types for it are among %s); "
-                      "cast with %s" % (dtype, call, _DIRECTML_TYPES, _float32_cast(field)), ArgumentTypeError)
+        cast = _float32_cast(field)
+        raise invalid(call, field, "%s is not a type DirectML's %s takes (DirectML's types for it are among %s)%s"
+                      % (dtype, call, _DIRECTML_TYPES, "; cast with " + cast if cast else ""), ArgumentTypeError)
     if dtype not in _DATA_TYPES:
         raise invalid(call, field, "%s is not a DirectML tensor data type (use one of %s)" % (dtype, _DIRECTML_TYPES),
                       ArgumentTypeError)
@@ -362,10 +363,14 @@ def _data_type(call, field, dtype):
 
 
 def _float32_cast(field):
-    """The one-line cast to float32 of the argument field names."""
-    if field.endswith(".dtype") and "[" not in field:
+    """The one-line cast to float32 of the input field names (x.dtype, or
+    a prepare_* function's dtype); None for an output's or index's type,
+    which float32 would not fit either."""
+    if field == "dtype":
+        return "numpy.float32"
+    if field.endswith(".dtype") and not field.startswith(("out", "indices")):
         return "%s.astype(numpy.float32)" % field[:-len(".dtype")]
-    return "numpy.float32"
+    return None
 
 
 def _refuse_bfloat16(call, field, x):
