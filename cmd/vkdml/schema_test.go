@@ -38,9 +38,9 @@ const schemaDir = "../../docs/schema"
 // devicesDoc is devicesJSON with its devices' type: the entries are
 // deviceReports with snake_case keys (snakeJSON).
 type devicesDoc struct {
-	SchemaVersion int            `json:"schema_version"`
-	VkdmlVersion  string         `json:"vkdml_version"`
-	Default       int            `json:"default"`
+	SchemaVersion int                `json:"schema_version"`
+	VkdmlVersion  string             `json:"vkdml_version"`
+	Default       int                `json:"default"`
 	Devices       []dml.DeviceReport `json:"devices"`
 }
 
