@@ -302,6 +302,13 @@ typedef uint64_t vkdml_operator;
 /* The ABI version the library was built with (VKDML_ABI_VERSION). */
 VKDML_API uint32_t vkdml_abi_version(void);
 
+/* vkdml's version: the release number MAJOR.MINOR.PATCH (MAJOR is
+ * VKDML_ABI_VERSION), then, for a build not made at the release's tag,
+ * build metadata after a '+', e.g. "1.0.0" or "1.0.0+g0123456789ab". It is
+ * the version of the vkdml command, the Python package, vkdml.pc and the
+ * CMake package built from the same tree. Static storage. */
+VKDML_API const char *vkdml_version(void);
+
 /* The message of the calling thread's last failed call, "" after a
  * successful one. Valid until the thread's next vkdml call. */
 VKDML_API const char *vkdml_last_error(void);
@@ -377,6 +384,32 @@ VKDML_API VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op);
 VKDML_API VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
                                   const vkdml_buffer *inputs, uint32_t input_count,
                                   const vkdml_buffer *outputs, uint32_t output_count);
+
+/* Compares one case with DirectML's result for it, as `vkdml parity --case`
+ * does: runs the desc on inputs on device and compares its outputs with
+ * expected. case_json (NUL-terminated UTF-8, at most 1 MiB) is
+ *   {"desc": {...}, "expected": true, "hresult": "E_INVALIDARG",
+ *    "input_types": ["FLOAT32"], "expected_types": ["UINT32"]}
+ * desc being the operator desc as data in DirectML's names (read strictly,
+ * as the parity corpus is), expected whether expected outputs are given,
+ * hresult DirectML's failure code when it rejected the desc (then no
+ * expected outputs), and the types, when given, those of the buffers.
+ * inputs are the input tensors' buffers in binding order; expected one
+ * buffer per output: its logical elements row-major, or its whole buffer
+ * (TotalTensorSizeInBytes, after a run that started with every byte 0xCD).
+ * The result is JSON (docs/schema/parity-case.schema.json without the
+ * device fields): verdict ("equal", "differ explained", "differ
+ * unexplained", "rejected by both", "rejected by vkdml", "rejected by
+ * expected", "not compared"), rule, outputs and differences. It is written
+ * as vkdml_devices_json writes; a result longer than capacity is
+ * truncated, and a second call with a larger buffer runs the comparison
+ * again. A case that cannot be compared (desc, buffer sizes or types) is
+ * E_INVALIDARG naming it; vkdml rejecting the desc is a verdict, not an
+ * error. */
+VKDML_API VKDML_HRESULT vkdml_parity_compare(vkdml_device device, const char *case_json,
+                                             const vkdml_buffer *inputs, uint32_t input_count,
+                                             const vkdml_buffer *expected, uint32_t expected_count,
+                                             char *result, size_t capacity, size_t *length);
 
 #endif /* VKDML_NO_PROTOTYPES */
 

@@ -113,3 +113,38 @@ func copyDir(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestONNXConformanceReportsWhatItCannotMap: a data set under a folder
+// name of its own runs; a folder without a model and one of an operator
+// vkdml does not map are listed as not mapped with the reason, not left
+// out unsaid.
+func TestONNXConformanceReportsWhatItCannotMap(t *testing.T) {
+	dir := conformanceData(t)
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	mine := t.TempDir()
+	copyDir(t, filepath.Join(dir, "test_argmax_keepdims_example"), filepath.Join(mine, "my_argmax"))
+	copyDir(t, filepath.Join(dir, "test_globalmaxpool"), filepath.Join(mine, "test_globalmaxpool"))
+	if err := os.Mkdir(filepath.Join(mine, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := conformance.Run(d, mine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]conformance.Result{}
+	for _, r := range rs {
+		got[r.Case] = r
+	}
+	if r := got["my_argmax"]; r.Status != conformance.Pass {
+		t.Errorf("my_argmax: %+v, want it run and passed", r)
+	}
+	if r := got["test_globalmaxpool"]; r.Status != conformance.NotMapped || r.ONNXOp != "GlobalMaxPool" || !strings.Contains(r.Reason, "not an operator vkdml maps") {
+		t.Errorf("test_globalmaxpool: %+v, want not mapped naming GlobalMaxPool", r)
+	}
+	if r := got["notes"]; r.Status != conformance.NotMapped || !strings.Contains(r.Reason, "no model.onnx") {
+		t.Errorf("notes: %+v, want not mapped for having no model.onnx", r)
+	}
+	if sum := conformance.Summarize(rs); sum.Total != 1 || sum.Passed != 1 || sum.NotMapped != 2 || !strings.Contains(sum.String(), "2 folders not mapped") {
+		t.Errorf("summary %+v %q", sum, sum)
+	}
+}

@@ -13,7 +13,8 @@
 //	corpus.json                 the manifest (Corpus)
 //	inputs/NAME.npy             the input buffer of case NAME
 //	golden/results.json         what DirectML returned per case (Results)
-//	golden/NAME.outI.npy        output I's whole buffer after the run
+//	golden/NAME.outI.npy        output I's whole buffer after the run, or
+//	                            a plain array of its elements
 //	known-differences.json      differences accepted with a reason
 //
 // Every tensor is stored as its physical buffer: a one-dimensional .npy of
@@ -22,7 +23,12 @@
 // convention. Input bytes that the strides do not address hold values that
 // would change the answer if they were read. Outputs start filled with the
 // byte OutputFill, so that a golden also records which bytes the operator
-// left untouched (semantics.md rule 6).
+// left untouched (semantics.md rule 6). A golden may instead hold only
+// the output's logical elements, row-major (DirectML's output as a user
+// has it); then only those are compared (readGolden).
+//
+// One case of a user's own is a case file (CaseFile, `vkdml parity
+// --case`): a desc in DirectML's names and .npy files beside it.
 package parity
 
 import (
@@ -71,7 +77,7 @@ type Case struct {
 
 	// ARGMAX, ARGMIN, REDUCE. AxisCount = len(Axes); Axes nil (JSON null or
 	// absent) is a NULL pointer, [] a non-null pointer with AxisCount 0.
-	Axes           []uint32 `json:"axes"`
+	Axes           []uint32 `json:"axes" jsonschema:"nullable"`
 	AxisDirection  string   `json:"axisDirection,omitempty"`  // INCREASING | DECREASING
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
 

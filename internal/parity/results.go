@@ -45,6 +45,10 @@ type Outcome struct {
 	Stage   string
 	Message string
 	Outputs [][]byte // whole output buffers, binding order; nil on failure
+	// Elements[i] true: Outputs[i] holds only output i's logical
+	// elements, row-major (a golden or expected output given as a plain
+	// .npy of its elements), and only those are compared.
+	Elements []bool
 	// NoAnswer: the implementation did not finish the case in time.
 	NoAnswer bool
 }
@@ -110,11 +114,12 @@ func (r *Result) Outcome(dir string, c *Case) (*Outcome, error) {
 		return nil, fmt.Errorf("parity: case %s: %s lists %d output file(s) for %s; want %d, %s", c.Name, ResultsFile, len(r.Outputs), h.Name(), len(outs), why)
 	}
 	for i, f := range r.Outputs {
-		t, err := readBuffer(filepath.Join(dir, f), outs[i])
+		t, err := readGolden(filepath.Join(dir, f), outs[i])
 		if err != nil {
 			return nil, fmt.Errorf("parity: case %s: golden output %d: %w", c.Name, i, err)
 		}
 		o.Outputs = append(o.Outputs, t.Data)
+		o.Elements = append(o.Elements, t.elements)
 	}
 	return o, nil
 }
@@ -149,4 +154,44 @@ func RemoveStaleOutputs(dir string, r *Results) error {
 		}
 	}
 	return nil
+}
+
+// golden is one golden output as read: its bytes, and whether they are
+// the output's logical elements rather than its whole buffer.
+type golden struct {
+	Data     []byte
+	elements bool
+}
+
+// readGolden reads a golden output of tensor t: a .npy of t's whole
+// buffer (TotalTensorSizeInBytes, after a run that started with every
+// byte OutputFill) or, when its size is that of t's logical elements and
+// not the buffer's, a plain array of the elements (row-major), of which
+// only the elements are compared. A file of another size is refused,
+// and one larger than either before it is read.
+func readGolden(path string, t *Tensor) (golden, error) {
+	d, err := t.Desc()
+	if err != nil {
+		return golden{}, err
+	}
+	if !d.DataType.Valid() {
+		return golden{}, fmt.Errorf("data type %s has no element size", t.DataType)
+	}
+	elems := d.ElementCount() * uint64(d.DataType.Size())
+	// Bounded as readBuffer bounds a buffer: rounded up to whole elements.
+	b, err := readBuffer(path, &Tensor{DataType: t.DataType, TotalTensorSizeInBytes: max(t.TotalTensorSizeInBytes, elems)})
+	if err != nil {
+		return golden{}, err
+	}
+	n := uint64(len(b.Data))
+	switch {
+	case b.Desc.DataType != d.DataType:
+		return golden{}, fmt.Errorf("%s is %v; the output is %s", path, b.Desc.DataType, t.DataType)
+	case n == t.TotalTensorSizeInBytes:
+		return golden{Data: b.Data}, nil
+	case n == elems:
+		return golden{Data: b.Data, elements: true}, nil
+	}
+	return golden{}, fmt.Errorf("%s holds %d bytes: neither the output's buffer (%d bytes, TotalTensorSizeInBytes) nor its %d elements (%d bytes)",
+		path, n, t.TotalTensorSizeInBytes, d.ElementCount(), elems)
 }

@@ -150,6 +150,7 @@ class DeviceOptions(ctypes.Structure):
 
 _PROTOTYPES = {
     "vkdml_abi_version": (ctypes.c_uint32, []),
+    "vkdml_version": (ctypes.c_char_p, []),
     "vkdml_last_error": (ctypes.c_char_p, []),
     "vkdml_device_create": (HRESULT, [ctypes.POINTER(DeviceOptions), ctypes.POINTER(ctypes.c_uint64)]),
     "vkdml_device_destroy": (HRESULT, [ctypes.c_uint64]),
@@ -159,6 +160,9 @@ _PROTOTYPES = {
     "vkdml_operator_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
     "vkdml_operator_destroy": (HRESULT, [ctypes.c_uint64]),
     "vkdml_devices_json": (HRESULT, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    "vkdml_parity_compare": (HRESULT, [ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(Buffer), ctypes.c_uint32,
+                                       ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t,
+                                       ctypes.POINTER(ctypes.c_size_t)]),
     "vkdml_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(OperatorDesc), ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
 }
 

@@ -4,6 +4,7 @@
 package paritytest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"os"
@@ -49,18 +50,10 @@ func Corpus(t testing.TB) string {
 	if err := corpus.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	in := make([]byte, 0, 4*len(Input))
-	for _, v := range Input {
-		in = binary.LittleEndian.AppendUint32(in, math.Float32bits(v))
-	}
-	if err := tensor.WriteNpyFile(filepath.Join(dir, parity.InputFile(c.Name)), parity.BufferNpy(tensor.Float32, in)); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, parity.InputFile(c.Name)), Float32Npy(Input), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := make([]byte, 0, 4*len(Golden))
-	for _, v := range Golden {
-		out = binary.LittleEndian.AppendUint32(out, v)
-	}
-	r, err := parity.WriteOutcome(golden, &c, &parity.Outcome{HR: hresult.S_OK, Outputs: [][]byte{out}})
+	r, err := parity.WriteOutcome(golden, &c, &parity.Outcome{HR: hresult.S_OK, Outputs: [][]byte{uint32Bytes(Golden)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,4 +102,32 @@ func rewrite(t testing.TB, loadErr error, edit func(), save func() error) {
 	if err := save(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Float32Npy is a one-dimensional .npy file of v.
+func Float32Npy(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return npy(tensor.Float32, b)
+}
+
+// Uint32Npy is a one-dimensional .npy file of v.
+func Uint32Npy(v []uint32) []byte { return npy(tensor.UInt32, uint32Bytes(v)) }
+
+func uint32Bytes(v []uint32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, x)
+	}
+	return b
+}
+
+func npy(dt tensor.DataType, data []byte) []byte {
+	var buf bytes.Buffer
+	if err := tensor.WriteNpy(&buf, parity.BufferNpy(dt, data)); err != nil {
+		panic(err) // a buffer takes every write
+	}
+	return buf.Bytes()
 }

@@ -106,10 +106,14 @@ func Compare(dev *dml.Device, dir, goldenDir string, progress io.Writer) (*parit
 		return nil, err
 	}
 	byName := results.ByName()
-	rep := &parity.Report{TypeSupport: results.TypeSupport}
+	rep := &parity.Report{TypeSupport: results.TypeSupport, Source: operators.Source}
 	for i := range corpus.Cases {
 		c := &corpus.Cases[i]
-		vk, err := Run(dev, dir, c)
+		inputs, err := parity.LoadInputs(dir, c)
+		if err != nil {
+			return nil, err
+		}
+		vk, err := RunBuffers(dev, c, inputs)
 		if err != nil {
 			return nil, err
 		}
@@ -119,10 +123,23 @@ func Compare(dev *dml.Device, dir, goldenDir string, progress io.Writer) (*parit
 				return nil, err
 			}
 		}
-		row := rep.Add(c, golden, vk, known)
+		row := rep.AddRun(c, inputs, golden, vk, known)
 		if progress != nil {
 			fmt.Fprintf(progress, "%s: %s\n", c.Name, row.Verdict)
 		}
 	}
 	return rep, nil
+}
+
+// CompareCase runs case c on dev with its input buffers (checked and
+// padded by parity.CaseInputs) and compares vkdml's outcome with the
+// expected one (nil: none given), naming each difference's input window
+// or block through the operator table: `vkdml parity --case` and
+// vkdml_parity_compare.
+func CompareCase(dev *dml.Device, c *parity.Case, inputs [][]byte, expected *parity.Outcome) (*parity.CaseResult, error) {
+	vk, err := RunBuffers(dev, c, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return parity.CompareCase(c, inputs, expected, vk, operators.Source), nil
 }
