@@ -1,0 +1,204 @@
+#version 450
+// topk_select.comp: TOP_K / TOP_K1, first pass. Each (row, segment) item
+// selects the top min(K, segment length) entries of its segment of the
+// axis, sorted in topk.glsl's order, and writes them either as the row's
+// result (one segment per row) or as a run of entries in the temporary
+// resource for topk_merge.comp.
+//
+// Defines:
+//   ELEM_BITS, NATIVE  the element (elem.glsl)
+//   SHAPE  0 (thread): one invocation per item scans its segment in
+//            increasing index, keeping an insertion-sorted list of the
+//            best min(K, 16) entries (K <= 16);
+//          1 (lane): one workgroup per item; lane t keeps such a list
+//            over positions t, t+WG, ... of the segment, then the lanes'
+//            lists are sorted together in shared memory (K <= 16);
+//          2 (sort): one workgroup per item loads its segment (at most
+//            SORT_MAX positions) into shared memory and sorts it (any K:
+//            the run keeps min(K, segment length)).
+//   RUNS   1: write runs to the temporary resource; 0: write the results.
+// Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
+// 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
+
+#define ELEM_SRC 0
+#if RUNS
+#define WORD_DST 1
+#else
+#define ELEM_DST 1
+#define WORD_DST 2
+#endif
+#include "elem.glsl"
+#include "common.glsl"
+#include "topk.glsl"
+
+layout(push_constant) uniform Push {
+	uint base_src; // words
+	uint base_b1;  // words: the values, or the runs
+#if !RUNS
+	uint base_b2; // words: the indices
+#endif
+	uint r_begin;  // first row of this step
+	uint r_count;  // rows in this step
+	uint seg_len;  // axis positions per segment
+	uint nseg;     // segments per row
+	uint run_cap;  // entries per run in the temporary resource: min(K, seg_len)
+	uint sort_n;   // SHAPE 2: the power of two the segments are padded to; SHAPE 1: lanes x list length
+	uint in_win;   // element offset of the input window
+	uint v_win;    // element offset of the values window
+	uint x_win;    // element offset of the indices window
+} pc;
+
+const uint LIST_MAX = 16u;
+const uint SORT_MAX = 2048u;
+
+uvec2 load_raw(uint off) { return elem_load(pc.base_src, off - pc.in_win); }
+
+// emit writes rank r (entry s, i) of item (row rl of the step, segment sg).
+void emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint r, uvec2 s, uint i) {
+#if RUNS
+	store_entry(pc.base_b1, (rl * pc.nseg + sg) * pc.run_cap + r, s, i);
+#else
+	store_result(pc.base_src, pc.base_b1, pc.base_b2, kin, kv, kx, pc.in_win, pc.v_win, pc.x_win, r, i);
+#endif
+}
+
+#if SHAPE == 0 || SHAPE == 1
+// The insertion-sorted list of one invocation.
+uvec2 ls[LIST_MAX];
+uint li[LIST_MAX];
+
+// list_scan fills the list with the best kk entries of positions j0, j0 +
+// stride, ... < j1 and returns how many it holds. Positions increase, so
+// a later equal score never passes an earlier one.
+uint list_scan(uint kin, uint j0, uint j1, uint stride, uint kk) {
+	uint cnt = 0u;
+	for (uint j = j0; j < j1; j += stride) {
+		uvec2 s = score(load_raw(kin + j * AI));
+		if (cnt == kk && !key_gt(s, ls[kk - 1u])) {
+			continue;
+		}
+		uint q = min(cnt, kk - 1u);
+		cnt = min(cnt + 1u, kk);
+		for (; q > 0u && key_gt(s, ls[q - 1u]); q--) {
+			ls[q] = ls[q - 1u];
+			li[q] = li[q - 1u];
+		}
+		ls[q] = s;
+		li[q] = j;
+	}
+	return cnt;
+}
+#endif
+
+#if SHAPE == 0
+
+void main() {
+	uint items = pc.r_count * pc.nseg;
+	for (uint it = grid_index(); it < items; it += grid_size()) {
+		// Rows vary fastest: for a strided axis neighbouring invocations
+		// then read neighbouring elements.
+		uint rl = it % pc.r_count, sg = it / pc.r_count;
+		uint kin, kv, kx;
+		row_offsets(pc.r_begin + rl, kin, kv, kx);
+		uint j0 = sg * pc.seg_len;
+		uint j1 = min(j0 + pc.seg_len, N);
+		uint kk = min(K, j1 - j0);
+		uint cnt = list_scan(kin, j0, j1, 1u, kk);
+		for (uint r = 0u; r < cnt; r++) {
+			emit(rl, sg, kin, kv, kx, r, ls[r], li[r]);
+		}
+	}
+}
+
+#else
+
+shared uint sh_lo[SORT_MAX];
+#if ENTRY_WORDS == 3
+shared uint sh_hi[SORT_MAX];
+#endif
+shared uint sh_idx[SORT_MAX];
+
+void sh_put(uint e, uvec2 s, uint i) {
+	sh_lo[e] = s.x;
+#if ENTRY_WORDS == 3
+	sh_hi[e] = s.y;
+#endif
+	sh_idx[e] = i;
+}
+
+uvec2 sh_score(uint e) {
+#if ENTRY_WORDS == 3
+	return uvec2(sh_lo[e], sh_hi[e]);
+#else
+	return uvec2(sh_lo[e], 0u);
+#endif
+}
+
+// sh_sort sorts entries [0, p) of shared memory (p a power of two) best
+// first: a bitonic sort, every lane taking pairs t, t+WG, ...
+void sh_sort(uint p) {
+	uint t = gl_LocalInvocationID.x;
+	for (uint k = 2u; k <= p; k <<= 1) {
+		for (uint j = k >> 1; j > 0u; j >>= 1) {
+			barrier();
+			for (uint q = t; q < p / 2u; q += gl_WorkGroupSize.x) {
+				uint lo = ((q & ~(j - 1u)) << 1) | (q & (j - 1u));
+				uint hi = lo + j;
+				uvec2 a = sh_score(lo), b = sh_score(hi);
+				uint ai = sh_idx[lo], bi = sh_idx[hi];
+				// Best first in blocks whose bit k is 0, worst first in
+				// the others: the bitonic sequences the next stage merges.
+				bool swap = (lo & k) == 0u ? better(b, bi, a, ai) : better(a, ai, b, bi);
+				if (swap) {
+					sh_put(lo, b, bi);
+					sh_put(hi, a, ai);
+				}
+			}
+		}
+	}
+	barrier();
+}
+
+void main() {
+	uint items = pc.r_count * pc.nseg;
+	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	for (uint it = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; it < items; it += ngroups) {
+		uint rl = it / pc.nseg, sg = it % pc.nseg;
+		uint kin, kv, kx;
+		row_offsets(pc.r_begin + rl, kin, kv, kx);
+		uint j0 = sg * pc.seg_len;
+		uint j1 = min(j0 + pc.seg_len, N);
+		uint kk = min(K, j1 - j0);
+#if SHAPE == 1
+		// Lane t's list, padded, at entries [t*lk, (t+1)*lk) with lk =
+		// sort_n / WG (a power of two at least K).
+		uint lk = pc.sort_n / WG;
+		uint cnt = list_scan(kin, j0 + t, j1, WG, min(kk, lk));
+		for (uint q = 0u; q < lk; q++) {
+			if (q < cnt) {
+				sh_put(t * lk + q, ls[q], li[q]);
+			} else {
+				sh_put(t * lk + q, uvec2(0u), PAD_INDEX);
+			}
+		}
+#else
+		for (uint q = t; q < pc.sort_n; q += WG) {
+			uint j = j0 + q;
+			if (j < j1) {
+				sh_put(q, score(load_raw(kin + j * AI)), j);
+			} else {
+				sh_put(q, uvec2(0u), PAD_INDEX);
+			}
+		}
+#endif
+		sh_sort(pc.sort_n);
+		for (uint r = t; r < kk; r += WG) {
+			emit(rl, sg, kin, kv, kx, r, sh_score(r), sh_idx[r]);
+		}
+		barrier();
+	}
+}
+
+#endif
