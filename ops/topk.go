@@ -135,12 +135,29 @@ func (t *topKOp) validate(ctx *Context) error {
 		return hresult.InvalidArg("AxisDirection", "%d is not a DML_AXIS_DIRECTION (INCREASING = 0, DECREASING = 1)", uint32(t.dir))
 	}
 	lo, hi := topKRanks(level)
-	for _, c := range []struct {
-		field  string
-		d      *tensor.Desc
-		output bool
-	}{{"InputTensor", t.in, false}, {"OutputValueTensor", t.vals, true}, {"OutputIndexTensor", t.idx, true}} {
-		if err := ValidateTensor(c.field, c.d, lo, hi, c.output); err != nil {
+	if err := ValidateTensor("InputTensor", t.in, lo, hi, false); err != nil {
+		return err
+	}
+	rank := t.in.Rank()
+	if t.axis >= uint32(rank) {
+		return hresult.InvalidArg("Axis", "%d is not in [0, InputTensor.DimensionCount-1] = [0,%d]", t.axis, rank-1)
+	}
+	n := t.in.Sizes[t.axis]
+	switch {
+	case t.k == 0:
+		// DirectML's pages give no lower bound, and K = 0 makes outputs
+		// with a size of 0, which no tensor may have; vkdml names K
+		// (semantics.md rule 37).
+		return hresult.InvalidArg("K", "must be at least 1")
+	case t.k > n:
+		return hresult.InvalidArg("K", "%d is larger than InputTensor.Sizes[%d] = %d, the length of the axis it selects from", t.k, t.axis, n)
+	}
+	outputs := []struct {
+		field string
+		d     *tensor.Desc
+	}{{"OutputValueTensor", t.vals}, {"OutputIndexTensor", t.idx}}
+	for _, c := range outputs {
+		if err := ValidateTensor(c.field, c.d, lo, hi, true); err != nil {
 			return err
 		}
 	}
@@ -154,32 +171,10 @@ func (t *topKOp) validate(ctx *Context) error {
 	if CheckType("OutputIndexTensor", t.idx.DataType, indices) != nil {
 		return hresult.InvalidArg("OutputIndexTensor.DataType", "%v is not supported by %s at feature level %v (supported: %v; DirectML refuses signed indices)", t.idx.DataType, t.typ, level, indices)
 	}
-	rank := t.in.Rank()
-	for _, c := range []struct {
-		field string
-		d     *tensor.Desc
-	}{{"OutputValueTensor", t.vals}, {"OutputIndexTensor", t.idx}} {
+	for _, c := range outputs {
 		if c.d.Rank() != rank {
 			return hresult.InvalidArg(c.field+".DimensionCount", "%d must equal InputTensor.DimensionCount %d", c.d.Rank(), rank)
 		}
-	}
-	if t.axis >= uint32(rank) {
-		return hresult.InvalidArg("Axis", "%d is not in [0, InputTensor.DimensionCount-1] = [0,%d]", t.axis, rank-1)
-	}
-	n := t.in.Sizes[t.axis]
-	switch {
-	case t.k == 0:
-		// DirectML's pages give no lower bound; vkdml refuses an empty
-		// selection rather than guess what DirectML does (semantics.md
-		// rule 37).
-		return hresult.InvalidArg("K", "must be at least 1")
-	case t.k > n:
-		return hresult.InvalidArg("K", "%d is larger than InputTensor.Sizes[%d] = %d, the length of the axis it selects from", t.k, t.axis, n)
-	}
-	for _, c := range []struct {
-		field string
-		d     *tensor.Desc
-	}{{"OutputValueTensor", t.vals}, {"OutputIndexTensor", t.idx}} {
 		for i := 0; i < rank; i++ {
 			want := t.in.Sizes[i]
 			if uint32(i) == t.axis {
