@@ -73,6 +73,11 @@ type Case struct {
 	AxisDirection  string   `json:"axisDirection,omitempty"`  // INCREASING | DECREASING
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
 
+	// TOP_K, TOP_K1 (whose AxisDirection is the field above; its indices
+	// are OutputIndices).
+	Axis uint32 `json:"axis,omitempty"`
+	K    uint32 `json:"k,omitempty"`
+
 	// MAX_POOLING*. DimensionCount = len(WindowSize).
 	Strides      []uint32 `json:"strides,omitempty"`
 	WindowSize   []uint32 `json:"windowSize,omitempty"`
