@@ -20,13 +20,14 @@ start method.
 """
 
 from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, max_unpool, prepare_argmax,
-                   prepare_argmin, prepare_max_pool, reduce)
+                   prepare_argmin, prepare_max_pool, reduce, top_k)
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
                       ArgumentTypeError, DeviceRemovedError, Error, ForkError, InvalidArgumentError, OutOfMemoryError,
                       UnsupportedError)
 
-__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
+__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "top_k", "run", "devices",
+           "default_device",
            "prepare_argmax", "prepare_argmin", "prepare_max_pool",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
            "DeviceRemovedError", "ForkError",
