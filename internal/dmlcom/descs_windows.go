@@ -118,6 +118,14 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 			return nil, err
 		}
 		op.desc = pin(d, &maxUnpoolingOperatorDesc{inputTensor: in, indicesTensor: ind, outputTensor: out})
+	case "TOP_K":
+		op.desc = pin(d, &topKOperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: c.TopKAxis(), k: c.K})
+	case "TOP_K1":
+		dir, err := c.Direction()
+		if err != nil {
+			return nil, err
+		}
+		op.desc = pin(d, &topK1OperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: c.TopKAxis(), k: c.K, axisDirection: dir})
 	default:
 		return nil, fmt.Errorf("unknown operator %q", c.Operator)
 	}

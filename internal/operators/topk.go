@@ -129,9 +129,9 @@ func topKFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 		return nil, fmt.Errorf("case %s: %s without an index output", c.Name, c.Operator)
 	}
 	if c.Operator == "TOP_K" {
-		return &dml.TopK{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: c.Axis, K: c.K}, nil
+		return &dml.TopK{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: c.TopKAxis(), K: c.K}, nil
 	}
-	return &dml.TopK1{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: c.Axis, K: c.K, AxisDirection: t.Direction}, nil
+	return &dml.TopK1{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: c.TopKAxis(), K: c.K, AxisDirection: t.Direction}, nil
 }
 
 // topKFromONNX maps TopK as ONNX Runtime's DirectML provider does onto

@@ -33,6 +33,7 @@ const (
 	FamilyArg       = "argminmax" // ARGMAX, ARGMIN, REDUCE
 	FamilyMaxPool   = "maxpool"   // MAX_POOLING, MAX_POOLING1, MAX_POOLING2
 	FamilyMaxUnpool = "maxunpool" // MAX_UNPOOLING
+	FamilyTopK      = "topk"      // TOP_K, TOP_K1
 )
 
 // Family is the operator family of a case.
@@ -42,6 +43,9 @@ func (c *Case) Family() string {
 	}
 	if c.Operator == "MAX_UNPOOLING" {
 		return FamilyMaxUnpool
+	}
+	if strings.HasPrefix(c.Operator, "TOP_K") {
+		return FamilyTopK
 	}
 	return FamilyArg
 }

@@ -74,9 +74,10 @@ type Case struct {
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
 
 	// TOP_K, TOP_K1 (whose AxisDirection is the field above; its indices
-	// are OutputIndices).
-	Axis uint32 `json:"axis,omitempty"`
-	K    uint32 `json:"k,omitempty"`
+	// are OutputIndices). Axis is nil for the other operators, which have
+	// none (TopKAxis reads it).
+	Axis *uint32 `json:"axis,omitempty"`
+	K    uint32  `json:"k,omitempty"`
 
 	// MAX_POOLING*. DimensionCount = len(WindowSize).
 	Strides      []uint32 `json:"strides,omitempty"`
@@ -309,6 +310,14 @@ func writeFile(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// TopKAxis is TOP_K's Axis (0 when the case gives none).
+func (c *Case) TopKAxis() uint32 {
+	if c.Axis == nil {
+		return 0
+	}
+	return *c.Axis
 }
 
 // Direction is the case's DML_AXIS_DIRECTION value: INCREASING (or empty)

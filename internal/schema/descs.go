@@ -30,9 +30,11 @@ var argFields = []Field{input, output, axisCount, axes,
 	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}}
 
 // topKFields are DML_TOP_K_OPERATOR_DESC's; TOP_K1 adds AxisDirection.
+// The parity corpus keeps its generic names for the two outputs (a case's
+// output and outputIndices).
 var topKFields = []Field{input,
-	{Name: "OutputValueTensor", Kind: OutputTensor, Type: TensorDesc},
-	{Name: "OutputIndexTensor", Kind: OutputTensor, Type: TensorDesc},
+	{Name: "OutputValueTensor", Kind: OutputTensor, Type: TensorDesc, JSON: "output"},
+	{Name: "OutputIndexTensor", Kind: OutputTensor, Type: TensorDesc, JSON: "outputIndices"},
 	{Name: "Axis", Kind: Attribute, Type: UInt},
 	{Name: "K", Kind: Attribute, Type: UInt}}
 
