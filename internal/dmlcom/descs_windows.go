@@ -119,13 +119,15 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 		}
 		op.desc = pin(d, &maxUnpoolingOperatorDesc{inputTensor: in, indicesTensor: ind, outputTensor: out})
 	case "TOP_K":
-		op.desc = pin(d, &topKOperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: c.TopKAxis(), k: c.K})
+		axis, k := c.TopKParams()
+		op.desc = pin(d, &topKOperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: axis, k: k})
 	case "TOP_K1":
 		dir, err := c.Direction()
 		if err != nil {
 			return nil, err
 		}
-		op.desc = pin(d, &topK1OperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: c.TopKAxis(), k: c.K, axisDirection: dir})
+		axis, k := c.TopKParams()
+		op.desc = pin(d, &topK1OperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: axis, k: k, axisDirection: dir})
 	default:
 		return nil, fmt.Errorf("unknown operator %q", c.Operator)
 	}

@@ -128,10 +128,11 @@ func topKFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 	if t.Indices == nil {
 		return nil, fmt.Errorf("case %s: %s without an index output", c.Name, c.Operator)
 	}
+	axis, k := c.TopKParams()
 	if c.Operator == "TOP_K" {
-		return &dml.TopK{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: c.TopKAxis(), K: c.K}, nil
+		return &dml.TopK{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: axis, K: k}, nil
 	}
-	return &dml.TopK1{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: c.TopKAxis(), K: c.K, AxisDirection: t.Direction}, nil
+	return &dml.TopK1{Input: t.Input, OutputValue: t.Output, OutputIndex: *t.Indices, Axis: axis, K: k, AxisDirection: t.Direction}, nil
 }
 
 // topKFromONNX maps TopK as ONNX Runtime's DirectML provider does onto

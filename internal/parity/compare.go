@@ -230,7 +230,11 @@ func (r *Report) verdict(c *Case, golden, vk *Outcome, known map[string]string) 
 		row.Verdict, row.Detail = Known, diff+"; known: "+SignedZeroReason
 		r.Known++
 	default:
-		if reason := globalWindowReduction(c, golden, vk); reason != "" {
+		reason := globalWindowReduction(c, golden, vk)
+		if reason == "" {
+			reason = topKNaN(c, golden, vk)
+		}
+		if reason != "" {
 			row.Verdict, row.Detail = Known, diff+"; known: "+reason
 			r.Known++
 		} else {

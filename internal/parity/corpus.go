@@ -74,10 +74,10 @@ type Case struct {
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
 
 	// TOP_K, TOP_K1 (whose AxisDirection is the field above; its indices
-	// are OutputIndices). Axis is nil for the other operators, which have
-	// none (TopKAxis reads it).
+	// are OutputIndices). Both are nil for the other operators, which
+	// have none (TopKParams reads them).
 	Axis *uint32 `json:"axis,omitempty"`
-	K    uint32  `json:"k,omitempty"`
+	K    *uint32 `json:"k,omitempty"`
 
 	// MAX_POOLING*. DimensionCount = len(WindowSize).
 	Strides      []uint32 `json:"strides,omitempty"`
@@ -312,12 +312,15 @@ func writeFile(path string, b []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// TopKAxis is TOP_K's Axis (0 when the case gives none).
-func (c *Case) TopKAxis() uint32 {
-	if c.Axis == nil {
-		return 0
+// TopKParams are TOP_K's Axis and K (0 where the case gives none).
+func (c *Case) TopKParams() (axis, k uint32) {
+	if c.Axis != nil {
+		axis = *c.Axis
 	}
-	return *c.Axis
+	if c.K != nil {
+		k = *c.K
+	}
+	return axis, k
 }
 
 // Direction is the case's DML_AXIS_DIRECTION value: INCREASING (or empty)

@@ -49,7 +49,7 @@ func (g *gen) topKCase(s topKSpec) {
 		dir = "DECREASING"
 	}
 	g.add(parity.Case{Name: s.name, Covers: s.covers, Note: s.note, Operator: op, Input: s.in,
-		Output: desc(dt, out, nil), OutputIndices: ptr(desc(idx, out, nil)), Axis: &s.axis, K: s.k, AxisDirection: dir,
+		Output: desc(dt, out, nil), OutputIndices: ptr(desc(idx, out, nil)), Axis: &s.axis, K: &s.k, AxisDirection: dir,
 		Expect: s.expect}, buffer(s.in, gapValue(dt, op), s.values))
 }
 
@@ -150,6 +150,7 @@ func (g *gen) topKRejects() {
 		{name: "reject_topk_int32_indices", covers: []string{"rule 31"}, in: desc(f32, u32(2, 5), nil), axis: 1, k: 2, idx: tensor.Int32, expect: "E_INVALIDARG"},
 		{name: "reject_topk_int64_indices", covers: []string{"rule 31"}, in: desc(f32, u32(2, 5), nil), axis: 1, k: 2, idx: tensor.Int64, expect: "E_INVALIDARG"},
 		{name: "reject_topk_axis_past_rank", covers: []string{"rule 31"}, in: desc(f32, u32(2, 5), nil), axis: 2, k: 1, expect: "E_INVALIDARG"},
+		{name: "reject_topk_k_0", covers: []string{"rule 37"}, note: "K = 0: outputs with a size of 0 along Axis", in: desc(f32, u32(2, 5), nil), axis: 1, k: 0, expect: "E_INVALIDARG"},
 	} {
 		c.values = vals
 		g.topKCase(c)
