@@ -57,9 +57,9 @@ func DataDir() string {
 	return DefaultDataDir
 }
 
-// Patterns are the data-set folder names the suite runs (49 data sets in
+// Patterns are the data-set folder names the suite runs (52 data sets in
 // libonnx-testdata 1.x).
-var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*", "test_maxunpool_*"}
+var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*", "test_maxunpool_*", "test_top_k*"}
 
 // Status is a case's outcome.
 type Status string
