@@ -8,8 +8,8 @@
 // Defines:
 //   ELEM_BITS, NATIVE  the element (elem.glsl)
 //   SHAPE  0 (thread): one invocation per item scans its segment in
-//            increasing index, keeping an insertion-sorted list of the
-//            best min(K, 16) entries (K <= 16);
+//            increasing index, keeping a sorted list of its best K
+//            entries (K <= 16);
 //          1 (lane): one workgroup per item; lane t keeps such a list
 //            over positions t, t+WG, ... of the segment, then the lanes'
 //            lists are sorted together in shared memory (K <= 16);
@@ -19,6 +19,8 @@
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
+
+#extension GL_EXT_control_flow_attributes : require
 
 #define ELEM_SRC 0
 #if RUNS
@@ -63,30 +65,39 @@ void emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint r, uvec2 s, uint i)
 }
 
 #if SHAPE == 0 || SHAPE == 1
-// The insertion-sorted list of one invocation.
+// The sorted list of one invocation: K entries (K <= LIST_MAX), padding
+// entries past the ones it holds. Every index into it is a constant once
+// K is specialized and the loops over LIST_MAX are unrolled, so that the
+// list stays in registers rather than in indexed (scratch) memory.
 uvec2 ls[LIST_MAX];
 uint li[LIST_MAX];
 
-// list_scan fills the list with the best kk entries of positions j0, j0 +
-// stride, ... < j1 and returns how many it holds. Positions increase, so
-// a later equal score never passes an earlier one.
-uint list_scan(uint kin, uint j0, uint j1, uint stride, uint kk) {
-	uint cnt = 0u;
+// list_scan fills the list with the best K entries of positions j0, j0 +
+// stride, ... < j1 (padding where there are fewer). A candidate better
+// than the list's last entry sinks through the list, swapping with every
+// entry it beats: the list stays sorted and its last entry drops out.
+void list_scan(uint kin, uint j0, uint j1, uint stride) {
+	[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+		ls[q] = uvec2(0u);
+		li[q] = PAD_INDEX;
+	}
 	for (uint j = j0; j < j1; j += stride) {
 		uvec2 s = score(load_raw(kin + j * AI));
-		if (cnt == kk && !key_gt(s, ls[kk - 1u])) {
+		uint i = j;
+		if (!better(s, i, ls[K - 1u], li[K - 1u])) {
 			continue;
 		}
-		uint q = min(cnt, kk - 1u);
-		cnt = min(cnt + 1u, kk);
-		for (; q > 0u && key_gt(s, ls[q - 1u]); q--) {
-			ls[q] = ls[q - 1u];
-			li[q] = li[q - 1u];
+		[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+			if (q < K && better(s, i, ls[q], li[q])) {
+				uvec2 ts = ls[q];
+				uint ti = li[q];
+				ls[q] = s;
+				li[q] = i;
+				s = ts;
+				i = ti;
+			}
 		}
-		ls[q] = s;
-		li[q] = j;
 	}
-	return cnt;
 }
 #endif
 
@@ -102,9 +113,8 @@ void main() {
 		row_offsets(pc.r_begin + rl, kin, kv, kx);
 		uint j0 = sg * pc.seg_len;
 		uint j1 = min(j0 + pc.seg_len, N);
-		uint kk = min(K, j1 - j0);
-		uint cnt = list_scan(kin, j0, j1, 1u, kk);
-		for (uint r = 0u; r < cnt; r++) {
+		list_scan(kin, j0, j1, 1u);
+		for (uint r = 0u; r < min(K, j1 - j0); r++) {
 			emit(rl, sg, kin, kv, kx, r, ls[r], li[r]);
 		}
 	}
@@ -175,12 +185,14 @@ void main() {
 		// Lane t's list, padded, at entries [t*lk, (t+1)*lk) with lk =
 		// sort_n / WG (a power of two at least K).
 		uint lk = pc.sort_n / WG;
-		uint cnt = list_scan(kin, j0 + t, j1, WG, min(kk, lk));
-		for (uint q = 0u; q < lk; q++) {
-			if (q < cnt) {
-				sh_put(t * lk + q, ls[q], li[q]);
-			} else {
-				sh_put(t * lk + q, uvec2(0u), PAD_INDEX);
+		list_scan(kin, j0 + t, j1, WG);
+		[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+			if (q < lk) {
+				if (q < K) {
+					sh_put(t * lk + q, ls[q], li[q]);
+				} else {
+					sh_put(t * lk + q, uvec2(0u), PAD_INDEX);
+				}
 			}
 		}
 #else
