@@ -99,14 +99,15 @@ func TestTopKRules(t *testing.T) {
 // TestTopKStrategyRefusals: an unknown strategy is E_INVALIDARG on
 // Kernel; a list strategy forced with K above 16 is unsupported.
 func TestTopKStrategyRefusals(t *testing.T) {
-	desc := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 100}, 1, 17)
 	for _, c := range []struct {
 		kernel string
 		code   error
-	}{{"bogus", hresult.E_INVALIDARG}, {ops.TopKStrategyThread, hresult.DXGI_ERROR_UNSUPPORTED}, {ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED}} {
+		k      uint32
+	}{{"bogus", hresult.E_INVALIDARG, 17}, {ops.TopKStrategyThread, hresult.DXGI_ERROR_UNSUPPORTED, 17},
+		{ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED, 17}, {ops.TopKStrategyFilter, hresult.DXGI_ERROR_UNSUPPORTED, 1025}} {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = c.kernel
-		_, err := desc.Plan(ctx)
+		_, err := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 2000}, 1, c.k).Plan(ctx)
 		checkRefusal(t, argRule{name: "kernel " + c.kernel, code: c.code, field: "Kernel"}, err)
 	}
 	for _, k := range ops.TopKStrategies {

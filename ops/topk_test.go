@@ -65,6 +65,17 @@ func topKRun(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor, stra
 	testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
 }
 
+// topKTakes: does strategy strat ("" the planner's choice) take K = k?
+func topKTakes(strat string, k uint32) bool {
+	switch strat {
+	case ops.TopKStrategyThread, ops.TopKStrategyLane:
+		return k <= 16
+	case ops.TopKStrategyFilter:
+		return k <= 1024
+	}
+	return true
+}
+
 // TestTopKMeasured: DirectML's measured cases (issue 31, semantics.md
 // rules 32-35) on every strategy.
 func TestTopKMeasured(t *testing.T) {
@@ -121,7 +132,7 @@ func TestTopKRandom(t *testing.T) {
 		}
 		n := sizes[axis]
 		ks := []uint32{1, n, uint32(1 + rng.Intn(int(n)))}
-		for _, k := range []uint32{15, 16, 17, 2047, 2048, 2049} {
+		for _, k := range []uint32{15, 16, 17, 1023, 1024, 1025, 2047, 2048, 2049} {
 			if k <= n {
 				ks = append(ks, k)
 			}
@@ -136,7 +147,7 @@ func TestTopKRandom(t *testing.T) {
 		}
 		desc := topKDesc(in.Desc, axis, k, dir, idx)
 		for _, strat := range append([]string{""}, ops.TopKStrategies...) {
-			if k > 16 && (strat == ops.TopKStrategyThread || strat == ops.TopKStrategyLane) {
+			if !topKTakes(strat, k) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%d/%v/%v/%s/axis%d/K%d/%v/%s", it, dt, sizes, layout, axis, k, dir, strat), func(t *testing.T) {
@@ -160,12 +171,49 @@ func TestTopKWindows(t *testing.T) {
 					continue
 				}
 				for _, strat := range append([]string{""}, ops.TopKStrategies...) {
-					if k > 16 && (strat == ops.TopKStrategyThread || strat == ops.TopKStrategyLane) {
+					if !topKTakes(strat, k) {
 						continue
 					}
 					t.Run(fmt.Sprintf("cap%d/axis%d/K%d/%s", cap, axis, k, strat), func(t *testing.T) {
 						topKRun(t, d, topKDesc(in.Desc, axis, k, ops.AxisDirectionDecreasing, tensor.UInt32), in, strat, rng)
 					})
+				}
+			}
+		}
+	}
+}
+
+// TestTopKFilterAdversarial: the filter strategy where every position is a
+// candidate (ascending rows for DECREASING, so the buffer fills at every
+// chunk), where ties and NaNs straddle chunk and segment boundaries, and
+// with K at the list's sizes; every strategy that takes K, against the
+// reference.
+func TestTopKFilterAdversarial(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	fills := map[string]func(i int) float32{
+		"ascending": func(i int) float32 { return float32(i) },
+		"ties":      func(i int) float32 { return float32(i % 7) },
+		"nan":       func(i int) float32 { return []float32{float32(math.NaN()), 1, -0.0, float32(i % 3)}[i%4] },
+		"random":    func(int) float32 { return float32(rng.Intn(100)) },
+	}
+	for name, fill := range fills {
+		for _, n := range []uint32{700, 9000} {
+			v := make([]float32, 2*n)
+			for i := range v {
+				v[i] = fill(i)
+			}
+			in := tensor.FromFloat32([]uint32{2, n}, v)
+			for _, k := range []uint32{17, 50, 64, 65, 1000, 1024} {
+				if k > n {
+					continue
+				}
+				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+					for _, strat := range []string{ops.TopKStrategyFilter, ops.TopKStrategySort} {
+						t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
+							topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
+						})
+					}
 				}
 			}
 		}

@@ -15,7 +15,14 @@
 //            lists are sorted together in shared memory (K <= 16);
 //          2 (sort): one workgroup per item loads its segment (at most
 //            SORT_MAX positions) into shared memory and sorts it (any K:
-//            the run keeps min(K, segment length)).
+//            the run keeps min(K, segment length));
+//          3 (filter): one workgroup per item keeps its best list_n
+//            entries sorted in shared memory; lanes test WG positions at a
+//            time against the list's K-th entry and append the better ones
+//            to a candidate buffer, which is sorted into the list (one sort
+//            of sort_n entries) when it could overflow: after the first
+//            chunks few positions pass, so most cost one compare (K up to
+//            SORT_MAX/2).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
@@ -44,7 +51,10 @@ layout(push_constant) uniform Push {
 	uint seg_len;  // axis positions per segment
 	uint nseg;     // segments per row
 	uint run_cap;  // entries per run in the temporary resource: min(K, seg_len)
-	uint sort_n;   // SHAPE 2: the power of two the segments are padded to; SHAPE 1: lanes x list length
+	uint sort_n;   // SHAPE 2: the power of two the segments are padded to; SHAPE 1: lanes x list length;
+	               // SHAPE 3: the entries sorted at a merge
+	uint list_n;   // SHAPE 3: entries of the kept list (a power of two at least K)
+	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -127,6 +137,7 @@ shared uint sh_lo[SORT_MAX];
 shared uint sh_hi[SORT_MAX];
 #endif
 shared uint sh_idx[SORT_MAX];
+shared uint sh_count; // SHAPE 3: candidates in the buffer
 
 void sh_put(uint e, uvec2 s, uint i) {
 	sh_lo[e] = s.x;
@@ -195,6 +206,43 @@ void main() {
 				}
 			}
 		}
+#elif SHAPE == 3
+		for (uint q = t; q < pc.sort_n; q += WG) {
+			sh_put(q, uvec2(0u), PAD_INDEX);
+		}
+		if (t == 0u) {
+			sh_count = 0u;
+		}
+		barrier();
+		uvec2 ths = uvec2(0u);
+		uint thi = PAD_INDEX;
+		for (uint base = j0; base < j1; base += WG) {
+			uint j = base + t;
+			if (j < j1) {
+				uvec2 s = score(load_raw(kin + j * AI));
+				if (better(s, j, ths, thi)) {
+					sh_put(pc.list_n + atomicAdd(sh_count, 1u), s, j);
+				}
+			}
+			barrier();
+			// Uniform: every lane reads the count after the barrier.
+			bool full = sh_count > pc.cand_n - WG || base + WG >= j1;
+			barrier();
+			if (full) {
+				sh_sort(pc.sort_n);
+				// The candidates are now in the list; their slots (and every
+				// slot past the list) hold padding again.
+				for (uint q = pc.list_n + t; q < pc.sort_n; q += WG) {
+					sh_put(q, uvec2(0u), PAD_INDEX);
+				}
+				if (t == 0u) {
+					sh_count = 0u;
+				}
+				ths = sh_score(K - 1u);
+				thi = sh_idx[K - 1u];
+				barrier();
+			}
+		}
 #else
 		for (uint q = t; q < pc.sort_n; q += WG) {
 			uint j = j0 + q;
@@ -205,7 +253,9 @@ void main() {
 			}
 		}
 #endif
+#if SHAPE != 3
 		sh_sort(pc.sort_n);
+#endif
 		for (uint r = t; r < kk; r += WG) {
 			emit(rl, sg, kin, kv, kx, r, sh_score(r), sh_idx[r]);
 		}

@@ -7,6 +7,7 @@ const (
 	TopKThread = "thread" // one invocation per (row, segment), an insertion list
 	TopKLane   = "lane"   // one workgroup per (row, segment): lanes' lists sorted together
 	TopKSort   = "sort"   // one workgroup per (row, segment): the segment sorted in shared memory
+	TopKFilter = "filter" // one workgroup per (row, segment): a sorted list in shared memory, fed by a threshold
 )
 
 // TopKSortMax is the most entries topk_select.comp sorts in shared memory
@@ -52,9 +53,9 @@ func TopKMergeName(elemBits int, native, final bool) string {
 // arrays of 7 kept dimension slots.
 var (
 	topKSpec        = concat([]string{SpecWorkgroupSize, "FLAGS", "K", "N", "AI", "AV", "AX"}, numbered("DS", 7), numbered("DI", 7), numbered("DV", 7), numbered("DX", 7))
-	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "in_win", "v_win", "x_win"}
+	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "in_win", "v_win", "x_win"}
 	topKMergePush   = []string{"r_begin", "r_count", "span", "cap_in", "nruns_in", "cap_out", "nruns_out", "in_win", "v_win", "x_win"}
-	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2}
+	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3}
 )
 
 // A kernel that writes runs reads no output strides: its row declares
@@ -81,7 +82,7 @@ func topKVariants() []Variant {
 			elem := []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native))}
 			out = append(out, Variant{Name: TopKMergeName(bits, native, true), Source: "topk_merge.comp",
 				Defines: append([]string{"FINAL=1"}, elem...), Bindings: 4, Spec: topKSpec, Push: topKMergePush})
-			for _, shape := range []string{TopKThread, TopKLane, TopKSort} {
+			for _, shape := range []string{TopKThread, TopKLane, TopKSort, TopKFilter} {
 				for _, runs := range []bool{false, true} {
 					spec := topKSpec
 					if runs {
