@@ -35,15 +35,12 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 		load = 4
 	}
 	a := argStepItems{oCount: v.p("r_count"), jCount: v.s("N"), segLen: v.p("seg_len"), nloc: v.p("nseg")}
-	f := DispatchFacts{BytesPerLaneInFlight: load}
-	if v.define("SHAPE", 0) == 0 {
-		f = v.gridFacts(a.items(), load)
-	} else {
-		empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return n })
-		if err != nil {
+	f := v.gridFacts(a.items(), load)
+	if v.define("SHAPE", 0) != 0 {
+		var err error
+		if f, err = workgroupPerItemFacts(v, a, load); err != nil {
 			return f, err
 		}
-		f.Lanes, f.EmptyLanes = v.lanes(), empty
 	}
 	f.BytesRead = a.oCount * a.jCount * es
 	if v.define("RUNS", 0) == 1 {
@@ -71,4 +68,11 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesWritten = rows * v.p("nruns_out") * v.p("cap_out") * eb
 	}
 	return f, nil
+}
+
+// workgroupPerItemFacts is the lanes of a kernel with a workgroup per
+// item whose lane t touches positions t, t+WG, ... of the item's n.
+func workgroupPerItemFacts(v *stepValues, a argStepItems, load uint64) (DispatchFacts, error) {
+	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return n })
+	return DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}, err
 }

@@ -65,21 +65,29 @@ func topKRuleCases() []argRule {
 	}
 }
 
+// validateAndPlan validates c's desc on a lavapipe-like context at c's
+// level and, at the device's level (0), plans it and checks the plan, as
+// CreateOperator does.
+func validateAndPlan(c argRule) error {
+	ctx := descfuzz.Lavapipe()
+	if c.level != 0 {
+		ctx.FeatureLevel = c.level
+	}
+	err := c.desc.Validate(ctx)
+	if err == nil && c.level == 0 {
+		var p *ops.Plan
+		if p, err = c.desc.Plan(ctx); err == nil {
+			err = ops.CheckPlan(ctx, c.desc, p)
+		}
+	}
+	return err
+}
+
 // TestTopKRules validates (and, at the device's level, plans and checks)
 // every case on a lavapipe-like context.
 func TestTopKRules(t *testing.T) {
 	for _, c := range topKRuleCases() {
-		ctx := descfuzz.Lavapipe()
-		if c.level != 0 {
-			ctx.FeatureLevel = c.level
-		}
-		err := c.desc.Validate(ctx)
-		if err == nil && c.level == 0 {
-			var p *ops.Plan
-			if p, err = c.desc.Plan(ctx); err == nil {
-				err = ops.CheckPlan(ctx, c.desc, p)
-			}
-		}
+		err := validateAndPlan(c)
 		if c.code == nil {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
