@@ -97,3 +97,14 @@ def test_refusals(device):
         vkdml.top_k(x, 2, axis=2, device=device)
     with pytest.raises(vkdml.ArgumentTypeError, match="largest"):
         vkdml.top_k(x, 2, largest="yes", device=device)
+
+
+def test_out(device):
+    x = np.array([[3, 1, 3, 2]], np.float32)
+    values = np.full((4, 6), 7, np.float32)[::2, ::3]  # strided: (2, 2), the result written in place
+    indices = np.zeros((1, 2), np.uint64)
+    v, i = vkdml.top_k(x[:1], 2, out=(values[:1], indices), device=device)
+    assert v.base is values.base and i is indices
+    assert list(values[0]) == [3, 3] and list(indices[0]) == [0, 2] and list(values[1]) == [7, 7]
+    with pytest.raises(vkdml.ArgumentTypeError, match="out"):
+        vkdml.top_k(x, 2, out=values, device=device)

@@ -736,7 +736,7 @@ def max_unpool(x: npt.ArrayLike, indices: npt.ArrayLike, output_shape: Sequence[
 
 @api("top_k")
 def top_k(x: npt.ArrayLike, k: int, axis: int = -1, largest: bool = True, *, index_dtype: npt.DTypeLike = "uint32",
-          device: DeviceLike = None) -> Tuple[np.ndarray, np.ndarray]:
+          device: DeviceLike = None, out: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[np.ndarray, np.ndarray]:
     """DirectML's TOP_K1, shaped like torch.topk: (values, indices), the k
     largest elements along axis (largest=True, sorted descending) or the k
     smallest (largest=False, sorted ascending), and their positions along
@@ -746,8 +746,9 @@ def top_k(x: npt.ArrayLike, k: int, axis: int = -1, largest: bool = True, *, ind
     is selected only when k exceeds the count of numbers, the
     lowest-indexed NaNs first (semantics.md rules 31-37; torch leaves ties
     and NaN unspecified). k runs from 1 to the axis length. index_dtype is
-    uint32 or uint64 (DirectML refuses signed indices). device is as in
-    argmax; every failure raises vkdml.Error.
+    uint32 or uint64 (DirectML refuses signed indices). out is a pair of
+    arrays (values of x's dtype, indices) to write into and return, as in
+    argmax. device is as in argmax; every failure raises vkdml.Error.
     """
     call = "top_k"
     inp = _Input(call, "x", _as_array(call, "x", x))
@@ -764,13 +765,19 @@ def top_k(x: npt.ArrayLike, k: int, axis: int = -1, largest: bool = True, *, ind
     if not 1 <= kk <= n:
         raise invalid(call, "k", "%d is not in [1, %d], the length of axis %d" % (kk, n, ax))
     shape = tuple(kk if i == ax else s for i, s in enumerate(inp.tensor.shape))
-    values = _TensorDesc(call, "values", shape, inp.tensor.dtype)
-    indices = _TensorDesc(call, "indices", shape, _index_dtype(call, index_dtype))
+    if out is None:
+        values = _TensorDesc(call, "values", shape, inp.tensor.dtype)
+        indices = _TensorDesc(call, "indices", shape, _index_dtype(call, index_dtype))
+    else:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise invalid(call, "out", "is a %s; give a pair (values, indices)" % type(out).__name__, ArgumentTypeError)
+        values = _out_tensor(call, "out[0]", out[0], shape, inp.tensor.dtype)
+        indices = _out_tensor(call, "out[1]", out[1], shape)
     direction = "decreasing" if largest else "increasing"
     desc = _capi.TopK1Desc(ctypes.pointer(inp.tensor.desc), ctypes.pointer(values.desc), ctypes.pointer(indices.desc),
                            ax, kk, _DIRECTIONS[direction])
     plan = _Plan(call, _capi.OPERATOR_TOP_K1, desc, [], inp.tensor, [values, indices], [ax, kk, direction])
-    return _run(device, plan, inp)
+    return _run(device, plan, inp, None if out is None else list(out))
 
 
 # ---- Prepared operators ----
