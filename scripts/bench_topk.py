@@ -43,7 +43,7 @@ def main():
     gen = torch.Generator().manual_seed(1)
     cases = [(f"{s[0]}x{s[1]} K={k}", s, k) for s, k in CASES]
     if a.only:
-        keep = a.only.split(",")
+        keep = [w for w in a.only.split(",") if w]
         cases = [c for c in cases if any(w in c[0] for w in keep)]
     inputs = {s: torch.randn(*s, generator=gen) for _, s, _ in cases}
     rows = {name: ([], [], "") for name, _, _ in cases}
