@@ -58,7 +58,8 @@ type Case struct {
 	Note   string   `json:"note,omitempty"`
 
 	// Operator is DML_OPERATOR_TYPE without the prefix: ARGMAX, ARGMIN,
-	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2 or MAX_UNPOOLING.
+	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2, MAX_UNPOOLING, TOP_K or
+	// TOP_K1.
 	Operator string `json:"operator"`
 	Input    Tensor `json:"input"`
 	// Indices is MAX_UNPOOLING's IndicesTensor, its second input (in
