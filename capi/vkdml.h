@@ -170,7 +170,9 @@ typedef enum vkdml_operator_type {
     VKDML_OPERATOR_MAX_POOLING = 4,    /* vkdml_max_pooling_desc */
     VKDML_OPERATOR_MAX_POOLING1 = 5,   /* vkdml_max_pooling1_desc */
     VKDML_OPERATOR_MAX_POOLING2 = 6,   /* vkdml_max_pooling2_desc */
-    VKDML_OPERATOR_MAX_UNPOOLING = 7   /* vkdml_max_unpooling_desc */
+    VKDML_OPERATOR_MAX_UNPOOLING = 7,  /* vkdml_max_unpooling_desc */
+    VKDML_OPERATOR_TOP_K = 8,          /* vkdml_top_k_desc */
+    VKDML_OPERATOR_TOP_K1 = 9          /* vkdml_top_k1_desc */
 } vkdml_operator_type;
 /* END GENERATED: operator types */
 
@@ -261,6 +263,30 @@ typedef struct vkdml_max_unpooling_desc {
     const vkdml_tensor_desc *indices;
     const vkdml_tensor_desc *output;
 } vkdml_max_unpooling_desc;
+
+/* DML_TOP_K_OPERATOR_DESC: the k largest elements along axis, sorted
+ * descending (TOP_K1 with axis_direction DECREASING). Both outputs have the
+ * input's sizes but k along axis; indices (UINT32, or UINT64 from feature
+ * level 5.0) count from the start of the axis. Ties go to the lower index,
+ * NaN comes after every number. */
+typedef struct vkdml_top_k_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *output_value;
+    const vkdml_tensor_desc *output_index;
+    uint32_t axis;
+    uint32_t k;
+} vkdml_top_k_desc;
+
+/* DML_TOP_K1_OPERATOR_DESC: DECREASING selects the k largest, sorted
+ * descending; INCREASING the k smallest, sorted ascending. */
+typedef struct vkdml_top_k1_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *output_value;
+    const vkdml_tensor_desc *output_index;
+    uint32_t axis;
+    uint32_t k;
+    uint32_t axis_direction;   /* vkdml_axis_direction */
+} vkdml_top_k1_desc;
 /* END GENERATED: descs */
 
 /* DML_OPERATOR_DESC: type says which struct desc points to. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #ifndef _WIN32
 #include <signal.h>
 #include <sys/wait.h>
@@ -447,6 +448,31 @@ static void max_unpooling(vkdml_device dev) {
     EXPECT_HR(vkdml_run(dev, &d, ins, 2, outs, 1), VKDML_E_INVALIDARG, "IndicesTensor.DataType");
 }
 
+/* TOP_K1: two outputs, ties to the lower index, NaN after every number;
+ * TOP_K is DECREASING; K past the axis and INT32 indices are refused. */
+static void top_k(vkdml_device dev) {
+    uint32_t in_sizes[1] = {5}, out_sizes[1] = {3};
+    vkdml_tensor_desc x = {VKDML_DATA_TYPE_FLOAT32, 0, 1, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc v = {VKDML_DATA_TYPE_FLOAT32, 0, 1, out_sizes, NULL, 0, 0};
+    vkdml_tensor_desc i = {VKDML_DATA_TYPE_UINT32, 0, 1, out_sizes, NULL, 0, 0};
+    vkdml_top_k1_desc td = {&x, &v, &i, 0, 3, VKDML_AXIS_DIRECTION_INCREASING};
+    vkdml_operator_desc d = {VKDML_OPERATOR_TOP_K1, &td};
+    float xv[5] = {3, NAN, 1, 3, 1}, vv[3];
+    uint32_t iv[3];
+    vkdml_buffer ins[1] = {{xv, sizeof xv}}, outs[2] = {{vv, sizeof vv}, {iv, sizeof iv}};
+    MUST(vkdml_run(dev, &d, ins, 1, outs, 2));
+    EXPECT(vv[0] == 1 && vv[1] == 1 && vv[2] == 3 && iv[0] == 2 && iv[1] == 4 && iv[2] == 0);
+    vkdml_top_k_desc kd = {&x, &v, &i, 0, 3};
+    vkdml_operator_desc dk = {VKDML_OPERATOR_TOP_K, &kd};
+    MUST(vkdml_run(dev, &dk, ins, 1, outs, 2));
+    EXPECT(vv[0] == 3 && vv[1] == 3 && vv[2] == 1 && iv[0] == 0 && iv[1] == 3 && iv[2] == 2);
+    td.k = 6;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 1, outs, 2), VKDML_E_INVALIDARG, "K");
+    td.k = 3;
+    i.data_type = VKDML_DATA_TYPE_INT32;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 1, outs, 2), VKDML_E_INVALIDARG, "OutputIndexTensor.DataType");
+}
+
 /* Messages belong to the thread whose call failed. */
 static void *fail_in_thread(void *arg) {
     (void)arg;
@@ -529,6 +555,7 @@ int main(void) {
     strided_output(dev);
     other_operators(dev);
     max_unpooling(dev);
+    top_k(dev);
     thread_local_errors();
     concurrency(dev);
     spare_bytes(dev);

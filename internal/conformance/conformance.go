@@ -59,7 +59,7 @@ func DataDir() string {
 
 // The suite runs every data-set folder under the data directory whose
 // node is of an ONNX type the operator table maps (operators.ONNXTypes;
-// 49 data sets in libonnx-testdata 1.x), whatever the folder's name, and
+// 52 data sets in libonnx-testdata 1.x), whatever the folder's name, and
 // lists every other folder as not mapped, with the reason: none is left
 // out unsaid.
 

@@ -66,7 +66,8 @@ type Case struct {
 	Note   string   `json:"note,omitempty"`
 
 	// Operator is DML_OPERATOR_TYPE without the prefix: ARGMAX, ARGMIN,
-	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2 or MAX_UNPOOLING.
+	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2, MAX_UNPOOLING, TOP_K or
+	// TOP_K1.
 	Operator string `json:"operator"`
 	Input    Tensor `json:"input"`
 	// Indices is MAX_UNPOOLING's IndicesTensor, its second input (in
@@ -80,6 +81,12 @@ type Case struct {
 	Axes           []uint32 `json:"axes" jsonschema:"nullable"`
 	AxisDirection  string   `json:"axisDirection,omitempty"`  // INCREASING | DECREASING
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
+
+	// TOP_K, TOP_K1 (whose AxisDirection is the field above; its indices
+	// are OutputIndices). Both are nil for the other operators, which
+	// have none (TopKParams reads them).
+	Axis *uint32 `json:"axis,omitempty"`
+	K    *uint32 `json:"k,omitempty"`
 
 	// MAX_POOLING*. DimensionCount = len(WindowSize).
 	Strides      []uint32 `json:"strides,omitempty"`
@@ -342,6 +349,17 @@ func writeFile(path string, b []byte) error {
 		_, err := w.Write(b)
 		return err
 	})
+}
+
+// TopKParams are TOP_K's Axis and K (0 where the case gives none).
+func (c *Case) TopKParams() (axis, k uint32) {
+	if c.Axis != nil {
+		axis = *c.Axis
+	}
+	if c.K != nil {
+		k = *c.K
+	}
+	return axis, k
 }
 
 // Direction is the case's DML_AXIS_DIRECTION value: INCREASING (or empty)

@@ -987,6 +987,52 @@ def indices_to_torch(indices: npt.ArrayLike, input_shape: Sequence[int]) -> np.n
     return (flat - starts).astype(np.int64)
 
 
+@api("top_k")
+def top_k(x: npt.ArrayLike, k: int, axis: int = -1, largest: bool = True, *, index_dtype: npt.DTypeLike = "uint32",
+          device: DeviceLike = None, out: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """DirectML's TOP_K1, shaped like torch.topk: (values, indices), the k
+    largest elements along axis (largest=True, sorted descending) or the k
+    smallest (largest=False, sorted ascending), and their positions along
+    axis. Both keep x's rank with k along axis. Equal values come in index
+    order, the lower index first, in both directions (-0 and +0 are equal,
+    each keeping its bits); NaN comes after every number either way, so it
+    is selected only when k exceeds the count of numbers, the
+    lowest-indexed NaNs first (semantics.md rules 31-37; torch leaves ties
+    and NaN unspecified). k runs from 1 to the axis length. index_dtype is
+    uint32 or uint64 (DirectML refuses signed indices). out is a pair of
+    arrays (values of x's dtype, indices) to write into and return, as in
+    argmax. device is as in argmax; every failure raises vkdml.Error.
+    """
+    call = "top_k"
+    inp = _Input(call, "x", _as_array(call, "x", x))
+    ndim = len(inp.tensor.shape)
+    if isinstance(largest, (bool, np.bool_)):
+        largest = bool(largest)
+    else:
+        raise invalid(call, "largest", "is a %s, not a bool" % type(largest).__name__, ArgumentTypeError)
+    ax = _normalize_axes(call, axis, ndim)[0] if ndim > 0 else None
+    if ax is None:
+        raise invalid(call, "x", "is 0-D; top_k selects along an axis")
+    kk = _capi.integer(call, "k", k)
+    n = inp.tensor.shape[ax]
+    if not 1 <= kk <= n:
+        raise invalid(call, "k", "%d is not in [1, %d], the length of axis %d" % (kk, n, ax))
+    shape = tuple(kk if i == ax else s for i, s in enumerate(inp.tensor.shape))
+    if out is None:
+        values = _TensorDesc(call, "values", shape, inp.tensor.dtype)
+        indices = _TensorDesc(call, "indices", shape, _index_dtype(call, index_dtype))
+    else:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise invalid(call, "out", "is a %s; give a pair (values, indices)" % type(out).__name__, ArgumentTypeError)
+        values = _out_tensor(call, "out[0]", out[0], shape, inp.tensor.dtype)
+        indices = _out_tensor(call, "out[1]", out[1], shape)
+    direction = "decreasing" if largest else "increasing"
+    desc = _capi.TopK1Desc(ctypes.pointer(inp.tensor.desc), ctypes.pointer(values.desc), ctypes.pointer(indices.desc),
+                           ax, kk, _DIRECTIONS[direction])
+    plan = _Plan(call, _capi.OPERATOR_TOP_K1, desc, [], inp.tensor, [values, indices], [ax, kk, direction])
+    return _run(device, plan, inp, None if out is None else list(out))
+
+
 # ---- Prepared operators ----
 
 class Operator:

@@ -62,6 +62,7 @@ func Corpus(seed int64) *Set {
 	g.sixteenBit()
 	g.maxUnpool()
 	g.poolGlobalWindow()
+	g.topK()
 	return g.set
 }
 
