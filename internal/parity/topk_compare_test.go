@@ -25,7 +25,6 @@ func f32s(v ...float32) []byte {
 	return b
 }
 
-
 // TestTopKNaNExplained: rule 38 explains INCREASING differences only on an
 // input holding a NaN, rule 36 only differences confined to NaN places.
 func TestTopKNaNExplained(t *testing.T) {
