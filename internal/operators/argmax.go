@@ -14,12 +14,13 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// ARGMAX and ARGMIN (and REDUCE with those functions, in the parity corpus).
+// ARGMAX and ARGMIN (REDUCE, with its ARGMAX and ARGMIN functions too, is
+// reduce.go's).
 
 func argMaxOperator(name string) *Operator {
 	op := argOperator(name, "largest")
 	op.Type = "ARGMAX"
-	op.DMLTypes = []string{"ARGMAX", "REDUCE"}
+	op.DMLTypes = []string{"ARGMAX"}
 	op.ONNXTypes = []string{"ArgMax"}
 	return op
 }
@@ -213,14 +214,8 @@ func argFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 	switch c.Operator {
 	case "ARGMAX":
 		return &dml.ArgMax{Input: t.Input, Output: t.Output, Axes: c.Axes, AxisDirection: t.Direction}, nil
-	case "ARGMIN":
-		return &dml.ArgMin{Input: t.Input, Output: t.Output, Axes: c.Axes, AxisDirection: t.Direction}, nil
 	}
-	f, err := c.Function()
-	if err != nil {
-		return nil, err
-	}
-	return &dml.Reduce{Function: dml.ReduceFunction(f), Input: t.Input, Output: t.Output, Axes: c.Axes}, nil
+	return &dml.ArgMin{Input: t.Input, Output: t.Output, Axes: c.Axes, AxisDirection: t.Direction}, nil
 }
 
 // argFromONNX maps ArgMax/ArgMin: a negative axis counts from the end, the

@@ -45,7 +45,11 @@ _DATA_TYPES = {
 }
 
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
-_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1}
+# DML_REDUCE_FUNCTION by DirectML's names in lower case; vkdml computes
+# those below (MAX and MIN on every type, the others on 32/64-bit integers).
+_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1, "l1": 3, "max": 7, "min": 8, "multiply": 9, "sum": 10,
+                     "sum_square": 11}
+_REDUCE_INDEX_FUNCTIONS = ("argmax", "argmin")
 
 # The types the public functions take (PEP 484; py.typed marks the package).
 Axes = Union[int, Sequence[int]]
@@ -496,10 +500,15 @@ def _arg_plan(call, op_type, inp, axes, direction, index_dtype, out=None):
     if not isinstance(direction, str) or direction not in choices:
         raise invalid(call, what, "%r is not one of %s" % (direction, ", ".join('"%s"' % c for c in choices)))
     shape = tuple(1 if i in ax else n for i, n in enumerate(inp.shape))
+    values = op_type == _capi.OPERATOR_REDUCE and direction not in _REDUCE_INDEX_FUNCTIONS
+    if values and index_dtype is not None:
+        raise invalid(call, "index_dtype", "applies to argmax and argmin; %s's result has x's dtype" % direction)
+    if index_dtype is None:
+        index_dtype = "uint32"
     if out is None:
-        output = _TensorDesc(call, "output", shape, _index_dtype(call, index_dtype))
+        output = _TensorDesc(call, "output", shape, inp.dtype if values else _index_dtype(call, index_dtype))
     else:
-        output = _out_tensor(call, "out", out, shape)
+        output = _out_tensor(call, "out", out, shape, inp.dtype if values else None)
     axes_arr = _capi.u32_array(call, "axes", ax)
     if op_type == _capi.OPERATOR_REDUCE:
         desc = _capi.ReduceDesc(choices[direction], ctypes.pointer(inp.desc), ctypes.pointer(output.desc), len(ax),
@@ -546,11 +555,21 @@ def argmin(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index
 
 
 @api("reduce")
-def reduce(x: npt.ArrayLike, axes: Axes, function: str, *, index_dtype: npt.DTypeLike = "uint32",
-           device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
-    """DirectML's REDUCE with function "argmax" or "argmin"
-    (DML_REDUCE_FUNCTION_ARGMAX/ARGMIN): ARGMAX/ARGMIN's result with
-    INCREASING ties, through REDUCE's desc. Other arguments as in argmax."""
+def reduce(x: npt.ArrayLike, function: Union[str, Axes], axes: Union[Axes, str], *,
+           index_dtype: Optional[npt.DTypeLike] = None, device: DeviceLike = None,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
+    """DirectML's REDUCE over axes of x with function, DirectML's name in
+    lower case: "max" or "min" (every dtype; NaN is ignored wherever it
+    sits, and of equal values the later wins, so max([-0., 0.]) is +0 and
+    max([0., -0.]) is -0), "sum", "multiply", "l1" or "sum_square" (int32,
+    uint32, int64, uint64; the integers wrap modulo 2^n), whose result has
+    x's dtype; or "argmax" / "argmin", ARGMAX/ARGMIN's index with
+    INCREASING ties, of index_dtype (default uint32). The result keeps x's
+    rank, reduced axes of size 1; an empty axes list is the identity.
+    reduce(x, axes, function), the order before the value functions, is
+    accepted too. Other arguments as in argmax."""
+    if isinstance(axes, str) and not isinstance(function, str):
+        function, axes = axes, function
     return _arg("reduce", _capi.OPERATOR_REDUCE, x, axes, function, index_dtype, device, out)
 
 
