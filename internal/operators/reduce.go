@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/onnx"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -31,6 +32,10 @@ func reduceOperator() *Operator {
 		Examples: reduceExamples,
 		Flags:    func(fs *flag.FlagSet, _ Use) *Builder { return reduceFlags(fs) },
 		FromCase: reduceFromCase,
+		// ONNX's other Reduce* map onto REDUCE too; their data sets are
+		// floating-point, which vkdml's part 1 does not compute.
+		ONNXTypes: []string{"ReduceMax", "ReduceMin"},
+		FromONNX:  reduceFromONNX,
 		Demos: []Demo{
 			{"REDUCE: MAX ignores NaN and takes the later of equal values (-0, +0)", func(d *dml.Device, w io.Writer) error {
 				nan := float32(math.NaN())
@@ -173,4 +178,71 @@ func reduceFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 		return nil, err
 	}
 	return &dml.Reduce{Function: dml.ReduceFunction(f), Input: t.Input, Output: t.Output, Axes: c.Axes}, nil
+}
+
+// reduceFromONNX maps ReduceMax and ReduceMin as ONNX Runtime's DirectML
+// provider does: the axes from the attribute (before opset 18) or the
+// optional second input (from 18), negative ones counting from the end,
+// all axes when there are none, unless noop_with_empty_axes=1, which is
+// the explicit empty list (AxisCount = 0, the identity); DirectML keeps
+// the rank, so keepdims=0 is a reshape of the result.
+func reduceFromONNX(n *onnx.Node, ins []*tensor.Tensor, _ int) (*ONNXMapping, error) {
+	if len(ins) != 1 && len(ins) != 2 {
+		return nil, fmt.Errorf("%d inputs; %s takes data and optional axes", len(ins), n.OpType)
+	}
+	in := ins[0].Desc.Sizes
+	rank := int64(len(in))
+	axes64 := n.Ints("axes", nil)
+	if len(ins) == 2 && ins[1] != nil {
+		axes64 = ins[1].Int64s()
+	}
+	var axes []uint32
+	for _, a := range axes64 {
+		if a < -rank || a >= rank {
+			return nil, fmt.Errorf("axis %d is out of range for a rank-%d input", a, rank)
+		}
+		if a < 0 {
+			a += rank
+		}
+		axes = append(axes, uint32(a))
+	}
+	if len(axes) == 0 && n.Int("noop_with_empty_axes", 0) == 0 {
+		for i := range in {
+			axes = append(axes, uint32(i))
+		}
+	}
+	out := slices.Clone(in)
+	for _, a := range axes {
+		out[a] = 1
+	}
+	onnxOut := out
+	keep := n.Int("keepdims", 1) != 0
+	if !keep {
+		onnxOut = nil
+		for i, s := range in {
+			if !slices.Contains(axes, uint32(i)) {
+				onnxOut = append(onnxOut, s)
+			}
+		}
+		if len(onnxOut) == 0 {
+			onnxOut = []uint32{1}
+		}
+	}
+	fn := dml.ReduceFunctionMax
+	if n.OpType == "ReduceMin" {
+		fn = dml.ReduceFunctionMin
+	}
+	r := &dml.Reduce{Function: fn, Input: tensor.NewDesc(tensor.Float32, in), Output: tensor.NewDesc(tensor.Float32, out), Axes: axes}
+	m := &ONNXMapping{Desc: r, InputSizes: in, OutputSizes: [][]uint32{onnxOut}, OutputNames: []string{"reduced"},
+		Retype: func(dt tensor.DataType) {
+			r.Input, r.Output = tensor.NewDesc(dt, r.Input.Sizes), tensor.NewDesc(dt, r.Output.Sizes)
+		},
+		Mapping: fmt.Sprintf("%v axes %s", fn, tensor.Shape(axes))}
+	if len(ins) == 2 {
+		m.Bind = func(ins []*tensor.Tensor) []*tensor.Tensor { return ins[:1] }
+	}
+	if !keep {
+		m.Mapping += ", keepdims=0 as a reshape"
+	}
+	return m, nil
 }
