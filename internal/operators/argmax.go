@@ -171,19 +171,29 @@ func ArgDesc(name string, in tensor.Desc, axesS, dirS, typeS string) (dml.Operat
 	if err != nil {
 		return nil, err
 	}
-	axes, err := ParseAxes(axesS, in.Rank())
+	axes, sizes, err := reducedShape(in, axesS)
 	if err != nil {
 		return nil, err
-	}
-	sizes := slices.Clone(in.Sizes)
-	for _, a := range axes {
-		sizes[a] = 1
 	}
 	out := tensor.NewDesc(idx, sizes)
 	if name == "argmax" {
 		return &dml.ArgMax{Input: in, Output: out, Axes: axes, AxisDirection: dir}, nil
 	}
 	return &dml.ArgMin{Input: in, Output: out, Axes: axes, AxisDirection: dir}, nil
+}
+
+// reducedShape parses --axes for input in and returns the axes and the
+// output sizes: the input's, with the reduced axes of size 1.
+func reducedShape(in tensor.Desc, axesS string) (axes, sizes []uint32, err error) {
+	axes, err = ParseAxes(axesS, in.Rank())
+	if err != nil {
+		return nil, nil, err
+	}
+	sizes = slices.Clone(in.Sizes)
+	for _, a := range axes {
+		sizes[a] = 1
+	}
+	return axes, sizes, nil
 }
 
 // argOptions checks the flags that do not depend on the input.

@@ -155,13 +155,9 @@ func ReduceDesc(in tensor.Desc, fnS, axesS, idxS string) (dml.OperatorDesc, erro
 	if err != nil {
 		return nil, err
 	}
-	axes, err := ParseAxes(axesS, in.Rank())
+	axes, sizes, err := reducedShape(in, axesS)
 	if err != nil {
 		return nil, err
-	}
-	sizes := slices.Clone(in.Sizes)
-	for _, a := range axes {
-		sizes[a] = 1
 	}
 	if idx == tensor.Unknown {
 		idx = in.DataType
