@@ -70,13 +70,10 @@ func (o *Reduce) impl() (reduceImpl, error) {
 	case ReduceFunctionArgMax, ReduceFunctionArgMin:
 		return &argOp{typ: "REDUCE", in: &o.Input, out: &o.Output, axes: o.Axes, isMin: o.Function == ReduceFunctionArgMin, reduce: true}, nil
 	}
-	if _, ok := reduceValueFuncs[o.Function]; ok {
-		return newValueOp(o), nil
-	}
 	if int(o.Function) >= len(reduceFunctionNames) {
 		return nil, hresult.InvalidArg("Function", "%d is not a DML_REDUCE_FUNCTION (0..%d)", uint32(o.Function), len(reduceFunctionNames)-1)
 	}
-	return nil, hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE supports ARGMAX, ARGMIN, MAX, MIN, and SUM, MULTIPLY, L1 and SUM_SQUARE of integers)", o.Function)
+	return newValueOp(o), nil
 }
 
 // OperatorType is "REDUCE".

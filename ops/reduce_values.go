@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/vkdml/vkdml/hresult"
@@ -44,17 +45,43 @@ func (a *argOp) valueLog() uint32 {
 	return uint32(bits.TrailingZeros(uint(a.out.DataType.Size())))
 }
 
-// valueOp is REDUCE with a value function (MAX, MIN, SUM, MULTIPLY, L1,
-// SUM_SQUARE): ARGMAX's planner and kernels with a value in place of the
-// index (reduce_part.glsl), its own type tables and reference.
+// valueOp is REDUCE with a value function: ARGMAX's planner and kernels
+// with a value in place of the index (reduce_part.glsl), its own type
+// tables and reference. The functions vkdml does not compute (AVERAGE,
+// L2, LOG_SUM, LOG_SUM_EXP) are valueOps too, so that a desc DirectML
+// rejects is E_INVALIDARG before one it accepts is DXGI_ERROR_UNSUPPORTED.
 type valueOp struct {
 	*argOp
-	fn ReduceFunction
+	fn          ReduceFunction
+	implemented bool
 }
 
 func newValueOp(o *Reduce) *valueOp {
-	return &valueOp{fn: o.Function, argOp: &argOp{typ: "REDUCE", in: &o.Input, out: &o.Output, axes: o.Axes,
-		isMin: o.Function == ReduceFunctionMin, reduce: true, value: reduceValueFuncs[o.Function]}}
+	value, ok := reduceValueFuncs[o.Function]
+	return &valueOp{fn: o.Function, implemented: ok, argOp: &argOp{typ: "REDUCE", in: &o.Input, out: &o.Output, axes: o.Axes,
+		isMin: o.Function == ReduceFunctionMin, reduce: true, value: value}}
+}
+
+// unsupported says why vkdml does not compute v, or nil when it does:
+// AVERAGE, L2, LOG_SUM and LOG_SUM_EXP, and SUM, MULTIPLY, L1 and
+// SUM_SQUARE of floats, whose results are rounded (part 2 of the REDUCE
+// work).
+func (v *valueOp) unsupported() error {
+	if !v.implemented {
+		return hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE computes ARGMAX, ARGMIN, MAX, MIN, and SUM, MULTIPLY, L1 and SUM_SQUARE of integers)", v.fn)
+	}
+	if v.value != funcExtreme && v.in.DataType.IsFloat() {
+		return hresult.Unsupported("Function", "%v of %v is not implemented by vkdml yet (its integer types are)", v.fn, v.in.DataType)
+	}
+	return nil
+}
+
+// plan is the reduction planner's, for the functions vkdml computes.
+func (v *valueOp) plan(ctx *Context) (*Plan, error) {
+	if err := v.unsupported(); err != nil {
+		return nil, err
+	}
+	return v.argOp.plan(ctx)
 }
 
 var (
@@ -68,11 +95,13 @@ var (
 // pages, DirectML 1.8's release notes): FLOAT32 and FLOAT16 from 1.0; MAX,
 // MIN, SUM and MULTIPLY add INT32 and UINT32 at 2.1; MAX and MIN add the
 // 8- and 16-bit integers at 3.0 and the 64-bit ones at 5.0; SUM,
-// MULTIPLY, L1 and SUM_SQUARE have INT32, UINT32, INT64 and UINT64 at 5.0.
+// MULTIPLY, L1 and SUM_SQUARE have INT32, UINT32, INT64 and UINT64 at 5.0;
+// AVERAGE, L2, LOG_SUM and LOG_SUM_EXP stay FLOAT32 and FLOAT16.
 func reduceValueTypes(f ReduceFunction, lvl FeatureLevel) []tensor.DataType {
 	extreme := f == ReduceFunctionMax || f == ReduceFunctionMin
+	integer := extreme || f == ReduceFunctionSum || f == ReduceFunctionMultiply || f == ReduceFunctionL1 || f == ReduceFunctionSumSquare
 	switch {
-	case lvl < FeatureLevel2_1:
+	case lvl < FeatureLevel2_1 || !integer:
 		return reduceFloats
 	case extreme && lvl >= FeatureLevel5_0:
 		return tensor.AllTypes
@@ -114,10 +143,7 @@ func (v *valueOp) validate(ctx *Context) error {
 	if _, err := v.validateShape(); err != nil {
 		return err
 	}
-	if v.value != funcExtreme && v.in.DataType.IsFloat() {
-		return hresult.Unsupported("Function", "%v of %v is not implemented by vkdml yet (its integer types are)", v.fn, v.in.DataType)
-	}
-	return nil
+	return v.unsupported()
 }
 
 // reference is the CPU oracle, written from semantics.md's REDUCE rules
@@ -126,12 +152,15 @@ func (v *valueOp) validate(ctx *Context) error {
 // skip NaN and replace the result by every later element that compares
 // greater or equal (MAX) / less or equal (MIN) with the language's own
 // comparisons (-0 == +0, so the later zero wins); a block of NaN only
-// gives its last NaN. SUM, MULTIPLY, L1 and SUM_SQUARE of integers are
+// gives -inf (MAX) or +inf (MIN). SUM, MULTIPLY, L1 and SUM_SQUARE of integers are
 // computed in uint64 and kept modulo 2^n, as the integers wrap. It writes
 // only the addressed output elements.
 func (v *valueOp) reference(inputs, outputs []*tensor.Tensor) error {
 	if len(inputs) != 1 || len(outputs) != 1 {
 		return fmt.Errorf("REDUCE reference: want 1 input and 1 output, got %d and %d", len(inputs), len(outputs))
+	}
+	if err := v.unsupported(); err != nil {
+		return err
 	}
 	in, out := inputs[0], outputs[0]
 	dt := v.in.DataType
@@ -157,9 +186,24 @@ func (v *valueOp) reference(inputs, outputs []*tensor.Tensor) error {
 			acc = fold(acc, read(off), first)
 			first = false
 		})
+		if v.value == funcExtreme && dt.IsFloat() && math.IsNaN(float64(argFloat32Of(dt)(acc))) {
+			acc = reduceInfinity(dt, !v.isMin)
+		}
 		out.SetBits(c, acc) // the low bits: modulo 2^n
 	})
 	return nil
+}
+
+// reduceInfinity is the bits of dt's -inf (negative) or +inf.
+func reduceInfinity(dt tensor.DataType, negative bool) uint64 {
+	inf, sign := uint64(0x7F800000), uint64(0x80000000)
+	if dt == tensor.Float16 {
+		inf, sign = 0x7C00, 0x8000
+	}
+	if negative {
+		return inf | sign
+	}
+	return inf
 }
 
 // fold is the reference's step: the result so far and the next element's

@@ -15,7 +15,8 @@
 // MAX([+0, -0]) = -0); their position is j + 1, so that the identity's 0
 // loses every tie, and p keeps the winner's raw low word (the sign of a
 // zero; 64-bit elements are integers, whose key is invertible). A block of
-// NaN only gives its last NaN's bits.
+// NaN only, whose best scores 0, gives -inf (MAX) or +inf (MIN), as
+// DirectML does (measured: it starts from the infinity and skips NaN).
 //
 // The other functions (integer types of 32 and 64 bits only) accumulate
 // modulo 2^64 in s: SUM of x, MULTIPLY of x, L1 of |x|, SUM_SQUARE of x*x,
@@ -124,6 +125,10 @@ Part part_fold(Part st, uvec2 raw, uint j) {
 uvec2 part_value(Part st) {
 	if (FUNC != FUNC_EXTREME) {
 		return st.s;
+	}
+	if (KIND == KIND_FLOAT && st.s == uvec2(0u)) {
+		uint inf = VAL_LOG == 2u ? 0x7F800000u : 0x7C00u, sign = VAL_LOG == 2u ? 0x80000000u : 0x8000u;
+		return uvec2(IS_MIN != 0u ? inf : inf | sign, 0u);
 	}
 	if (VAL_LOG < 3u) {
 		return uvec2(st.p, 0u);

@@ -93,7 +93,7 @@ the input's type.
 
 ` + wrap("NaN, as in DirectML: max and min ignore NaN wherever it sits (numpy's max returns NaN); "+
 	"of equal values the later one wins, so max of [-0, 0] is 0 and of [0, -0] is -0; "+
-	"a block of NaN only gives its last NaN.", 76)
+	"a block of NaN only gives -inf (max) or +inf (min).", 76)
 
 // reduceExamples are the rules of reduceHelp in numbers; the command's
 // tests run them.
@@ -101,6 +101,7 @@ var reduceExamples = []Example{
 	{Flags: "--function max --axes 0", Input: "[1, NaN, 3]", Output: "[3]"},
 	{Flags: "--function max --axes 0", Input: "[NaN, 1, 2]", Output: "[2]"},
 	{Flags: "--function min --axes 0", Input: "[3, 1, NaN]", Output: "[1]"},
+	{Flags: "--function max --axes 0", Input: "[NaN, NaN]", Output: "[-Inf]"},
 	{Flags: "--function max --axes 0", Input: "[-0, 0]", Output: "[0]"},
 	{Flags: "--function max --axes 0", Input: "[0, -0]", Output: "[-0]"},
 	{Flags: "--function max --axes -1", Input: argMatrix, Output: "[[3], [4], [5]]"},
