@@ -57,6 +57,7 @@ func Corpus(seed int64) *Set {
 	g.sixteenBit()
 	g.maxUnpool()
 	g.poolGlobalWindow()
+	g.reduceValues()
 	return g.set
 }
 
