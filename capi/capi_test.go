@@ -116,12 +116,21 @@ func TestRunCacheReusesAndBoundsOperators(t *testing.T) {
 	}
 }
 
-// TestExportTurnsPanicIntoEFail: a panic in an export's body is returned
-// to C as E_FAIL instead of crashing the calling program, and an error
-// keeps its HRESULT.
-func TestExportTurnsPanicIntoEFail(t *testing.T) {
-	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(string) error { panic("boom") }))); hr != hresult.E_FAIL {
-		t.Errorf("a panicking body returned %#x, want E_FAIL", uint32(hr))
+// TestExportTurnsPanicIntoEUnexpected: a panic in an export's body is
+// returned to C as E_UNEXPECTED instead of crashing the calling program
+// (TestPanicAtTheBoundary checks its message), and an error keeps its
+// HRESULT.
+func TestExportTurnsPanicIntoEUnexpected(t *testing.T) {
+	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(string) error { panic("boom") }))); hr != hresult.E_UNEXPECTED {
+		t.Errorf("a panicking body returned %#x, want E_UNEXPECTED", uint32(hr))
+	}
+	runtimePanic := func(string) error {
+		var m map[string]int
+		m["x"] = 1 // a runtime panic, as a planner bug would raise
+		return nil
+	}
+	if hr := hresult.HRESULT(uint32(export("vkdml_test", runtimePanic))); hr != hresult.E_UNEXPECTED {
+		t.Errorf("a runtime panic returned %#x, want E_UNEXPECTED", uint32(hr))
 	}
 	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(call string) error { return invalidArg(call, "x", "bad") }))); hr != hresult.E_INVALIDARG {
 		t.Errorf("an E_INVALIDARG body returned %#x", uint32(hr))

@@ -34,6 +34,7 @@ func maxPoolDirectFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesRead = (total + outPlane - 1) / outPlane * inPlane * es
 	}
 	f.BytesWritten = total * (es + v.define("IDX_BITS", 0)/8)
+	f.Units, f.Unit = total, UnitOutput
 	return f, nil
 }
 
@@ -59,6 +60,7 @@ func maxPoolVec2x2Facts(v *stepValues) (DispatchFacts, error) {
 		f.BytesRead = (outputs + outPlane - 1) / outPlane * v.s("IH") * v.s("IW") * 4
 	}
 	f.BytesWritten = outputs * (4 + v.define("IDX_BITS", 0)/8)
+	f.Units, f.Unit = outputs, UnitOutput
 	return f, nil
 }
 
@@ -83,5 +85,6 @@ func maxPoolGridFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesRead = planes * ceilDiv(inPlane*rowsHere, rows) * es
 	}
 	f.BytesWritten = outputs * (es + v.define("IDX_BITS", 0)/8)
+	f.Units, f.Unit = outputs, UnitOutput
 	return f, nil
 }

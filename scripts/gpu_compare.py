@@ -56,7 +56,8 @@ lines and an estimate of their time, and runs nothing (no GPU, no torch).
 --plan-check PROFILE needs no GPU either: it prints, for every case, the
 plan `vkdml plan --check` makes on a device profile (h100, ...), its facts
 and the GPU goals it misses (lanes, empty lanes, bytes in flight, serial
-partials; cmd/vkdml's TestH100Goals holds the h100 results).
+partials, counted ops per byte moved, partials over the inputs;
+cmd/vkdml's TestH100Goals holds the h100 results).
 
 The table (Markdown) goes to stdout and DIR/gpu_compare.md, everything
 measured to DIR/gpu_compare.json; both are rewritten after every round, so
@@ -603,22 +604,27 @@ def plan_check(a, cases):
     """`vkdml plan --check --profile PROFILE` for every case: a table of the
     streaming dispatch's facts and the goals each plan misses. No GPU runs;
     returns how many cases miss a goal."""
-    print(f"| case | strategy | dispatches | lanes | empty | in flight KiB | serial | goals |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print(f"| case | strategy | dispatches | lanes | empty | in flight KiB | serial | ops/B | partials | goals |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     failed = 0
     for c in cases:
         cmd = [a.vkdml, "plan", "--json", "--check", "--profile", a.plan_check] + c.vkdml_args()
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode not in (0, 1) or not p.stdout.startswith("{"):
             failed += 1
-            print(f"| {c.label()} | — | | | | | | vkdml plan failed: {p.stderr.strip()} |")
+            print(f"| {c.label()} | — | | | | | | | | vkdml plan failed: {p.stderr.strip()} |")
             continue
         r = json.loads(p.stdout)
         bad = [f.split(":")[0] for f in r["check"]["failures"]]
         failed += bool(bad)
         empty = 100 * r["empty_lanes"] / r["lanes"] if r["lanes"] else 0
+        # The costliest dispatch's counted ops per byte (None: not counted,
+        # no SPIR-V tools), and partials written and read over the inputs.
+        counted = [d["ops_per_byte"] for d in r["dispatches"] if d["ops_per_byte"] is not None]
+        ops = f"{max(counted):.2f}" if len(counted) == len(r["dispatches"]) else "—"
+        partials = 100 * r["partial_bytes"] / r["input_bytes"] if r["input_bytes"] else 0
         print(f"| {c.label()} | {r['strategy']} | {len(r['dispatches'])} | {r['lanes']} | {empty:.1f}% | "
-              f"{r['bytes_in_flight'] // 1024} | {r['serial_partials']} | {', '.join(bad) or 'pass'} |")
+              f"{r['bytes_in_flight'] // 1024} | {r['serial_partials']} | {ops} | {partials:.1f}% | {', '.join(bad) or 'pass'} |")
     print(f"\n{len(cases) - failed} of {len(cases)} cases meet the goals on {a.plan_check}")
     return failed
 

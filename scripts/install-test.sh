@@ -1,13 +1,17 @@
 #!/bin/sh
-# install-test.sh: make install into a temporary DESTDIR root, then, from a
+# install-test.sh: make install into a temporary DESTDIR root, under a
+# PREFIX with spaces, a quote and a '#' in it, then, from a
 # folder outside the repository, build and run the README's C program
-# twice: once with the flags `pkg-config --cflags --libs vkdml` gives, once
-# through CMake's find_package(vkdml). Checks the library's SONAME and that
-# both programs ask for it, and runs the installed command. Needs
-# pkg-config, cmake and readelf (make deps) and a Vulkan device (lavapipe).
+# three times: with the flags `pkg-config --cflags --libs vkdml` gives, as
+# a shell reads them (eval) and as a Makefile's $(shell pkg-config ...)
+# does, and through CMake's find_package(vkdml). Checks the library's
+# SONAME and that the programs ask for it, runs the installed command,
+# checks that a PREFIX pkg-config cannot carry is refused, and uninstalls.
+# Needs pkg-config, cmake and readelf (make deps) and a Vulkan device
+# (lavapipe).
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
-prefix=/opt/vkdml-install-test
+prefix="/opt/vkdml install test's #1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
@@ -57,10 +61,20 @@ cd "$work"
 export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root" PKG_CONFIG_LIBDIR="$lib/pkgconfig"
 flags=$(pkg-config --cflags --libs vkdml)
 echo "install-test: pkg-config --cflags --libs vkdml: $flags ($(pkg-config --modversion vkdml))"
-# shellcheck disable=SC2086 # the flags are words
-${CC:-cc} -std=c11 -Wall -Wextra -Werror argmax.c $flags -o argmax-pkgconfig
+# pkg-config's output is shell words, escaped: eval reads it as make's
+# recipes do (plain word splitting would cut the prefix at its space).
+eval "${CC:-cc} -std=c11 -Wall -Wextra -Werror argmax.c $flags -o argmax-pkgconfig"
 needs_soname argmax-pkgconfig
 check_output "pkg-config build" "$(LD_LIBRARY_PATH="$lib" ./argmax-pkgconfig)"
+cat >Makefile <<'MAKE'
+CFLAGS += -std=c11 -Wall -Wextra -Werror $(shell pkg-config --cflags vkdml)
+LDLIBS += $(shell pkg-config --libs vkdml)
+argmax-make: argmax.c
+	$(CC) $(CFLAGS) argmax.c $(LDLIBS) -o $@
+MAKE
+${MAKE:-make} -s argmax-make CC="${CC:-cc}" >"$tmp/make.log" 2>&1 || { cat "$tmp/make.log" >&2; fail "the Makefile build failed"; }
+needs_soname argmax-make
+check_output "Makefile build" "$(LD_LIBRARY_PATH="$lib" ./argmax-make)"
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 
 cat >CMakeLists.txt <<'CMAKE'
@@ -87,4 +101,20 @@ check_output "CMake build" "$(./build/argmax)"
 installed=$("$root$prefix/bin/vkdml" version)
 echo "install-test: bin/vkdml version: $installed"
 case $installed in vkdml\ *) ;; *) fail "bin/vkdml version printed '$installed'" ;; esac
+
+# A PREFIX no consumer could read back is refused, naming it, before
+# anything is written.
+for bad in '/opt/vkdml$HOME' '/opt/vk;dml' '/opt/vkdml (1)'; do
+	if out=$(DESTDIR="$tmp/refused" PREFIX="$bad" sh "$repo/scripts/install.sh" install 2>&1); then
+		fail "install.sh took PREFIX '$bad'"
+	fi
+	case $out in *"PREFIX '$bad'"*) ;; *) fail "install.sh's refusal of PREFIX '$bad' does not name it: $out" ;; esac
+	[ ! -e "$tmp/refused" ] || fail "install.sh wrote under DESTDIR before refusing PREFIX '$bad'"
+done
+echo "install-test: PREFIX with \$, ; or () refused"
+
+${MAKE:-make} -s -C "$repo" uninstall DESTDIR="$root" PREFIX="$prefix" >"$tmp/uninstall.log" 2>&1 ||
+	{ cat "$tmp/uninstall.log" >&2; fail "make uninstall failed"; }
+left=$(find "$root$prefix" -type f -o -type l)
+[ -z "$left" ] || fail "make uninstall left $left"
 echo "install-test: ok"

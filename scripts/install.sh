@@ -23,6 +23,18 @@ case $PREFIX in
 /*) ;;
 *) echo "install.sh: PREFIX must be an absolute path, got '$PREFIX'" >&2; exit 2 ;;
 esac
+# Any other character goes (vkdml.pc escapes it, below), except those no
+# consumer could read back: a newline ends a line of vkdml.pc; pkg-config
+# (pkgconf 1.8) prints '$', '(' and ')' without the backslash that keeps a
+# shell from expanding or parsing them; CMake reads ';' as a list
+# separator in the package's paths.
+case $PREFIX in
+*'
+'* | *'$'* | *'('* | *')'* | *';'*)
+	echo "install.sh: PREFIX '$PREFIX' holds a newline, '\$', '(', ')' or ';', which pkg-config or CMake cannot carry in a path" >&2
+	exit 2
+	;;
+esac
 root=$DESTDIR$PREFIX
 files="bin/vkdml lib/$SONAME lib/libvkdml.so include/vkdml.h lib/pkgconfig/vkdml.pc
 lib/cmake/vkdml/vkdmlConfig.cmake lib/cmake/vkdml/vkdmlConfigVersion.cmake"
@@ -54,8 +66,13 @@ put() { # put MODE SRC DEST
 	install -m "$1" "$2" "$3.tmp$$"
 	mv -f "$3.tmp$$" "$3"
 }
+# vkdml.pc's prefix: pkg-config splits Cflags and Libs into words as a
+# shell does and prints them escaped for one (make's recipes, eval), so
+# every character but the plainest takes a backslash; then the backslashes,
+# '|' and '&' are escaped again for sed's replacement.
+pc_prefix=$(printf '%s\n' "$PREFIX" | sed -e 's/[^A-Za-z0-9_./+,:@%=-]/\\&/g' -e 's/[\\|&]/\\&/g')
 fill() { # fill TEMPLATE: the template with this installation's values
-	sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$version|g" \
+	sed -e "s|@PREFIX@|$pc_prefix|g" -e "s|@VERSION@|$version|g" \
 		-e "s|@VERSION_MAJOR@|${version%%.*}|g" -e "s|@SONAME@|$SONAME|g" "$1"
 }
 

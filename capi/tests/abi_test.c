@@ -515,6 +515,10 @@ int main(void) {
 #ifndef _WIN32
     fork_and_check("right after the library was loaded", 1);
 #endif
+    if (strcmp(vkdml_hresult_name(VKDML_E_UNEXPECTED), "E_UNEXPECTED") != 0) {
+        fprintf(stderr, "FAIL: vkdml_hresult_name(VKDML_E_UNEXPECTED) is %s\n", vkdml_hresult_name(VKDML_E_UNEXPECTED));
+        failures++;
+    }
     vkdml_device_options opts = {VKDML_CREATE_DEVICE_FLAG_DEBUG, 0, NULL};
     vkdml_device dev = 0;
     MUST(vkdml_device_create(&opts, &dev));

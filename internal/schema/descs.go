@@ -27,7 +27,7 @@ func poolingWindow() []Field {
 
 // argFields are DML_ARGMAX_OPERATOR_DESC's and DML_ARGMIN_OPERATOR_DESC's.
 var argFields = []Field{input, output, axisCount, axes,
-	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection}}
+	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}}
 
 // Descs lists every operator desc vkdml defines. A new operator starts
 // here (its fields) and in ops' registry (its constructor, strategies and
@@ -48,7 +48,8 @@ block, in row-major order over the reduced axes.`},
 	{
 		Type: "REDUCE", DMLType: 55, Go: "Reduce",
 		Fields: []Field{
-			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction},
+			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction,
+				JSON: "reduceFunction", Aliases: []string{"ReduceFunction"}},
 			input, output, axisCount, axes,
 		},
 		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC: function ARGMAX or ARGMIN (the output holds

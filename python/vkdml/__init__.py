@@ -21,16 +21,17 @@ start method.
 
 from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, max_unpool, prepare_argmax,
                    prepare_argmin, prepare_max_pool, reduce)
+from ._parity import compare
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
-                      ArgumentTypeError, DeviceRemovedError, Error, ForkError, InvalidArgumentError, OutOfMemoryError,
-                      UnsupportedError)
+                      E_UNEXPECTED, ArgumentTypeError, DeviceRemovedError, Error, ForkError, InternalError,
+                      InvalidArgumentError, OutOfMemoryError, UnsupportedError)
 
-__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
+__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "compare", "devices", "default_device",
            "prepare_argmax", "prepare_argmin", "prepare_max_pool",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
-           "DeviceRemovedError", "ForkError",
-           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
+           "DeviceRemovedError", "ForkError", "InternalError",
+           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "E_UNEXPECTED", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
 try:  # the installed distribution's version (make wheel sets it from a release tag)
     from importlib.metadata import PackageNotFoundError, version as _version
     __version__ = _version("vkdml")

@@ -159,6 +159,9 @@ _PROTOTYPES = {
     "vkdml_operator_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
     "vkdml_operator_destroy": (HRESULT, [ctypes.c_uint64]),
     "vkdml_devices_json": (HRESULT, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    "vkdml_parity_compare": (HRESULT, [ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(Buffer), ctypes.c_uint32,
+                                       ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t,
+                                       ctypes.POINTER(ctypes.c_size_t)]),
     "vkdml_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(OperatorDesc), ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
 }
 
