@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/tensor"
@@ -137,5 +140,26 @@ func TestExportTurnsPanicIntoEUnexpected(t *testing.T) {
 	}
 	if hr := export("vkdml_test", func(string) error { return nil }); hr != 0 {
 		t.Errorf("a body without error returned %#x, want S_OK", uint32(hr))
+	}
+}
+
+// TestVersionIsTheFilesRelease: vkdml_version()'s string (made once, in C
+// memory) is the repository's VERSION file's release, with no build
+// metadata in a plain go test build.
+func TestVersionIsTheFilesRelease(t *testing.T) {
+	file, err := os.ReadFile("../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := unsafe.Pointer(vkdmlgo_version())
+	if p != unsafe.Pointer(vkdmlgo_version()) {
+		t.Error("vkdml_version() returned two pointers; its string is static storage")
+	}
+	var got []byte
+	for i := 0; *(*byte)(unsafe.Add(p, i)) != 0; i++ {
+		got = append(got, *(*byte)(unsafe.Add(p, i)))
+	}
+	if want := strings.TrimSpace(string(file)); string(got) != want {
+		t.Errorf("vkdml_version() = %q; VERSION holds %q", got, want)
 	}
 }

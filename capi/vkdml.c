@@ -144,6 +144,21 @@ static VKDML_HRESULT vkdml_refuse_forked(const char *call) {
 
 uint32_t vkdml_abi_version(void) { return VKDML_ABI_VERSION; }
 
+// The version string, set by the Go side's init (vkdmlc_set_version) and
+// then plain C, so that it answers in a forked child too; a call before the
+// Go runtime has finished starting asks Go, which waits for it.
+static const char *vkdml_version_text;
+
+void vkdmlc_set_version(const char *version) { __atomic_store_n(&vkdml_version_text, version, __ATOMIC_RELEASE); }
+
+const char *vkdml_version(void) {
+	const char *v = __atomic_load_n(&vkdml_version_text, __ATOMIC_ACQUIRE);
+	if (v == NULL && !vkdml_forked) {
+		v = vkdmlgo_version();
+	}
+	return v != NULL ? v : "";
+}
+
 const char *vkdml_hresult_name(VKDML_HRESULT hr) {
 	switch (hr) {
 	case VKDML_S_OK: return "S_OK";

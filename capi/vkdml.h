@@ -317,6 +317,13 @@ typedef uint64_t vkdml_operator;
 /* The ABI version the library was built with (VKDML_ABI_VERSION). */
 VKDML_API uint32_t vkdml_abi_version(void);
 
+/* vkdml's version: the release number MAJOR.MINOR.PATCH (MAJOR is
+ * VKDML_ABI_VERSION), then, for a build not made at the release's tag,
+ * build metadata after a '+', e.g. "1.0.0" or "1.0.0+g0123456789ab". It is
+ * the version of the vkdml command, the Python package, vkdml.pc and the
+ * CMake package built from the same tree. Static storage. */
+VKDML_API const char *vkdml_version(void);
+
 /* The message of the calling thread's last failed call, "" after a
  * successful one. Valid until the thread's next vkdml call. */
 VKDML_API const char *vkdml_last_error(void);

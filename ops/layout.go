@@ -543,6 +543,20 @@ type tuning struct {
 	// poolGrid=true select it meanwhile). Lavapipe keeps maxpool.comp: its
 	// plans were measured that way.
 	poolGrid bool
+	// poolGridOuts: maxpool_grid.comp gives each lane a run of this many
+	// outputs of a row (one of shaders.MaxPoolRunOuts; other values: one
+	// output a lane) where the window preloads: the run's windows share
+	// the input columns they overlap (a 3x3 window of stride 2 reads 9
+	// columns for 4 outputs, not 12) and each element's order key is taken
+	// once, which brings the h100 profile's counted ops per output of a
+	// 3x3 window from 127-154 (maxpool.comp) to 47-63 where FLOAT32 is
+	// compared natively (a device fact: the float controls) and 80-94
+	// with the order key: 2.2-3.5 and 3.4-5.0 ops per byte moved against
+	// the budget of 4 (internal/opcount). 0 on a CPU: lavapipe keeps
+	// maxpool.comp, the plans its timings were taken with (on 2026-11-27
+	// the shared machine's load, 5-9 on 2 cores, made runs and
+	// maxpool.comp indistinguishable there).
+	poolGridOuts uint32 `tune:"0,1,2,4,8"`
 	// poolGridMinLanes: planes whose tile would have fewer lanes (a few
 	// outputs a plane) keep maxpool.comp, whose grid-stride loop packs
 	// many planes into one workgroup. Range: 0..1024, the most lanes a
@@ -554,7 +568,7 @@ var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4,
-		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32,
+		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8} // unused without argSmallWG; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64} // unused without the splits; in range

@@ -183,7 +183,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 
 // planDirect emits maxpool.comp's steps, one per chunk of planes.
 func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut planeCut, strategy string, kind uint32, idxBits int) (*Plan, error) {
-	if ctx.tuning().poolGrid {
+	if t := ctx.tuning(); t.poolGrid || t.poolGridOuts > 1 {
 		if plan, ok, err := m.planGrid(ctx, g, ts, cut, strategy, kind, idxBits); ok || err != nil {
 			return plan, err
 		}

@@ -85,18 +85,36 @@ find_package(vkdml 999 QUIET)
 if(vkdml_FOUND)
   message(FATAL_ERROR "find_package(vkdml 999) accepted version ${vkdml_VERSION}")
 endif()
-find_package(vkdml REQUIRED)
+# The release's major (the C ABI's version) is accepted, and the version
+# found is the VERSION file's release.
+find_package(vkdml ${release_major} REQUIRED)
+if(NOT vkdml_VERSION STREQUAL release)
+  message(FATAL_ERROR "find_package(vkdml) found version ${vkdml_VERSION}; VERSION holds ${release}")
+endif()
 message(STATUS "vkdml ${vkdml_VERSION} from ${vkdml_DIR}")
 add_executable(argmax argmax.c)
 set_property(TARGET argmax PROPERTY C_STANDARD 11)
 target_link_libraries(argmax PRIVATE vkdml::vkdml)
 CMAKE
-cmake -S . -B build -DCMAKE_PREFIX_PATH="$root$prefix" >"$tmp/cmake.log" 2>&1 ||
+release=$(cat "$repo/VERSION")
+cmake -S . -B build -DCMAKE_PREFIX_PATH="$root$prefix" -Drelease="$release" -Drelease_major="${release%%.*}" \
+	>"$tmp/cmake.log" 2>&1 ||
 	{ cat "$tmp/cmake.log" >&2; fail "cmake configure failed"; }
 grep 'vkdml .* from' "$tmp/cmake.log" | sed 's/^-- /install-test: cmake: find_package: /'
 cmake --build build >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; fail "cmake --build failed"; }
 needs_soname build/argmax
 check_output "CMake build" "$(./build/argmax)"
+# Every surface reports the VERSION file's release: vkdml.pc, the CMake
+# package (above), the command and libvkdml's vkdml_version() (with at
+# most build metadata after a '+').
+pc_version=$(PKG_CONFIG_LIBDIR="$lib/pkgconfig" pkg-config --modversion vkdml)
+[ "$pc_version" = "$release" ] || fail "vkdml.pc says version $pc_version; VERSION holds $release"
+printf '#include <stdio.h>\n#include <vkdml.h>\nint main(void) { puts(vkdml_version()); return 0; }\n' >version.c
+${CC:-cc} -std=c11 -Wall -Werror -I"$root$prefix/include" version.c -L"$lib" -lvkdml -o version
+for v in "$(LD_LIBRARY_PATH="$lib" ./version)" "$("$root$prefix/bin/vkdml" version | sed 's/^vkdml //')"; do
+	case $v in "$release" | "$release"+*) ;; *) fail "vkdml_version() or vkdml version says $v; VERSION holds $release" ;; esac
+done
+echo "install-test: vkdml.pc, find_package(vkdml ${release%%.*}), vkdml_version() and vkdml version agree on $release"
 
 installed=$("$root$prefix/bin/vkdml" version)
 echo "install-test: bin/vkdml version: $installed"

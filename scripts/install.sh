@@ -10,9 +10,9 @@
 #   lib/pkgconfig/vkdml.pc
 #   lib/cmake/vkdml/vkdmlConfig.cmake, vkdmlConfigVersion.cmake
 #
-# The packages' version is the release tag (v1.2.3 gives 1.2.3), or 0.0.0
-# on an untagged checkout: CMake compares versions as numbers, so a
-# `git describe` suffix cannot go there.
+# The packages' version is the release number in the VERSION file, without
+# the command's build metadata: CMake compares versions as numbers, so a
+# `+g0123abc` suffix cannot go there.
 set -eu
 cd "$(dirname "$0")/.."
 mode=${1:-install}
@@ -56,9 +56,7 @@ for f in bin/vkdml "bin/$SONAME" capi/vkdml.h; do
 	[ -f "$f" ] || { echo "install.sh: $f is missing; run 'make install', which builds it" >&2; exit 1; }
 done
 
-tag=$(git describe --tags --abbrev=0 2>/dev/null || true)
-version=$(printf '%s\n' "$tag" | sed -n 's/^v\{0,1\}\([0-9][0-9]*\(\.[0-9][0-9]*\)\{0,3\}\)$/\1/p')
-version=${version:-0.0.0}
+version=$(cat VERSION)
 
 # Each file goes in through a temporary name and a rename, so that a
 # program running from this prefix never sees a half-written library.

@@ -290,6 +290,15 @@ static void too_large_for_the_device(vkdml_device dev) {
     EXPECT(op == 0);
 }
 
+/* The version the parent read before forking; NULL before it asked, when
+ * a child forked before the Go runtime finished starting may get "". */
+static const char *parent_version;
+
+/* version_ok: v is a version whose major is the ABI version. */
+static int version_ok(const char *v) {
+    return strtoul(v, NULL, 10) == VKDML_ABI_VERSION && strchr(v, '.') != NULL;
+}
+
 #ifndef _WIN32 /* Windows has no fork */
 /* In a child of fork() every function that would enter the Go runtime
  * fails at once with E_FAIL and a message naming the start methods; plain
@@ -316,7 +325,12 @@ static int child_refuses(vkdml_device dev) {
             bad = 1;
         }
     }
-    if (vkdml_abi_version() != VKDML_ABI_VERSION || strcmp(vkdml_hresult_name(VKDML_E_FAIL), "E_FAIL") != 0) {
+    /* vkdml_version() is plain C once the Go runtime has started. */
+    const char *v = vkdml_version();
+    if (vkdml_abi_version() != VKDML_ABI_VERSION || strcmp(vkdml_hresult_name(VKDML_E_FAIL), "E_FAIL") != 0 ||
+        (parent_version != NULL ? strcmp(v, parent_version) != 0 : v[0] != '\0' && !version_ok(v))) {
+        fprintf(stderr, "forked child: vkdml_abi_version %u, vkdml_version \"%s\"\n", vkdml_abi_version(),
+                vkdml_version());
         bad = 1;
     }
     return bad;
@@ -515,6 +529,12 @@ int main(void) {
 #ifndef _WIN32
     fork_and_check("right after the library was loaded", 1);
 #endif
+    parent_version = vkdml_version();
+    if (!version_ok(parent_version)) {
+        fprintf(stderr, "vkdml_version() = \"%s\"; want MAJOR.MINOR.PATCH with MAJOR %u\n", parent_version,
+                VKDML_ABI_VERSION);
+        failures++;
+    }
     if (strcmp(vkdml_hresult_name(VKDML_E_UNEXPECTED), "E_UNEXPECTED") != 0) {
         fprintf(stderr, "FAIL: vkdml_hresult_name(VKDML_E_UNEXPECTED) is %s\n", vkdml_hresult_name(VKDML_E_UNEXPECTED));
         failures++;

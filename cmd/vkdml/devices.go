@@ -128,6 +128,8 @@ func printDevice(w io.Writer, r dml.DeviceReport) {
 		onOff("shaderFloat16", f.ShaderFloat16), onOff("storageBuffer8BitAccess", f.StorageBuffer8Bit),
 		onOff("storageBuffer16BitAccess", f.StorageBuffer16Bit), onOff("subgroupArithmetic", f.SubgroupArithmetic),
 		onOff("subgroupSizeControl", f.SubgroupSizeControl), onOff("computeFullSubgroups", f.ComputeFullSubgroups),
+		onOff("shaderDenormPreserveFloat32", f.DenormPreserveFloat32),
+		onOff("shaderSignedZeroInfNanPreserveFloat32", f.SignedZeroInfNanPreserveFloat32),
 	}, " "))
 	fmt.Fprintf(w, "    limits: maxStorageBufferRange %d, maxComputeSharedMemorySize %d, maxComputeWorkGroupInvocations %d,\n",
 		l.MaxStorageBufferRange, l.MaxComputeSharedMemorySize, l.MaxComputeWorkGroupInvocations)

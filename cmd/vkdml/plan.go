@@ -92,7 +92,7 @@ type planDispatch struct {
 	PartialBytes         uint64            `json:"partial_bytes"`
 	// OpsPerByte is nil where the kernel could not be counted (no
 	// SPIR-V tools here, or bench's record, which does not count).
-	OpsPerByte *float64 `json:"ops_per_byte"`
+	OpsPerByte *float64 `json:"ops_per_byte" jsonschema:"nullable"`
 }
 
 // planCheck is --check's verdict on one plan.

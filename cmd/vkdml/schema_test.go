@@ -36,7 +36,7 @@ var updateSchemas = flag.Bool("update-schemas", false, "rewrite docs/schema/*.sc
 const schemaDir = "../../docs/schema"
 
 // devicesDoc is devicesJSON with its devices' type: the entries are
-// dml.DeviceReports with snake_case keys (snakeJSON).
+// deviceReports with snake_case keys (snakeJSON).
 type devicesDoc struct {
 	SchemaVersion int                `json:"schema_version"`
 	VkdmlVersion  string             `json:"vkdml_version"`

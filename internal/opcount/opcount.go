@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/shaders/spirv"
 )
 
 // Unit says what one count is per.
@@ -59,9 +60,11 @@ var family = map[string]func(v shaders.Variant) Unit{
 	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },
 	"maxpool_vec.comp":          func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 4} },
-	"maxpool_grid.comp":         func(shaders.Variant) Unit { return Unit{Name: "output", Whole: true, PerIteration: 1} },
-	"copy.comp":                 func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
-	"copy_vec4.comp":            func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
+	"maxpool_grid.comp": func(v shaders.Variant) Unit {
+		return Unit{Name: "output", Whole: true, PerIteration: define(v, "OUTS", 1)}
+	},
+	"copy.comp":      func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	"copy_vec4.comp": func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
 	// Each pass is a grid-stride loop of one work item per trip (the
 	// clear pass loads nothing, so the loop is the outermost one).
 	"maxunpool.comp": func(shaders.Variant) Unit { return Unit{Name: "element", Outermost: true, PerIteration: 1} },
@@ -147,6 +150,11 @@ func specialised(v shaders.Variant, spec []uint32) (string, error) {
 		defaults = append(defaults, fmt.Sprintf("%d:%d", id, spec[i]))
 	}
 	code, err := shaders.SPIRV(v.Name)
+	if err == nil && v.FloatControls32 {
+		// The modes change no instruction, and SPIRV-Tools 2023.1 does
+		// not optimise a module that declares them.
+		code, err = spirv.StripFloatControls(code)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -1,12 +1,14 @@
 package parity
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,8 +227,8 @@ func (r *Report) verdict(c *Case, inputs [][]byte, golden, vk *Outcome, known ma
 		return row
 	}
 	diff, failed := diffFailure(golden, vk)
+	var problems []string
 	if !failed {
-		var problems []string
 		row.Outputs, row.Differences, problems = compareOutputs(c, golden, vk)
 		if inputs != nil {
 			Explain(c, inputs, row.Differences, r.Source)
@@ -239,6 +241,9 @@ func (r *Report) verdict(c *Case, inputs [][]byte, golden, vk *Outcome, known ma
 	}
 	if rule == "" && diff != "" {
 		rule = globalWindowReduction(c, golden, vk)
+	}
+	if rule == "" && diff != "" && !failed && len(problems) == 0 {
+		rule = duplicateIndexChoice(c, inputs, golden, vk, row.Outputs)
 	}
 	switch {
 	case diff == "" && golden.HR.Failed():
@@ -310,6 +315,86 @@ func globalWindowReduction(c *Case, golden, vk *Outcome) string {
 		return ""
 	}
 	return GlobalWindowExtentReason
+}
+
+// DuplicateIndexReason explains a MAX_UNPOOLING output element named by
+// several input elements, where DirectML wrote another of them than vkdml.
+const DuplicateIndexReason = "semantics.md rule 20: every differing element is named by two or more input elements; vkdml writes the last in row-major order, DirectML 1.15.4 wrote another of them (on large tensors its choice changes from run to run: its writes race)"
+
+// duplicateIndexChoice returns DuplicateIndexReason when a MAX_UNPOOLING
+// case differs only in the choice among duplicates (semantics.md rule
+// 20), or "": every differing output element is named by two or more
+// in-range indices, DirectML's value there has the bits of one of the
+// input elements that name it, and vkdml's those of the last of them in
+// row-major order. Row.Differences keeps only the first MaxListed, so it
+// compares the whole outputs again, and requires that their logical
+// elements account for every difference comps counted (a byte between a
+// strided output's elements is no duplicate's).
+func duplicateIndexChoice(c *Case, inputs [][]byte, golden, vk *Outcome, comps []OutputComparison) string {
+	if c.Operator != "MAX_UNPOOLING" || c.Indices == nil || len(inputs) != 2 || len(comps) != 1 ||
+		len(golden.Outputs) != 1 || len(vk.Outputs) != 1 || golden.HR.Failed() || vk.HR.Failed() {
+		return ""
+	}
+	in, errIn := c.Input.Desc()
+	idx, errIdx := c.Indices.Desc()
+	out, errOut := c.Output.Desc()
+	if errors.Join(errIn, errIdx, errOut) != nil || !in.DataType.Valid() || !idx.DataType.Valid() ||
+		in.DataType != out.DataType || !slices.Equal(in.Sizes, idx.Sizes) ||
+		uint64(len(inputs[0])) < in.SpanBytes() || uint64(len(inputs[1])) < idx.SpanBytes() {
+		return ""
+	}
+	es := uint64(out.DataType.Size())
+	expected, got, elements := golden.Outputs[0], vk.Outputs[0], golden.elementsOnly(0)
+	if uint64(len(got)) < out.SpanBytes() || (elements && uint64(len(expected)) != out.ElementCount()*es) ||
+		(!elements && uint64(len(expected)) < out.SpanBytes()) {
+		return ""
+	}
+	// The differing output elements, by row-major position (increasing),
+	// at most half the input's elements: each needs two names.
+	type duplicated struct {
+		expected, got, last []byte
+		names               int
+		expectedNamed       bool
+	}
+	var (
+		positions []uint64
+		elems     []duplicated
+		pos       uint64
+		limit     = in.ElementCount() / 2
+	)
+	tensor.ForEachIndex(out.Sizes, func(cs []uint32) {
+		off := out.Offset(cs) * es
+		e := expected[off : off+es]
+		if elements {
+			e = expected[pos*es : (pos+1)*es]
+		}
+		if g := got[off : off+es]; !bytes.Equal(e, g) && uint64(len(elems)) <= limit {
+			positions, elems = append(positions, pos), append(elems, duplicated{expected: e, got: g})
+		}
+		pos++
+	})
+	if uint64(len(elems)) != comps[0].Differing || uint64(len(elems)) > limit {
+		return ""
+	}
+	indices := &tensor.Tensor{Desc: idx, Data: inputs[1]}
+	tensor.ForEachIndex(in.Sizes, func(cs []uint32) {
+		// Only in-range indices are among positions (rule 19).
+		j, found := slices.BinarySearch(positions, indices.Uint64At(cs...))
+		if !found {
+			return
+		}
+		off := in.Offset(cs) * es
+		v, d := inputs[0][off:off+es], &elems[j]
+		d.names++
+		d.last = v
+		d.expectedNamed = d.expectedNamed || bytes.Equal(v, d.expected)
+	})
+	for _, d := range elems {
+		if d.names < 2 || !d.expectedNamed || !bytes.Equal(d.got, d.last) {
+			return ""
+		}
+	}
+	return DuplicateIndexReason
 }
 
 // isZero reports whether the little-endian float bytes b are +0 or −0:

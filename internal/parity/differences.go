@@ -322,7 +322,7 @@ func hints(c *Case, inputs [][]byte, d *Difference) []Hint {
 	}
 	inside := s.forEach(desc.Sizes, visit)
 	if s.Kind == "elements" && len(s.Elements) > 1 {
-		add(HintDuplicateIndex, fmt.Sprintf("%d input elements name this element: vkdml writes the last in row-major order (semantics.md rule 20)", len(s.Elements)))
+		add(HintDuplicateIndex, fmt.Sprintf("%d input elements name this element: vkdml writes the last in row-major order, DirectML 1.15.4 on large tensors any of them (semantics.md rule 20)", len(s.Elements)))
 	}
 	if s.Kind == "window" && inside == 0 {
 		add(HintAllPadding, "the window lies wholly in the padding: it holds no input element (semantics.md rules 8 and 9)")

@@ -150,6 +150,7 @@ class DeviceOptions(ctypes.Structure):
 
 _PROTOTYPES = {
     "vkdml_abi_version": (ctypes.c_uint32, []),
+    "vkdml_version": (ctypes.c_char_p, []),
     "vkdml_last_error": (ctypes.c_char_p, []),
     "vkdml_device_create": (HRESULT, [ctypes.POINTER(DeviceOptions), ctypes.POINTER(ctypes.c_uint64)]),
     "vkdml_device_destroy": (HRESULT, [ctypes.c_uint64]),

@@ -34,7 +34,7 @@ func TestRandom(t *testing.T) {
 		}
 		if strings.Contains(c.Name, "_large_") {
 			large++
-			if n := c.Input.TotalTensorSizeInBytes; n < MinLargeBytes/4 || n > MaxLargeBytes {
+			if n := c.Input.TotalTensorSizeInBytes; n < MinLargeInputBytes || n > MaxLargeBytes {
 				t.Errorf("large case %s: input of %d bytes", c.Name, n)
 			}
 		}

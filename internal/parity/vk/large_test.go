@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/gen"
 	"github.com/vkdml/vkdml/internal/parity/vk"
@@ -29,13 +30,14 @@ func TestLargeRandomCasesWindowed(t *testing.T) {
 	plain := testutil.OpenDML(t, dml.DeviceOptions{})
 	windowed := testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: gen.LiveBindingWindow, MaxAllocation: gen.LiveMaxAllocation})
 	rep := &parity.Report{}
+	refused := 0
 	for i := range set.Corpus.Cases {
 		c := &set.Corpus.Cases[i]
 		in, idx, err := set.Input(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Input.TotalTensorSizeInBytes < gen.MinLargeBytes/4 {
+		if c.Input.TotalTensorSizeInBytes < gen.MinLargeInputBytes {
 			t.Errorf("case %s: input of %d bytes is not large", c.Name, c.Input.TotalTensorSizeInBytes)
 		}
 		bufs := [][]byte{in.Data[:c.Input.TotalTensorSizeInBytes]}
@@ -50,6 +52,15 @@ func TestLargeRandomCasesWindowed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if got.HR == hresult.DXGI_ERROR_UNSUPPORTED && !want.HR.Failed() {
+			// The forced windows cannot cover this layout (a block whose
+			// elements lie further apart than a window, a plane larger
+			// than one): `vkdml parity --live` then runs the case as the
+			// device allows, as this test's plain run did.
+			t.Logf("case %s: refused under the forced windows, run as the device allows: %s", c.Name, got.Message)
+			refused++
+			continue
+		}
 		if want.HR.Failed() {
 			t.Errorf("case %s (%s): %v: %s", c.Name, c.Note, want.HR, want.Message)
 		}
@@ -57,4 +68,5 @@ func TestLargeRandomCasesWindowed(t *testing.T) {
 			t.Errorf("case %s (%s, seed %d): windowed and split: %s: %s", c.Name, c.Note, seed, row.Verdict, row.Detail)
 		}
 	}
+	t.Logf("%d of %d cases ran windowed and split, %d as the device allows", len(set.Corpus.Cases)-refused, len(set.Corpus.Cases), refused)
 }
