@@ -1,6 +1,6 @@
 /*
  * vkdml.h: the C interface of libvkdml, DirectML's ARGMAX, ARGMIN,
- * REDUCE (ARGMAX/ARGMIN) and MAX_POOLING / MAX_POOLING1 / MAX_POOLING2
+ * REDUCE (ARGMAX/ARGMIN, MAX/MIN, integer SUM/MULTIPLY/L1/SUM_SQUARE) and MAX_POOLING / MAX_POOLING1 / MAX_POOLING2
  * operators with DirectML's exact semantics on any Vulkan 1.1 device.
  *
  * Copyright the vkdml authors. Licensed under the Apache License 2.0.
@@ -146,11 +146,24 @@ typedef enum vkdml_axis_direction {
     VKDML_AXIS_DIRECTION_DECREASING = 1
 } vkdml_axis_direction;
 
-/* DML_REDUCE_FUNCTION: vkdml implements ARGMAX and ARGMIN only; the other
- * functions are DXGI_ERROR_UNSUPPORTED. */
+/* DML_REDUCE_FUNCTION, with DirectML's values. vkdml implements ARGMAX and
+ * ARGMIN, MAX and MIN on every type, and SUM, MULTIPLY, L1 and SUM_SQUARE
+ * on INT32, UINT32, INT64 and UINT64 (exact; integers wrap modulo 2^n); the
+ * others, and SUM, MULTIPLY, L1 and SUM_SQUARE of floats, are
+ * DXGI_ERROR_UNSUPPORTED. */
 typedef enum vkdml_reduce_function {
     VKDML_REDUCE_FUNCTION_ARGMAX = 0,
-    VKDML_REDUCE_FUNCTION_ARGMIN = 1
+    VKDML_REDUCE_FUNCTION_ARGMIN = 1,
+    VKDML_REDUCE_FUNCTION_AVERAGE = 2,
+    VKDML_REDUCE_FUNCTION_L1 = 3,
+    VKDML_REDUCE_FUNCTION_L2 = 4,
+    VKDML_REDUCE_FUNCTION_LOG_SUM = 5,
+    VKDML_REDUCE_FUNCTION_LOG_SUM_EXP = 6,
+    VKDML_REDUCE_FUNCTION_MAX = 7,
+    VKDML_REDUCE_FUNCTION_MIN = 8,
+    VKDML_REDUCE_FUNCTION_MULTIPLY = 9,
+    VKDML_REDUCE_FUNCTION_SUM = 10,
+    VKDML_REDUCE_FUNCTION_SUM_SQUARE = 11
 } vkdml_reduce_function;
 
 /* Device creation flags (DML_CREATE_DEVICE_FLAGS). */
@@ -207,7 +220,9 @@ typedef struct vkdml_argmax_desc {
 } vkdml_argmax_desc;
 typedef vkdml_argmax_desc vkdml_argmin_desc;
 
-/* DML_REDUCE_OPERATOR_DESC with function ARGMAX or ARGMIN. */
+/* DML_REDUCE_OPERATOR_DESC: function ARGMAX or ARGMIN (the output holds
+ * indices, as ARGMAX's), or MAX, MIN, SUM, MULTIPLY, L1 or SUM_SQUARE (the
+ * output has the input's type; vkdml_reduce_function says which types). */
 typedef struct vkdml_reduce_desc {
     uint32_t function;         /* vkdml_reduce_function */
     const vkdml_tensor_desc *input;

@@ -148,20 +148,26 @@ func TestArgVecSplit(t *testing.T) {
 			d = devices([]uint64{256, 1024, 4096}[rng.Intn(3)])
 			c = argVecCase(rng, []string{"row", "col"}[i%2], 2000)
 		}
-		strat := []string{"", ops.ArgStrategyVec}[(i/4)%2]
-		op, err := d.CreateOperatorWithKernel(c.desc, strat)
-		if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
-			// Tiny windows can exceed the step or partial limits: a clean refusal.
-			used["refused"]++
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.what, err)
-		}
-		used[op.Strategy()]++
-		argCheckCase(t, d, c, strat, rng)
+		argCheckOrRefused(t, d, c, []string{"", ops.ArgStrategyVec}[(i/4)%2], rng, used)
 	}
 	t.Logf("strategies: %v", used)
+}
+
+// argCheckOrRefused checks case c with strategy strat where d plans it,
+// counting the strategy in used; a clean DXGI_ERROR_UNSUPPORTED (tiny
+// windows can exceed the step or partial limits) counts as "refused".
+func argCheckOrRefused(t *testing.T, d *dml.Device, c argCase, strat string, rng *rand.Rand, used map[string]int) {
+	t.Helper()
+	op, err := d.CreateOperatorWithKernel(c.desc, strat)
+	if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
+		used["refused"]++
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", c.what, err)
+	}
+	used[op.Strategy()]++
+	argCheckCase(t, d, c, strat, rng)
 }
 
 // TestArgVecAdversarial: rows and columns of NaN first, all NaN, NaN but a

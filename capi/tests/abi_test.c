@@ -8,6 +8,7 @@
  * on failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h> /* on Windows, mingw's winpthreads */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,8 @@ static void desc_errors(vkdml_device dev) {
     no_axes.axes = NULL;
     vkdml_operator_desc d3 = {VKDML_OPERATOR_ARGMAX, &no_axes};
     EXPECT_HR(vkdml_operator_create(dev, &d3, &op), VKDML_E_INVALIDARG, "axes");
-    vkdml_reduce_desc sum = {11 /* DML_REDUCE_FUNCTION_SUM */, &in23, &out21, 1, axis1};
+    vkdml_tensor_desc float21 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes21, NULL, 0, 0};
+    vkdml_reduce_desc sum = {VKDML_REDUCE_FUNCTION_LOG_SUM_EXP, &in23, &float21, 1, axis1};
     vkdml_operator_desc d4 = {VKDML_OPERATOR_REDUCE, &sum};
     EXPECT_HR(vkdml_operator_create(dev, &d4, &op), VKDML_DXGI_ERROR_UNSUPPORTED, "Function");
     EXPECT_HR(vkdml_operator_create(4242, &argmax_op, &op), VKDML_E_INVALIDARG, "device");
@@ -386,8 +388,8 @@ static void fork_during_runs(vkdml_device dev) {
 }
 #endif
 
-/* REDUCE (ARGMIN), MAX_POOLING without indices, and MAX_POOLING1 with the
- * optional indices absent and present. */
+/* REDUCE (ARGMIN, MAX, SUM), MAX_POOLING without indices, and MAX_POOLING1
+ * with the optional indices absent and present. */
 static void other_operators(vkdml_device dev) {
     vkdml_reduce_desc rd = {VKDML_REDUCE_FUNCTION_ARGMIN, &in23, &out21, 1, axis1};
     vkdml_operator_desc d = {VKDML_OPERATOR_REDUCE, &rd};
@@ -396,6 +398,23 @@ static void other_operators(vkdml_device dev) {
     vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
     MUST(vkdml_run(dev, &d, ins, 1, outs, 1));
     EXPECT(y[0] == 1 && y[1] == 0);
+
+    /* MAX ignores NaN; SUM of INT32 wraps. */
+    vkdml_tensor_desc f21 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes21, NULL, 0, 0};
+    vkdml_reduce_desc rmax = {VKDML_REDUCE_FUNCTION_MAX, &in23, &f21, 1, axis1};
+    vkdml_operator_desc dmax = {VKDML_OPERATOR_REDUCE, &rmax};
+    float xm[6] = {NAN, 1, 3, -4, -0.0f, -4}, ym[2];
+    vkdml_buffer mins[1] = {{xm, sizeof xm}}, mouts[1] = {{ym, sizeof ym}};
+    MUST(vkdml_run(dev, &dmax, mins, 1, mouts, 1));
+    EXPECT(ym[0] == 3 && ym[1] == 0 && signbit(ym[1]));
+    vkdml_tensor_desc i23 = {VKDML_DATA_TYPE_INT32, 0, 2, sizes23, NULL, 0, 0};
+    vkdml_tensor_desc i21 = {VKDML_DATA_TYPE_INT32, 0, 2, sizes21, NULL, 0, 0};
+    vkdml_reduce_desc rsum = {VKDML_REDUCE_FUNCTION_SUM, &i23, &i21, 1, axis1};
+    vkdml_operator_desc dsum = {VKDML_OPERATOR_REDUCE, &rsum};
+    int32_t xs[6] = {INT32_MAX, 1, 0, -1, -2, 3}, ys[2];
+    vkdml_buffer sins[1] = {{xs, sizeof xs}}, souts[1] = {{ys, sizeof ys}};
+    MUST(vkdml_run(dev, &dsum, sins, 1, souts, 1));
+    EXPECT(ys[0] == INT32_MIN && ys[1] == 0);
 
     uint32_t in_sizes[4] = {1, 1, 2, 3}, out_sizes[4] = {1, 1, 1, 2};
     uint32_t strides[2] = {1, 2}, window[2] = {2, 2}, zero[2] = {0, 0};

@@ -288,6 +288,7 @@ func (e *NoEquivalentError) Error() string { return e.Reason }
 var Table = []*Operator{
 	argMaxOperator("argmax"),
 	argMinOperator("argmin"),
+	reduceOperator(),
 	maxPoolOperator(),
 	maxUnpoolOperator(),
 	identityOperator(),

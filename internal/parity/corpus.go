@@ -37,7 +37,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/safefile"
@@ -378,13 +380,13 @@ func (c *Case) Direction() (uint32, error) {
 	return uint32(v), nil
 }
 
-// Function is the case's DML_REDUCE_FUNCTION value (ARGMAX 0, ARGMIN 1).
+// Function is the case's DML_REDUCE_FUNCTION value (ARGMAX 0 ... SUM_SQUARE 11).
 func (c *Case) Function() (uint32, error) {
-	switch c.ReduceFunction {
-	case "ARGMAX":
-		return 0, nil
-	case "ARGMIN":
-		return 1, nil
+	if f := slices.Index(reduceFunctionNames, c.ReduceFunction); f >= 0 {
+		return uint32(f), nil
 	}
-	return 0, fmt.Errorf("parity: case %s: reduce function %q (the corpus uses ARGMAX and ARGMIN)", c.Name, c.ReduceFunction)
+	return 0, fmt.Errorf("parity: case %s: reduce function %q is not a DML_REDUCE_FUNCTION (%s)", c.Name, c.ReduceFunction, strings.Join(reduceFunctionNames, ", "))
 }
+
+// reduceFunctionNames are DML_REDUCE_FUNCTION's names, at their values.
+var reduceFunctionNames = []string{"ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM", "SUM_SQUARE"}

@@ -61,7 +61,9 @@ block, in row-major order over the reduced axes.`},
 				JSON: "reduceFunction", Aliases: []string{"ReduceFunction"}},
 			input, output, axisCount, axes,
 		},
-		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC with function ARGMAX or ARGMIN.`},
+		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC: function ARGMAX or ARGMIN (the output holds
+indices, as ARGMAX's), or MAX, MIN, SUM, MULTIPLY, L1 or SUM_SQUARE (the
+output has the input's type; vkdml_reduce_function says which types).`},
 	},
 	{
 		Type: "MAX_POOLING", DMLType: 58, Go: "MaxPooling",
