@@ -1,6 +1,6 @@
 /*
  * vkdml.h: the C interface of libvkdml, DirectML's ARGMAX, ARGMIN,
- * REDUCE (ARGMAX/ARGMIN) and MAX_POOLING / MAX_POOLING1 / MAX_POOLING2
+ * REDUCE (ARGMAX/ARGMIN, MAX/MIN, integer SUM/MULTIPLY/L1/SUM_SQUARE) and MAX_POOLING / MAX_POOLING1 / MAX_POOLING2
  * operators with DirectML's exact semantics on any Vulkan 1.1 device.
  *
  * Copyright the vkdml authors. Licensed under the Apache License 2.0.
@@ -146,11 +146,24 @@ typedef enum vkdml_axis_direction {
     VKDML_AXIS_DIRECTION_DECREASING = 1
 } vkdml_axis_direction;
 
-/* DML_REDUCE_FUNCTION: vkdml implements ARGMAX and ARGMIN only; the other
- * functions are DXGI_ERROR_UNSUPPORTED. */
+/* DML_REDUCE_FUNCTION, with DirectML's values. vkdml implements ARGMAX and
+ * ARGMIN, MAX and MIN on every type, and SUM, MULTIPLY, L1 and SUM_SQUARE
+ * on INT32, UINT32, INT64 and UINT64 (exact; integers wrap modulo 2^n); the
+ * others, and SUM, MULTIPLY, L1 and SUM_SQUARE of floats, are
+ * DXGI_ERROR_UNSUPPORTED. */
 typedef enum vkdml_reduce_function {
     VKDML_REDUCE_FUNCTION_ARGMAX = 0,
-    VKDML_REDUCE_FUNCTION_ARGMIN = 1
+    VKDML_REDUCE_FUNCTION_ARGMIN = 1,
+    VKDML_REDUCE_FUNCTION_AVERAGE = 2,
+    VKDML_REDUCE_FUNCTION_L1 = 3,
+    VKDML_REDUCE_FUNCTION_L2 = 4,
+    VKDML_REDUCE_FUNCTION_LOG_SUM = 5,
+    VKDML_REDUCE_FUNCTION_LOG_SUM_EXP = 6,
+    VKDML_REDUCE_FUNCTION_MAX = 7,
+    VKDML_REDUCE_FUNCTION_MIN = 8,
+    VKDML_REDUCE_FUNCTION_MULTIPLY = 9,
+    VKDML_REDUCE_FUNCTION_SUM = 10,
+    VKDML_REDUCE_FUNCTION_SUM_SQUARE = 11
 } vkdml_reduce_function;
 
 /* Device creation flags (DML_CREATE_DEVICE_FLAGS). */
@@ -170,7 +183,9 @@ typedef enum vkdml_operator_type {
     VKDML_OPERATOR_MAX_POOLING = 4,    /* vkdml_max_pooling_desc */
     VKDML_OPERATOR_MAX_POOLING1 = 5,   /* vkdml_max_pooling1_desc */
     VKDML_OPERATOR_MAX_POOLING2 = 6,   /* vkdml_max_pooling2_desc */
-    VKDML_OPERATOR_MAX_UNPOOLING = 7   /* vkdml_max_unpooling_desc */
+    VKDML_OPERATOR_MAX_UNPOOLING = 7,  /* vkdml_max_unpooling_desc */
+    VKDML_OPERATOR_TOP_K = 8,          /* vkdml_top_k_desc */
+    VKDML_OPERATOR_TOP_K1 = 9          /* vkdml_top_k1_desc */
 } vkdml_operator_type;
 /* END GENERATED: operator types */
 
@@ -205,7 +220,9 @@ typedef struct vkdml_argmax_desc {
 } vkdml_argmax_desc;
 typedef vkdml_argmax_desc vkdml_argmin_desc;
 
-/* DML_REDUCE_OPERATOR_DESC with function ARGMAX or ARGMIN. */
+/* DML_REDUCE_OPERATOR_DESC: function ARGMAX or ARGMIN (the output holds
+ * indices, as ARGMAX's), or MAX, MIN, SUM, MULTIPLY, L1 or SUM_SQUARE (the
+ * output has the input's type; vkdml_reduce_function says which types). */
 typedef struct vkdml_reduce_desc {
     uint32_t function;         /* vkdml_reduce_function */
     const vkdml_tensor_desc *input;
@@ -261,6 +278,30 @@ typedef struct vkdml_max_unpooling_desc {
     const vkdml_tensor_desc *indices;
     const vkdml_tensor_desc *output;
 } vkdml_max_unpooling_desc;
+
+/* DML_TOP_K_OPERATOR_DESC: the k largest elements along axis, sorted
+ * descending (TOP_K1 with axis_direction DECREASING). Both outputs have the
+ * input's sizes but k along axis; indices (UINT32, or UINT64 from feature
+ * level 5.0) count from the start of the axis. Ties go to the lower index,
+ * NaN comes after every number. */
+typedef struct vkdml_top_k_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *output_value;
+    const vkdml_tensor_desc *output_index;
+    uint32_t axis;
+    uint32_t k;
+} vkdml_top_k_desc;
+
+/* DML_TOP_K1_OPERATOR_DESC: DECREASING selects the k largest, sorted
+ * descending; INCREASING the k smallest, sorted ascending. */
+typedef struct vkdml_top_k1_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *output_value;
+    const vkdml_tensor_desc *output_index;
+    uint32_t axis;
+    uint32_t k;
+    uint32_t axis_direction;   /* vkdml_axis_direction */
+} vkdml_top_k1_desc;
 /* END GENERATED: descs */
 
 /* DML_OPERATOR_DESC: type says which struct desc points to. */

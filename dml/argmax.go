@@ -3,7 +3,7 @@ package dml
 import "github.com/vkdml/vkdml/ops"
 
 // DML_ARGMAX_OPERATOR_DESC, DML_ARGMIN_OPERATOR_DESC and
-// DML_REDUCE_OPERATOR_DESC (ARGMAX and ARGMIN functions only), defined with
+// DML_REDUCE_OPERATOR_DESC (its exact functions), defined with
 // their validation, planner and CPU reference in package ops.
 type (
 	// ArgMax is DML_ARGMAX_OPERATOR_DESC: the index of the largest element
@@ -12,7 +12,9 @@ type (
 	// ArgMin is DML_ARGMIN_OPERATOR_DESC, ArgMax's twin for the smallest.
 	ArgMin = ops.ArgMin
 	// Reduce is DML_REDUCE_OPERATOR_DESC; vkdml implements its ARGMAX and
-	// ARGMIN functions, which break ties as AxisDirectionIncreasing.
+	// ARGMIN functions, which break ties as AxisDirectionIncreasing, MAX
+	// and MIN on every type, and SUM, MULTIPLY, L1 and SUM_SQUARE on the
+	// 32- and 64-bit integers (docs/semantics.md's REDUCE rules).
 	Reduce = ops.Reduce
 	// AxisDirection is DML_AXIS_DIRECTION: which of tied extremes wins.
 	AxisDirection = ops.AxisDirection
@@ -27,20 +29,21 @@ const (
 )
 
 // DML_REDUCE_FUNCTION, with DirectML's values. vkdml's REDUCE implements
-// ARGMAX and ARGMIN; the others return DXGI_ERROR_UNSUPPORTED.
+// those marked; the others, and SUM, MULTIPLY, L1 and SUM_SQUARE of
+// floats, return DXGI_ERROR_UNSUPPORTED.
 const (
 	ReduceFunctionArgMax    = ops.ReduceFunctionArgMax    // DML_REDUCE_FUNCTION_ARGMAX: implemented
 	ReduceFunctionArgMin    = ops.ReduceFunctionArgMin    // DML_REDUCE_FUNCTION_ARGMIN: implemented
 	ReduceFunctionAverage   = ops.ReduceFunctionAverage   // DML_REDUCE_FUNCTION_AVERAGE: unsupported
-	ReduceFunctionL1        = ops.ReduceFunctionL1        // DML_REDUCE_FUNCTION_L1: unsupported
+	ReduceFunctionL1        = ops.ReduceFunctionL1        // DML_REDUCE_FUNCTION_L1: implemented for integers
 	ReduceFunctionL2        = ops.ReduceFunctionL2        // DML_REDUCE_FUNCTION_L2: unsupported
 	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum    // DML_REDUCE_FUNCTION_LOG_SUM: unsupported
 	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: unsupported
-	ReduceFunctionMax       = ops.ReduceFunctionMax       // DML_REDUCE_FUNCTION_MAX: unsupported
-	ReduceFunctionMin       = ops.ReduceFunctionMin       // DML_REDUCE_FUNCTION_MIN: unsupported
-	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: unsupported
-	ReduceFunctionSum       = ops.ReduceFunctionSum       // DML_REDUCE_FUNCTION_SUM: unsupported
-	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare // DML_REDUCE_FUNCTION_SUM_SQUARE: unsupported
+	ReduceFunctionMax       = ops.ReduceFunctionMax       // DML_REDUCE_FUNCTION_MAX: implemented
+	ReduceFunctionMin       = ops.ReduceFunctionMin       // DML_REDUCE_FUNCTION_MIN: implemented
+	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: implemented for integers
+	ReduceFunctionSum       = ops.ReduceFunctionSum       // DML_REDUCE_FUNCTION_SUM: implemented for integers
+	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare // DML_REDUCE_FUNCTION_SUM_SQUARE: implemented for integers
 )
 
 // ArgMax strategies, for CreateOperatorWithKernel (see package ops for

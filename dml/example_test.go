@@ -38,6 +38,37 @@ func ExampleDevice_Compute() {
 	// Output: [2 2 1]
 }
 
+// REDUCE MAX over rows, NaN ignored and the later of equal zeros winning,
+// and SUM of INT32, which wraps (semantics.md rules 23, 24 and 26).
+func ExampleDevice_Compute_reduce() {
+	dev, err := dml.CreateDevice(dml.DeviceOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer dev.Close()
+
+	nan, negZero := float32(math.NaN()), float32(math.Copysign(0, -1))
+	x := tensor.FromFloat32([]uint32{2, 3}, []float32{nan, 1, 3, 0, negZero, -5})
+	rowMax := &dml.Reduce{Function: dml.ReduceFunctionMax, Input: x.Desc,
+		Output: tensor.NewDesc(tensor.Float32, []uint32{2, 1}), Axes: []uint32{1}}
+	outs, err := dev.Compute(rowMax, x)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(outs[0].Float64s())
+
+	n := tensor.FromInt64As(tensor.Int32, []uint32{2}, []int64{math.MaxInt32, 1})
+	sum := &dml.Reduce{Function: dml.ReduceFunctionSum, Input: n.Desc,
+		Output: tensor.NewDesc(tensor.Int32, []uint32{1}), Axes: []uint32{0}}
+	if outs, err = dev.Compute(sum, n); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(outs[0].Int64s())
+	// Output:
+	// [3 -0]
+	// [-2147483648]
+}
+
 // MAX_POOLING2 with indices: a 2x2 window with stride 2 over a 4x4 image.
 // The indices are flat over the whole input tensor (semantics.md rule 10).
 func ExampleDevice_Compute_maxPooling2() {

@@ -77,6 +77,9 @@ type argOp struct {
 	dir    AxisDirection
 	isMin  bool
 	reduce bool // REDUCE: its own feature-level tables
+	// value is what the reduction computes: funcIndex (the index, ARGMAX
+	// and ARGMIN) or one of REDUCE's value functions (reduce_values.go).
+	value valueFunc
 }
 
 func (o *ArgMax) op() *argOp {
@@ -158,34 +161,9 @@ func (a *argOp) validate(ctx *Context) error {
 	if err := CheckType("OutputTensor", a.out.DataType, outTypes); err != nil {
 		return err
 	}
-	rank := a.in.Rank()
-	if a.out.Rank() != rank {
-		return hresult.InvalidArg("OutputTensor.DimensionCount", "%d must equal InputTensor.DimensionCount %d (the rank is preserved)", a.out.Rank(), rank)
-	}
-	reduced := make([]bool, rank)
-	for i, ax := range a.axes {
-		if ax >= uint32(rank) {
-			return hresult.InvalidArg(fmt.Sprintf("Axes[%d]", i), "axis %d is not in [0, InputTensor.DimensionCount-1] = [0,%d]", ax, rank-1)
-		}
-		reduced[ax] = true // duplicates act once (semantics.md rule 2)
-	}
-	block := uint64(1)
-	for i := 0; i < rank; i++ {
-		want := a.in.Sizes[i]
-		if reduced[i] {
-			want = 1
-			block *= uint64(a.in.Sizes[i])
-		}
-		if a.out.Sizes[i] != want {
-			if reduced[i] {
-				return hresult.InvalidArg(fmt.Sprintf("OutputTensor.Sizes[%d]", i), "is %d; axis %d is reduced, so it must be 1", a.out.Sizes[i], i)
-			}
-			what := "is not in Axes"
-			if len(a.axes) == 0 {
-				what = "is kept: with AxisCount = 0 the output sizes must equal the input sizes"
-			}
-			return hresult.InvalidArg(fmt.Sprintf("OutputTensor.Sizes[%d]", i), "is %d but must equal InputTensor.Sizes[%d] = %d: axis %d %s", a.out.Sizes[i], i, want, i, what)
-		}
+	block, err := a.validateShape()
+	if err != nil {
+		return err
 	}
 	// An INT32 index cannot hold positions from 2^31 on. DirectML is
 	// silent; vkdml refuses the operator rather than wrap (the rule is
@@ -194,6 +172,43 @@ func (a *argOp) validate(ctx *Context) error {
 		return hresult.InvalidArg("OutputTensor.DataType", "INT32 cannot hold every index of a block of %d reduced elements (the largest is %d > 2^31-1); use UINT32, INT64 or UINT64", block, block-1)
 	}
 	return nil
+}
+
+// validateShape applies the rules every reduction shares to the shapes:
+// equal ranks, axes inside the rank (a duplicate acts once, semantics.md
+// rule 2) and output sizes of 1 on the reduced axes and the input's on the
+// others. It returns the elements of one block.
+func (a *argOp) validateShape() (block uint64, err error) {
+	rank := a.in.Rank()
+	if a.out.Rank() != rank {
+		return 0, hresult.InvalidArg("OutputTensor.DimensionCount", "%d must equal InputTensor.DimensionCount %d (the rank is preserved)", a.out.Rank(), rank)
+	}
+	reduced := make([]bool, rank)
+	for i, ax := range a.axes {
+		if ax >= uint32(rank) {
+			return 0, hresult.InvalidArg(fmt.Sprintf("Axes[%d]", i), "axis %d is not in [0, InputTensor.DimensionCount-1] = [0,%d]", ax, rank-1)
+		}
+		reduced[ax] = true // duplicates act once (semantics.md rule 2)
+	}
+	block = 1
+	for i := 0; i < rank; i++ {
+		want := a.in.Sizes[i]
+		if reduced[i] {
+			want = 1
+			block *= uint64(a.in.Sizes[i])
+		}
+		if a.out.Sizes[i] != want {
+			if reduced[i] {
+				return 0, hresult.InvalidArg(fmt.Sprintf("OutputTensor.Sizes[%d]", i), "is %d; axis %d is reduced, so it must be 1", a.out.Sizes[i], i)
+			}
+			what := "is not in Axes"
+			if len(a.axes) == 0 {
+				what = "is kept: with AxisCount = 0 the output sizes must equal the input sizes"
+			}
+			return 0, hresult.InvalidArg(fmt.Sprintf("OutputTensor.Sizes[%d]", i), "is %d but must equal InputTensor.Sizes[%d] = %d: axis %d %s", a.out.Sizes[i], i, want, i, what)
+		}
+	}
+	return block, nil
 }
 
 // reducedAxes returns a mask of the reduced dimensions.

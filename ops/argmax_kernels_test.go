@@ -148,20 +148,26 @@ func TestArgVecSplit(t *testing.T) {
 			d = devices([]uint64{256, 1024, 4096}[rng.Intn(3)])
 			c = argVecCase(rng, []string{"row", "col"}[i%2], 2000)
 		}
-		strat := []string{"", ops.ArgStrategyVec}[(i/4)%2]
-		op, err := d.CreateOperatorWithKernel(c.desc, strat)
-		if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
-			// Tiny windows can exceed the step or partial limits: a clean refusal.
-			used["refused"]++
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.what, err)
-		}
-		used[op.Strategy()]++
-		argCheckCase(t, d, c, strat, rng)
+		argCheckOrRefused(t, d, c, []string{"", ops.ArgStrategyVec}[(i/4)%2], rng, used)
 	}
 	t.Logf("strategies: %v", used)
+}
+
+// argCheckOrRefused checks case c with strategy strat where d plans it,
+// counting the strategy in used; a clean DXGI_ERROR_UNSUPPORTED (tiny
+// windows can exceed the step or partial limits) counts as "refused".
+func argCheckOrRefused(t *testing.T, d *dml.Device, c argCase, strat string, rng *rand.Rand, used map[string]int) {
+	t.Helper()
+	op, err := d.CreateOperatorWithKernel(c.desc, strat)
+	if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
+		used["refused"]++
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", c.what, err)
+	}
+	used[op.Strategy()]++
+	argCheckCase(t, d, c, strat, rng)
 }
 
 // TestArgVecAdversarial: rows and columns of NaN first, all NaN, NaN but a
@@ -1165,7 +1171,8 @@ func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern strin
 // segment boundaries, padded strides and outputs; each block whole (one
 // dispatch) and cut into many short segments (tuning that wants every
 // byte in flight, so that lanes of a segment have no row and partials are
-// combined). Every case must plan vec-col8y.
+// combined). Every case must plan vec-col8y, and REDUCE MAX or MIN on
+// its input must not (they need values, vec-col8y gives indices only).
 func TestArgCol8Y(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -1190,6 +1197,16 @@ func TestArgCol8Y(t *testing.T) {
 				g.desc = forced
 				argCheckCase(t, d, g, "", rng)
 			}
+			// REDUCE's MAX and MIN on the same layout: vec-col8y computes
+			// indices only, so the value functions plan a scalar kernel.
+			f := []ops.ReduceFunction{ops.ReduceFunctionMax, ops.ReduceFunctionMin}[pi%2]
+			v := reduceCase(rng, f, c.in, []uint32{uint32(len(c.in.Desc.Sizes) - 2)}, "random", "packed")
+			forced := &testutil.ForcedPlan{Desc: v.desc, DeviceType: caps.DeviceTypeDiscreteGPU}
+			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant == shaders.ArgMaxCol8Y {
+				t.Fatalf("%s: GPU plan runs %s, which computes indices only", v.what, shaders.ArgMaxCol8Y)
+			}
+			v.desc = forced
+			argCheckCase(t, d, v, "", rng)
 		}
 	}
 	t.Logf("cases by split (true: partials and a combine): %v", segs)

@@ -300,8 +300,19 @@ type argCase struct {
 
 func argRandomCase(rng *rand.Rand, maxElems int) argCase {
 	dt := tensor.AllTypes[rng.Intn(len(tensor.AllTypes))]
+	sizes, axes := argRandomShape(rng, maxElems)
+	lay := argLayoutModes[rng.Intn(len(argLayoutModes))]
+	in := argInput(dt, sizes, argLayout(rng, sizes, lay))
+	vm := argValueModes[rng.Intn(len(argValueModes))]
+	argFill(rng, in, vm)
+	return argDrawCase(rng, "", in, axes, vm, "packed", "padded", "permuted")
+}
+
+// argRandomShape draws a rank of 1 to 8, sizes of at most maxElems
+// elements in all, and axes (duplicates, any order, or none).
+func argRandomShape(rng *rand.Rand, maxElems int) (sizes, axes []uint32) {
 	rank := 1 + rng.Intn(8)
-	sizes := make([]uint32, rank)
+	sizes = make([]uint32, rank)
 	total := 1
 	for i := range sizes {
 		sizes[i] = 1
@@ -314,18 +325,13 @@ func argRandomCase(rng *rand.Rand, maxElems int) argCase {
 			total *= int(f)
 		}
 	}
-	var axes []uint32
 	for n := rng.Intn(rank + 2); n > 0; n-- { // duplicates and any order
 		axes = append(axes, uint32(rng.Intn(rank)))
 	}
 	if len(axes) == 0 && rng.Intn(2) == 0 {
 		axes = []uint32{uint32(rng.Intn(rank))}
 	}
-	lay := argLayoutModes[rng.Intn(len(argLayoutModes))]
-	in := argInput(dt, sizes, argLayout(rng, sizes, lay))
-	vm := argValueModes[rng.Intn(len(argValueModes))]
-	argFill(rng, in, vm)
-	return argDrawCase(rng, "", in, axes, vm, "packed", "padded", "permuted")
+	return sizes, axes
 }
 
 // argInput is an input tensor of dt and sizes with strides (nil: packed),

@@ -148,6 +148,8 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"maxunpool.comp":            maxUnpoolFacts,
 	"copy.comp":                 copyFacts,
 	"copy_vec4.comp":            copyVec4Facts,
+	"topk_select.comp":          topKSelectFacts,
+	"topk_merge.comp":           topKMergeFacts,
 }
 
 // HasFacts reports whether the variant called name belongs to a kernel

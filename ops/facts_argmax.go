@@ -10,13 +10,15 @@ import "fmt"
 // argOutputBytes is the bytes a first pass writes for items (output,
 // segment) pairs of oCount outputs: a 16-byte (score, index) partial per
 // pair into the temporary resource (OUT_MODE 2), else a 4- or 8-byte index
-// per output.
+// (or REDUCE's value, OUT_MODE 3) per output.
 func argOutputBytes(v *stepValues, oCount, items uint64) uint64 {
 	switch (v.s("FLAGS") >> 4) & 3 {
 	case 0:
 		return 4 * oCount
 	case 1:
 		return 8 * oCount
+	case 3: // REDUCE's values, of 2^VAL_LOG bytes
+		return (1 << ((v.s("FLAGS") >> 24) & 3)) * oCount
 	}
 	return 16 * items
 }

@@ -40,8 +40,10 @@ func (f ReduceFunction) String() string {
 // implementation (reduceImpl), chosen by Function. vkdml implements the
 // ARGMAX and ARGMIN functions (deprecated by DirectML at feature level 3.0
 // in favour of the standalone operators, and equal to them with INCREASING
-// direction, with REDUCE's own feature-level tables); the others are
-// DXGI_ERROR_UNSUPPORTED.
+// direction, with REDUCE's own feature-level tables), and the exact value
+// functions (reduce_values.go): MAX and MIN on every type, SUM, MULTIPLY,
+// L1 and SUM_SQUARE on the integer types; the others (and SUM, MULTIPLY,
+// L1, SUM_SQUARE of floats) are DXGI_ERROR_UNSUPPORTED.
 //
 // A new function adds a case to impl, its own file with validate, plan
 // and reference, and, when its results may differ from the reference by
@@ -71,7 +73,7 @@ func (o *Reduce) impl() (reduceImpl, error) {
 	if int(o.Function) >= len(reduceFunctionNames) {
 		return nil, hresult.InvalidArg("Function", "%d is not a DML_REDUCE_FUNCTION (0..%d)", uint32(o.Function), len(reduceFunctionNames)-1)
 	}
-	return nil, hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE supports DML_REDUCE_FUNCTION_ARGMAX and DML_REDUCE_FUNCTION_ARGMIN only)", o.Function)
+	return newValueOp(o), nil
 }
 
 // OperatorType is "REDUCE".

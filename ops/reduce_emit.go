@@ -11,7 +11,10 @@ import (
 // the combine pass.
 func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*Plan, error) {
 	outMode := uint32(0)
-	if l.os == 8 {
+	switch {
+	case a.value != funcIndex:
+		outMode = 3
+	case l.os == 8:
 		outMode = 1
 	}
 	firstMode := outMode
@@ -92,7 +95,7 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 	for _, ro := range l.outs {
 		maxOn = max(maxOn, min(ro.count, oStep))
 	}
-	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn)
+	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn, a.subgroups(ctx))
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.
 	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, b2u(k.align8)<<16))
@@ -132,14 +135,15 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 // argCombineKernel is the combine pass for nseg partials per output, of
 // at most maxOn outputs a step (combineShape, with the device class's
 // argCombineGroupMin): argmax_combine.comp's one invocation per output, or
-// argmax_combine_group.comp's workgroup per output.
-func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant string, wg uint32, perGroup bool) {
+// argmax_combine_group.comp's workgroup per output, with subgroup
+// arithmetic where sg.
+func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64, sg bool) (variant string, wg uint32, perGroup bool) {
 	wgLimit := max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
 	wg, perGroup = combineShape(nseg, maxOn, min(argThreadWG, wgLimit), min(argGroupWG, wgLimit), t.argCombineGroupMin, ctx.Limits.SubgroupSize, t.exactGrid)
 	switch {
 	case !perGroup:
 		return shaders.ArgMaxCombineName, wg, false
-	case ctx.Features.SubgroupArithmetic:
+	case sg:
 		return shaders.ArgMaxCombineGroupSG, wg, true
 	}
 	return shaders.ArgMaxCombineGroup, wg, true
@@ -147,13 +151,16 @@ func argCombineKernel(ctx *Context, t *tuning, nseg, maxOn uint64) (variant stri
 
 // spec is variant's specialization constants (reduce.glsl), by
 // name: the workgroup size, FLAGS (extra holds its kernel-specific bits:
-// 16 vec-col's ALIGN8, 17 vec-row's ROW_FILTER), then the sizes (DS),
+// 16 vec-col's ALIGN8, 17 vec-row's ROW_FILTER; FUNC and VAL_LOG are
+// REDUCE's value functions'), then the sizes (DS),
 // input strides (DI) and output strides (DO) of 8 dimension slots: kept
 // dimension i (innermost first) in slot i, reduced dimension i in slot 7-i.
 func (a *argOp) spec(variant string, l *argLayout, wg, mode, extra uint32) *shaders.Values {
 	kind := shaders.ElemKind(a.in.DataType.IsFloat(), a.in.DataType.IsSigned())
-	flags := kind | b2u(a.isMin)<<2 | b2u(a.dir == AxisDirectionDecreasing)<<3 | mode<<4 | extra |
-		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12
+	// REDUCE's MAX and MIN take the later of equal values (LAST).
+	last := a.dir == AxisDirectionDecreasing || a.value == funcExtreme
+	flags := kind | b2u(a.isMin)<<2 | b2u(last)<<3 | mode<<4 | extra |
+		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12 | uint32(a.value)<<20 | a.valueLog()<<24
 	var ds, di, do [8]uint32
 	for i := range ds {
 		ds[i] = 1

@@ -66,7 +66,7 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 	k := argKernel{shape: shaders.ArgMaxThread, wg: argThreadWG, vec: vec, label: strategy, vw: 4}
 	if strategy != ArgStrategyThread {
 		k.shape, k.wg = shaders.ArgMaxGroup, argGroupWG
-		if f.SubgroupArithmetic {
+		if a.subgroups(ctx) {
 			k.shape = shaders.ArgMaxGroupSG
 		}
 	}

@@ -164,7 +164,8 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 	}
 	switch ctx.Kernel {
 	case "", ArgStrategyVec:
-		return strategy, true, nil
+		// The vectorised kernels compute indices only.
+		return strategy, a.value == funcIndex, nil
 	case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
 		return ctx.Kernel, false, nil
 	}

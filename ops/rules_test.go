@@ -54,8 +54,11 @@ func argRejectCases() []argRule {
 		{"direction", &ops.ArgMax{Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}, AxisDirection: 2}, 0, hresult.E_INVALIDARG, "AxisDirection"},
 		{"int32 index of a 2^31+1 block", &ops.ArgMax{Input: broadcast, Output: tensor.NewDesc(tensor.Int32, []uint32{1}), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.DataType"},
 		{"reduce function unknown", &ops.Reduce{Function: 12, Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "Function"},
-		{"reduce function sum", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: in, Output: in, Axes: []uint32{0}}, 0, hresult.DXGI_ERROR_UNSUPPORTED, "Function"},
-		{"reduce function max", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: f32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.DXGI_ERROR_UNSUPPORTED, "Function"},
+		{"reduce function sum of floats", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: in, Output: f32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.DXGI_ERROR_UNSUPPORTED, "Function"},
+		{"reduce function average", &ops.Reduce{Function: ops.ReduceFunctionAverage, Input: in, Output: f32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.DXGI_ERROR_UNSUPPORTED, "Function"},
+		{"reduce max output type", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.DataType"},
+		{"reduce max sizes", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: in, Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.Sizes[0]"},
+		{"reduce sum of int8", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: tensor.NewDesc(tensor.Int8, []uint32{4}), Output: tensor.NewDesc(tensor.Int8, []uint32{1}), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "InputTensor.DataType"},
 		{"reduce axis", &ops.Reduce{Function: ops.ReduceFunctionArgMin, Input: in, Output: u32(1, 3, 4), Axes: []uint32{5}}, 0, hresult.E_INVALIDARG, "Axes[0]"},
 		// Feature-level tables.
 		{"argmax below FL 3.0", &ops.ArgMax{Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, ops.FeatureLevel2_1, hresult.DXGI_ERROR_UNSUPPORTED, "OperatorType"},
@@ -117,18 +120,7 @@ func TestArgRules(t *testing.T) {
 		checkRefusal(t, c, err)
 	}
 	for _, c := range argAcceptCases() {
-		ctx := descfuzz.Lavapipe()
-		if c.level != 0 {
-			ctx.FeatureLevel = c.level
-		}
-		err := c.desc.Validate(ctx)
-		if err == nil && c.level == 0 {
-			var p *ops.Plan
-			if p, err = c.desc.Plan(ctx); err == nil {
-				err = ops.CheckPlan(ctx, c.desc, p)
-			}
-		}
-		if err != nil {
+		if err := validateAndPlan(c); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}

@@ -1,5 +1,9 @@
 #version 450
-// argmax.comp: ARGMAX / ARGMIN / REDUCE(ARGMAX|ARGMIN), first pass.
+// argmax.comp: ARGMAX / ARGMIN / REDUCE, first pass: the index of
+// ARGMAX / ARGMIN (REDUCE's ARGMAX / ARGMIN alike), or the value of
+// REDUCE's MAX, MIN, SUM, MULTIPLY, L1 and SUM_SQUARE (the FUNC
+// specialization constant, reduce.glsl; what each carries and why any
+// grouping is exact: reduce_part.glsl).
 //
 // The host (ops/reduce_plan.go) coalesces the tensor into K kept and R
 // reduced dimensions, passed as specialization constants, innermost first.
@@ -65,10 +69,11 @@
 
 #define ELEM_SRC 0
 #define WORD_DST 1
+#define WORD_DST_RW 1
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
-#include "argmax_partial.glsl"
+#include "reduce_part.glsl"
 
 layout(push_constant) uniform Push {
 	uint base_src;   // words
@@ -91,11 +96,11 @@ uvec2 load(uint off) {
 	return elem_load(pc.base_src, off - pc.in_win); // exact: the element lies in the window
 }
 
-void write_result(uint o, uint seg, uint kept_out, uvec2 s, uint idx) {
+void write_result(uint o, uint seg, uint kept_out, Part st) {
 	if (OUT_MODE == 2u) {
-		write_partial(pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win), s, idx);
+		write_part(pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win), st);
 	} else {
-		store_index(pc.base_dst, kept_out - pc.dst_win, idx, OUT_MODE == 1u);
+		store_result(pc.base_dst, kept_out - pc.dst_win, st);
 	}
 }
 
@@ -131,8 +136,7 @@ void main() {
 		uint c[8];
 		uint roff = red_coords(j, c);
 		uint e = at(kin + roff);
-		uvec2 best = score(load_at(e), j);
-		uint bi = j;
+		Part st = part_elem(load_at(e), j);
 		uint k = 1u;
 		// NEXT moves e to the next block position: one reduced dimension
 		// (NR, a specialization constant) steps by its stride; more step
@@ -146,14 +150,7 @@ void main() {
 	}
 #if LOADS == 8
 #define LOAD(u) NEXT() uvec2 q##u = load_at(e);
-#define SCAN(u)                                     \
-	{                                               \
-		uvec2 s_ = score(q##u, j + (u + 1u));       \
-		if (later_wins(s_, best)) {                 \
-			best = s_;                              \
-			bi = j + (u + 1u);                      \
-		}                                           \
-	}
+#define SCAN(u) st = part_fold(st, q##u, j + (u + 1u));
 #if ELEM_BITS < 64
 		// The raw-interval filter (reduce.glsl filter_bounds): the eight
 		// loaded elements are visited exactly only when one of them lies
@@ -161,17 +158,24 @@ void main() {
 		// is exact, since the sequential update would leave the best as
 		// it is. The bounds are recomputed only after such a visit, so the
 		// common trip costs a shift, a subtraction and a minimum per
-		// element over its load.
+		// element over its load. Only the ORDERED functions have a best
+		// to filter against (REDUCE's MAX / MIN too: LAST, so an equal
+		// value lies in the interval, and a best NaN scores 0, whose
+		// interval is every raw value); every element changes an
+		// accumulation, which therefore visits all eight. ORDERED is a
+		// specialization constant, so the driver folds the test away.
 		const uint FSH = 32u - ELEM_BITS;
-		uvec2 fb = filter_bounds(best.x);
+		uvec2 fb = ORDERED ? filter_bounds(st.s.x) : uvec2(0u);
 #define F(u) ((q##u.x << FSH) - fb.x)
 #endif
 		for (; n - k >= 8u; k += 8u) {
 			LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
 #if ELEM_BITS < 64
-			if (min(min(min(F(0), F(1)), min(F(2), F(3))), min(min(F(4), F(5)), min(F(6), F(7)))) <= fb.y) {
+			if (!ORDERED || min(min(min(F(0), F(1)), min(F(2), F(3))), min(min(F(4), F(5)), min(F(6), F(7)))) <= fb.y) {
 				SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
-				fb = filter_bounds(best.x);
+				if (ORDERED) {
+					fb = filter_bounds(st.s.x);
+				}
 			}
 #else
 			SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
@@ -185,44 +189,16 @@ void main() {
 		for (; k < n; k++) {
 			NEXT()
 			j++;
-			uvec2 s = score(load_at(e), j);
-			if (later_wins(s, best)) {
-				best = s;
-				bi = j;
-			}
+			st = part_fold(st, load_at(e), j);
 		}
 #undef NEXT
-		write_result(o, pc.seg_base + sl, kout, best, bi);
+		write_result(o, pc.seg_base + sl, kout, st);
 	}
 }
 
 #else
 
-#define WG_MAX 256
-#if SUBGROUP
-// One entry per subgroup (at least 1 lane each).
-shared uint sh_lo[WG_MAX], sh_hi[WG_MAX], sh_idx[WG_MAX];
-
-// sg_reduce leaves the subgroup's best (score, index) in every lane.
-void sg_reduce(inout uvec2 s, inout uint idx) {
-#if ELEM_BITS == 64
-	uint mh = subgroupMax(s.y);
-	uint ml = subgroupMax(s.y == mh ? s.x : 0u);
-#else
-	uint mh = 0u;
-	uint ml = subgroupMax(s.x);
-#endif
-	bool top = s.x == ml && s.y == mh;
-	if (LAST != 0u) {
-		idx = subgroupMax(top ? idx : 0u);
-	} else {
-		idx = subgroupMin(top ? idx : 0xFFFFFFFFu);
-	}
-	s = uvec2(ml, mh);
-}
-#else
-shared uint sh_lo[WG_MAX], sh_hi[WG_MAX], sh_idx[WG_MAX];
-#endif
+#include "reduce_group.glsl"
 
 void main() {
 	uint items = pc.o_count * pc.nloc;
@@ -239,69 +215,21 @@ void main() {
 		uint j0 = pc.j_begin + jb;
 		// Lane t scans j0+t, j0+t+WG, ... in increasing order. A lane with
 		// no element holds the identity, which loses to every element.
-		uvec2 best = uvec2(0u);
-		uint bi = LAST != 0u ? 0u : 0xFFFFFFFFu;
+		Part st = part_identity();
 		if (t < n) {
 			uint j = j0 + t;
-			best = score(load(kin + red_offset(j)), j);
-			bi = j;
+			st = part_elem(load(kin + red_offset(j)), j);
 			// (counted, so that k + WG never wraps on 2^32-element blocks)
 			for (uint m = (n - 1u - t) / WG, k = t; m > 0u; m--) {
 				k += WG;
 				j = j0 + k;
-				uvec2 s = score(load(kin + red_offset(j)), j);
-				if (later_wins(s, best)) {
-					best = s;
-					bi = j;
-				}
+				st = part_fold(st, load(kin + red_offset(j)), j);
 			}
 		}
-#if SUBGROUP
-		sg_reduce(best, bi);
-		if (subgroupElect()) {
-			sh_lo[gl_SubgroupID] = best.x;
-			sh_hi[gl_SubgroupID] = best.y;
-			sh_idx[gl_SubgroupID] = bi;
+		if (group_combine(st)) {
+			write_result(o, pc.seg_base + sl, kout, st);
 		}
 		barrier();
-		if (gl_SubgroupID == 0u) {
-			best = uvec2(0u);
-			bi = LAST != 0u ? 0u : 0xFFFFFFFFu;
-			for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
-				uvec2 s = uvec2(sh_lo[k], sh_hi[k]);
-				if (better(s, sh_idx[k], best, bi)) {
-					best = s;
-					bi = sh_idx[k];
-				}
-			}
-			sg_reduce(best, bi);
-			if (subgroupElect()) {
-				write_result(o, pc.seg_base + sl, kout, best, bi);
-			}
-		}
-		barrier();
-#else
-		sh_lo[t] = best.x;
-		sh_hi[t] = best.y;
-		sh_idx[t] = bi;
-		barrier();
-		for (uint h = WG / 2u; h > 0u; h >>= 1) {
-			if (t < h) {
-				uvec2 a = uvec2(sh_lo[t], sh_hi[t]);
-				uvec2 b = uvec2(sh_lo[t + h], sh_hi[t + h]);
-				if (better(b, sh_idx[t + h], a, sh_idx[t])) {
-					sh_lo[t] = b.x;
-					sh_hi[t] = b.y;
-					sh_idx[t] = sh_idx[t + h];
-				}
-			}
-			barrier();
-		}
-		if (t == 0u) {
-			write_result(o, pc.seg_base + sl, kout, uvec2(sh_lo[0], sh_hi[0]), sh_idx[0]);
-		}
-		barrier();
-#endif
 	}
 }
 

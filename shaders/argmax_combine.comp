@@ -4,14 +4,18 @@
 // Each invocation owns one output, reads its segments' (score, index)
 // partials and keeps the maximum of the total order described in
 // argmax.comp, which is the sequential scan's answer whatever the split.
-// The specialization constants are reduce.glsl's; OUT_MODE is 0 or 1.
+// The specialization constants are reduce.glsl's; OUT_MODE is 0, 1 or 3.
+// REDUCE's value functions merge their partials the same way
+// (reduce_part.glsl).
 
 #define REDUCE_COMBINE 1
 #define WORD_SRC 0
 #define WORD_DST 1
+#define WORD_DST_RW 1
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
+#include "reduce_part.glsl"
 
 layout(push_constant) uniform Push {
 	uint base_tmp;  // words
@@ -28,19 +32,13 @@ void main() {
 	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
 		uint o = pc.o_begin + ol;
 		uint w = pc.base_tmp + 4u * (o * pc.nseg - pc.tmp_win);
-		uvec2 best = uvec2(word_src.x[w], word_src.x[w + 1u]);
-		uint bi = word_src.x[w + 2u];
+		Part st = READ_PART(word_src, w);
 		for (uint s = 1u; s < pc.nseg; s++) {
 			w += 4u;
-			uvec2 v = uvec2(word_src.x[w], word_src.x[w + 1u]);
-			uint vi = word_src.x[w + 2u];
-			if (better(v, vi, best, bi)) {
-				best = v;
-				bi = vi;
-			}
+			st = part_merge(st, READ_PART(word_src, w));
 		}
 		uint kin, kout;
 		kept_offsets(o, kin, kout);
-		store_index(pc.base_out, kout - pc.out_win, bi, OUT_MODE == 1u);
+		store_result(pc.base_out, kout - pc.out_win, st);
 	}
 }

@@ -19,6 +19,7 @@
 //   WORD_SRC   binding of a 32-bit word input (partials)   -> word_src
 //   WORD_DST   binding of a 32-bit word output (indices, partials)
 //                                            -> word_dst,  store_index
+//   WORD_DST_RW  with WORD_DST: word_dst is read-write (atomics)
 //   WORD_DST2  binding of a 64-bit index output, as 8-byte (uvec2) entries
 //              (the host keeps its base offset even)  -> word_dst2
 //   ELEM_SRC4, ELEM_DST4, WORD_DST4: bindings of 16-byte (uvec4) views ->
@@ -63,7 +64,12 @@ layout(std430, binding = ELEM_DST) writeonly buffer ElemDst { ELEM_STORAGE x[]; 
 layout(std430, binding = WORD_SRC) readonly buffer WordSrc { uint x[]; } word_src;
 #endif
 #ifdef WORD_DST
+#ifdef WORD_DST_RW
+// Read-write: atomic sub-word stores read the word they update.
+layout(std430, binding = WORD_DST) buffer WordDst { uint x[]; } word_dst;
+#else
 layout(std430, binding = WORD_DST) writeonly buffer WordDst { uint x[]; } word_dst;
+#endif
 #endif
 #ifdef WORD_DST2
 layout(std430, binding = WORD_DST2) writeonly buffer WordDst2 { uvec2 x[]; } word_dst2;

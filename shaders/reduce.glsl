@@ -1,8 +1,8 @@
 // reduce.glsl: what reductions over coalesced dimensions share: the
 // shape (kept and reduced dimension slots), the coordinates and offsets of
 // an output and of a block position, each element's score, and the order
-// in which a later element replaces the best so far. ARGMAX / ARGMIN are
-// its users (argmax.comp, argmax_vec_row.comp, argmax_vec_col.comp,
+// in which a later element replaces the best so far. ARGMAX / ARGMIN and
+// REDUCE are its users (argmax.comp, argmax_vec_row.comp, argmax_vec_col.comp,
 // argmax_combine.comp, argmax_combine_group.comp); argmax.comp explains
 // why the order is correct. Include elem.glsl first; a combine pass,
 // which reads partials rather than elements, defines REDUCE_COMBINE to
@@ -13,9 +13,12 @@
 //         (bit 2, ARGMIN), LAST (bit 3, DML_AXIS_DIRECTION_DECREASING: the
 //         last extreme wins), OUT_MODE (bits 4-5: 0 32-bit indices to the
 //         output, 1 64-bit indices as two words with the high word 0, 2
-//         (score, index) partials to the temporary resource), NK (bits
+//         (score, index) partials to the temporary resource, 3 values of
+//         REDUCE's value functions to the output), NK (bits
 //         8-11) and NR (bits 12-15): kept / reduced dimensions after
-//         coalescing, NK + NR <= 8
+//         coalescing, NK + NR <= 8; OUT_MODE 3 and FUNC (bits 20-22) and
+//         VAL_LOG (bits 24-25) belong to REDUCE's value functions
+//         (reduce_part.glsl)
 //   2+s   DS[s]  size of dimension slot s
 //   10+s  DI[s]  its input stride (elements)
 //   18+s  DO[s]  its output stride (kept dimensions only)
@@ -32,6 +35,18 @@ const uint LAST = (FLAGS >> 3) & 1u;
 const uint OUT_MODE = (FLAGS >> 4) & 3u;
 const uint NK = (FLAGS >> 8) & 15u;
 const uint NR = (FLAGS >> 12) & 15u;
+// FUNC: what the reduction computes. FUNC_INDEX is ARGMAX / ARGMIN's
+// index; the others are REDUCE's value functions (reduce_part.glsl).
+const uint FUNC = (FLAGS >> 20) & 7u;
+const uint FUNC_INDEX = 0u;
+const uint FUNC_EXTREME = 1u; // MAX, or MIN with IS_MIN
+const uint FUNC_SUM = 2u;
+const uint FUNC_MULTIPLY = 3u;
+const uint FUNC_L1 = 4u;
+const uint FUNC_SUM_SQUARE = 5u;
+// ORDERED: the result is the maximum of a total order on (score,
+// position); otherwise it is an accumulation modulo 2^64.
+const bool ORDERED = FUNC <= FUNC_EXTREME;
 
 layout(constant_id = 2) const uint DS0 = 1u;
 layout(constant_id = 3) const uint DS1 = 1u;
@@ -130,7 +145,9 @@ void red_next(inout uint c[8], inout uint off) {
 // position j to its unsigned score, higher winning; (y, x) compare
 // lexicographically (key_gt). The score is elem.glsl's order-preserving key,
 // bit-inverted for ARGMIN; a NaN scores above everything at j = 0 and below
-// everything elsewhere (argmax.comp explains why).
+// everything elsewhere (argmax.comp explains why), except for REDUCE's
+// MAX/MIN (FUNC_EXTREME), which ignore NaN wherever it sits: there a NaN
+// scores 0, below every number, everywhere.
 uvec2 score(uvec2 raw, uint j) {
 	uvec2 k = elem_key2(raw, KIND);
 #if ELEM_BITS == 64
@@ -139,7 +156,7 @@ uvec2 score(uvec2 raw, uint j) {
 	}
 #else
 	if (elem_is_nan(raw.x, KIND)) {
-		return uvec2(j == 0u ? 0xFFFFFFFFu : 0u, 0u);
+		return uvec2(j == 0u && FUNC == FUNC_INDEX ? 0xFFFFFFFFu : 0u, 0u);
 	}
 	if (IS_MIN != 0u) {
 		k.x = ~k.x;

@@ -19,10 +19,10 @@ func conformanceData(t *testing.T) string {
 	return onnxData(t)
 }
 
-// TestONNXConformance runs all 49 ArgMax/ArgMin/MaxPool/MaxUnpool data sets
-// through the public API with the validation layer on: 48 must pass exactly
-// and the
-// one with storage_order=1 must be skipped, with the reason.
+// TestONNXConformance runs all 65 ArgMax/ArgMin/MaxPool/MaxUnpool/ReduceMax/
+// ReduceMin data sets through the public API with the validation layer on:
+// 64 must pass exactly and the one with storage_order=1 must be skipped,
+// with the reason.
 func TestONNXConformance(t *testing.T) {
 	dir := conformanceData(t)
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
@@ -40,8 +40,8 @@ func TestONNXConformance(t *testing.T) {
 	}
 	sum := conformance.Summarize(rs)
 	t.Log(sum)
-	if sum.Total != 49 || sum.Passed != 48 || sum.Skipped != 1 {
-		t.Errorf("want 48 passed and 1 skipped of 49 data sets, got %+v", sum)
+	if sum.Total != 68 || sum.Passed != 67 || sum.Skipped != 1 {
+		t.Errorf("want 67 passed and 1 skipped of 68 data sets, got %+v", sum)
 	}
 	for _, r := range rs {
 		if r.Status == conformance.Skip && (r.Case != "test_maxpool_with_argmax_2d_precomputed_strides" || !strings.Contains(r.Reason, "storage_order")) {
@@ -81,7 +81,7 @@ func TestConformanceCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("vkdml conformance: %v\n%s", err, out)
 	}
-	for _, want := range []string{"CASE", "RESULT", "REASON", "test_maxpool_2d_ceil", "PASS", "SKIP", "storage_order", "48 passed, 0 failed, 1 skipped"} {
+	for _, want := range []string{"CASE", "RESULT", "REASON", "test_maxpool_2d_ceil", "PASS", "SKIP", "storage_order", "67 passed, 0 failed, 1 skipped"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

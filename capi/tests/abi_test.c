@@ -8,9 +8,11 @@
  * on failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h> /* on Windows, mingw's winpthreads */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #ifndef _WIN32
 #include <signal.h>
 #include <sys/wait.h>
@@ -132,7 +134,8 @@ static void desc_errors(vkdml_device dev) {
     no_axes.axes = NULL;
     vkdml_operator_desc d3 = {VKDML_OPERATOR_ARGMAX, &no_axes};
     EXPECT_HR(vkdml_operator_create(dev, &d3, &op), VKDML_E_INVALIDARG, "axes");
-    vkdml_reduce_desc sum = {11 /* DML_REDUCE_FUNCTION_SUM */, &in23, &out21, 1, axis1};
+    vkdml_tensor_desc float21 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes21, NULL, 0, 0};
+    vkdml_reduce_desc sum = {VKDML_REDUCE_FUNCTION_LOG_SUM_EXP, &in23, &float21, 1, axis1};
     vkdml_operator_desc d4 = {VKDML_OPERATOR_REDUCE, &sum};
     EXPECT_HR(vkdml_operator_create(dev, &d4, &op), VKDML_DXGI_ERROR_UNSUPPORTED, "Function");
     EXPECT_HR(vkdml_operator_create(4242, &argmax_op, &op), VKDML_E_INVALIDARG, "device");
@@ -385,8 +388,8 @@ static void fork_during_runs(vkdml_device dev) {
 }
 #endif
 
-/* REDUCE (ARGMIN), MAX_POOLING without indices, and MAX_POOLING1 with the
- * optional indices absent and present. */
+/* REDUCE (ARGMIN, MAX, SUM), MAX_POOLING without indices, and MAX_POOLING1
+ * with the optional indices absent and present. */
 static void other_operators(vkdml_device dev) {
     vkdml_reduce_desc rd = {VKDML_REDUCE_FUNCTION_ARGMIN, &in23, &out21, 1, axis1};
     vkdml_operator_desc d = {VKDML_OPERATOR_REDUCE, &rd};
@@ -395,6 +398,23 @@ static void other_operators(vkdml_device dev) {
     vkdml_buffer ins[1] = {{x, sizeof x}}, outs[1] = {{y, sizeof y}};
     MUST(vkdml_run(dev, &d, ins, 1, outs, 1));
     EXPECT(y[0] == 1 && y[1] == 0);
+
+    /* MAX ignores NaN; SUM of INT32 wraps. */
+    vkdml_tensor_desc f21 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes21, NULL, 0, 0};
+    vkdml_reduce_desc rmax = {VKDML_REDUCE_FUNCTION_MAX, &in23, &f21, 1, axis1};
+    vkdml_operator_desc dmax = {VKDML_OPERATOR_REDUCE, &rmax};
+    float xm[6] = {NAN, 1, 3, -4, -0.0f, -4}, ym[2];
+    vkdml_buffer mins[1] = {{xm, sizeof xm}}, mouts[1] = {{ym, sizeof ym}};
+    MUST(vkdml_run(dev, &dmax, mins, 1, mouts, 1));
+    EXPECT(ym[0] == 3 && ym[1] == 0 && signbit(ym[1]));
+    vkdml_tensor_desc i23 = {VKDML_DATA_TYPE_INT32, 0, 2, sizes23, NULL, 0, 0};
+    vkdml_tensor_desc i21 = {VKDML_DATA_TYPE_INT32, 0, 2, sizes21, NULL, 0, 0};
+    vkdml_reduce_desc rsum = {VKDML_REDUCE_FUNCTION_SUM, &i23, &i21, 1, axis1};
+    vkdml_operator_desc dsum = {VKDML_OPERATOR_REDUCE, &rsum};
+    int32_t xs[6] = {INT32_MAX, 1, 0, -1, -2, 3}, ys[2];
+    vkdml_buffer sins[1] = {{xs, sizeof xs}}, souts[1] = {{ys, sizeof ys}};
+    MUST(vkdml_run(dev, &dsum, sins, 1, souts, 1));
+    EXPECT(ys[0] == INT32_MIN && ys[1] == 0);
 
     uint32_t in_sizes[4] = {1, 1, 2, 3}, out_sizes[4] = {1, 1, 1, 2};
     uint32_t strides[2] = {1, 2}, window[2] = {2, 2}, zero[2] = {0, 0};
@@ -445,6 +465,31 @@ static void max_unpooling(vkdml_device dev) {
     MUST(vkdml_operator_destroy(op));
     idx.data_type = VKDML_DATA_TYPE_INT32;
     EXPECT_HR(vkdml_run(dev, &d, ins, 2, outs, 1), VKDML_E_INVALIDARG, "IndicesTensor.DataType");
+}
+
+/* TOP_K1: two outputs, ties to the lower index, NaN after every number;
+ * TOP_K is DECREASING; K past the axis and INT32 indices are refused. */
+static void top_k(vkdml_device dev) {
+    uint32_t in_sizes[1] = {5}, out_sizes[1] = {3};
+    vkdml_tensor_desc x = {VKDML_DATA_TYPE_FLOAT32, 0, 1, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc v = {VKDML_DATA_TYPE_FLOAT32, 0, 1, out_sizes, NULL, 0, 0};
+    vkdml_tensor_desc i = {VKDML_DATA_TYPE_UINT32, 0, 1, out_sizes, NULL, 0, 0};
+    vkdml_top_k1_desc td = {&x, &v, &i, 0, 3, VKDML_AXIS_DIRECTION_INCREASING};
+    vkdml_operator_desc d = {VKDML_OPERATOR_TOP_K1, &td};
+    float xv[5] = {3, NAN, 1, 3, 1}, vv[3];
+    uint32_t iv[3];
+    vkdml_buffer ins[1] = {{xv, sizeof xv}}, outs[2] = {{vv, sizeof vv}, {iv, sizeof iv}};
+    MUST(vkdml_run(dev, &d, ins, 1, outs, 2));
+    EXPECT(vv[0] == 1 && vv[1] == 1 && vv[2] == 3 && iv[0] == 2 && iv[1] == 4 && iv[2] == 0);
+    vkdml_top_k_desc kd = {&x, &v, &i, 0, 3};
+    vkdml_operator_desc dk = {VKDML_OPERATOR_TOP_K, &kd};
+    MUST(vkdml_run(dev, &dk, ins, 1, outs, 2));
+    EXPECT(vv[0] == 3 && vv[1] == 3 && vv[2] == 1 && iv[0] == 0 && iv[1] == 3 && iv[2] == 2);
+    td.k = 6;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 1, outs, 2), VKDML_E_INVALIDARG, "K");
+    td.k = 3;
+    i.data_type = VKDML_DATA_TYPE_INT32;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 1, outs, 2), VKDML_E_INVALIDARG, "OutputIndexTensor.DataType");
 }
 
 /* Messages belong to the thread whose call failed. */
@@ -529,6 +574,7 @@ int main(void) {
     strided_output(dev);
     other_operators(dev);
     max_unpooling(dev);
+    top_k(dev);
     thread_local_errors();
     concurrency(dev);
     spare_bytes(dev);

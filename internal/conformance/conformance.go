@@ -1,5 +1,5 @@
 // Package conformance runs ONNX's own backend node tests for ArgMax, ArgMin,
-// MaxPool and MaxUnpool (the data sets Debian's libonnx-testdata installs under
+// MaxPool, MaxUnpool, ReduceMax and ReduceMin (the data sets Debian's libonnx-testdata installs under
 // /usr/share/libonnx-testdata/data/node) against vkdml.
 //
 // Each data set is a single-node model.onnx plus test_data_set_*/ folders of
@@ -11,6 +11,10 @@
 //     is 0; select_last_index=1 is DML_AXIS_DIRECTION_DECREASING; DirectML
 //     keeps the rank, so keepdims=0 is a reshape of the result; the INT64
 //     output is an INT64 index tensor.
+//   - ReduceMax/ReduceMin: REDUCE MAX/MIN; axes from the attribute or the
+//     axes input, negative ones from the end, all axes when none (the
+//     explicit empty list with noop_with_empty_axes=1); keepdims=0 is a
+//     reshape of the result.
 //   - MaxPool: auto_pad SAME_UPPER/SAME_LOWER become explicit start and end
 //     padding, VALID none; ceil_mode chooses the output extent; 1D pooling
 //     runs as 2D with a unit H axis; the INT64 Indices output is a UINT64
@@ -59,7 +63,7 @@ func DataDir() string {
 
 // The suite runs every data-set folder under the data directory whose
 // node is of an ONNX type the operator table maps (operators.ONNXTypes;
-// 49 data sets in libonnx-testdata 1.x), whatever the folder's name, and
+// 68 data sets in libonnx-testdata 1.x), whatever the folder's name, and
 // lists every other folder as not mapped, with the reason: none is left
 // out unsaid.
 

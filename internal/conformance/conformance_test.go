@@ -49,6 +49,40 @@ func TestMapArg(t *testing.T) {
 	}
 }
 
+// TestMapReduce checks the ReduceMax/ReduceMin translation without a
+// device: negative axes, all axes by default, keepdims=0, the axes input
+// (opset 18) and noop_with_empty_axes.
+func TestMapReduce(t *testing.T) {
+	cases := []struct {
+		name      string
+		n         *onnx.Node
+		ins       []*tensor.Tensor
+		fn        dml.ReduceFunction
+		axes, out []uint32
+	}{
+		{"negative", node("ReduceMin", ints("axes", -1, 0), i64("keepdims", 0)), shaped(2, 3, 4), dml.ReduceFunctionMin, []uint32{2, 0}, []uint32{3}},
+		{"default", node("ReduceMax"), shaped(2, 3), dml.ReduceFunctionMax, []uint32{0, 1}, []uint32{1, 1}},
+		{"axes input", node("ReduceMax"), append(shaped(2, 3), tensor.FromInt64As(tensor.Int64, []uint32{1}, []int64{-1})), dml.ReduceFunctionMax, []uint32{1}, []uint32{2, 1}},
+		{"noop", node("ReduceMax", i64("noop_with_empty_axes", 1)), shaped(2, 3), dml.ReduceFunctionMax, nil, []uint32{2, 3}},
+	}
+	for _, c := range cases {
+		m, err := Map(c.n, c.ins, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		r := m.Desc.(*dml.Reduce)
+		if r.Function != c.fn || !slices.Equal(r.Axes, c.axes) || !slices.Equal(m.OutputSizes[0], c.out) {
+			t.Errorf("%s: %v axes %v output %v, want %v %v %v", c.name, r.Function, r.Axes, m.OutputSizes[0], c.fn, c.axes, c.out)
+		}
+		if m.Bind != nil && len(m.Bind(c.ins)) != 1 {
+			t.Errorf("%s: binds %d inputs, want the data only", c.name, len(m.Bind(c.ins)))
+		}
+	}
+	if _, err := Map(node("ReduceMax", ints("axes", 2)), shaped(2, 3), 1); err == nil {
+		t.Fatal("axis 2 of a rank-2 input was accepted")
+	}
+}
+
 // TestMapMaxPool checks padding, ceil_mode, 1D and storage_order.
 func TestMapMaxPool(t *testing.T) {
 	cases := []struct {

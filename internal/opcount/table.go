@@ -41,7 +41,8 @@ const BudgetPerByte = 4
 
 // Cases are the GPU speed table's cases: ARGMAX whole, along rows and
 // along columns in all ten types (int64 indices, as scripts/gpu_compare.py
-// asks), the reference shapes and the odd ones, and max pooling.
+// asks), the reference shapes and the odd ones, REDUCE's value functions,
+// and max pooling.
 func Cases() []Case {
 	var cs []Case
 	arg := func(name string, dt tensor.DataType, shape []uint32, axes ...uint32) {
@@ -74,6 +75,33 @@ func Cases() []Case {
 	arg("argmax 4097x16383 INT8 axis 0", tensor.Int8, []uint32{4097, 16383}, 0)
 	arg("argmax 4097x16383 FLOAT16 axis 1", tensor.Float16, []uint32{4097, 16383}, 1)
 	arg("argmax 63x1031x1025 FLOAT32 axis 1", f32, []uint32{63, 1031, 1025}, 1)
+	// REDUCE's value functions run ARGMAX's scalar kernels (the vector
+	// kernels compute indices only): MAX in every type, MIN, and the
+	// integer accumulations in their four types, along rows, columns and
+	// whole.
+	reduce := func(fn ops.ReduceFunction, dt tensor.DataType, size string, shape []uint32, how string, axes ...uint32) {
+		out := append([]uint32(nil), shape...)
+		for _, a := range axes {
+			out[a] = 1
+		}
+		name := fmt.Sprintf("reduce %s %s %s %s", strings.ToLower(strings.TrimPrefix(fn.String(), "DML_REDUCE_FUNCTION_")), size, dt, how)
+		cs = append(cs, Case{name, &ops.Reduce{Function: fn, Input: tensor.NewDesc(dt, shape), Output: tensor.NewDesc(dt, out), Axes: axes}})
+	}
+	rows := []uint32{4096, 16384}
+	for _, dt := range tensor.AllTypes {
+		reduce(ops.ReduceFunctionMax, dt, "4096x16384", rows, "axis 1", 1)
+		reduce(ops.ReduceFunctionMax, dt, "4096x16384", rows, "axis 0", 0)
+	}
+	reduce(ops.ReduceFunctionMin, f32, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionMin, f32, "4096x16384", rows, "axis 0", 0)
+	reduce(ops.ReduceFunctionMax, f32, "64M", []uint32{64 << 20}, "whole", 0)
+	for _, fn := range []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionMultiply, ops.ReduceFunctionL1, ops.ReduceFunctionSumSquare} {
+		for _, dt := range []tensor.DataType{tensor.Int32, tensor.UInt32, tensor.Int64, tensor.UInt64} {
+			reduce(fn, dt, "4096x16384", rows, "axis 1", 1)
+			reduce(fn, dt, "4096x16384", rows, "axis 0", 0)
+		}
+	}
+	reduce(ops.ReduceFunctionSum, tensor.Int32, "64M", []uint32{64 << 20}, "whole", 0)
 	pool := func(name string, dt tensor.DataType, shape []uint32, k, s, p, d uint32, idx bool) {
 		out := append([]uint32(nil), shape...)
 		for i := 2; i < 4; i++ {

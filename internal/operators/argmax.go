@@ -14,12 +14,13 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// ARGMAX and ARGMIN (and REDUCE with those functions, in the parity corpus).
+// ARGMAX and ARGMIN (REDUCE, with its ARGMAX and ARGMIN functions too, is
+// reduce.go's).
 
 func argMaxOperator(name string) *Operator {
 	op := argOperator(name, "largest")
 	op.Type = "ARGMAX"
-	op.DMLTypes = []string{"ARGMAX", "REDUCE"}
+	op.DMLTypes = []string{"ARGMAX"}
 	op.ONNXTypes = []string{"ArgMax"}
 	return op
 }
@@ -172,19 +173,29 @@ func ArgDesc(name string, in tensor.Desc, axesS, dirS, typeS string) (dml.Operat
 	if err != nil {
 		return nil, err
 	}
-	axes, err := ParseAxes(axesS, in.Rank())
+	axes, sizes, err := reducedShape(in, axesS)
 	if err != nil {
 		return nil, err
-	}
-	sizes := slices.Clone(in.Sizes)
-	for _, a := range axes {
-		sizes[a] = 1
 	}
 	out := tensor.NewDesc(idx, sizes)
 	if name == "argmax" {
 		return &dml.ArgMax{Input: in, Output: out, Axes: axes, AxisDirection: dir}, nil
 	}
 	return &dml.ArgMin{Input: in, Output: out, Axes: axes, AxisDirection: dir}, nil
+}
+
+// reducedShape parses --axes for input in and returns the axes and the
+// output sizes: the input's, with the reduced axes of size 1.
+func reducedShape(in tensor.Desc, axesS string) (axes, sizes []uint32, err error) {
+	axes, err = ParseAxes(axesS, in.Rank())
+	if err != nil {
+		return nil, nil, err
+	}
+	sizes = slices.Clone(in.Sizes)
+	for _, a := range axes {
+		sizes[a] = 1
+	}
+	return axes, sizes, nil
 }
 
 // argOptions checks the flags that do not depend on the input.
@@ -215,14 +226,8 @@ func argFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 	switch c.Operator {
 	case "ARGMAX":
 		return &dml.ArgMax{Input: t.Input, Output: t.Output, Axes: c.Axes, AxisDirection: t.Direction}, nil
-	case "ARGMIN":
-		return &dml.ArgMin{Input: t.Input, Output: t.Output, Axes: c.Axes, AxisDirection: t.Direction}, nil
 	}
-	f, err := c.Function()
-	if err != nil {
-		return nil, err
-	}
-	return &dml.Reduce{Function: dml.ReduceFunction(f), Input: t.Input, Output: t.Output, Axes: c.Axes}, nil
+	return &dml.ArgMin{Input: t.Input, Output: t.Output, Axes: c.Axes, AxisDirection: t.Direction}, nil
 }
 
 // argFromONNX maps ArgMax/ArgMin: a negative axis counts from the end, the

@@ -152,6 +152,33 @@ func (op *Operator) InputFiles() string {
 	return strings.Join(names, " ")
 }
 
+// RequiredOutputs is how many of the outputs are not optional: `vkdml
+// run` takes a file for each after the inputs (optional ones are named by
+// flags, as --indices).
+func (op *Operator) RequiredOutputs() int {
+	n := 0
+	for _, f := range op.registered().Outputs() {
+		if !f.Optional {
+			n++
+		}
+	}
+	return n
+}
+
+// OutputFiles is how `vkdml run` usage names the output files: OUT.npy
+// for one, OUT1.npy OUT2.npy ... for several.
+func (op *Operator) OutputFiles() string {
+	n := op.RequiredOutputs()
+	if n == 1 {
+		return "OUT.npy"
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("OUT%d.npy", i+1)
+	}
+	return strings.Join(names, " ")
+}
+
 // RequiredInputs is how many of the inputs are not optional. `vkdml run`
 // gives the files to the inputs in order, so optional inputs must follow
 // the required ones (TestTableCoversRegistry checks).
@@ -261,9 +288,11 @@ func (e *NoEquivalentError) Error() string { return e.Reason }
 var Table = []*Operator{
 	argMaxOperator("argmax"),
 	argMinOperator("argmin"),
+	reduceOperator(),
 	maxPoolOperator(),
 	maxUnpoolOperator(),
 	identityOperator(),
+	topKOperator(),
 }
 
 // Lookup returns the operator the command calls name (or an alias of it).

@@ -204,7 +204,7 @@ func TestCaseRefusals(t *testing.T) {
 		{"same key twice", strings.Replace(argmax, `"axes":[1]`, `"axes":[1],"axes":[0]`, 1), `axes: written twice`, schema.ErrTwoSpellings},
 		{"stride", strings.Replace(argmax, `"strides"`, `"stride"`, 1), `input.stride: unknown key for InputTensor (DML_BUFFER_TENSOR_DESC) (it holds DataType, Flags, DimensionCount, Sizes, Strides, TotalTensorSizeInBytes, GuaranteedBaseOffsetAlignment); did you mean "strides"?`, schema.ErrUnknownKey},
 		{"AxisDirecton", strings.Replace(argmax, `"axisDirection"`, `"AxisDirecton"`, 1), `AxisDirecton: unknown key for ARGMAX's desc`, schema.ErrUnknownKey},
-		{"stray null", strings.Replace(argmax, `"axes"`, `"axis":null,"axes"`, 1), `axis: unknown key`, schema.ErrUnknownKey},
+		{"stray null", strings.Replace(argmax, `"axes"`, `"axess":null,"axes"`, 1), `axess: unknown key`, schema.ErrUnknownKey},
 		{"null stray key in a tensor", strings.Replace(argmax, `"sizes":[2,3]`, `"sizes":[2,3],"axes":null`, 1), `input.axes: unknown key`, schema.ErrUnknownKey},
 		{"pooling key on argmax", strings.Replace(argmax, `"axes"`, `"windowSize":[2],"axes"`, 1), `windowSize: unknown key for ARGMAX's desc`, schema.ErrUnknownKey},
 		{"axes as object", strings.Replace(argmax, `"axes":[1]`, `"axes":{"1":1}`, 1), `axes: is an object, which has no order`, schema.ErrBadValue},

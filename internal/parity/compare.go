@@ -35,6 +35,7 @@ const (
 	FamilyArg       = "argminmax" // ARGMAX, ARGMIN, REDUCE
 	FamilyMaxPool   = "maxpool"   // MAX_POOLING, MAX_POOLING1, MAX_POOLING2
 	FamilyMaxUnpool = "maxunpool" // MAX_UNPOOLING
+	FamilyTopK      = "topk"      // TOP_K, TOP_K1
 )
 
 // Family is the operator family of a case.
@@ -44,6 +45,9 @@ func (c *Case) Family() string {
 	}
 	if c.Operator == "MAX_UNPOOLING" {
 		return FamilyMaxUnpool
+	}
+	if strings.HasPrefix(c.Operator, "TOP_K") {
+		return FamilyTopK
 	}
 	return FamilyArg
 }
@@ -244,6 +248,9 @@ func (r *Report) verdict(c *Case, inputs [][]byte, golden, vk *Outcome, known ma
 	}
 	if rule == "" && diff != "" && !failed && len(problems) == 0 {
 		rule = duplicateIndexChoice(c, inputs, golden, vk, row.Outputs)
+	}
+	if rule == "" && diff != "" {
+		rule = topKNaN(c, golden, vk)
 	}
 	switch {
 	case diff == "" && golden.HR.Failed():

@@ -37,7 +37,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/safefile"
@@ -66,7 +68,8 @@ type Case struct {
 	Note   string   `json:"note,omitempty"`
 
 	// Operator is DML_OPERATOR_TYPE without the prefix: ARGMAX, ARGMIN,
-	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2 or MAX_UNPOOLING.
+	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2, MAX_UNPOOLING, TOP_K or
+	// TOP_K1.
 	Operator string `json:"operator"`
 	Input    Tensor `json:"input"`
 	// Indices is MAX_UNPOOLING's IndicesTensor, its second input (in
@@ -80,6 +83,12 @@ type Case struct {
 	Axes           []uint32 `json:"axes" jsonschema:"nullable"`
 	AxisDirection  string   `json:"axisDirection,omitempty"`  // INCREASING | DECREASING
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
+
+	// TOP_K, TOP_K1 (whose AxisDirection is the field above; its indices
+	// are OutputIndices). Both are nil for the other operators, which
+	// have none (TopKParams reads them).
+	Axis *uint32 `json:"axis,omitempty"`
+	K    *uint32 `json:"k,omitempty"`
 
 	// MAX_POOLING*. DimensionCount = len(WindowSize).
 	Strides      []uint32 `json:"strides,omitempty"`
@@ -344,6 +353,17 @@ func writeFile(path string, b []byte) error {
 	})
 }
 
+// TopKParams are TOP_K's Axis and K (0 where the case gives none).
+func (c *Case) TopKParams() (axis, k uint32) {
+	if c.Axis != nil {
+		axis = *c.Axis
+	}
+	if c.K != nil {
+		k = *c.K
+	}
+	return axis, k
+}
+
 // Direction is the case's DML_AXIS_DIRECTION value: INCREASING (or empty)
 // 0, DECREASING 1, or a number (must-reject cases use undefined values).
 func (c *Case) Direction() (uint32, error) {
@@ -360,13 +380,13 @@ func (c *Case) Direction() (uint32, error) {
 	return uint32(v), nil
 }
 
-// Function is the case's DML_REDUCE_FUNCTION value (ARGMAX 0, ARGMIN 1).
+// Function is the case's DML_REDUCE_FUNCTION value (ARGMAX 0 ... SUM_SQUARE 11).
 func (c *Case) Function() (uint32, error) {
-	switch c.ReduceFunction {
-	case "ARGMAX":
-		return 0, nil
-	case "ARGMIN":
-		return 1, nil
+	if f := slices.Index(reduceFunctionNames, c.ReduceFunction); f >= 0 {
+		return uint32(f), nil
 	}
-	return 0, fmt.Errorf("parity: case %s: reduce function %q (the corpus uses ARGMAX and ARGMIN)", c.Name, c.ReduceFunction)
+	return 0, fmt.Errorf("parity: case %s: reduce function %q is not a DML_REDUCE_FUNCTION (%s)", c.Name, c.ReduceFunction, strings.Join(reduceFunctionNames, ", "))
 }
+
+// reduceFunctionNames are DML_REDUCE_FUNCTION's names, at their values.
+var reduceFunctionNames = []string{"ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2", "LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM", "SUM_SQUARE"}

@@ -51,6 +51,10 @@ type Outcome struct {
 	Elements []bool
 	// NoAnswer: the implementation did not finish the case in time.
 	NoAnswer bool
+	// Inputs are the input buffers vkdml ran on (vk.RunBuffers sets them;
+	// a golden has none), for the explanations that depend on the input
+	// (TOP_K's NaN rules).
+	Inputs [][]byte
 }
 
 // LoadResults reads dir/results.json.

@@ -29,6 +29,15 @@ func poolingWindow() []Field {
 var argFields = []Field{input, output, axisCount, axes,
 	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}}
 
+// topKFields are DML_TOP_K_OPERATOR_DESC's; TOP_K1 adds AxisDirection.
+// The parity corpus keeps its generic names for the two outputs (a case's
+// output and outputIndices).
+var topKFields = []Field{input,
+	{Name: "OutputValueTensor", Kind: OutputTensor, Type: TensorDesc, JSON: "output"},
+	{Name: "OutputIndexTensor", Kind: OutputTensor, Type: TensorDesc, JSON: "outputIndices"},
+	{Name: "Axis", Kind: Attribute, Type: UInt},
+	{Name: "K", Kind: Attribute, Type: UInt}}
+
 // Descs lists every operator desc vkdml defines. A new operator starts
 // here (its fields) and in ops' registry (its constructor, strategies and
 // fuzz kind); then go run ./internal/schema/gen writes its C, Python and
@@ -52,7 +61,9 @@ block, in row-major order over the reduced axes.`},
 				JSON: "reduceFunction", Aliases: []string{"ReduceFunction"}},
 			input, output, axisCount, axes,
 		},
-		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC with function ARGMAX or ARGMIN.`},
+		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC: function ARGMAX or ARGMIN (the output holds
+indices, as ARGMAX's), or MAX, MIN, SUM, MULTIPLY, L1 or SUM_SQUARE (the
+output has the input's type; vkdml_reduce_function says which types).`},
 	},
 	{
 		Type: "MAX_POOLING", DMLType: 58, Go: "MaxPooling",
@@ -85,5 +96,20 @@ with one index the last in row-major order wins.`},
 		// bandwidth ceiling) and libvkdml does not offer it.
 		Type: "ELEMENT_WISE_IDENTITY", DMLType: 1, Go: "ElementWiseIdentity",
 		Fields: []Field{input, output},
+	},
+	{
+		Type: "TOP_K", DMLType: 71, Go: "TopK", Fields: topKFields,
+		C: &CDesc{Struct: "vkdml_top_k_desc", Type: 8, Doc: `DML_TOP_K_OPERATOR_DESC: the k largest elements along axis, sorted
+descending (TOP_K1 with axis_direction DECREASING). Both outputs have the
+input's sizes but k along axis; indices (UINT32, or UINT64 from feature
+level 5.0) count from the start of the axis. Ties go to the lower index,
+NaN comes after every number.`},
+	},
+	{
+		Type: "TOP_K1", DMLType: 112, Go: "TopK1",
+		Fields: append(append([]Field(nil), topKFields...),
+			Field{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}),
+		C: &CDesc{Struct: "vkdml_top_k1_desc", Type: 9, Doc: `DML_TOP_K1_OPERATOR_DESC: DECREASING selects the k largest, sorted
+descending; INCREASING the k smallest, sorted ascending.`},
 	},
 }

@@ -24,8 +24,68 @@ def test_reduce_is_argmax_with_increasing_ties(device, rng, dtype, function):
 
 def test_reduce_refuses_other_functions(device):
     with pytest.raises(vkdml.InvalidArgumentError) as e:
-        vkdml.reduce(np.zeros(3, np.float32), 0, "sum", device=device)
+        vkdml.reduce(np.zeros(3, np.float32), "mean", axes=0, device=device)
     assert "function" in str(e.value)
+    with pytest.raises(vkdml.UnsupportedError):  # part 2: rounded results
+        vkdml.reduce(np.zeros(3, np.float32), "sum", axes=0, device=device)
+    with pytest.raises(vkdml.InvalidArgumentError):  # DirectML has no SUM of INT8
+        vkdml.reduce(np.zeros(3, np.int8), "sum", axes=0, device=device)
+    with pytest.raises(vkdml.InvalidArgumentError) as e:
+        vkdml.reduce(np.zeros(3, np.int32), "max", axes=0, index_dtype="int64", device=device)
+    assert "index_dtype" in str(e.value)
+
+
+def _values_reference(x, axes, function):
+    """REDUCE's value functions by the rules: MAX/MIN ignore NaN (a block of
+    NaN only gives -inf for MAX, +inf for MIN) and the later of equal values
+    wins; the integer functions wrap modulo 2^n."""
+    axes = tuple(sorted(set(axes)))
+    if function in ("max", "min"):
+        moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+        flat = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
+        out = np.empty(flat.shape[:-1], x.dtype)
+        for idx in np.ndindex(*out.shape):
+            best = None
+            for v in flat[idx]:
+                if best is None or (best != best) or (v == v and (v >= best if function == "max" else v <= best)):
+                    best = v
+            if best != best:
+                best = -np.inf if function == "max" else np.inf
+            out[idx] = best
+        return out.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    with np.errstate(over="ignore"):
+        terms = {"sum": x, "multiply": x, "l1": np.abs(x), "sum_square": x * x}[function]
+        if function == "multiply":
+            return np.prod(terms, axis=axes, dtype=x.dtype, keepdims=True)
+        return np.sum(terms, axis=axes, dtype=x.dtype, keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("function", ["max", "min", "sum", "multiply", "l1", "sum_square"])
+def test_reduce_values(device, rng, dtype, function):
+    if function not in ("max", "min") and np.dtype(dtype) not in (np.int32, np.uint32, np.int64, np.uint64):
+        return
+    x = draw(rng, dtype, (3, 4, 5))
+    if function in ("sum", "multiply", "l1", "sum_square") and rng.random() < 0.5:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, size=x.shape, dtype=dtype, endpoint=True)
+    for axes in ([1], [0, 2], [2, 0, 1], []):
+        got = vkdml.reduce(x, function, axes=axes, device=device)
+        want = _values_reference(x, axes, function)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.view(np.uint8), np.ascontiguousarray(want).view(np.uint8))
+
+
+def test_reduce_value_rules(device):
+    nan, z = np.float32(np.nan), np.float32(0)
+    x = np.array([[nan, 1, 3], [1, nan, 3], [-z, z, 7]], np.float32)
+    np.testing.assert_array_equal(vkdml.reduce(x, "max", axes=1, device=device).ravel(), [3, 3, 7])
+    zeros = np.array([[-z, z], [z, -z]], np.float32)
+    assert list(np.signbit(vkdml.reduce(zeros, "max", axes=1, device=device).ravel())) == [False, True]
+    assert vkdml.reduce(np.array([2147483647, 1], np.int32), "sum", axes=0, device=device)[0] == -2147483648
+    assert vkdml.reduce(np.array([65536, 65536, 3], np.int32), "multiply", axes=0, device=device)[0] == 0
+    # the order before the value functions still works
+    assert vkdml.reduce(np.array([1, 5, 2], np.uint8), 0, "max", device=device)[0] == 5
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.uint64])

@@ -22,7 +22,7 @@ start method.
 from . import _api
 from ._api import (Device, Operator, argmax, argmin, default_device, indices_from_torch, indices_to_torch, max_pool,
                    max_unpool, prepare_argmax, prepare_argmin, prepare_max_pool, prepare_max_unpool, prepare_reduce,
-                   reduce)
+                   reduce, top_k)
 from ._parity import compare
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,

@@ -53,13 +53,17 @@ _DATA_TYPES = {
 }
 
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
-_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1}
+# DML_REDUCE_FUNCTION by DirectML's names in lower case; vkdml computes
+# those below (MAX and MIN on every type, the others on 32/64-bit integers).
+_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1, "l1": 3, "max": 7, "min": 8, "multiply": 9, "sum": 10,
+                     "sum_square": 11}
+_REDUCE_INDEX_FUNCTIONS = ("argmax", "argmin")
 
 # The types the public functions take (PEP 484; py.typed marks the package).
 # Axes=None is every axis, as NumPy's axis=None.
 Axes = Union[int, Sequence[int]]
 Direction = Literal["increasing", "decreasing"]
-ReduceFunction = Literal["argmax", "argmin"]
+ReduceFunction = Literal["argmax", "argmin", "max", "min", "sum", "multiply", "l1", "sum_square"]
 PoolVersion = Literal[0, 1, 2]
 # How max_unpool's indices count: "directml", flat over the whole output as
 # max_pool returns them; "torch", PyTorch's int64 within each (n, c) plane.
@@ -605,10 +609,15 @@ def _arg_plan(call, op_type, inp, axes, direction, index_dtype, out=None):
     if not isinstance(direction, str) or direction not in choices:
         raise invalid(call, what, "%r is not one of %s" % (direction, ", ".join('"%s"' % c for c in choices)))
     shape = tuple(1 if i in ax else n for i, n in enumerate(inp.shape))
+    values = op_type == _capi.OPERATOR_REDUCE and direction not in _REDUCE_INDEX_FUNCTIONS
+    if values and index_dtype is not None:
+        raise invalid(call, "index_dtype", "applies to argmax and argmin; %s's result has x's dtype" % direction)
+    if index_dtype is None:
+        index_dtype = "uint32"
     if out is None:
-        output = _TensorDesc(call, "output", shape, _index_dtype(call, index_dtype))
+        output = _TensorDesc(call, "output", shape, inp.dtype if values else _index_dtype(call, index_dtype))
     else:
-        output = _out_tensor(call, "out", out, shape)
+        output = _out_tensor(call, "out", out, shape, inp.dtype if values else None)
     axes_arr = _capi.u32_array(call, "axes", ax)
     if op_type == _capi.OPERATOR_REDUCE:
         desc = _capi.ReduceDesc(choices[direction], ctypes.pointer(inp.desc), ctypes.pointer(output.desc), len(ax),
@@ -661,13 +670,30 @@ def argmin(x: npt.ArrayLike, axes: Optional[Axes] = None, *, direction: Directio
 
 
 @api("reduce")
-def reduce(x: npt.ArrayLike, axes: Optional[Axes], function: ReduceFunction, *, index_dtype: npt.DTypeLike = "uint32",
-           keepdims: bool = True, device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
-    """DirectML's REDUCE with function "argmax" or "argmin"
-    (DML_REDUCE_FUNCTION_ARGMAX/ARGMIN): ARGMAX/ARGMIN's result with
-    INCREASING ties, through REDUCE's desc. Other arguments (axes=None,
-    keepdims) as in argmax."""
+def reduce(x: npt.ArrayLike, function: ReduceFunction, axes: Optional[Axes] = None, *,
+           index_dtype: Optional[npt.DTypeLike] = None, keepdims: bool = True, device: DeviceLike = None,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
+    """DirectML's REDUCE over axes of x with function, DirectML's name in
+    lower case: "max" or "min" (every dtype; NaN is ignored wherever it
+    sits, and of equal values the later wins, so max([-0., 0.]) is +0 and
+    max([0., -0.]) is -0), "sum", "multiply", "l1" or "sum_square" (int32,
+    uint32, int64, uint64; the integers wrap modulo 2^n), whose result has
+    x's dtype; or "argmax" / "argmin", ARGMAX/ARGMIN's index with
+    INCREASING ties, of index_dtype (default uint32). The result keeps x's
+    rank, reduced axes of size 1; an empty axes list is the identity.
+    reduce(x, axes, function), the order before the value functions, is
+    accepted too (the type hints name the new order). Other arguments
+    (axes=None, keepdims) as in argmax."""
+    function, axes = _reduce_order(function, axes)
     return _arg("reduce", _capi.OPERATOR_REDUCE, x, axes, function, index_dtype, device, out, keepdims)
+
+
+def _reduce_order(function, axes):
+    """reduce's (function, axes), given in either order: a function name is
+    the only string either takes."""
+    if isinstance(axes, str) and not isinstance(function, str):
+        return axes, function
+    return function, axes
 
 
 def _spatial(call, field, value, dims, default):
@@ -987,6 +1013,52 @@ def indices_to_torch(indices: npt.ArrayLike, input_shape: Sequence[int]) -> np.n
     return (flat - starts).astype(np.int64)
 
 
+@api("top_k")
+def top_k(x: npt.ArrayLike, k: int, axis: int = -1, largest: bool = True, *, index_dtype: npt.DTypeLike = "uint32",
+          device: DeviceLike = None, out: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """DirectML's TOP_K1, shaped like torch.topk: (values, indices), the k
+    largest elements along axis (largest=True, sorted descending) or the k
+    smallest (largest=False, sorted ascending), and their positions along
+    axis. Both keep x's rank with k along axis. Equal values come in index
+    order, the lower index first, in both directions (-0 and +0 are equal,
+    each keeping its bits); NaN comes after every number either way, so it
+    is selected only when k exceeds the count of numbers, the
+    lowest-indexed NaNs first (semantics.md rules 31-37; torch leaves ties
+    and NaN unspecified). k runs from 1 to the axis length. index_dtype is
+    uint32 or uint64 (DirectML refuses signed indices). out is a pair of
+    arrays (values of x's dtype, indices) to write into and return, as in
+    argmax. device is as in argmax; every failure raises vkdml.Error.
+    """
+    call = "top_k"
+    inp = _Input(call, "x", _as_array(call, "x", x))
+    ndim = len(inp.tensor.shape)
+    if isinstance(largest, (bool, np.bool_)):
+        largest = bool(largest)
+    else:
+        raise invalid(call, "largest", "is a %s, not a bool" % type(largest).__name__, ArgumentTypeError)
+    ax = _normalize_axes(call, axis, ndim)[0] if ndim > 0 else None
+    if ax is None:
+        raise invalid(call, "x", "is 0-D; top_k selects along an axis")
+    kk = _capi.integer(call, "k", k)
+    n = inp.tensor.shape[ax]
+    if not 1 <= kk <= n:
+        raise invalid(call, "k", "%d is not in [1, %d], the length of axis %d" % (kk, n, ax))
+    shape = tuple(kk if i == ax else s for i, s in enumerate(inp.tensor.shape))
+    if out is None:
+        values = _TensorDesc(call, "values", shape, inp.tensor.dtype)
+        indices = _TensorDesc(call, "indices", shape, _index_dtype(call, index_dtype))
+    else:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise invalid(call, "out", "is a %s; give a pair (values, indices)" % type(out).__name__, ArgumentTypeError)
+        values = _out_tensor(call, "out[0]", out[0], shape, inp.tensor.dtype)
+        indices = _out_tensor(call, "out[1]", out[1], shape)
+    direction = "decreasing" if largest else "increasing"
+    desc = _capi.TopK1Desc(ctypes.pointer(inp.tensor.desc), ctypes.pointer(values.desc), ctypes.pointer(indices.desc),
+                           ax, kk, _DIRECTIONS[direction])
+    plan = _Plan(call, _capi.OPERATOR_TOP_K1, desc, [], inp.tensor, [values, indices], [ax, kk, direction])
+    return _run(device, plan, inp, None if out is None else list(out))
+
+
 # ---- Prepared operators ----
 
 class Operator:
@@ -1090,10 +1162,12 @@ def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Optional[Ax
 
 
 @api("prepare_reduce")
-def prepare_reduce(shape: Sequence[int], dtype: npt.DTypeLike, axes: Optional[Axes], function: ReduceFunction, *,
-                   index_dtype: npt.DTypeLike = "uint32", keepdims: bool = True,
-                   device: DeviceLike = None) -> Operator:
-    """reduce prepared for arrays of shape and dtype: an Operator."""
+def prepare_reduce(shape: Sequence[int], dtype: npt.DTypeLike, function: ReduceFunction,
+                   axes: Optional[Axes] = None, *, index_dtype: Optional[npt.DTypeLike] = None,
+                   keepdims: bool = True, device: DeviceLike = None) -> Operator:
+    """reduce prepared for arrays of shape and dtype: an Operator. Its
+    function and axes come in either order, as reduce's."""
+    function, axes = _reduce_order(function, axes)
     return _prepare_arg("prepare_reduce", _capi.OPERATOR_REDUCE, shape, dtype, axes, function, index_dtype, device,
                         keepdims)
 

@@ -102,4 +102,19 @@ DESCS = {
         Field("IndicesTensor", ("IndicesTensor", "Indices", "indices"), "input", "tensor", False, None, None, "indices"),
         Field("OutputTensor", ("OutputTensor", "Output", "output"), "output", "tensor", False, None, None, "output"),
     )),
+    "TOP_K": Desc("TOP_K", _capi.OPERATOR_TOP_K, _capi.TopKDesc, (
+        Field("InputTensor", ("InputTensor", "Input", "input"), "input", "tensor", False, None, None, "input"),
+        Field("OutputValueTensor", ("OutputValueTensor", "OutputValue", "output"), "output", "tensor", False, None, None, "output_value"),
+        Field("OutputIndexTensor", ("OutputIndexTensor", "OutputIndex", "outputIndices"), "output", "tensor", False, None, None, "output_index"),
+        Field("Axis", ("Axis", "axis"), "attribute", "uint", False, None, None, "axis"),
+        Field("K", ("K", "k"), "attribute", "uint", False, None, None, "k"),
+    )),
+    "TOP_K1": Desc("TOP_K1", _capi.OPERATOR_TOP_K1, _capi.TopK1Desc, (
+        Field("InputTensor", ("InputTensor", "Input", "input"), "input", "tensor", False, None, None, "input"),
+        Field("OutputValueTensor", ("OutputValueTensor", "OutputValue", "output"), "output", "tensor", False, None, None, "output_value"),
+        Field("OutputIndexTensor", ("OutputIndexTensor", "OutputIndex", "outputIndices"), "output", "tensor", False, None, None, "output_index"),
+        Field("Axis", ("Axis", "axis"), "attribute", "uint", False, None, None, "axis"),
+        Field("K", ("K", "k"), "attribute", "uint", False, None, None, "k"),
+        Field("AxisDirection", ("AxisDirection", "axisDirection"), "attribute", "uint", True, None, "DML_AXIS_DIRECTION", "axis_direction"),
+    )),
 }

@@ -52,6 +52,28 @@ func newGen(seed int64) *gen {
 // Corpus returns the parity corpus for seed (DefaultSeed gives the
 // committed one).
 func Corpus(seed int64) *Set {
+	g := shared(seed)
+	g.topK()
+	// TOP_K's and REDUCE's value cases were added side by side, each
+	// drawing from the generator as the global-window cases leave it; each
+	// family draws from that state here too, so that neither family's
+	// inputs (and DirectML's goldens for them) depend on the other's.
+	// A family added later draws after both, from g.
+	r := shared(seed)
+	first := len(r.set.Corpus.Cases)
+	r.reduceValues()
+	for _, c := range r.set.Corpus.Cases[first:] {
+		g.add(c, r.set.inputs[c.Name])
+		if in := r.set.inputs[indicesKey(c.Name)]; in != nil {
+			g.set.inputs[indicesKey(c.Name)] = in
+		}
+	}
+	return g.set
+}
+
+// shared is the generator after the families every corpus draws first,
+// in the order they were added.
+func shared(seed int64) *gen {
 	g := newGen(seed)
 	g.set.Corpus.Comment = Comment
 	g.rules()
@@ -62,7 +84,7 @@ func Corpus(seed int64) *Set {
 	g.sixteenBit()
 	g.maxUnpool()
 	g.poolGlobalWindow()
-	return g.set
+	return g
 }
 
 // Random returns n cases drawn from the corpus's random families (ARGMAX

@@ -77,7 +77,7 @@ func RunBuffers(dev *dml.Device, c *parity.Case, data [][]byte) (*parity.Outcome
 	if err := dev.RunOperator(op, ins, outs); err != nil {
 		return &parity.Outcome{HR: hresult.Code(err), Stage: "Run", Message: err.Error()}, nil
 	}
-	o := &parity.Outcome{HR: hresult.S_OK}
+	o := &parity.Outcome{HR: hresult.S_OK, Inputs: data}
 	for _, t := range outs {
 		if t != nil {
 			o.Outputs = append(o.Outputs, t.Data)
