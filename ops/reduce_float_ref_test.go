@@ -408,3 +408,66 @@ func TestFloat16Conversions(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceFloatAgainstDirectML runs the definition on blocks measured on
+// the parity rig (DirectML 1.15.4, Mesa 25 lavapipe under Wine, a 1×1×1×n
+// tensor reduced over axis 3). DirectML's FLOAT16 answers show FP32
+// computation: no FLOAT16 accumulation (4096 ones give 4096), terms not
+// rounded to FLOAT16 (1024 × (2^-13)² is 2^-16, not 0), no FLOAT16
+// overflow inside L2 or MULTIPLY. Where vkdml's answer is not DirectML's,
+// rule 33's bound covers it.
+func TestReduceFloatAgainstDirectML(t *testing.T) {
+	rep := func(v float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	inf := math.Inf(1)
+	cases := []struct {
+		name     string
+		f        ReduceFunction
+		half     bool
+		in       []float64
+		directml uint32 // measured
+		vkdml    uint32 // the definition's, where it differs from DirectML's
+	}{
+		{"f16_sum_4096_ones", ReduceFunctionSum, true, rep(1, 4096), 0x6c00, 0},
+		{"f16_sum_2048_then_ones", ReduceFunctionSum, true, append([]float64{2048}, rep(1, 64)...), 0x6820, 0},
+		{"f16_sumsq_underflow_terms", ReduceFunctionSumSquare, true, rep(0x1p-13, 1024), 0x0100, 0},
+		{"f16_l2_overflow_sum", ReduceFunctionL2, true, []float64{200, 200}, 0x5c6b, 0},
+		{"f16_lse_tiny_terms", ReduceFunctionLogSumExp, true, rep(-20, 64), 0xcbeb, 0xcbec},
+		{"f16_mul_order", ReduceFunctionMultiply, true, []float64{256, 256, 1.0 / 256, 1.0 / 256}, 0x3c00, 0},
+		{"f16_avg", ReduceFunctionAverage, true, []float64{0.0999755859375, 0.199951171875, 0.39990234375}, 0x3377, 0},
+		{"f16_sum_tie", ReduceFunctionSum, true, []float64{2048, 1, 2, 1}, 0x6802, 0},
+		{"f32_sum_cancel", ReduceFunctionSum, false, []float64{1e8, 1, -1e8, 1}, 0x40000000, 0},
+		{"f32_sum_nan", ReduceFunctionSum, false, []float64{1, math.NaN(), 2}, 0x7fc00000, 0},
+		{"f32_sum_infs", ReduceFunctionSum, false, []float64{inf, -inf, 2}, 0xffc00000, 0x7fc00000},
+		{"f32_sum_negzero", ReduceFunctionSum, false, []float64{math.Copysign(0, -1), math.Copysign(0, -1)}, 0x80000000, 0},
+		{"f32_sum_negzero1", ReduceFunctionSum, false, []float64{math.Copysign(0, -1)}, 0x80000000, 0},
+		{"f32_sum_overflow_mid", ReduceFunctionSum, false, []float64{float64(float32(3.4e38)), float64(float32(3.4e38)), -float64(float32(3.4e38))}, 0x7f800000, f32(3.4e38)},
+		{"f32_mul_order", ReduceFunctionMultiply, false, []float64{float64(float32(1e30)), float64(float32(1e30)), float64(float32(1e-30)), float64(float32(1e-30))}, 0x7f800000, 0x7fc00000},
+		{"f32_mul_order5", ReduceFunctionMultiply, false, []float64{3, float64(float32(1 / 3.0)), 7, float64(float32(1 / 7.0)), 11}, 0x41300000, 0},
+		{"f32_avg", ReduceFunctionAverage, false, []float64{float64(float32(0.1)), float64(float32(0.2)), float64(float32(0.4))}, 0x3e6eeef0, 0x3e6eeeef},
+		{"f32_lse_overflow_edge", ReduceFunctionLogSumExp, false, []float64{float64(float32(88.72283)), 0}, 0x42b17217, 0},
+		{"f32_logsum_neg", ReduceFunctionLogSum, false, []float64{-1, -2}, 0x7fc00000, 0},
+		{"f32_sum_denorm", ReduceFunctionSum, false, []float64{0x1p-149, 0x1p-149, 0x1p-149}, 0x3, 0},
+	}
+	for _, c := range cases {
+		xs := make([]uint32, len(c.in))
+		for i, v := range c.in {
+			xs[i] = f32(float32(v))
+			if c.half {
+				xs[i] = halfToFloat32Bits(float32ToHalfBits(xs[i]))
+			}
+		}
+		want := c.vkdml
+		if want == 0 {
+			want = c.directml
+		}
+		if got := reduceFloatExact(c.f, c.half, xs); got != want {
+			t.Errorf("%s: %#x, want %#x (DirectML %#x)", c.name, got, want, c.directml)
+		}
+	}
+}

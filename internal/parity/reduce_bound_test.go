@@ -11,6 +11,14 @@ import (
 func TestCheckReduceFloatExamples(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	maxF := float64(math.MaxFloat32)
+	f := func(v float64) float64 { return float64(float32(v)) }
+	rep := func(v float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
 	ones63 := []float64{1 << 24}
 	for i := 0; i < 63; i++ {
 		ones63 = append(ones63, 1)
@@ -43,6 +51,15 @@ func TestCheckReduceFloatExamples(t *testing.T) {
 		{"MULTIPLY off", "MULTIPLY", "FLOAT32", []float64{2, 3, 4}, 24, 24.01, OutsideBound},
 		{"FLOAT16 SUM an FP16 ULP apart", "SUM", "FLOAT16", []float64{1024, 0.5, 0.5}, 1025, 1024, WithinBound},
 		{"FLOAT16 SUM off", "SUM", "FLOAT16", []float64{1, 2}, 3, 3.5, OutsideBound},
+		{"FLOAT16 SUM at the overflow", "SUM", "FLOAT16", []float64{65504, 7.99}, 65504, inf, WithinBound},
+		{"FLOAT16 SUM short of the overflow", "SUM", "FLOAT16", []float64{60000, 1}, 60000, inf, OutsideBound},
+		// Measured on the rig where DirectML's answer is not vkdml's
+		// (ops.TestReduceFloatAgainstDirectML).
+		{"rig: FLOAT16 LOG_SUM_EXP of 64 × -20", "LOG_SUM_EXP", "FLOAT16", rep(-20, 64), -2028.0 / 128, -2027.0 / 128, WithinBound},
+		{"rig: SUM of inf, -inf, 2", "SUM", "FLOAT32", []float64{inf, -inf, 2}, nan, -nan, Equal},
+		{"rig: SUM with a partial overflow", "SUM", "FLOAT32", []float64{f(3.4e38), f(3.4e38), -f(3.4e38)}, f(3.4e38), inf, WithinBound},
+		{"rig: MULTIPLY order", "MULTIPLY", "FLOAT32", []float64{f(1e30), f(1e30), f(1e-30), f(1e-30)}, nan, inf, WithinBound},
+		{"rig: AVERAGE", "AVERAGE", "FLOAT32", []float64{f(0.1), f(0.2), f(0.4)}, float64(math.Float32frombits(0x3e6eeeef)), float64(math.Float32frombits(0x3e6eeef0)), WithinBound},
 	}
 	for _, c := range cases {
 		got, err := CheckReduceFloat(c.function, c.dataType, c.block, c.vkdml, c.directml)
