@@ -315,7 +315,11 @@ func ulpError(got uint32, want float64) float64 {
 // rule 29's.
 const expLogULPBound = 0.5 + 1.0/(1<<20)
 
-func TestExpFloat32Accuracy(t *testing.T) {
+// checkULP measures f against ref (float64's function) on the edge cases
+// and on n inputs drawn by draw (0 skips a draw), logs the worst error and
+// how many results differ from ref rounded to FLOAT32, and fails past
+// expLogULPBound or on a special value other than want's.
+func checkULP(t *testing.T, name string, f func(uint32) uint32, ref func(float64) float64, edges []uint32, draw func(*rand.Rand, int) uint32, specials map[uint32]uint32) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
@@ -323,12 +327,11 @@ func TestExpFloat32Accuracy(t *testing.T) {
 	var worstX uint32
 	mismatches := 0
 	check := func(x uint32) {
-		xv := float64(math.Float32frombits(x))
-		want := math.Exp(xv)
+		want := ref(float64(math.Float32frombits(x)))
 		if want > math.MaxFloat32*(1+1.0/(1<<25)) {
 			want = math.Inf(1)
 		}
-		got := expFloat32(x)
+		got := f(x)
 		if got != f32(float32(want)) {
 			mismatches++
 		}
@@ -336,65 +339,48 @@ func TestExpFloat32Accuracy(t *testing.T) {
 			worst, worstX = e, x
 		}
 	}
-	edges := []uint32{0, 0x80000000, 1, 0x80000001, f32(88.72283), f32(88.72284), f32(-87.33654), f32(-103.9), f32(-103.97), f32(-104), f32(89), f32(1), f32(-1), f32(0.34657359), f32(-0.34657359), f32(1.0 / (1 << 26)), f32(-1.0 / (1 << 26))}
 	for _, x := range edges {
 		check(x)
 	}
 	for i := 0; i < 2000000; i++ {
-		x := rng.Uint32()&0x807fffff | uint32(100+rng.Intn(34))<<23
-		if math.Abs(float64(math.Float32frombits(x))) < 105 {
+		if x := draw(rng, i); x != 0 {
 			check(x)
 		}
 	}
-	t.Logf("exp: worst %.9f ULP at %g (%08x); %d results differ from float64's exp rounded to FLOAT32", worst, math.Float32frombits(worstX), worstX, mismatches)
+	t.Logf("%s: worst %.9f ULP at %g (%08x); %d results differ from float64's %s rounded to FLOAT32", name, worst, math.Float32frombits(worstX), worstX, mismatches, name)
 	if worst > expLogULPBound {
-		t.Fatalf("seed %d: exp error %.9f ULP at %08x, over %.9f", seed, worst, worstX, expLogULPBound)
+		t.Fatalf("seed %d: %s error %.9f ULP at %08x, over %.9f", seed, name, worst, worstX, expLogULPBound)
 	}
-	for x, want := range map[uint32]uint32{0x7fc00000: formatFloat32.nan, 0x7f800000: 0x7f800000, 0xff800000: 0} {
-		if got := expFloat32(x); got != want {
-			t.Errorf("exp %08x = %08x, want %08x", x, got, want)
+	for x, want := range specials {
+		if got := f(x); got != want {
+			t.Errorf("%s %08x = %08x, want %08x", name, x, got, want)
 		}
 	}
 }
 
+func TestExpFloat32Accuracy(t *testing.T) {
+	edges := []uint32{0x80000000, 1, 0x80000001, f32(88.72283), f32(88.72284), f32(-87.33654), f32(-103.9), f32(-103.97), f32(-104), f32(89), f32(1), f32(-1), f32(0.34657359), f32(-0.34657359), f32(1.0 / (1 << 26)), f32(-1.0 / (1 << 26))}
+	draw := func(rng *rand.Rand, _ int) uint32 { // |x| < 105: exp's finite, nonzero range and past it
+		x := rng.Uint32()&0x807fffff | uint32(100+rng.Intn(34))<<23
+		if math.Abs(float64(math.Float32frombits(x))) >= 105 {
+			return 0
+		}
+		return x
+	}
+	checkULP(t, "exp", expFloat32, math.Exp, edges, draw,
+		map[uint32]uint32{0: 0x3f800000, 0x7fc00000: formatFloat32.nan, 0x7f800000: 0x7f800000, 0xff800000: 0})
+}
+
 func TestLogFloat32Accuracy(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
-	var worst float64
-	var worstX uint32
-	mismatches := 0
-	check := func(x uint32) {
-		want := math.Log(float64(math.Float32frombits(x)))
-		got := logFloat32(x)
-		if got != f32(float32(want)) {
-			mismatches++
-		}
-		if e := ulpError(got, want); e > worst {
-			worst, worstX = e, x
-		}
-	}
-	for _, x := range []uint32{1, 2, 0x7fffff, 0x800000, 0x3f7fffff, 0x3f800001, 0x3f3504f3, 0x3fb504f3, 0x3fb504f4, 0x7f7fffff, f32(2.7182817), f32(0.5), f32(2)} {
-		check(x)
-	}
-	for i := 0; i < 2000000; i++ {
-		x := randomFloat32Bits(rng) &^ (1 << 31)
+	edges := []uint32{1, 2, 0x7fffff, 0x800000, 0x3f7fffff, 0x3f800001, 0x3f3504f3, 0x3fb504f3, 0x3fb504f4, 0x7f7fffff, f32(2.7182817), f32(0.5), f32(2)}
+	draw := func(rng *rand.Rand, i int) uint32 {
 		if i%2 == 0 { // near 1, where log is small
-			x = 0x3f800000 + uint32(rng.Intn(1<<16)) - 1<<15
+			return 0x3f800000 + uint32(rng.Intn(1<<16)) - 1<<15
 		}
-		if x != 0 {
-			check(x)
-		}
+		return randomFloat32Bits(rng) &^ (1 << 31)
 	}
-	t.Logf("log: worst %.9f ULP at %g (%08x); %d results differ from float64's log rounded to FLOAT32", worst, math.Float32frombits(worstX), worstX, mismatches)
-	if worst > expLogULPBound {
-		t.Fatalf("seed %d: log error %.9f ULP at %08x, over %.9f", seed, worst, worstX, expLogULPBound)
-	}
-	for x, want := range map[uint32]uint32{0: 0xff800000, 0x80000000: 0xff800000, 0xbf800000: formatFloat32.nan, 0x7f800000: 0x7f800000, 0x3f800000: 0} {
-		if got := logFloat32(x); got != want {
-			t.Errorf("log %08x = %08x, want %08x", x, got, want)
-		}
-	}
+	checkULP(t, "log", logFloat32, math.Log, edges, draw,
+		map[uint32]uint32{0: 0xff800000, 0x80000000: 0xff800000, 0xbf800000: formatFloat32.nan, 0x7f800000: 0x7f800000, 0x3f800000: 0})
 }
 
 func TestFloat16Conversions(t *testing.T) {
