@@ -40,23 +40,24 @@ void exact_add(inout uint acc[EXACT_LIMBS], inout uint flags, uint x) {
 	uint q = p >> 5, s = p & 31u;
 	uint lo = m << s;
 	uint hi = s == 0u ? 0u : m >> (32u - s);
-	uint c, c2;
+	// A negative term is added as its two's complement: the 64-bit word
+	// pair negated, and all-ones limbs above it.
+	uint ext = 0u;
 	if ((x >> 31) != 0u) {
-		acc[q] = usubBorrow(acc[q], lo, c);
-		uint t = usubBorrow(acc[q + 1u], hi, c2);
-		acc[q + 1u] = usubBorrow(t, c, c);
+		uint c0, c1;
+		lo = uaddCarry(~lo, 1u, c0);
+		hi = uaddCarry(~hi, c0, c1);
+		ext = c1 != 0u ? 0u : 0xffffffffu;
+	}
+	uint c, c2;
+	acc[q] = uaddCarry(acc[q], lo, c);
+	uint t = uaddCarry(acc[q + 1u], hi, c2);
+	acc[q + 1u] = uaddCarry(t, c, c);
+	c |= c2;
+	for (uint i = q + 2u; i < uint(EXACT_LIMBS) && (c | ext) != 0u; i++) {
+		t = uaddCarry(acc[i], ext, c2);
+		acc[i] = uaddCarry(t, c, c);
 		c |= c2;
-		for (uint i = q + 2u; i < uint(EXACT_LIMBS) && c != 0u; i++) {
-			acc[i] = usubBorrow(acc[i], c, c);
-		}
-	} else {
-		acc[q] = uaddCarry(acc[q], lo, c);
-		uint t = uaddCarry(acc[q + 1u], hi, c2);
-		acc[q + 1u] = uaddCarry(t, c, c);
-		c |= c2;
-		for (uint i = q + 2u; i < uint(EXACT_LIMBS) && c != 0u; i++) {
-			acc[i] = uaddCarry(acc[i], c, c);
-		}
 	}
 }
 
