@@ -27,8 +27,13 @@
 
 GO          ?= go
 BIN         := bin/vkdml
-VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS     := -X main.version=$(VERSION)
+# The release number lives in the VERSION file (a clone may carry no tags);
+# a build away from the clean tag vRELEASE carries its commit as build
+# metadata, VERSION being then e.g. 1.0.0+g0123456789ab (scripts/build-meta.sh).
+RELEASE     := $(shell cat VERSION)
+BUILD_META  := $(shell sh scripts/build-meta.sh $(RELEASE))
+VERSION     := $(RELEASE)$(if $(BUILD_META),+$(BUILD_META))
+LDFLAGS     := -X github.com/vkdml/vkdml.build=$(BUILD_META)
 GOTESTFLAGS ?=
 
 # Runtime: the Vulkan loader and lavapipe (building needs only Go and a C
@@ -43,12 +48,12 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
             gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static gcc-mingw-w64-x86-64-win32 \
             libonnx-testdata pkg-config cmake \
             python3-numpy python3-pytest python3-torch python3-setuptools python3-wheel python3-build \
-            python3-venv
+            python3-venv debootstrap
 
 .PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-android cross-windows test-windows \
-        vet test fuzz parity parity-live run bench clean \
+        vet test fuzz parity parity-live run bench gpu-run-dry clean \
         test-device test-arm64 test-bins fuzz-long \
-        libvkdml capi-test python python-test wheel wheel-test \
+        libvkdml capi-test python python-test wheel wheel-test wheel-test-debian11 check-release-tag \
         install uninstall install-test dist dist-binaries dist-windows
 
 all: build
@@ -102,7 +107,7 @@ cross-windows:
 	$(call need,$(WIN_CC) $(WIN_DLLTOOL))
 	mkdir -p $(WIN_OUT)
 	$(WIN_ENV) $(GO) build $(WIN_GOFLAGS) -ldflags "$(WIN_LDFLAGS) $(LDFLAGS)" -o $(WIN_OUT)/vkdml.exe ./cmd/vkdml
-	$(WIN_ENV) $(GO) build -buildmode=c-shared $(WIN_GOFLAGS) -ldflags "$(WIN_LDFLAGS)" -o $(WIN_OUT)/vkdml.dll ./capi
+	$(WIN_ENV) $(GO) build -buildmode=c-shared $(WIN_GOFLAGS) -ldflags "$(WIN_LDFLAGS) $(LDFLAGS)" -o $(WIN_OUT)/vkdml.dll ./capi
 	$(WIN_DLLTOOL) -d capi/vkdml.def -D vkdml.dll -l $(WIN_OUT)/vkdml.lib
 	cp capi/vkdml.h $(WIN_OUT)/vkdml.h
 
@@ -207,7 +212,7 @@ parity-live: deps-run
 PYTHON ?= /usr/bin/python3
 SONAME := libvkdml.so.1
 LIBVKDML_BUILD = CGO_ENABLED=1 $(GO) build -buildmode=c-shared $(2) \
-	-ldflags "$(3) -extldflags '-Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map'" \
+	-ldflags "$(3) $(LDFLAGS) -extldflags '-Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map'" \
 	-o $(1) ./capi && rm -f $(basename $(1)).h
 
 libvkdml:
@@ -236,18 +241,37 @@ python-test: deps python
 		-W error::ResourceWarning -W error::pytest.PytestUnraisableExceptionWarning python/tests
 
 # wheel builds the Python wheels, py3-none-manylinux_2_N_ARCH, for x86_64
-# and (cross-built) aarch64 into dist/; wheel-test checks their tags
-# against the libraries they carry and runs the pytest suite against this
+# and aarch64 into dist/, versioned RELEASE. Their libraries are built in a
+# Debian 11 root (glibc 2.31; scripts/debian11-root.sh, as root, with
+# debootstrap: a few minutes the first time, then cached in
+# /var/tmp/vkdml-old-root), so that the wheels install on Ubuntu 20.04,
+# Debian 11 and later. wheel-test checks their tags against the libraries
+# they carry and against that floor, and runs the pytest suite against this
 # machine's wheel installed in a fresh venv, with no go on PATH.
 WHEEL_ARCHS ?= x86_64 aarch64
-# A tagged checkout (vX.Y.Z) versions the wheels X.Y.Z; otherwise they keep
-# pyproject's version.
-WHEEL_VERSION := $(patsubst v%,%,$(shell git describe --tags --exact-match 2>/dev/null))
-wheel:
-	VKDML_VERSION="$(WHEEL_VERSION)" sh scripts/wheel.sh dist $(WHEEL_ARCHS)
+# The newest glibc a wheel may need: 2.31, Debian 11's and Ubuntu 20.04's.
+WHEEL_GLIBC_FLOOR := 31
+wheel: check-release-tag
+	$(call need,debootstrap)
+	sh scripts/wheel.sh dist $(WHEEL_ARCHS)
 
 wheel-test: deps wheel
-	sh scripts/wheel-test.sh dist
+	WHEEL_GLIBC_FLOOR=$(WHEEL_GLIBC_FLOOR) sh scripts/wheel-test.sh dist
+
+# wheel-test-debian11 installs this machine's wheel with pip in a fresh
+# Debian 11 root (Python 3.9, numpy 1.19 from apt: it needs the network)
+# and runs what needs no Vulkan device there (Debian 11's lavapipe is
+# Vulkan 1.0, below vkdml's 1.1); about a minute once the root is cached.
+wheel-test-debian11: wheel
+	bash scripts/debian11-root.sh wheel-check dist
+
+# check-release-tag fails when HEAD carries a release tag vX.Y.Z that is not
+# the VERSION file's release: the tag would name one version, the files
+# another.
+check-release-tag:
+	@for t in $$(git tag --points-at HEAD 2>/dev/null | grep '^v[0-9]'); do \
+		[ "$$t" = "v$(RELEASE)" ] || { echo "HEAD is tagged $$t but VERSION holds $(RELEASE)" >&2; exit 1; }; \
+	done
 
 # install puts the command, libvkdml ($(SONAME) and the libvkdml.so link),
 # vkdml.h, vkdml.pc and the CMake package vkdml (target vkdml::vkdml) under
@@ -270,7 +294,7 @@ install-test: deps
 DIST_PARTS := dist-binaries dist-windows wheel
 DIST_GOFLAGS := -trimpath
 DIST_LDFLAGS := -s -w
-dist: $(DIST_PARTS)
+dist: check-release-tag $(DIST_PARTS)
 	cd dist && rm -f SHA256SUMS && files=$$(ls | LC_ALL=C sort) && sha256sum $$files > SHA256SUMS
 	@cat dist/SHA256SUMS
 dist-binaries:
@@ -302,6 +326,18 @@ run: deps-run build
 
 bench: deps-run
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+
+# A dry run of the one-command GPU session (scripts/gpu_compare.py
+# --gpu-run, docs/gpu-run.md) on the default Vulkan device (lavapipe in
+# CI), torch on the CPU, the --quick shapes, within their 100 s budget: it
+# exits non-zero past the budget or when a row of its test table names no
+# test of the prebuilt ops test binary.
+GPU_RUN_DRY := .cache/gpu-run-dry
+gpu-run-dry: deps build
+	mkdir -p $(GPU_RUN_DRY)
+	$(GO) test -c -o $(GPU_RUN_DRY)/ops.test ./ops
+	$(PYTHON) scripts/gpu_compare.py --gpu-run --quick --torch-device cpu --vkdml ./$(BIN) \
+		--test-bins $(GPU_RUN_DRY) --out $(GPU_RUN_DRY)/out
 
 clean:
 	rm -rf bin dist

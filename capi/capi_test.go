@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/tensor"
@@ -116,17 +119,47 @@ func TestRunCacheReusesAndBoundsOperators(t *testing.T) {
 	}
 }
 
-// TestExportTurnsPanicIntoEFail: a panic in an export's body is returned
-// to C as E_FAIL instead of crashing the calling program, and an error
-// keeps its HRESULT.
-func TestExportTurnsPanicIntoEFail(t *testing.T) {
-	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(string) error { panic("boom") }))); hr != hresult.E_FAIL {
-		t.Errorf("a panicking body returned %#x, want E_FAIL", uint32(hr))
+// TestExportTurnsPanicIntoEUnexpected: a panic in an export's body is
+// returned to C as E_UNEXPECTED instead of crashing the calling program
+// (TestPanicAtTheBoundary checks its message), and an error keeps its
+// HRESULT.
+func TestExportTurnsPanicIntoEUnexpected(t *testing.T) {
+	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(string) error { panic("boom") }))); hr != hresult.E_UNEXPECTED {
+		t.Errorf("a panicking body returned %#x, want E_UNEXPECTED", uint32(hr))
+	}
+	runtimePanic := func(string) error {
+		var m map[string]int
+		m["x"] = 1 // a runtime panic, as a planner bug would raise
+		return nil
+	}
+	if hr := hresult.HRESULT(uint32(export("vkdml_test", runtimePanic))); hr != hresult.E_UNEXPECTED {
+		t.Errorf("a runtime panic returned %#x, want E_UNEXPECTED", uint32(hr))
 	}
 	if hr := hresult.HRESULT(uint32(export("vkdml_test", func(call string) error { return invalidArg(call, "x", "bad") }))); hr != hresult.E_INVALIDARG {
 		t.Errorf("an E_INVALIDARG body returned %#x", uint32(hr))
 	}
 	if hr := export("vkdml_test", func(string) error { return nil }); hr != 0 {
 		t.Errorf("a body without error returned %#x, want S_OK", uint32(hr))
+	}
+}
+
+// TestVersionIsTheFilesRelease: vkdml_version()'s string (made once, in C
+// memory) is the repository's VERSION file's release, with no build
+// metadata in a plain go test build.
+func TestVersionIsTheFilesRelease(t *testing.T) {
+	file, err := os.ReadFile("../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := unsafe.Pointer(vkdmlgo_version())
+	if p != unsafe.Pointer(vkdmlgo_version()) {
+		t.Error("vkdml_version() returned two pointers; its string is static storage")
+	}
+	var got []byte
+	for i := 0; *(*byte)(unsafe.Add(p, i)) != 0; i++ {
+		got = append(got, *(*byte)(unsafe.Add(p, i)))
+	}
+	if want := strings.TrimSpace(string(file)); string(got) != want {
+		t.Errorf("vkdml_version() = %q; VERSION holds %q", got, want)
 	}
 }

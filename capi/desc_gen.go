@@ -15,7 +15,7 @@ import (
 )
 
 // operatorTypeRange names the vkdml_operator_type values, for messages.
-const operatorTypeRange = "ARGMAX=1 ... MAX_UNPOOLING=7"
+const operatorTypeRange = "ARGMAX=1 ... TOP_K1=9"
 
 // descFromC converts the C desc at p of vkdml_operator_type typ into its
 // ops desc; known is false when typ is no vkdml_operator_type.
@@ -35,6 +35,10 @@ func descFromC(call string, typ C.uint32_t, p unsafe.Pointer) (desc ops.Desc, kn
 		desc, err = maxPooling2FromC(call, (*C.vkdml_max_pooling2_desc)(p))
 	case C.VKDML_OPERATOR_MAX_UNPOOLING:
 		desc, err = maxUnpoolingFromC(call, (*C.vkdml_max_unpooling_desc)(p))
+	case C.VKDML_OPERATOR_TOP_K:
+		desc, err = topKFromC(call, (*C.vkdml_top_k_desc)(p))
+	case C.VKDML_OPERATOR_TOP_K1:
+		desc, err = topK1FromC(call, (*C.vkdml_top_k1_desc)(p))
 	default:
 		return nil, false, nil
 	}
@@ -122,5 +126,30 @@ func maxUnpoolingFromC(call string, c *C.vkdml_max_unpooling_desc) (ops.Desc, er
 	d.Input = r.tensor("input", c.input)
 	d.Indices = r.tensor("indices", c.indices)
 	d.Output = r.tensor("output", c.output)
+	return r.desc(d)
+}
+
+// topKFromC converts a vkdml_top_k_desc (DML_TOP_K_OPERATOR_DESC).
+func topKFromC(call string, c *C.vkdml_top_k_desc) (ops.Desc, error) {
+	r := descReader{call: call}
+	d := &ops.TopK{}
+	d.Input = r.tensor("input", c.input)
+	d.OutputValue = r.tensor("output_value", c.output_value)
+	d.OutputIndex = r.tensor("output_index", c.output_index)
+	d.Axis = uint32(c.axis)
+	d.K = uint32(c.k)
+	return r.desc(d)
+}
+
+// topK1FromC converts a vkdml_top_k1_desc (DML_TOP_K1_OPERATOR_DESC).
+func topK1FromC(call string, c *C.vkdml_top_k1_desc) (ops.Desc, error) {
+	r := descReader{call: call}
+	d := &ops.TopK1{}
+	d.Input = r.tensor("input", c.input)
+	d.OutputValue = r.tensor("output_value", c.output_value)
+	d.OutputIndex = r.tensor("output_index", c.output_index)
+	d.Axis = uint32(c.axis)
+	d.K = uint32(c.k)
+	d.AxisDirection = ops.AxisDirection(c.axis_direction)
 	return r.desc(d)
 }

@@ -14,7 +14,6 @@ import (
 	"unsafe"
 
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/lru"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -25,7 +24,7 @@ import (
 
 // export runs the body of the export for C function call and returns its
 // HRESULT; finish clears or sets the calling thread's message, and turns a
-// panic in body into E_FAIL.
+// panic in body into E_UNEXPECTED with a one-line message.
 func export(call string, body func(call string) error) (hr C.VKDML_HRESULT) {
 	var err error
 	defer finish(call, &hr, &err)
@@ -102,25 +101,14 @@ func vkdmlgo_devices_json(out *C.char, capacity C.size_t, length *C.size_t) C.VK
 	})
 }
 
-// devicesJSON lists the Vulkan devices for vkdml_devices_json.
+// devicesJSON lists the Vulkan devices for vkdml_devices_json: the
+// reports `vkdml devices --json` prints, with Vulkan's camelCase keys.
 func devicesJSON() (string, error) {
-	infos, def, err := gpu.Enumerate("")
+	reports, _, err := dml.DeviceReports("")
 	if err != nil {
 		return "", err
 	}
-	type entry struct {
-		*gpu.DeviceInfo
-		Type            string `json:"type"`
-		Default         bool   `json:"default"`
-		Usable          bool   `json:"usable"`
-		UnusableBecause string `json:"unusable_because,omitempty"`
-	}
-	list := make([]entry, len(infos))
-	for i, info := range infos {
-		why := info.Usable()
-		list[i] = entry{DeviceInfo: info, Type: info.Type.String(), Default: i == def, Usable: why == "", UnusableBecause: why}
-	}
-	b, err := json.Marshal(list)
+	b, err := json.Marshal(reports)
 	return string(b), err
 }
 

@@ -26,11 +26,11 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"unsafe"
 
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/panicerr"
 )
 
 // main is never called: the package is built as a shared library.
@@ -82,30 +82,39 @@ func lookup[T any](call, field string, h uint64, what string) (T, error) {
 
 // finish turns the result of an exported call into its HRESULT and sets
 // the calling thread's message: cleared on success, the error's text on
-// failure. Each export defers it, with recover, so that a panic becomes
-// E_FAIL with its message instead of killing the host process.
+// failure. Each export defers it, with recover, so that a panic (a bug in
+// vkdml) becomes E_UNEXPECTED with a one-line message (panicerr) instead
+// of killing the host process or handing it a Go stack.
 func finish(call string, hr *C.VKDML_HRESULT, err *error) {
 	if r := recover(); r != nil {
-		*err = &hresult.Error{Code: hresult.E_FAIL, Op: call, Rule: fmt.Sprintf("internal error: %v\n%s", r, debug.Stack())}
+		*err = panicerr.Error(call, r)
 	}
 	if *err == nil {
 		C.vkdmlc_clear_error()
 		*hr = 0
 		return
 	}
-	code := hresult.Code(*err)
-	if !code.Failed() {
-		code = hresult.E_FAIL
-	}
-	msg := (*err).Error()
-	var he *hresult.Error
-	if !errors.As(*err, &he) {
-		msg = fmt.Sprintf("%s: %s [%s]", call, msg, code.Name())
-	}
+	code, msg := outcome(call, *err)
 	cs := C.CString(msg)
 	C.vkdmlc_set_error(cs, C.size_t(len(msg)))
 	C.free(unsafe.Pointer(cs))
 	*hr = C.VKDML_HRESULT(int32(uint32(code)))
+}
+
+// outcome is the HRESULT and the message of an export that failed with
+// err: the error's code (E_FAIL when it carries none) and its text, with
+// the call and the code added where err is not an *hresult.Error.
+func outcome(call string, err error) (hresult.HRESULT, string) {
+	code := hresult.Code(err)
+	if !code.Failed() {
+		code = hresult.E_FAIL
+	}
+	msg := err.Error()
+	var he *hresult.Error
+	if !errors.As(err, &he) {
+		msg = fmt.Sprintf("%s: %s [%s]", call, msg, code.Name())
+	}
+	return code, msg
 }
 
 // invalidArg is an E_INVALIDARG error of call for field.

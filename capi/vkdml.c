@@ -144,6 +144,21 @@ static VKDML_HRESULT vkdml_refuse_forked(const char *call) {
 
 uint32_t vkdml_abi_version(void) { return VKDML_ABI_VERSION; }
 
+// The version string, set by the Go side's init (vkdmlc_set_version) and
+// then plain C, so that it answers in a forked child too; a call before the
+// Go runtime has finished starting asks Go, which waits for it.
+static const char *vkdml_version_text;
+
+void vkdmlc_set_version(const char *version) { __atomic_store_n(&vkdml_version_text, version, __ATOMIC_RELEASE); }
+
+const char *vkdml_version(void) {
+	const char *v = __atomic_load_n(&vkdml_version_text, __ATOMIC_ACQUIRE);
+	if (v == NULL && !vkdml_forked) {
+		v = vkdmlgo_version();
+	}
+	return v != NULL ? v : "";
+}
+
 const char *vkdml_hresult_name(VKDML_HRESULT hr) {
 	switch (hr) {
 	case VKDML_S_OK: return "S_OK";
@@ -151,6 +166,7 @@ const char *vkdml_hresult_name(VKDML_HRESULT hr) {
 	case VKDML_E_INVALIDARG: return "E_INVALIDARG";
 	case VKDML_E_OUTOFMEMORY: return "E_OUTOFMEMORY";
 	case VKDML_E_NOTIMPL: return "E_NOTIMPL";
+	case VKDML_E_UNEXPECTED: return "E_UNEXPECTED";
 	case VKDML_DXGI_ERROR_UNSUPPORTED: return "DXGI_ERROR_UNSUPPORTED";
 	case VKDML_DXGI_ERROR_DEVICE_REMOVED: return "DXGI_ERROR_DEVICE_REMOVED";
 	case (VKDML_HRESULT)0x887A0006: return "DXGI_ERROR_DEVICE_HUNG";
@@ -212,4 +228,13 @@ VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
 	VKDML_NOT_IN_FORKED_CHILD("vkdml_run");
 	return vkdmlgo_run(device, (vkdml_operator_desc *)desc, (vkdml_buffer *)inputs, input_count,
 	                   (vkdml_buffer *)outputs, output_count);
+}
+
+VKDML_HRESULT vkdml_parity_compare(vkdml_device device, const char *case_json,
+                                   const vkdml_buffer *inputs, uint32_t input_count,
+                                   const vkdml_buffer *expected, uint32_t expected_count,
+                                   char *result, size_t capacity, size_t *length) {
+	VKDML_NOT_IN_FORKED_CHILD("vkdml_parity_compare");
+	return vkdmlgo_parity_compare(device, (char *)case_json, (vkdml_buffer *)inputs, input_count,
+	                              (vkdml_buffer *)expected, expected_count, result, capacity, length);
 }

@@ -91,6 +91,10 @@ typedef int32_t VKDML_HRESULT;
 #define VKDML_E_INVALIDARG                ((VKDML_HRESULT)0x80070057)
 #define VKDML_E_OUTOFMEMORY               ((VKDML_HRESULT)0x8007000E)
 #define VKDML_E_NOTIMPL                   ((VKDML_HRESULT)0x80004001)
+/* A bug in vkdml (a Go panic, say in a planner), caught before it reaches
+ * the caller: the message is one line; VKDML_TRACEBACK=1 in the
+ * environment (when the library loads) also prints the Go stack to stderr. */
+#define VKDML_E_UNEXPECTED                ((VKDML_HRESULT)0x8000FFFF)
 #define VKDML_DXGI_ERROR_UNSUPPORTED      ((VKDML_HRESULT)0x887A0004)
 #define VKDML_DXGI_ERROR_DEVICE_REMOVED   ((VKDML_HRESULT)0x887A0005)
 
@@ -179,7 +183,9 @@ typedef enum vkdml_operator_type {
     VKDML_OPERATOR_MAX_POOLING = 4,    /* vkdml_max_pooling_desc */
     VKDML_OPERATOR_MAX_POOLING1 = 5,   /* vkdml_max_pooling1_desc */
     VKDML_OPERATOR_MAX_POOLING2 = 6,   /* vkdml_max_pooling2_desc */
-    VKDML_OPERATOR_MAX_UNPOOLING = 7   /* vkdml_max_unpooling_desc */
+    VKDML_OPERATOR_MAX_UNPOOLING = 7,  /* vkdml_max_unpooling_desc */
+    VKDML_OPERATOR_TOP_K = 8,          /* vkdml_top_k_desc */
+    VKDML_OPERATOR_TOP_K1 = 9          /* vkdml_top_k1_desc */
 } vkdml_operator_type;
 /* END GENERATED: operator types */
 
@@ -272,6 +278,30 @@ typedef struct vkdml_max_unpooling_desc {
     const vkdml_tensor_desc *indices;
     const vkdml_tensor_desc *output;
 } vkdml_max_unpooling_desc;
+
+/* DML_TOP_K_OPERATOR_DESC: the k largest elements along axis, sorted
+ * descending (TOP_K1 with axis_direction DECREASING). Both outputs have the
+ * input's sizes but k along axis; indices (UINT32, or UINT64 from feature
+ * level 5.0) count from the start of the axis. Ties go to the lower index,
+ * NaN comes after every number. */
+typedef struct vkdml_top_k_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *output_value;
+    const vkdml_tensor_desc *output_index;
+    uint32_t axis;
+    uint32_t k;
+} vkdml_top_k_desc;
+
+/* DML_TOP_K1_OPERATOR_DESC: DECREASING selects the k largest, sorted
+ * descending; INCREASING the k smallest, sorted ascending. */
+typedef struct vkdml_top_k1_desc {
+    const vkdml_tensor_desc *input;
+    const vkdml_tensor_desc *output_value;
+    const vkdml_tensor_desc *output_index;
+    uint32_t axis;
+    uint32_t k;
+    uint32_t axis_direction;   /* vkdml_axis_direction */
+} vkdml_top_k1_desc;
 /* END GENERATED: descs */
 
 /* DML_OPERATOR_DESC: type says which struct desc points to. */
@@ -313,6 +343,13 @@ typedef uint64_t vkdml_operator;
 /* The ABI version the library was built with (VKDML_ABI_VERSION). */
 VKDML_API uint32_t vkdml_abi_version(void);
 
+/* vkdml's version: the release number MAJOR.MINOR.PATCH (MAJOR is
+ * VKDML_ABI_VERSION), then, for a build not made at the release's tag,
+ * build metadata after a '+', e.g. "1.0.0" or "1.0.0+g0123456789ab". It is
+ * the version of the vkdml command, the Python package, vkdml.pc and the
+ * CMake package built from the same tree. Static storage. */
+VKDML_API const char *vkdml_version(void);
+
 /* The message of the calling thread's last failed call, "" after a
  * successful one. Valid until the thread's next vkdml call. */
 VKDML_API const char *vkdml_last_error(void);
@@ -344,7 +381,9 @@ VKDML_API VKDML_HRESULT vkdml_device_feature_levels(vkdml_device device,
 /* The Vulkan devices, as a JSON array (one object per device: "index",
  * "name", "type", "default" (the device a NULL selector opens), "usable"
  * and, when not, "unusable_because", then its IDs, driver, features,
- * limits and subgroup properties under Vulkan's camelCase names), NUL-terminated
+ * limits and subgroup properties under Vulkan's camelCase names, and, as
+ * `vkdml devices --json` prints them, "featureLevel" and "dataTypes" (on
+ * a usable device) and "subgroupOperationNames"), NUL-terminated
  * in json (capacity bytes; truncated to fit) with its full length without
  * the NUL in *length when length is not NULL. json may be NULL when
  * capacity is 0, to ask for the length. */
@@ -386,6 +425,32 @@ VKDML_API VKDML_HRESULT vkdml_operator_destroy(vkdml_operator op);
 VKDML_API VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc *desc,
                                   const vkdml_buffer *inputs, uint32_t input_count,
                                   const vkdml_buffer *outputs, uint32_t output_count);
+
+/* Compares one case with DirectML's result for it, as `vkdml parity --case`
+ * does: runs the desc on inputs on device and compares its outputs with
+ * expected. case_json (NUL-terminated UTF-8, at most 1 MiB) is
+ *   {"desc": {...}, "expected": true, "hresult": "E_INVALIDARG",
+ *    "input_types": ["FLOAT32"], "expected_types": ["UINT32"]}
+ * desc being the operator desc as data in DirectML's names (read strictly,
+ * as the parity corpus is), expected whether expected outputs are given,
+ * hresult DirectML's failure code when it rejected the desc (then no
+ * expected outputs), and the types, when given, those of the buffers.
+ * inputs are the input tensors' buffers in binding order; expected one
+ * buffer per output: its logical elements row-major, or its whole buffer
+ * (TotalTensorSizeInBytes, after a run that started with every byte 0xCD).
+ * The result is JSON (docs/schema/parity-case.schema.json without the
+ * device fields): verdict ("equal", "differ explained", "differ
+ * unexplained", "rejected by both", "rejected by vkdml", "rejected by
+ * expected", "not compared"), rule, outputs and differences. It is written
+ * as vkdml_devices_json writes; a result longer than capacity is
+ * truncated, and a second call with a larger buffer runs the comparison
+ * again. A case that cannot be compared (desc, buffer sizes or types) is
+ * E_INVALIDARG naming it; vkdml rejecting the desc is a verdict, not an
+ * error. */
+VKDML_API VKDML_HRESULT vkdml_parity_compare(vkdml_device device, const char *case_json,
+                                             const vkdml_buffer *inputs, uint32_t input_count,
+                                             const vkdml_buffer *expected, uint32_t expected_count,
+                                             char *result, size_t capacity, size_t *length);
 
 #endif /* VKDML_NO_PROTOTYPES */
 

@@ -81,6 +81,13 @@ type Features struct {
 	SubgroupSizeControl   bool `json:"subgroupSizeControl"`
 	ComputeFullSubgroups  bool `json:"computeFullSubgroups"`
 	SubgroupExtendedTypes bool `json:"shaderSubgroupExtendedTypes"`
+	// DenormPreserveFloat32 and SignedZeroInfNanPreserveFloat32 are float
+	// controls properties (Vulkan 1.2): shaders may ask that 32-bit
+	// denormals be kept and that ±0, ±∞ and NaN be respected, so that a
+	// native float comparison orders every value exactly (max pooling's
+	// runs compare floats natively where both hold).
+	DenormPreserveFloat32           bool `json:"shaderDenormPreserveFloat32"`
+	SignedZeroInfNanPreserveFloat32 bool `json:"shaderSignedZeroInfNanPreserveFloat32"`
 }
 
 // Without returns f with every feature set in off cleared.
@@ -95,6 +102,8 @@ func (f Features) Without(off Features) Features {
 	f.SubgroupSizeControl = f.SubgroupSizeControl && !off.SubgroupSizeControl
 	f.ComputeFullSubgroups = f.ComputeFullSubgroups && !off.ComputeFullSubgroups
 	f.SubgroupExtendedTypes = f.SubgroupExtendedTypes && !off.SubgroupExtendedTypes
+	f.DenormPreserveFloat32 = f.DenormPreserveFloat32 && !off.DenormPreserveFloat32
+	f.SignedZeroInfNanPreserveFloat32 = f.SignedZeroInfNanPreserveFloat32 && !off.SignedZeroInfNanPreserveFloat32
 	return f
 }
 

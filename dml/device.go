@@ -57,6 +57,7 @@ import (
 	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/safefile"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -205,13 +206,18 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap, tuning: tuning}, nil
 }
 
+// MaxTuningFileSize bounds the file $VKDML_TUNING names: a JSON object of
+// a few dozen knobs is under 2 KiB, so 1 MiB is ample and a wrong path (a
+// log, a model) is refused before it is read.
+const MaxTuningFileSize = 1 << 20
+
 // DeviceTuning is the tuning a device created with DeviceOptions.Tuning
 // override plans with: the file $VKDML_TUNING names, when set, with
 // override's knobs set over it; every knob checked.
 func DeviceTuning(override Tuning) (Tuning, error) {
 	var t Tuning
 	if path := os.Getenv("VKDML_TUNING"); path != "" {
-		b, err := os.ReadFile(path)
+		b, err := safefile.ReadFile(path, MaxTuningFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("$VKDML_TUNING: %w", err)
 		}

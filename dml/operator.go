@@ -8,6 +8,8 @@ import (
 
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/panicerr"
+	"github.com/vkdml/vkdml/internal/testhook"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
@@ -106,9 +108,19 @@ func (d *Device) createOperator(call string, desc OperatorDesc, kernel string) (
 
 // validateAndPlan validates desc on ctx and plans it, the plan checked
 // against the device's rules: CreateOperator's work, and PlanOperator's.
-func validateAndPlan(ctx *PlanContext, desc OperatorDesc) (*Plan, error) {
+// A panic in a validator or planner (a bug in vkdml) becomes an
+// E_UNEXPECTED error, so that it does not take the caller's process down.
+func validateAndPlan(ctx *PlanContext, desc OperatorDesc) (_ *Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicerr.Error("", r)
+		}
+	}()
 	if err := desc.Validate(ctx); err != nil {
 		return nil, err
+	}
+	if testhook.BeforePlan != nil {
+		testhook.BeforePlan(desc)
 	}
 	plan, err := desc.Plan(ctx)
 	if err != nil {

@@ -99,11 +99,40 @@ func (d *Device) prepare(call string, desc OperatorDesc) (*prepared, error) {
 	return &prepared{cop: cop, initialize: true, done: cop.Release}, nil
 }
 
+// CheckFits refuses, with E_OUTOFMEMORY naming the tensor and the limit,
+// an operator whose tensors exceed the largest buffer the device can
+// allocate or together its memory, or whose outputs exceed the host's
+// memory: the checks Compute makes before it allocates outputs, for a
+// caller that allocates an operator's host tensors itself (vkdml parity
+// fills each output before the run).
+func (d *Device) CheckFits(op *Operator) error {
+	call := "CheckFits"
+	if op == nil {
+		return &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "op", Rule: "must not be nil"}
+	}
+	call += "(" + op.kind + ")"
+	leave, err := d.enter(call)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return d.checkTensorsFit(call, op, 0, true)
+}
+
 // checkFits refuses, with E_OUTOFMEMORY, tensors larger than the host
 // (when host outputs are to be allocated) or the device can hold, before
 // anything is allocated.
 func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) error {
-	op := c.op
+	resources := c.props.TemporaryResourceSize + c.props.PersistentResourceSize
+	if resources < c.props.TemporaryResourceSize {
+		resources = math.MaxUint64
+	}
+	return d.checkTensorsFit(call, c.op, resources, hostOutputs)
+}
+
+// checkTensorsFit is checkFits for op's tensors and resources bytes of
+// temporary and persistent resources.
+func (d *Device) checkTensorsFit(call string, op *Operator, resources uint64, hostOutputs bool) error {
 	var hostBytes, deviceBytes uint64
 	add := func(sum *uint64, n uint64) {
 		if *sum+n < *sum {
@@ -136,8 +165,7 @@ func (d *Device) checkFits(call string, c *CompiledOperator, hostOutputs bool) e
 			add(&hostBytes, td.TotalTensorSizeInBytes)
 		}
 	}
-	add(&deviceBytes, c.props.TemporaryResourceSize)
-	add(&deviceBytes, c.props.PersistentResourceSize)
+	add(&deviceBytes, resources)
 	if heap := d.deviceMemory(); heap != 0 && deviceBytes > heap {
 		return &hresult.Error{Code: hresult.E_OUTOFMEMORY, Op: call, Field: "desc",
 			Rule: fmt.Sprintf("the operator's tensors and resources need %d bytes of device memory; the device has %d", deviceBytes, heap)}

@@ -122,6 +122,9 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 		SubgroupSizeControl:   raw.subgroup_size_control != 0,
 		ComputeFullSubgroups:  raw.compute_full_subgroups != 0,
 		SubgroupExtendedTypes: raw.subgroup_extended_types != 0,
+
+		DenormPreserveFloat32:           raw.denorm_preserve_float32 != 0,
+		SignedZeroInfNanPreserveFloat32: raw.signed_zero_inf_nan_preserve_float32 != 0,
 	}
 	d.Limits = caps.Limits{
 		SubgroupSize:                    uint32(raw.subgroup_size),

@@ -12,12 +12,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"unsafe"
 
 	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/internal/safefile"
 	"github.com/vkdml/vkdml/shaders/spirv"
 )
 
@@ -224,6 +226,13 @@ type pipelineCache struct {
 	path string // "" = not persisted
 }
 
+// maxPipelineCacheFile bounds a pipeline cache file, read back at every
+// device creation: far above a driver's compiled code for the few hundred
+// pipelines vkdml builds. A larger file (or anything else at the path,
+// such as a FIFO) is ignored like a corrupt one, and a larger cache is not
+// saved.
+const maxPipelineCacheFile = 256 << 20
+
 // cacheMagic starts vkdml's cache files; the header guards against files
 // that are truncated or corrupt, which are ignored.
 var cacheMagic = []byte("VKDMLPC1")
@@ -252,7 +261,7 @@ func openPipelineCache(d *Device, dir string) *pipelineCache {
 	}
 	var data []byte
 	if pc.path != "" {
-		if raw, err := os.ReadFile(pc.path); err == nil {
+		if raw, err := safefile.ReadFile(pc.path, maxPipelineCacheFile); err == nil {
 			data = unwrapCache(raw)
 		}
 	}
@@ -315,21 +324,16 @@ func (pc *pipelineCache) save() {
 		return
 	}
 	data := wrapCache(C.GoBytes(buf, C.int(n)))
+	if len(data) > maxPipelineCacheFile { // it would not be read back
+		return
+	}
 	if err := os.MkdirAll(filepath.Dir(pc.path), 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(pc.path), ".cache-*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), pc.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	safefile.WriteFile(pc.path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 func (pc *pipelineCache) destroy() {

@@ -104,6 +104,7 @@ typedef enum VkStructureType {
 	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES = 1000177000,
 	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES = 1000196000,
 	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES = 1000082000,
+	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES = 1000197000,
 	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES = 1000175000,
 	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES = 1000225000,
 	VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO = 1000225001,
@@ -227,6 +228,10 @@ typedef enum VkDriverId {
 
 	VK_DRIVER_ID_MAX_ENUM = 0x7FFFFFFF
 } VkDriverId;
+typedef enum VkShaderFloatControlsIndependence {
+
+	VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_MAX_ENUM = 0x7FFFFFFF
+} VkShaderFloatControlsIndependence;
 typedef VkFlags VkShaderCorePropertiesFlagsAMD;
 typedef VkFlags VkSubgroupFeatureFlags;
 typedef enum VkValidationFeatureEnableEXT {
@@ -318,6 +323,7 @@ typedef struct VkPhysicalDevice16BitStorageFeatures VkPhysicalDevice16BitStorage
 typedef struct VkPhysicalDevice8BitStorageFeatures VkPhysicalDevice8BitStorageFeatures;
 typedef struct VkConformanceVersion VkConformanceVersion;
 typedef struct VkPhysicalDeviceDriverProperties VkPhysicalDeviceDriverProperties;
+typedef struct VkPhysicalDeviceFloatControlsProperties VkPhysicalDeviceFloatControlsProperties;
 typedef struct VkPhysicalDeviceIDProperties VkPhysicalDeviceIDProperties;
 typedef struct VkPhysicalDeviceMaintenance3Properties VkPhysicalDeviceMaintenance3Properties;
 typedef struct VkPhysicalDeviceMaintenance4Properties VkPhysicalDeviceMaintenance4Properties;
@@ -967,6 +973,28 @@ struct VkPhysicalDeviceDriverProperties {
     char                    driverName[VK_MAX_DRIVER_NAME_SIZE];
     char                    driverInfo[VK_MAX_DRIVER_INFO_SIZE];
     VkConformanceVersion    conformanceVersion;
+};
+
+struct VkPhysicalDeviceFloatControlsProperties {
+    VkStructureType                      sType;
+    void*                                pNext;
+    VkShaderFloatControlsIndependence    denormBehaviorIndependence;
+    VkShaderFloatControlsIndependence    roundingModeIndependence;
+    VkBool32                             shaderSignedZeroInfNanPreserveFloat16;
+    VkBool32                             shaderSignedZeroInfNanPreserveFloat32;
+    VkBool32                             shaderSignedZeroInfNanPreserveFloat64;
+    VkBool32                             shaderDenormPreserveFloat16;
+    VkBool32                             shaderDenormPreserveFloat32;
+    VkBool32                             shaderDenormPreserveFloat64;
+    VkBool32                             shaderDenormFlushToZeroFloat16;
+    VkBool32                             shaderDenormFlushToZeroFloat32;
+    VkBool32                             shaderDenormFlushToZeroFloat64;
+    VkBool32                             shaderRoundingModeRTEFloat16;
+    VkBool32                             shaderRoundingModeRTEFloat32;
+    VkBool32                             shaderRoundingModeRTEFloat64;
+    VkBool32                             shaderRoundingModeRTZFloat16;
+    VkBool32                             shaderRoundingModeRTZFloat32;
+    VkBool32                             shaderRoundingModeRTZFloat64;
 };
 
 struct VkPhysicalDeviceIDProperties {

@@ -23,6 +23,7 @@ const (
 	E_INVALIDARG                     HRESULT = 0x80070057 // an argument, desc field or binding breaks a rule; also the use of a released, closed or foreign object
 	E_OUTOFMEMORY                    HRESULT = 0x8007000E // the host or the device cannot hold what was asked for
 	E_NOTIMPL                        HRESULT = 0x80004001 // not implemented
+	E_UNEXPECTED                     HRESULT = 0x8000FFFF // vkdml: an internal error (a bug in vkdml, such as a panic in a planner), caught at an API boundary
 	DXGI_ERROR_UNSUPPORTED           HRESULT = 0x887A0004 // valid, but not supported by vkdml or the device
 	DXGI_ERROR_DEVICE_REMOVED        HRESULT = 0x887A0005 // the device was lost; every later call fails
 	DXGI_ERROR_DEVICE_HUNG           HRESULT = 0x887A0006 // the device stopped responding
@@ -36,6 +37,7 @@ var names = map[HRESULT]string{
 	E_INVALIDARG:                     "E_INVALIDARG",
 	E_OUTOFMEMORY:                    "E_OUTOFMEMORY",
 	E_NOTIMPL:                        "E_NOTIMPL",
+	E_UNEXPECTED:                     "E_UNEXPECTED",
 	DXGI_ERROR_UNSUPPORTED:           "DXGI_ERROR_UNSUPPORTED",
 	DXGI_ERROR_DEVICE_REMOVED:        "DXGI_ERROR_DEVICE_REMOVED",
 	DXGI_ERROR_DEVICE_HUNG:           "DXGI_ERROR_DEVICE_HUNG",

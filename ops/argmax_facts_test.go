@@ -166,6 +166,58 @@ func TestArgPlanFactsH100(t *testing.T) {
 	}
 }
 
+// TestArgColSplitH100 holds the column split on the h100 profile to its
+// rule (reduce_segments.go colSplitLen): rounded down, no split where the
+// outputs alone have 90% of the target in flight, partials written and
+// read within 5% of the bytes read unless that leaves a 64 MiB reduction
+// under 2 MiB in flight, and tiny columns whole.
+func TestArgColSplitH100(t *testing.T) {
+	ctx := h100Context(t)
+	for _, c := range []struct {
+		dt    tensor.DataType
+		shape []uint32
+		axis  uint32
+		nseg  uint32 // 1: not split
+	}{
+		// 131,072 lanes of 32 bytes hold 97% of 132 × 32 KiB: whole
+		// (rounded up, the old rule cut it in 2 and wrote 32 MiB of
+		// partials).
+		{tensor.Float32, []uint32{1024, 64, 1024}, 1, 1},
+		{tensor.Float32, []uint32{4096, 16384}, 0, 8},  // 8.25 rounded down
+		{tensor.Float16, []uint32{4096, 16384}, 0, 12}, // 16 capped by the partials
+		{tensor.Int8, []uint32{4096, 16384}, 0, 16},    // the cap (6) leaves 768 KiB: 2 MiB
+		{tensor.Float32, []uint32{16384, 4096}, 0, 33}, // 33.0
+		{tensor.Float32, []uint32{9, 3}, 0, 1},         // tiny
+		{tensor.Int8, []uint32{4096, 4096}, 0, 6},      // 16 MiB: the cap, no floor
+	} {
+		out := slices.Clone(c.shape)
+		out[c.axis] = 1
+		desc := &ops.ArgMax{Input: tensor.NewDesc(c.dt, c.shape), Output: tensor.NewDesc(tensor.Int64, out), Axes: []uint32{c.axis}}
+		what := fmt.Sprintf("%v %v axis %d", c.dt, c.shape, c.axis)
+		p := validPlan(t, ctx, desc, what)
+		f := argPlanFacts(t, ctx, p)
+		nseg := uint32(1)
+		if len(p.Steps) > 1 { // the combine's partials over the outputs
+			nseg = uint32(f[1].Units * uint64(c.shape[c.axis]) / f[0].Units)
+		}
+		if nseg != c.nseg {
+			t.Errorf("%s: %d segments (%d dispatches), want %d", what, nseg, len(p.Steps), c.nseg)
+		}
+		var partials uint64
+		for _, d := range f {
+			partials += d.PartialBytes
+		}
+		in := desc.Input.TotalTensorSizeInBytes
+		inFlight := f[0].BytesInFlight(ctx.Limits.ResidentLanes())
+		if partials*20 > in && !(in >= 64<<20 && inFlight <= 2<<20+2<<20/8) {
+			t.Errorf("%s: %d KiB of partials for %d KiB read, over 5%%, with %d KiB in flight", what, partials>>10, in>>10, inFlight>>10)
+		}
+		if in >= 64<<20 && inFlight < 2<<20 {
+			t.Errorf("%s: %d KiB in flight", what, inFlight>>10)
+		}
+	}
+}
+
 // poolFactCase is a max pooling case of scripts/gpu_compare.py: a 2D
 // window of size w, stride s, padding p and dilation d, with UINT32
 // indices.

@@ -527,6 +527,20 @@ func argRowRisingFill(rng *rand.Rand, t *tensor.Tensor, up bool, flavour string,
 	}
 }
 
+// argRisingKind is kind ci (0 to 17) of argRowRisingFill's blocks: its
+// flavour, sign and operator, and whether values rise (mostly with
+// ARGMAX) or fall (the best set early and seldom replaced).
+func argRisingKind(rng *rand.Rand, ci int) (flavour string, sign int, kind string, up bool) {
+	flavour = []string{"random", "runs", "ulps"}[ci%3]
+	sign = ci/3%3 - 1
+	kind = []string{"argmax", "argmin"}[ci/9]
+	up = kind == "argmax"
+	if rng.Intn(4) == 0 {
+		up = !up
+	}
+	return flavour, sign, kind, up
+}
+
 // argRisingShapes reach every vec-row variant below 64 bits, with the
 // GPU tuning's load filter (ROW_FILTER), on lavapipe: its own features
 // (32-byte loads of 32-bit elements, subgroup arithmetic), without
@@ -569,13 +583,7 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 	// check runs rows of type dt and kind ci (flavour, sign, ARGMAX or
 	// ARGMIN) on shape si at both directions.
 	check := func(dt tensor.DataType, si, ci int, short bool) {
-		flavour := []string{"random", "runs", "ulps"}[ci%3]
-		sign := ci/3%3 - 1
-		kind := []string{"argmax", "argmin"}[ci/9]
-		up := kind == "argmax"
-		if rng.Intn(4) == 0 {
-			up = !up // the best set early and seldom replaced
-		}
+		flavour, sign, kind, up := argRisingKind(rng, ci)
 		rows := uint32(1 + rng.Intn(3))
 		n := uint32(513 + rng.Intn(5000))
 		if short {
@@ -649,7 +657,9 @@ var argColSplitPatterns = []string{"ties", "nan-first", "all-equal", "nan-but-fe
 // packed or padded input strides (the innermost kept axis stays the
 // fastest), odd sizes, and with vecCol (32-bit types) a vec-col shape.
 func argColSplitCase(rng *rand.Rand, dt tensor.DataType, pattern string, vecCol bool) argCase {
-	minSeg := 512 / int(dt.Size()) // tuningGPU.argColSplitMinBytes / element size
+	// The least segment the GPU's partial cap allows: a 16-byte partial
+	// per tuningGPU.argColPartialDiv (40) times its bytes.
+	minSeg := 16 * 40 / int(dt.Size())
 	nred := uint32(2*minSeg + 1 + rng.Intn(4*minSeg))
 	cols := uint32(3 + 2*rng.Intn(11)) // odd; 1 would leave the reduced axis the fastest
 	if vecCol {
@@ -1018,4 +1028,80 @@ func TestArgRowSubgroupsGPU(t *testing.T) {
 			t.Errorf("no %s case ran a subgroup per row: %v", b, used)
 		}
 	}
+}
+
+// TestArgColRisingBestGPU runs, on lavapipe, the GPU plans of columns
+// whose values keep replacing the best (argRowRisingFill along each
+// block), against the CPU reference. The GPU's column kernel
+// (argmax.comp's eight-load thread scan) skips eight loads unless one lies
+// in the raw interval filter_bounds computes from the lane's best, and
+// recomputes the interval after every exact visit; here the best changes
+// in almost every trip, to bests of every kind and sign (NaN first, ±0,
+// the integer types' ends), at either direction, ARGMAX and ARGMIN. Blocks
+// have one reduced axis (the stride fast path, a column or a transposed
+// row) or two separated ones (the odometer), lengths with every
+// remainder mod 8, and the GPU column split cuts them into segments.
+// Every type below 64 bits must run the eight-load kernel.
+func TestArgColRisingBestGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	used := map[string]int{}
+	for _, dt := range tensor.AllTypes {
+		if dt.Size() == 8 {
+			continue // 64-bit columns go to vec-b64 on a GPU
+		}
+		for ci := 0; ci < 18; ci++ {
+			flavour, sign, kind, up := argRisingKind(rng, ci)
+			cols := uint32(3 + 2*rng.Intn(4))
+			// At least 2 × 640 bytes: two segments under the GPU's
+			// partial cap (argColPartialDiv 40).
+			nred := uint32(1300/int(dt.Size()) + rng.Intn(1200))
+			layout := []string{"col", "transposed", "multi"}[ci%3]
+			var sizes, strides, axes []uint32
+			var outputs uint32
+			switch layout {
+			case "col":
+				sizes, axes, outputs = []uint32{nred, cols}, []uint32{0}, cols
+			case "transposed":
+				sizes, strides, axes, outputs = []uint32{cols, nred}, []uint32{1, cols}, []uint32{1}, cols
+			case "multi":
+				r2 := uint32(3 + 2*rng.Intn(3))
+				nred = (nred/r2 + 1) * r2
+				sizes, axes, outputs = []uint32{nred / r2, 2, r2, cols}, []uint32{0, 2}, 2*cols
+			}
+			// One row of blocks per output, rising along the block, laid
+			// into the input by each element's block position.
+			blocks := tensor.New(dt, outputs, nred)
+			argRowRisingFill(rng, blocks, up, flavour, sign)
+			in := argInput(dt, sizes, strides)
+			tensor.ForEachIndex(sizes, func(c []uint32) {
+				var j, o uint32
+				for ax := range sizes {
+					if slices.Contains(axes, uint32(ax)) {
+						j = j*sizes[ax] + c[ax]
+					} else {
+						o = o*sizes[ax] + c[ax]
+					}
+				}
+				in.SetBits(c, blocks.Bits(o, j))
+			})
+			{
+				dir := ops.AxisDirection(rng.Intn(2))
+				os := argOutSizes(sizes, axes)
+				desc := argDesc(kind, in.Desc, tensor.NewDesc(tensor.UInt32, os), axes, dir)
+				what := fmt.Sprintf("%v %s sizes %v strides %v axes %v %s dir %d up %v %s sign %d", dt, layout, sizes, strides, axes, kind, dir, up, flavour, sign)
+				_, p := testutil.GPUPlan(t, d, desc, ops.ArgStrategyThread, what)
+				v := p.Kernels[0].Variant
+				if !strings.HasSuffix(v, shaders.ArgMaxThreadX8) {
+					t.Fatalf("%s: the GPU plan runs %s, want the eight-load thread kernel", what, v)
+				}
+				if len(p.Kernels) != 2 {
+					t.Fatalf("%s: the GPU plan runs %v, want the column split and a combine", what, p.Kernels)
+				}
+				used[v]++
+				argCheckCase(t, d, argCase{desc: &asGPU{Desc: desc, kernel: ops.ArgStrategyThread}, in: in, what: what}, "", rng)
+			}
+		}
+	}
+	t.Logf("first passes: %v", used)
 }

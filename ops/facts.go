@@ -34,7 +34,28 @@ type DispatchFacts struct {
 	// partials) in the step's range, each counted once, as vkdml bench
 	// counts bytes.
 	BytesRead, BytesWritten uint64
+	// PartialBytes is the part of BytesRead and BytesWritten that is
+	// split-K partials in the temporary resource: what a first pass
+	// writes and a combine reads, traffic the operator's own tensors do
+	// not show.
+	PartialBytes uint64
+	// Units is the work the step's kernel covers, in the unit its hot
+	// loop is counted per (internal/opcount): Unit names it, "element"
+	// (of the input a scan reads), "partial" (a combine reads) or
+	// "output" (a pooling kernel writes).
+	Units uint64
+	Unit  string
 }
+
+// The units of DispatchFacts.Unit.
+const (
+	UnitElement = "element"
+	UnitPartial = "partial"
+	UnitOutput  = "output"
+)
+
+// BytesMoved is the bytes the step reads and writes, partials included.
+func (f DispatchFacts) BytesMoved() uint64 { return f.BytesRead + f.BytesWritten }
 
 // BytesInFlight is the bytes the step can have loading at once:
 // min(Lanes, resident) × BytesPerLaneInFlight, resident being the lanes
@@ -52,9 +73,9 @@ func (f DispatchFacts) BytesInFlight(resident uint64) uint64 {
 // totals.
 type PlanFacts struct {
 	Dispatches []DispatchFacts
-	// Lanes, EmptyLanes, BytesRead and BytesWritten are the steps' sums;
-	// SerialPartials is their maximum.
-	Lanes, EmptyLanes, BytesRead, BytesWritten, SerialPartials uint64
+	// Lanes, EmptyLanes, BytesRead, BytesWritten and PartialBytes are the
+	// steps' sums; SerialPartials is their maximum.
+	Lanes, EmptyLanes, BytesRead, BytesWritten, PartialBytes, SerialPartials uint64
 	// Streaming is the index of the step that reads the most bytes (the
 	// first of equals): the pass whose bytes in flight decide the plan's
 	// bandwidth. BytesInFlight is that step's.
@@ -86,6 +107,9 @@ func Facts(ctx *Context, p *Plan) (*PlanFacts, error) {
 		if err == nil {
 			err = v.err
 		}
+		if err == nil && f.Unit == "" {
+			err = fmt.Errorf("its facts function names no unit of work")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("ops: facts: step %d (%s): %w", i, v.row.Name, err)
 		}
@@ -94,6 +118,7 @@ func Facts(ctx *Context, p *Plan) (*PlanFacts, error) {
 		pf.EmptyLanes += f.EmptyLanes
 		pf.BytesRead += f.BytesRead
 		pf.BytesWritten += f.BytesWritten
+		pf.PartialBytes += f.PartialBytes
 		pf.SerialPartials = max(pf.SerialPartials, f.SerialPartials)
 		if f.BytesRead > pf.Dispatches[pf.Streaming].BytesRead {
 			pf.Streaming = i
@@ -122,6 +147,8 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"maxunpool.comp":            maxUnpoolFacts,
 	"copy.comp":                 copyFacts,
 	"copy_vec4.comp":            copyVec4Facts,
+	"topk_select.comp":          topKSelectFacts,
+	"topk_merge.comp":           topKMergeFacts,
 }
 
 // HasFacts reports whether the variant called name belongs to a kernel

@@ -23,6 +23,31 @@ func argOutputBytes(v *stepValues, oCount, items uint64) uint64 {
 	return 16 * items
 }
 
+// argFirstPassBytes sets f's bytes for a first pass over a's elements of
+// es bytes each: their bytes read, the outputs or partials written, and
+// the elements as its units.
+func argFirstPassBytes(v *stepValues, f *DispatchFacts, a argStepItems, es uint64) {
+	f.BytesRead = a.oCount * a.jCount * es
+	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	if argWritesPartials(v) {
+		f.PartialBytes = f.BytesWritten
+	}
+	f.Units, f.Unit = a.oCount*a.jCount, UnitElement
+}
+
+// argWritesPartials reports whether a first pass writes partials (OUT_MODE
+// 2) rather than indices.
+func argWritesPartials(v *stepValues) bool { return (v.s("FLAGS")>>4)&3 >= 2 }
+
+// argCombineBytes sets f's bytes for a combine of nseg 16-byte partials
+// per output over oCount outputs.
+func argCombineBytes(v *stepValues, f *DispatchFacts, oCount, nseg uint64) {
+	f.BytesRead = 16 * oCount * nseg
+	f.BytesWritten = argOutputBytes(v, oCount, oCount)
+	f.PartialBytes = f.BytesRead
+	f.Units, f.Unit = oCount*nseg, UnitPartial
+}
+
 // argStepItems is a first pass's (output, segment) items: o_count outputs
 // of a j_count-element block cut into nloc segments of seg_len, and the
 // length of segment sl.
@@ -88,8 +113,7 @@ func argScalarFacts(v *stepValues) (DispatchFacts, error) {
 		}
 		f.Lanes, f.EmptyLanes = v.lanes(), empty
 	}
-	f.BytesRead = a.oCount * a.jCount * es
-	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	argFirstPassBytes(v, &f, a, es)
 	return f, nil
 }
 
@@ -124,8 +148,7 @@ func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 		return DispatchFacts{}, err
 	}
 	f := DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}
-	f.BytesRead = a.oCount * a.jCount * bits / 8
-	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	argFirstPassBytes(v, &f, a, bits/8)
 	return f, nil
 }
 
@@ -140,8 +163,7 @@ func argVecColFacts(v *stepValues) (DispatchFacts, error) {
 	}
 	a := argStepItemsOf(v)
 	f := v.gridFacts(a.oCount/per*a.nloc, load)
-	f.BytesRead = a.oCount * a.jCount * bits / 8
-	f.BytesWritten = argOutputBytes(v, a.oCount, a.items())
+	argFirstPassBytes(v, &f, a, bits/8)
 	return f, nil
 }
 
@@ -151,8 +173,7 @@ func argCombineFacts(v *stepValues) (DispatchFacts, error) {
 	oCount, nseg := v.p("o_count"), v.p("nseg")
 	f := v.gridFacts(oCount, 16)
 	f.SerialPartials = nseg
-	f.BytesRead = 16 * oCount * nseg
-	f.BytesWritten = argOutputBytes(v, oCount, oCount)
+	argCombineBytes(v, &f, oCount, nseg)
 	return f, nil
 }
 
@@ -168,7 +189,6 @@ func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
 	if wg > 0 {
 		f.SerialPartials = (nseg + wg - 1) / wg
 	}
-	f.BytesRead = 16 * oCount * nseg
-	f.BytesWritten = argOutputBytes(v, oCount, oCount)
+	argCombineBytes(v, &f, oCount, nseg)
 	return f, nil
 }

@@ -15,13 +15,16 @@ func copyFacts(v *stepValues) (DispatchFacts, error) {
 	total := v.p("total")
 	f := v.gridFacts(total, load)
 	f.BytesRead, f.BytesWritten = total*es, total*es
+	f.Units, f.Unit = total, UnitElement
 	return f, nil
 }
 
-// copyVec4Facts is copy_vec4.comp: count 16-byte vectors.
+// copyVec4Facts is copy_vec4.comp: count 16-byte vectors, its units
+// 4-byte words.
 func copyVec4Facts(v *stepValues) (DispatchFacts, error) {
 	count := v.p("count")
 	f := v.gridFacts(count, 16)
 	f.BytesRead, f.BytesWritten = 16*count, 16*count
+	f.Units, f.Unit = 4*count, UnitElement
 	return f, nil
 }

@@ -34,6 +34,7 @@ func maxPoolDirectFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesRead = (total + outPlane - 1) / outPlane * inPlane * es
 	}
 	f.BytesWritten = total * (es + v.define("IDX_BITS", 0)/8)
+	f.Units, f.Unit = total, UnitOutput
 	return f, nil
 }
 
@@ -59,16 +60,24 @@ func maxPoolVec2x2Facts(v *stepValues) (DispatchFacts, error) {
 		f.BytesRead = (outputs + outPlane - 1) / outPlane * v.s("IH") * v.s("IW") * 4
 	}
 	f.BytesWritten = outputs * (4 + v.define("IDX_BITS", 0)/8)
+	f.Units, f.Unit = outputs, UnitOutput
 	return f, nil
 }
 
-// maxPoolGridFacts is maxpool_grid.comp: one invocation per output on a
-// grid of (columns, rows, planes), a workgroup a tile of WGX columns by
-// WG / WGX rows; the dispatch covers z planes from the step's p0 and the
-// rows from r0 its y row groups reach. A lane is empty when its column or
-// row is past the last. Its loads are maxpool.comp's.
+// maxPoolGridFacts is maxpool_grid.comp: one invocation per output (or,
+// with OUTS, per run of OUTS outputs of a row) on a grid of (columns,
+// rows, planes), a workgroup a tile of WGX columns by WG / WGX rows; the
+// dispatch covers z planes from the step's p0 and the rows from r0 its y
+// row groups reach. A lane is empty when its column or row is past the
+// last. Its loads are maxpool.comp's; a run's are its columns of each
+// window row.
 func maxPoolGridFacts(v *stepValues) (DispatchFacts, error) {
 	es, load := maxPoolLaneLoad(v)
+	outs := max(v.define("OUTS", 1), 1)
+	if outs > 1 {
+		runCols := (outs-1)*v.s("SW") + (v.s("KW")-1)*v.s("DW") + 1
+		load = load / max(v.s("KW"), 1) * runCols
+	}
 	wgx := max(v.s("WGX"), 1)
 	wgy := v.wg() / wgx
 	rows := v.s("OD") * v.s("OH")
@@ -77,11 +86,13 @@ func maxPoolGridFacts(v *stepValues) (DispatchFacts, error) {
 	planes := uint64(v.groups[2])
 	outputs := v.s("OW") * rowsHere * planes
 	lanes := v.lanes()
-	f := DispatchFacts{Lanes: lanes, EmptyLanes: lanes - min(lanes, outputs), BytesPerLaneInFlight: load}
+	busy := ceilDiv(v.s("OW"), outs) * rowsHere * planes
+	f := DispatchFacts{Lanes: lanes, EmptyLanes: lanes - min(lanes, busy), BytesPerLaneInFlight: load}
 	inPlane := v.s("ID") * v.s("IH") * v.s("IW")
 	if rows > 0 {
 		f.BytesRead = planes * ceilDiv(inPlane*rowsHere, rows) * es
 	}
 	f.BytesWritten = outputs * (es + v.define("IDX_BITS", 0)/8)
+	f.Units, f.Unit = outputs, UnitOutput
 	return f, nil
 }

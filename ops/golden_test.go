@@ -74,6 +74,33 @@ func goldenContexts() map[string]*ops.Context {
 	return map[string]*ops.Context{"lvp8": lvp, "min4": min4, "gpu32": dgpu, "win4k": win}
 }
 
+// readGoldenCases reads the frozen corpus.
+func readGoldenCases(t *testing.T) []goldenCase {
+	t.Helper()
+	raw, err := os.ReadFile(goldenCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []goldenCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// desc is c's desc, decoded.
+func (c goldenCase) desc(t *testing.T) ops.Desc {
+	t.Helper()
+	desc, err := newDesc(c.Op)
+	if err == nil {
+		err = json.Unmarshal(c.Desc, desc)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", c.Name, err)
+	}
+	return desc
+}
+
 func newDesc(op string) (ops.Desc, error) {
 	if o, ok := ops.LookupOperator(op); ok {
 		return o.New(), nil
@@ -106,24 +133,11 @@ func TestGoldenPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := os.ReadFile(goldenCases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []goldenCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := readGoldenCases(t)
 	var out bytes.Buffer
 	named := goldenContexts()
 	for _, c := range cases {
-		desc, err := newDesc(c.Op)
-		if err == nil {
-			err = json.Unmarshal(c.Desc, desc)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.Name, err)
-		}
+		desc := c.desc(t)
 		check := func(name string, err error) {
 			if err != nil {
 				t.Errorf("%s: CheckPlan: %v", name, err)

@@ -53,8 +53,16 @@ func (o *ElementWiseIdentity) Validate(ctx *Context) error {
 	return nil
 }
 
-// identityWorkgroup is the copy kernel's workgroup size.
+// identityWorkgroup is the copy kernels' workgroup size where the device
+// allows it (identityWG).
 const identityWorkgroup = 256
+
+// identityWG is the copy kernels' workgroup size on ctx's device:
+// identityWorkgroup, or the device's limit below it (Vulkan requires only
+// 128 invocations); both kernels are grid-stride loops, right at any size.
+func identityWG(ctx *Context) uint32 {
+	return max(min(identityWorkgroup, ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
+}
 
 // vec4PerInvocation is how many 16-byte vectors one invocation of the
 // packed copy moves per grid step, so that each has enough independent
@@ -92,7 +100,8 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
 	total := o.Input.ElementCount()
 	variant := shaders.CopyName(bits, native)
-	k, err := kernelOf(shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, identityWorkgroup))
+	wg := identityWG(ctx)
+	k, err := kernelOf(shaders.NewSpec(variant).Set(shaders.SpecWorkgroupSize, wg))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +120,7 @@ func (o *ElementWiseIdentity) Plan(ctx *Context) (*Plan, error) {
 			Kernel:   0,
 			Bindings: []Slot{In(0), Out(0)},
 			Params:   params,
-			Groups:   gridFor(ctx, total, identityWorkgroup),
+			Groups:   gridFor(ctx, total, wg),
 		}},
 	}, nil
 }
@@ -127,7 +136,8 @@ func (o *ElementWiseIdentity) planVec4(ctx *Context, n uint64) (*Plan, error) {
 	if steps := (n + per - 1) / per; steps > maxPlanSteps {
 		return nil, errTooManySteps("InputTensor.Sizes", steps, per*16)
 	}
-	k, err := kernelOf(shaders.NewSpec(shaders.CopyVec4Name).Set(shaders.SpecWorkgroupSize, identityWorkgroup))
+	wg := identityWG(ctx)
+	k, err := kernelOf(shaders.NewSpec(shaders.CopyVec4Name).Set(shaders.SpecWorkgroupSize, wg))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +153,7 @@ func (o *ElementWiseIdentity) planVec4(ctx *Context, n uint64) (*Plan, error) {
 		plan.Steps = append(plan.Steps, Step{
 			Bindings: []Slot{in, out},
 			Params:   params,
-			Groups:   gridFor(ctx, (hi-lo+vec4PerInvocation-1)/vec4PerInvocation, identityWorkgroup),
+			Groups:   gridFor(ctx, (hi-lo+vec4PerInvocation-1)/vec4PerInvocation, wg),
 		})
 	}
 	return plan, nil

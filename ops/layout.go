@@ -367,8 +367,12 @@ type tuning struct {
 	// 5.2 GB/s at 8 lanes, 0.75 GB/s at 64; 4096x16384 FLOAT32 over axis 0
 	// with 8 outputs per lane: 8 lanes ~120 ms, 2 lanes 115-160 ms, 4 lanes
 	// ~240 ms; with 4 outputs per lane 4 lanes beat 8 by about 2x.
-	argSmallWG           bool
-	argColWG4, argColWG8 uint32
+	// argColWG4 and argColWG8 range over 1..256: a workgroup of one lane
+	// at least, and at most argmax.comp's WG_MAX (argGroupWG), to which
+	// the planner clamps anyway.
+	argSmallWG bool
+	argColWG4  uint32 `tune:"1..256"`
+	argColWG8  uint32 `tune:"1..256"`
 	// argColSplitItems and argColSplitMinBytes split the blocks of the
 	// kernels with one invocation per output (thread, vec-col) into
 	// segments when the outputs alone give too few invocations: a
@@ -385,9 +389,11 @@ type tuning struct {
 	// moved. Both are first guesses, to be measured on a GPU
 	// (scripts/gpu_compare.py). 0 never splits: on a CPU
 	// device the outputs' loops already keep every core busy and partials
-	// only add work.
-	argColSplitItems    uint64
-	argColSplitMinBytes uint64
+	// only add work. Range: 0..2^32 invocations (no device keeps more in
+	// flight by orders of magnitude) and 0..2^32 bytes (a segment longer
+	// than maxStorageBufferRange, at most 2^32-1, cannot be bound).
+	argColSplitItems    uint64 `tune:"0..4294967296"`
+	argColSplitMinBytes uint64 `tune:"0..4294967296"`
 	// argVecNarrowRow and argVecNarrowCol let ARGMAX's vectorised kernels
 	// (vec-row, vec-col) take 8-, 16- and 64-bit elements with 16-byte
 	// loads, as they take 32-bit ones: on a GPU the scalar kernels' 1-, 2-
@@ -408,8 +414,9 @@ type tuning struct {
 	// INT32 0.108 vs 0.153, FLOAT16 0.111 vs 0.121, INT8 0.072 vs 0.088)
 	// and on 16384x4096 (0.112 vs 0.153), while vec-col won on 1024x64x1024
 	// over axis 1, a million outputs of 64 rows (0.47 vs 0.67 ms). 0 always
-	// allows vec-col: lavapipe's fastest 32-bit column kernel.
-	argVecColMinOutputs uint64
+	// allows vec-col: lavapipe's fastest 32-bit column kernel. Range:
+	// 0..2^32, DirectML's most elements in a tensor (any more is "never").
+	argVecColMinOutputs uint64 `tune:"0..4294967296"`
 	// argRowFilter: vec-row skips a load none of whose elements can
 	// replace its component's best (argmax_vec_row.comp ROW_FILTER, a raw
 	// interval from the best, tested with a subtraction and a minimum per
@@ -423,9 +430,13 @@ type tuning struct {
 	argRowFilter bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
-	// through its own part of the tensors.
-	poolVecWG     uint32
-	poolVecGroups uint64
+	// through its own part of the tensors. Range: 1..1024 lanes (a
+	// workgroup needs one; no device runs more than 1024, and the planner
+	// clamps to the device's limit) and 1..2^32 workgroups (one at least:
+	// the planner divides the quads among poolVecWG*poolVecGroups lanes;
+	// gridFor spreads any count over the device's grid).
+	poolVecWG     uint32 `tune:"1..1024"`
+	poolVecGroups uint64 `tune:"1..4294967296"`
 	// exactGrid: dispatches use ExactGrid (x up to the device's limit, no
 	// empty workgroups) rather than GridGroups' 65535-wide rows, which
 	// launch 131,070 workgroups for 65,536 items. Lavapipe keeps
@@ -439,11 +450,13 @@ type tuning struct {
 	// dependent L2 round trip (~150 ns) per partial: ~155 us for split-K's
 	// 1024. 0 keeps the serial combine: on lavapipe a workgroup runs on one
 	// thread, so its lanes gain nothing over one invocation's loop.
-	argCombineGroupMin uint64
+	// Range: 0..16384 (argIters), the most partials a combine pass takes.
+	argCombineGroupMin uint64 `tune:"0..16384"`
 	// computeUnits is the compute units planners assume when the device
 	// reports none (caps.Limits.ComputeUnits, from VK_NV_shader_sm_builtins
-	// and the like): a mid-sized discrete GPU's.
-	computeUnits uint64
+	// and the like): a mid-sized discrete GPU's. Range: 1..65536, a
+	// device has one at least, and the largest have a few hundred.
+	computeUnits uint64 `tune:"1..65536"`
 	// argRowGroupsPerCU and argRowSplitMinBytes: when the kernels whose
 	// workgroups split a block (group, vec-row) would get fewer than
 	// argRowGroupsPerCU workgroups per compute unit from the outputs
@@ -454,9 +467,11 @@ type tuning struct {
 	// lavapipe's threads are busy with one workgroup each. On the H100
 	// (gpu_compare.py --sweep, 2026-11-25) 32 per SM ran 128x256000
 	// FLOAT32 over axis 1 in 0.052 ms where 8 took 0.066 (torch 0.066),
-	// and no other long-row or whole-tensor case moved.
-	argRowGroupsPerCU   uint64
-	argRowSplitMinBytes uint64
+	// and no other long-row or whole-tensor case moved. Range: 0..4096
+	// workgroups per compute unit (an SM keeps 32 resident at most) and
+	// 0..2^32 bytes (longer segments than a binding holds cannot be bound).
+	argRowGroupsPerCU   uint64 `tune:"0..4096"`
+	argRowSplitMinBytes uint64 `tune:"0..4294967296"`
 	// argColInFlightPerCU and argColPartialDiv size the column split from
 	// the bytes the device needs in flight, in place of argColSplitItems
 	// and argColSplitMinBytes (whose per-output minimum left 8- and 16-bit
@@ -472,13 +487,27 @@ type tuning struct {
 	// 4096x16384 FLOAT32 over axis 0 0.115 ms (16384: 0.138, 65536:
 	// 0.135) and 4097x16383 0.117 ms (0.140, 0.141), while 8- and 16-bit
 	// columns ran best at 16384 (UINT8 0.070 vs 0.078 ms, INT16 0.075 vs
-	// 0.084) and 64-bit ones at 65536 (0.199 vs 0.204 ms).
-	argColInFlightPerCU uint64
-	argColPartialDiv    uint64
+	// 0.084) and 64-bit ones at 65536 (0.199 vs 0.204 ms). Range:
+	// 0..2^30 bytes per compute unit (a thousand times an H100 SM's 256 KiB
+	// register file, and no product with the compute units overflows) and
+	// 0..65536 (0 counts as 1: partials of at most all the bytes read).
+	argColInFlightPerCU uint64 `tune:"0..1073741824"`
+	argColPartialDiv    uint64 `tune:"0..65536"`
+	// argColMinInFlight (bytes) overrides argColPartialDiv's cap where the
+	// cap would leave fewer bytes loading: 8-bit columns, whose lanes load
+	// 8 bytes each, reach 2 MiB only with partials of 12.5% of the bytes
+	// read. On the H100 (2026-11-25), UINT8 and INT16 columns ran best at
+	// 16 segments (0.070 and 0.075 ms) against 32 (0.078, 0.084). Issue
+	// 29 sets argColPartialDiv to 40: partials written and read again
+	// within 5% of the bytes read (vkdml plan --check's partial_bytes).
+	// Range: 0..2^30 bytes (argColBigRead times it does not overflow).
+	argColMinInFlight uint64 `tune:"0..1073741824"`
 	// argColLoads: 4 gives 8-, 16- and 64-bit vec-col lanes four rows'
 	// loads in flight (argmax_vec_col.comp LOADS), so that fewer segments
-	// (fewer partials) reach the bytes in flight; 0 or 1 one row's.
-	argColLoads uint32
+	// (fewer partials) reach the bytes in flight; 0 or 1 one row's. Only
+	// these values: the shader has no other variant, and 2 or 3 would
+	// silently run as 1.
+	argColLoads uint32 `tune:"0,1,4"`
 	// argRowSubgroups: vec-row gives each (output, segment) a subgroup
 	// rather than a workgroup when segments are at most half a workgroup
 	// of vector loads (subgroupRows): 65,536 rows of 1,000 floats left
@@ -490,14 +519,16 @@ type tuning struct {
 	// 16,383) eight block positions' loads in flight per lane (argmax.comp
 	// LOADS): one 1- to 8-byte element per resident lane is at most 270
 	// KiB to 2 MiB on an H100, short of the ~2 MiB it needs. 0 or 1: one.
-	argThreadLoads uint32
+	// Only these values: the shader has no other variant.
+	argThreadLoads uint32 `tune:"0,1,8"`
 	// poolPreloadTaps: max pooling's direct kernel loads an interior
 	// window's taps before comparing them (maxpool.comp PRELOAD) for
 	// windows of at most this many taps (and shaders.MaxPoolPreloadTaps):
 	// one 4-byte tap at a time per resident lane is 1 MiB in flight on an
 	// H100, a 3x3 window's nine 9 MiB. 0 never: lavapipe's lanes gain
-	// nothing from holding the window.
-	poolPreloadTaps uint32
+	// nothing from holding the window. Range: 0..16
+	// (shaders.MaxPoolPreloadTaps), the most taps the shader's array holds.
+	poolPreloadTaps uint32 `tune:"0..16"`
 	// poolGrid: max pooling's direct strategy runs maxpool_grid.comp, one
 	// invocation per output on a 3D grid of (columns, rows, planes) with
 	// tiles sized for an exact grid, in place of maxpool.comp's
@@ -512,18 +543,35 @@ type tuning struct {
 	// poolGrid=true select it meanwhile). Lavapipe keeps maxpool.comp: its
 	// plans were measured that way.
 	poolGrid bool
+	// poolGridOuts: maxpool_grid.comp gives each lane a run of this many
+	// outputs of a row (one of shaders.MaxPoolRunOuts; other values: one
+	// output a lane) where the window preloads: the run's windows share
+	// the input columns they overlap (a 3x3 window of stride 2 reads 9
+	// columns for 4 outputs, not 12) and each element's order key is taken
+	// once, which brings the h100 profile's counted ops per output of a
+	// 3x3 window from 127-154 (maxpool.comp) to 47-63 where FLOAT32 is
+	// compared natively (a device fact: the float controls) and 80-94
+	// with the order key: 2.2-3.5 and 3.4-5.0 ops per byte moved against
+	// the budget of 4 (internal/opcount). 0 on a CPU: lavapipe keeps
+	// maxpool.comp, the plans its timings were taken with (on 2026-11-27
+	// the shared machine's load, 5-9 on 2 cores, made runs and
+	// maxpool.comp indistinguishable there).
+	poolGridOuts uint32 `tune:"0,1,2,4,8"`
 	// poolGridMinLanes: planes whose tile would have fewer lanes (a few
 	// outputs a plane) keep maxpool.comp, whose grid-stride loop packs
-	// many planes into one workgroup.
-	poolGridMinLanes uint32
+	// many planes into one workgroup. Range: 0..1024, the most lanes a
+	// workgroup has on any device (more would refuse every plane).
+	poolGridMinLanes uint32 `tune:"0..1024"`
 }
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
-		argColInFlightPerCU: 32768, argColPartialDiv: 8, argColLoads: 4,
-		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32}
-	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256}
+		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4,
+		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
+		argColWG4: 4, argColWG8: 8} // unused without argSmallWG; in range
+	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
+		computeUnits: 64} // unused without the splits; in range
 )
 
 // tuningFor returns the tuning of a device type.

@@ -1,7 +1,10 @@
 package ops
 
 import (
+	"slices"
+
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
 )
 
 // The GPU plan of the direct strategy (tuning.poolGrid): maxpool_grid.comp
@@ -36,25 +39,39 @@ func gridTile(cols, rows uint64, lanes uint32) (wgx, wgy uint32) {
 	return wgx, wgy
 }
 
-// planGrid is maxpool_grid.comp's steps: each chunk of planes of the cut,
+// planGrid is maxpool_grid.comp's steps (runs of tuning.poolGridOuts
+// outputs per lane along W where the window preloads and the rows are at
+// least a run wide): each chunk of planes of the cut,
 // in dispatches of at most maxComputeWorkGroupCount planes (z) and row
-// groups (y). ok is false where the tile would have fewer than
-// tuning.poolGridMinLanes lanes or the columns more workgroups than x
-// allows (then the caller keeps maxpool.comp).
+// groups (y). ok is false (the caller keeps maxpool.comp) where the tile
+// would have fewer than tuning.poolGridMinLanes lanes, where the columns
+// need more workgroups than x allows, or where the plan has no runs and
+// only poolGridOuts, not poolGrid, asked for the grid.
 func (m *maxPool) planGrid(ctx *Context, g poolGeom, ts []poolTensor, cut planeCut, strategy string, kind uint32, idxBits int) (plan *Plan, ok bool, err error) {
 	lim := ctx.Limits
+	tun := ctx.tuning()
+	taps := uint64(g.win[0]) * uint64(g.win[1]) * uint64(g.win[2])
+	pre := taps <= min(uint64(tun.poolPreloadTaps), shaders.MaxPoolPreloadTaps)
+	outs := uint32(1)
+	if pre && slices.Contains(shaders.MaxPoolRunOuts, int(tun.poolGridOuts)) && g.out[2] >= tun.poolGridOuts {
+		outs = tun.poolGridOuts
+	}
 	lanes := max(min(uint32(maxPoolWorkgroup), lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0]), 1)
-	cols, rows := uint64(g.out[2]), uint64(g.out[0])*uint64(g.out[1])
+	cols, rows := ceilDiv(uint64(g.out[2]), uint64(outs)), uint64(g.out[0])*uint64(g.out[1])
 	wgx, wgy := gridTile(cols, rows, lanes)
 	gx := ceilDiv(cols, uint64(wgx))
-	if wgx*wgy < ctx.tuning().poolGridMinLanes || gx > uint64(lim.MaxComputeWorkGroupCount[0]) {
+	if !tun.poolGrid && outs == 1 || wgx*wgy < tun.poolGridMinLanes || gx > uint64(lim.MaxComputeWorkGroupCount[0]) {
 		return nil, false, nil
 	}
 	bits := 8 * m.in.DataType.Size()
 	native := bits == 8 && ctx.Features.StorageBuffer8Bit || bits == 16 && ctx.Features.StorageBuffer16Bit
-	taps := uint64(g.win[0]) * uint64(g.win[1]) * uint64(g.win[2])
-	pre := taps <= min(uint64(ctx.tuning().poolPreloadTaps), shaders.MaxPoolPreloadTaps)
 	variant := shaders.MaxPoolGridName(bits, native, idxBits, pre)
+	switch {
+	case outs > 1 && m.floatCompare(ctx):
+		variant = shaders.MaxPoolRunFloatName(idxBits, int(outs))
+	case outs > 1:
+		variant = shaders.MaxPoolRunName(bits, native, idxBits, int(outs))
+	}
 
 	// Planes evenly spaced in every tensor (or one batch a chunk) need no
 	// division into batch and channel: CSTEP 0.
@@ -102,6 +119,13 @@ func (m *maxPool) planGrid(ctx *Context, g poolGeom, ts []poolTensor, cut planeC
 		}
 	}
 	return plan, true, nil
+}
+
+// floatCompare: the runs may compare FLOAT32 values natively, a device
+// fact: the device keeps 32-bit denormals and respects ±0, ±inf and NaN
+// when a kernel asks (float controls), so IEEE v > best is rule 9's order.
+func (m *maxPool) floatCompare(ctx *Context) bool {
+	return m.in.DataType == tensor.Float32 && ctx.Features.DenormPreserveFloat32 && ctx.Features.SignedZeroInfNanPreserveFloat32
 }
 
 // chunkSlots is the bindings of one chunk of planes and the element

@@ -183,7 +183,7 @@ func (m *maxPool) plan(ctx *Context) (*Plan, error) {
 
 // planDirect emits maxpool.comp's steps, one per chunk of planes.
 func (m *maxPool) planDirect(ctx *Context, g poolGeom, ts []poolTensor, cut planeCut, strategy string, kind uint32, idxBits int) (*Plan, error) {
-	if ctx.tuning().poolGrid {
+	if t := ctx.tuning(); t.poolGrid || t.poolGridOuts > 1 {
 		if plan, ok, err := m.planGrid(ctx, g, ts, cut, strategy, kind, idxBits); ok || err != nil {
 			return plan, err
 		}
@@ -303,8 +303,10 @@ func (m *maxPool) vec2x2OK() bool {
 
 func (m *maxPool) planVec2x2(ctx *Context, kind uint32, idxBits int) (*Plan, error) {
 	t := ctx.tuning()
-	wg, groups := t.poolVecWG, t.poolVecGroups
-	wg = min(wg, ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0])
+	// The knobs' ranges (1 at least) keep wg and groups above 0 on every
+	// surface; the max guards a hand-made Context's limits as well.
+	wg := max(min(t.poolVecWG, ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1)
+	groups := max(t.poolVecGroups, 1)
 	quads := uint64(m.out.Sizes[0]) * uint64(m.out.Sizes[1]) * uint64(m.out.Sizes[2]) * uint64(m.out.Sizes[3]) / 4
 	// Quads per invocation: at most maxPoolVecIters (lavapipe stops a
 	// shader after 65535 loop iterations; GPUs have watchdogs).

@@ -16,6 +16,7 @@ import (
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -358,6 +359,9 @@ type poolGen struct {
 	types   []tensor.DataType
 	idx     []tensor.DataType // tensor.Unknown = no indices
 	layouts bool
+	// maxW, when above the default (9; 5 in 3D), bounds the innermost
+	// input extent instead: rows wide enough for runs of outputs.
+	maxW int
 }
 
 // randomPool draws one pooling case.
@@ -375,6 +379,9 @@ func (g poolGen) randomPool(rng *rand.Rand) (ops.Desc, *tensor.Tensor, string) {
 	dilated := false
 	for i := 0; i < dims; i++ {
 		in := uint32(1 + rng.Intn(maxIn))
+		if i == dims-1 && g.maxW > maxIn {
+			in = uint32(1 + rng.Intn(g.maxW))
+		}
 		w, s, dl := uint32(1+rng.Intn(4)), uint32(1+rng.Intn(3)), uint32(1)
 		if rng.Intn(2) == 0 {
 			dl = uint32(1 + rng.Intn(3))
@@ -805,12 +812,16 @@ func TestMaxPoolVecGPUShape(t *testing.T) {
 type asGridGPU struct {
 	ops.Desc
 	maxYZ uint32
+	outs  int // runs of outputs per lane (poolGridOuts); 0: the GPU class's
 }
 
 func (g *asGridGPU) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	c := *ctx
 	c.DeviceType = caps.DeviceTypeDiscreteGPU
 	c.Tuning = ops.Tuning{"poolGrid": "true", "poolGridMinLanes": "1"}
+	if g.outs > 0 {
+		c.Tuning["poolGridOuts"] = fmt.Sprint(g.outs)
+	}
 	if g.maxYZ > 0 {
 		c.Limits.MaxComputeWorkGroupCount[1] = min(c.Limits.MaxComputeWorkGroupCount[1], g.maxYZ)
 		c.Limits.MaxComputeWorkGroupCount[2] = min(c.Limits.MaxComputeWorkGroupCount[2], g.maxYZ)
@@ -849,6 +860,116 @@ func TestMaxPoolGridGPU(t *testing.T) {
 		}
 		return gd, steps > 1
 	})
+}
+
+// TestMaxPoolRunGPU runs random max poolings on maxpool_grid.comp's runs
+// of 2, 4 and 8 outputs per lane (poolGridOuts), on rows up to 40 wide so
+// that runs lie wholly inside the input as well as across its borders and
+// past the last column: every type, 32- and 64-bit indices or none, 1-3
+// spatial dimensions, strides, dilations, paddings, strided layouts, with
+// and without 8/16-bit storage; with y and z limited to 1-3 workgroups
+// (rows and planes over dispatches) and, every fifth case, split over
+// planes (one binding a plane). randomTensor draws most elements from a
+// handful of small values and rule 9's specials (NaN, ±0, ±∞, −FLT_MAX,
+// denormals), so ties and NaN fall on the columns neighbouring outputs
+// of a run share.
+func TestMaxPoolRunGPU(t *testing.T) {
+	eachPoolStorage(t, func(t *testing.T, d *dml.Device, rng *rand.Rand) {
+		g := poolGen{types: tensor.AllTypes, idx: allIdx, layouts: true, maxW: 40}
+		ran, splits := map[int]int{}, 0
+		n := testutil.CaseCount(90, 30)
+		for i := 0; i < n; i++ {
+			desc, in, what := g.randomPool(rng)
+			outs := shaders.MaxPoolRunOuts[i%len(shaders.MaxPoolRunOuts)]
+			gd := &asGridGPU{Desc: desc, outs: outs, maxYZ: uint32(i % 4)}
+			v, _ := gridVariant(t, d, gd, what)
+			if strings.HasSuffix(v, fmt.Sprintf("_pre_x%d", outs)) {
+				ran[outs]++
+			}
+			var run ops.Desc = gd
+			if i%5 == 4 { // split over planes: a binding holds one (n, c) plane of each tensor
+				plane, _, _ := poolSpans(desc)
+				run = limited{Desc: gd, rangeBytes: uint32(plane + max(d.GPU().Limits.MinStorageBufferOffsetAlignment, 4) + 8)}
+			}
+			if res := testutil.CheckOperator(t, d, run, []*tensor.Tensor{in}, rng); strings.HasPrefix(res.Strategy, "split-") {
+				splits++
+			}
+		}
+		if splits == 0 {
+			t.Error("no case split over planes")
+		}
+		for _, outs := range shaders.MaxPoolRunOuts {
+			if ran[outs] < n/len(shaders.MaxPoolRunOuts)/4 {
+				t.Errorf("runs of %d: only %d of %d cases ran them", outs, ran[outs], n/len(shaders.MaxPoolRunOuts))
+			}
+		}
+	})
+}
+
+// TestMaxPoolRunFloatCmpGPU runs random FLOAT32 max poolings on the runs
+// that compare floats natively (maxpool_grid.comp FLOAT_CMP), against the
+// CPU reference, with rule 9's specials (denormals, NaN, ±0, ±inf,
+// −FLT_MAX) on the columns a run's outputs share. It needs a device that
+// reports the float controls those kernels ask for: lavapipe flushes
+// denormals and reports no shaderDenormPreserveFloat32, so there it skips
+// (scripts/gpu_compare.py --gpu-run runs it first on a GPU).
+func TestMaxPoolRunFloatCmpGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if f := d.GPU().Features; !f.DenormPreserveFloat32 || !f.SignedZeroInfNanPreserveFloat32 {
+		t.Skip("the device reports no shaderDenormPreserveFloat32 and shaderSignedZeroInfNanPreserveFloat32: the native compare never runs on it")
+	}
+	rng := testutil.Rand(t)
+	g := poolGen{types: []tensor.DataType{tensor.Float32}, idx: allIdx, layouts: true, maxW: 40}
+	n, ran := testutil.CaseCount(90, 30), 0
+	for i := 0; i < n; i++ {
+		desc, in, what := g.randomPool(rng)
+		gd := &asGridGPU{Desc: desc, outs: shaders.MaxPoolRunOuts[i%len(shaders.MaxPoolRunOuts)]}
+		if v, _ := gridVariant(t, d, gd, what); strings.HasSuffix(v, "_fcmp") {
+			ran++
+		}
+		testutil.CheckOperator(t, d, gd, []*tensor.Tensor{in}, rng)
+	}
+	if ran < n/4 {
+		t.Errorf("only %d of %d cases ran a native-compare run", ran, n)
+	}
+}
+
+// TestMaxPoolRunFloatCmpPlan: the GPU plans of runs compare natively
+// exactly where the device reports both float controls and the input is
+// FLOAT32 (a device fact, not a device class).
+func TestMaxPoolRunFloatCmpPlan(t *testing.T) {
+	p, err := profiles.Lookup("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dt                 tensor.DataType
+		denormal, zeroInfs bool
+		want               bool
+	}{
+		{tensor.Float32, true, true, true},
+		{tensor.Float32, false, true, false},
+		{tensor.Float32, true, false, false},
+		{tensor.Float16, true, true, false},
+		{tensor.Int32, true, true, false},
+	} {
+		ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], Features: p.Features, Limits: p.Limits, DeviceType: p.Type}
+		ctx.Features.DenormPreserveFloat32, ctx.Features.SignedZeroInfNanPreserveFloat32 = c.denormal, c.zeroInfs
+		shape, out := []uint32{2, 8, 112, 112}, []uint32{2, 8, 56, 56}
+		desc := &ops.MaxPooling2{Input: tensor.NewDesc(c.dt, shape), Output: tensor.NewDesc(c.dt, out), Strides: []uint32{2, 2},
+			WindowSize: []uint32{3, 3}, StartPadding: []uint32{1, 1}, EndPadding: []uint32{1, 1}, Dilations: []uint32{1, 1}}
+		if err := desc.Validate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := desc.Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := plan.Kernels[0].Variant
+		if got := strings.HasSuffix(v, "_fcmp"); got != c.want || !strings.Contains(v, "_pre_x") {
+			t.Errorf("%v, denormals kept %v, ±0/inf/NaN kept %v: %s, want a run, native compare %v", c.dt, c.denormal, c.zeroInfs, v, c.want)
+		}
+	}
 }
 
 // randomPoolsGPU draws n random max poolings (every type, 32- and 64-bit
@@ -892,7 +1013,7 @@ func TestMaxPoolGridOverLimits(t *testing.T) {
 		desc := &ops.MaxPooling2{Input: inDesc, Output: outDesc, OutputIndices: &idx, Strides: []uint32{1, 1}, WindowSize: []uint32{3, 3},
 			StartPadding: []uint32{1, 1}, EndPadding: []uint32{1, 1}, Dilations: []uint32{1, 1}}
 		what := fmt.Sprintf("in%v", c.in)
-		gd := &asGridGPU{Desc: desc}
+		gd := &asGridGPU{Desc: desc, outs: 1} // one output a lane: a run of 8 would fit y
 		v, steps := gridVariant(t, d, gd, what)
 		if !strings.HasPrefix(v, "maxpool_grid_") || steps < 2 {
 			t.Fatalf("%s: %s in %d dispatches, want maxpool_grid in 2 or more", what, v, steps)
@@ -918,7 +1039,7 @@ func TestMaxPoolPreloadGPU(t *testing.T) {
 			for _, w := range poolWindow(desc) {
 				taps *= w
 			}
-			if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre"); got != (taps <= 16) {
+			if got := strings.HasSuffix(p.Kernels[0].Variant, "_pre") || strings.Contains(p.Kernels[0].Variant, "_pre_x"); got != (taps <= 16) {
 				t.Fatalf("%s: %d taps run %s", what, taps, p.Kernels[0].Variant)
 			}
 			pre = taps <= 16

@@ -6,7 +6,7 @@ import (
 )
 
 // This file is the definition of REDUCE's floating-point functions
-// (docs/semantics.md rules 28-33) as a Go reference. Every step is integer
+// (docs/semantics.md rules 39-44) as a Go reference. Every step is integer
 // arithmetic on 32-bit words or on 64-bit words that a shader holds as two
 // (umulExtended, uaddCarry), so that a GLSL kernel can give the same bits:
 // nothing depends on the host's float unit, fused multiply-add or denormal
@@ -427,7 +427,7 @@ func absInt64(v int64) uint64 {
 
 // expFloat32 is vkdml's exp: x = k·ln2 + r with |r| <= ln2/2 in fixed
 // point, exp(r) by its Taylor series in Q62, the product 2^k·exp(r)
-// rounded once. Error under 0.5 ULP + 2^-30 ULP (rule 29; measured by
+// rounded once. Error under 0.5 ULP + 2^-30 ULP (rule 40; measured by
 // TestExpFloat32Accuracy).
 func expFloat32(x uint32) uint32 {
 	switch {
@@ -469,7 +469,7 @@ func expFloat32(x uint32) uint32 {
 
 // logFloat32 is vkdml's natural logarithm: x = 2^k·f with f in
 // [sqrt(1/2), sqrt(2)], log f = 2·atanh((f-1)/(f+1)) by its series in Q62,
-// k·ln2 + log f rounded once. Error under 0.5 ULP + 2^-30 ULP (rule 29).
+// k·ln2 + log f rounded once. Error under 0.5 ULP + 2^-30 ULP (rule 40).
 func logFloat32(x uint32) uint32 {
 	switch {
 	case isNaN32(x):
@@ -539,7 +539,7 @@ func logFloat32(x uint32) uint32 {
 	return roundBinary([]uint32{uint32(lo), uint32(lo >> 32), uint32(hi), uint32(hi >> 32)}, -64, negative, formatFloat32)
 }
 
-// multiplyTree is MULTIPLY's canonical order (rule 31): the block's n
+// multiplyTree is MULTIPLY's canonical order (rule 42): the block's n
 // values in row-major order, padded with 1s to a power of two, multiplied
 // as a balanced binary tree whose every node covers an aligned power-of-two
 // range, each product rounded to FLOAT32.

@@ -312,7 +312,7 @@ func ulpError(got uint32, want float64) float64 {
 
 // Measured: exp and log are within 0.5 ULP + 1e-6 of float64's exp and
 // log (whose own error is below 1e-8 FLOAT32 ULP); the limit asserted is
-// rule 29's.
+// rule 40's.
 const expLogULPBound = 0.5 + 1.0/(1<<20)
 
 // checkULP measures f against ref (float64's function) on the edge cases
@@ -401,7 +401,7 @@ func TestFloat16Conversions(t *testing.T) {
 // computation: no FLOAT16 accumulation (4096 ones give 4096), terms not
 // rounded to FLOAT16 (1024 × (2^-13)² is 2^-16, not 0), no FLOAT16
 // overflow inside L2 or MULTIPLY. Where vkdml's answer is not DirectML's,
-// rule 33's bound covers it.
+// rule 44's bound covers it.
 func TestReduceFloatAgainstDirectML(t *testing.T) {
 	rep := func(v float64, n int) []float64 {
 		out := make([]float64, n)

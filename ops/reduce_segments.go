@@ -53,14 +53,24 @@ func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSe
 	return s
 }
 
+// argColBigRead: a column reduction reading at least this many times
+// tuning.argColMinInFlight keeps that many bytes loading whatever its
+// partials cost (2 MiB in flight for 64 MiB read: vkdml plan --check's
+// bytes_in_flight goal).
+const argColBigRead = 32
+
 // colSplitLen is the segment length for a kernel with one invocation per
 // output (or per vw outputs, vec-col) when the outputs alone give too few
 // invocations; 0 when they are enough or the blocks too short to split.
-// With tuning.argColInFlightPerCU, enough (output, segment) lanes to keep
-// that many bytes per compute unit loading, with partials at most
-// 1/argColPartialDiv of the bytes read; otherwise about
-// tuning.argColSplitItems invocations, with segments of at least
-// tuning.argColSplitMinBytes.
+// With tuning.argColInFlightPerCU: split only when the outputs alone have
+// less than 90% of that many bytes per compute unit loading, into as many
+// segments as reach it rounded down (as rowSplitLen rounds: outputs just
+// short of the target already fill the device, and each further segment
+// writes and reads partials), with partials written at most
+// 1/argColPartialDiv of the bytes read, unless that cap leaves less than
+// argColMinInFlight bytes loading in a reduction that reads
+// argColBigRead times that or more. Otherwise about tuning.argColSplitItems
+// invocations, with segments of at least tuning.argColSplitMinBytes.
 func (l *argLayout) colSplitLen(k argKernel) uint64 {
 	nred := product(l.red)
 	items := product(l.kept)
@@ -70,8 +80,17 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 	var want uint64
 	switch {
 	case l.tune.argColInFlightPerCU > 0:
-		lanes := lanesFor(l.cus*l.tune.argColInFlightPerCU, k.laneBytes(l.es))
-		want = min(ceilDiv(lanes, items), partialSegments(nred*l.es, argPartial, l.tune.argColPartialDiv))
+		laneBytes := k.laneBytes(l.es)
+		target := l.cus * l.tune.argColInFlightPerCU
+		if satMul(satMul(items, laneBytes), 10) >= satMul(target, 9) {
+			return 0
+		}
+		want = target / laneBytes / items
+		cap := partialSegments(nred*l.es, argPartial, l.tune.argColPartialDiv)
+		if satMul(product(l.kept)*nred, l.es) >= argColBigRead*l.tune.argColMinInFlight {
+			cap = max(cap, ceilDiv(lanesFor(l.tune.argColMinInFlight, laneBytes), items))
+		}
+		want = min(want, cap)
 	case l.tune.argColSplitItems > 0:
 		want = min(l.tune.argColSplitItems/items, segmentsOfAtLeast(nred, l.tune.argColSplitMinBytes/l.es))
 	}

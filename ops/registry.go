@@ -39,6 +39,8 @@ var Registry = []*Operator{
 	{Type: "MAX_POOLING2", New: func() Desc { return &MaxPooling2{} }, Strategies: poolStrategies, FuzzKind: 5},
 	{Type: "MAX_UNPOOLING", New: func() Desc { return &MaxUnpooling{} }, Strategies: []string{MaxUnpoolStrategy}, FuzzKind: 6},
 	{Type: "ELEMENT_WISE_IDENTITY", New: func() Desc { return &ElementWiseIdentity{} }, Strategies: []string{"vec4", "strided"}, FuzzKind: NotFuzzed},
+	{Type: "TOP_K", New: func() Desc { return &TopK{} }, Strategies: TopKStrategies, FuzzKind: 7},
+	{Type: "TOP_K1", New: func() Desc { return &TopK1{} }, Strategies: TopKStrategies, FuzzKind: 8},
 }
 
 // The strategy lists several descs share.

@@ -120,18 +120,7 @@ func TestArgRules(t *testing.T) {
 		checkRefusal(t, c, err)
 	}
 	for _, c := range argAcceptCases() {
-		ctx := descfuzz.Lavapipe()
-		if c.level != 0 {
-			ctx.FeatureLevel = c.level
-		}
-		err := c.desc.Validate(ctx)
-		if err == nil && c.level == 0 {
-			var p *ops.Plan
-			if p, err = c.desc.Plan(ctx); err == nil {
-				err = ops.CheckPlan(ctx, c.desc, p)
-			}
-		}
-		if err != nil {
+		if err := validateAndPlan(c); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}

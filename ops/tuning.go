@@ -39,8 +39,83 @@ func tuningField(key string) (reflect.StructField, error) {
 	return f, nil
 }
 
-// canonical checks value against key's type and returns it as Tuning
-// stores it.
+// KnobRange is the values an integer knob may take, from its `tune` tag
+// in the tuning struct (layout.go): "MIN..MAX" (inclusive) or a list
+// "A,B,C". Each knob's comment there says why its range is what it is.
+type KnobRange struct {
+	Min, Max uint64
+	Values   []uint64 // when not nil, the only values allowed (ascending)
+}
+
+// TuningRange is the range of integer knob key; ok is false for a
+// boolean knob or an unknown key.
+func TuningRange(key string) (r KnobRange, ok bool) {
+	f, err := tuningField(key)
+	if err != nil || f.Type.Kind() == reflect.Bool {
+		return r, false
+	}
+	r, err = rangeOf(f)
+	return r, err == nil
+}
+
+// rangeOf is the range of integer knob f.
+func rangeOf(f reflect.StructField) (KnobRange, error) {
+	tag, ok := f.Tag.Lookup("tune")
+	if !ok {
+		return KnobRange{}, fmt.Errorf("tuning: knob %s has no range (a `tune` tag)", f.Name)
+	}
+	parse := func(s string) (uint64, error) { return strconv.ParseUint(s, 10, f.Type.Bits()) }
+	if lo, hi, ok := strings.Cut(tag, ".."); ok {
+		l, err1 := parse(lo)
+		h, err2 := parse(hi)
+		if err1 != nil || err2 != nil || l > h {
+			return KnobRange{}, fmt.Errorf("tuning: knob %s has a malformed range %q", f.Name, tag)
+		}
+		return KnobRange{Min: l, Max: h}, nil
+	}
+	var r KnobRange
+	for i, s := range strings.Split(tag, ",") {
+		n, err := parse(s)
+		if err != nil || i > 0 && n <= r.Max {
+			return KnobRange{}, fmt.Errorf("tuning: knob %s has a malformed value list %q (ascending integers)", f.Name, tag)
+		}
+		if i == 0 {
+			r.Min = n
+		}
+		r.Max = n
+		r.Values = append(r.Values, n)
+	}
+	return r, nil
+}
+
+// Contains reports whether n is in r.
+func (r KnobRange) Contains(n uint64) bool {
+	if r.Values == nil {
+		return r.Min <= n && n <= r.Max
+	}
+	for _, v := range r.Values {
+		if n == v {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the range as an error states it: "an integer in [1, 1024]"
+// or "one of 0, 1, 4".
+func (r KnobRange) String() string {
+	if r.Values == nil {
+		return fmt.Sprintf("an integer in [%d, %d]", r.Min, r.Max)
+	}
+	s := make([]string, len(r.Values))
+	for i, v := range r.Values {
+		s[i] = strconv.FormatUint(v, 10)
+	}
+	return "one of " + strings.Join(s, ", ")
+}
+
+// canonical checks value against key's type and range and returns it as
+// Tuning stores it.
 func canonical(key, value string) (string, error) {
 	f, err := tuningField(key)
 	if err != nil {
@@ -55,17 +130,15 @@ func canonical(key, value string) (string, error) {
 		}
 		return strconv.FormatBool(b), nil
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, err := strconv.ParseUint(v, 0, f.Type.Bits())
+		r, err := rangeOf(f)
 		if err != nil {
-			return "", fmt.Errorf("tuning: %s=%q: want an integer in [0, %d]", key, value, uint64(1)<<f.Type.Bits()-1)
+			return "", err
+		}
+		n, err := strconv.ParseUint(v, 0, f.Type.Bits())
+		if err != nil || !r.Contains(n) {
+			return "", fmt.Errorf("tuning: %s=%q: want %s", key, value, r)
 		}
 		return strconv.FormatUint(n, 10), nil
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
-		n, err := strconv.ParseInt(v, 0, f.Type.Bits())
-		if err != nil {
-			return "", fmt.Errorf("tuning: %s=%q: want a %d-bit integer", key, value, f.Type.Bits())
-		}
-		return strconv.FormatInt(n, 10), nil
 	}
 	return "", fmt.Errorf("tuning: knob %s has type %s, which tuning overrides do not handle", key, f.Type)
 }
@@ -133,10 +206,14 @@ func (ctx *Context) tuning() *tuning {
 	}
 	t := *base
 	v := reflect.ValueOf(&t).Elem()
-	for k, s := range ctx.Tuning {
+	for k, raw := range ctx.Tuning {
 		f := v.FieldByName(k)
-		if !f.IsValid() {
-			continue // ParseTuning admits known knobs only
+		s, err := canonical(k, raw)
+		if !f.IsValid() || err != nil {
+			// Every surface (ParseTuning, ParseTuningJSON, Check) refuses
+			// these; a Context built by hand keeps the class's value, so
+			// that no planner sees a knob out of its range.
+			continue
 		}
 		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 		switch f.Kind() {
@@ -146,9 +223,6 @@ func (ctx *Context) tuning() *tuning {
 		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 			n, _ := strconv.ParseUint(s, 10, 64)
 			f.SetUint(n)
-		case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
-			n, _ := strconv.ParseInt(s, 10, 64)
-			f.SetInt(n)
 		}
 	}
 	return &t
@@ -167,8 +241,6 @@ func TuningOf(ctx *Context) map[string]any {
 			out[v.Type().Field(i).Name] = f.Bool()
 		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 			out[v.Type().Field(i).Name] = f.Uint()
-		default:
-			out[v.Type().Field(i).Name] = f.Int()
 		}
 	}
 	return out

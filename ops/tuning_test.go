@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,17 +13,61 @@ import (
 )
 
 // TestTuningKnobKinds: every knob of the tuning struct can be overridden
-// (a knob of a type overrides cannot set would fail here, not at run time).
+// (a knob of a type overrides cannot set would fail here, not at run time),
+// every integer knob has a well-formed range, and both class tables lie in
+// their knobs' ranges.
 func TestTuningKnobKinds(t *testing.T) {
 	for _, k := range TuningKeys() {
-		_, errN := canonical(k, "0")
-		_, errB := canonical(k, "false")
-		if errN != nil && errB != nil {
-			t.Errorf("knob %s: %v / %v", k, errN, errB)
+		f, _ := tuningField(k)
+		if f.Type.Kind() == reflect.Bool {
+			continue
+		}
+		if _, err := rangeOf(f); err != nil {
+			t.Errorf("knob %s: %v", k, err)
+		}
+		if _, ok := TuningRange(k); !ok {
+			t.Errorf("knob %s: TuningRange has none", k)
 		}
 	}
-	if len(TuningOf(&Context{DeviceType: caps.DeviceTypeDiscreteGPU})) != len(TuningKeys()) {
-		t.Error("TuningOf does not report every knob")
+	for name, dt := range map[string]caps.DeviceType{"GPU": caps.DeviceTypeDiscreteGPU, "CPU": caps.DeviceTypeCPU} {
+		knobs := TuningOf(&Context{DeviceType: dt})
+		if len(knobs) != len(TuningKeys()) {
+			t.Errorf("%s: TuningOf reports %d knobs of %d", name, len(knobs), len(TuningKeys()))
+		}
+		for k, v := range knobs {
+			if _, err := canonical(k, fmt.Sprint(v)); err != nil {
+				t.Errorf("the %s class table: %v", name, err)
+			}
+		}
+	}
+}
+
+// TestTuningRangeText: a list range reads as its values, a boolean knob
+// has none (testutil.BadTuning and TestTuningRanges test every knob).
+func TestTuningRangeText(t *testing.T) {
+	r, _ := TuningRange("argColLoads")
+	if got := r.String(); got != "one of 0, 1, 4" {
+		t.Errorf("argColLoads range reads %q", got)
+	}
+	if r, ok := TuningRange("exactGrid"); ok {
+		t.Errorf("a boolean knob has range %v", r)
+	}
+	if r, _ := TuningRange("poolVecWG"); r.String() != "an integer in [1, 1024]" {
+		t.Errorf("poolVecWG range reads %q", r)
+	}
+}
+
+// TestTuningOutOfRangeNeverReachesPlanner: a Context built by hand, whose
+// Tuning no surface checked, plans with the class's value for a knob out
+// of its range (or malformed), never with the bad value.
+func TestTuningOutOfRangeNeverReachesPlanner(t *testing.T) {
+	ctx := &Context{DeviceType: caps.DeviceTypeCPU, Tuning: Tuning{"poolVecWG": "0", "poolVecGroups": "0", "computeUnits": "junk", "argColLoads": "2", "argThreadLoads": " 8 "}}
+	got := ctx.tuning()
+	if got.poolVecWG != tuningCPU.poolVecWG || got.poolVecGroups != tuningCPU.poolVecGroups || got.computeUnits != tuningCPU.computeUnits || got.argColLoads != tuningCPU.argColLoads {
+		t.Errorf("out-of-range knobs reached the tuning: %+v", *got)
+	}
+	if got.argThreadLoads != 8 {
+		t.Errorf("argThreadLoads \" 8 \" (valid after trimming, as ParseTuning takes it) gave %d", got.argThreadLoads)
 	}
 }
 
@@ -31,7 +77,7 @@ func TestTuningParseErrors(t *testing.T) {
 		want  string
 	}{
 		{[]string{"noSuchKnob=1"}, `unknown knob "noSuchKnob"`},
-		{[]string{"argColSplitItems=-1"}, "argColSplitItems=\"-1\": want an integer"},
+		{[]string{"argColSplitItems=-1"}, "argColSplitItems=\"-1\": want an integer in [0, 4294967296]"},
 		{[]string{"poolVecWG=4294967296"}, "poolVecWG"},
 		{[]string{"exactGrid=maybe"}, "exactGrid=\"maybe\": want true or false"},
 		{[]string{"exactGrid"}, "not key=value"},

@@ -22,6 +22,7 @@ import (
 	"unicode"
 
 	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/internal/safefile"
 )
 
 //go:embed *.json
@@ -63,13 +64,18 @@ func Lookup(name string) (*Profile, error) {
 	return Parse(name, b)
 }
 
+// MaxFileSize bounds a profile file: a `vkdml devices --json` device
+// object is a few KiB (the shipped profiles are under 2 KiB), so 1 MiB
+// leaves room for any device's limits and extensions.
+const MaxFileSize = 1 << 20
+
 // Load returns the shipped profile called nameOrFile, or else reads the
 // file of that name.
 func Load(nameOrFile string) (*Profile, error) {
 	if _, err := shipped.ReadFile(nameOrFile + ".json"); err == nil && !strings.ContainsAny(nameOrFile, "/\\") {
 		return Lookup(nameOrFile)
 	}
-	b, err := os.ReadFile(nameOrFile)
+	b, err := safefile.ReadFile(nameOrFile, MaxFileSize)
 	if err != nil {
 		if os.IsNotExist(err) && path.Ext(nameOrFile) == "" {
 			return nil, fmt.Errorf("profile %q: neither a shipped profile (%s) nor a file", nameOrFile, strings.Join(Names(), ", "))
@@ -172,21 +178,28 @@ func setFields(dst any, m map[string]json.RawMessage, what string) error {
 	return nil
 }
 
-// check refuses limits under which no plan can be made, naming the key.
+// check refuses limits under which no plan can be made, and those no
+// Vulkan device reports, naming the key: the bounds are Vulkan's required
+// limits (subgroups of 1 to 128 lanes, a power of two; workgroups of 128
+// invocations and grids of 65535 workgroups a dimension at least) or what
+// every kernel needs (64 KiB bindings, 4 storage buffers); the upper bounds of the
+// rest are their uint32 and uint64 types, which planners take in uint64
+// arithmetic (TestExtremeLimitsPlan plans at both ends).
 func check(l caps.Limits) error {
 	pow2 := func(x uint32) bool { return x > 0 && x&(x-1) == 0 }
+	const maxSubgroup = 128 // Vulkan: subgroupSize and maxSubgroupSize are at most 128
 	switch {
-	case !pow2(l.SubgroupSize):
-		return fmt.Errorf("limits.subgroup_size %d is not a power of two", l.SubgroupSize)
+	case !pow2(l.SubgroupSize) || l.SubgroupSize > maxSubgroup:
+		return fmt.Errorf("limits.subgroup_size %d is not a power of two in [1, %d]", l.SubgroupSize, maxSubgroup)
 	case l.MinSubgroupSize != 0 && (!pow2(l.MinSubgroupSize) || l.MinSubgroupSize > l.SubgroupSize):
 		return fmt.Errorf("limits.min_subgroup_size %d is not a power of two at most subgroup_size %d", l.MinSubgroupSize, l.SubgroupSize)
-	case l.MaxSubgroupSize != 0 && (!pow2(l.MaxSubgroupSize) || l.MaxSubgroupSize < l.SubgroupSize):
-		return fmt.Errorf("limits.max_subgroup_size %d is not a power of two at least subgroup_size %d", l.MaxSubgroupSize, l.SubgroupSize)
+	case l.MaxSubgroupSize != 0 && (!pow2(l.MaxSubgroupSize) || l.MaxSubgroupSize < l.SubgroupSize || l.MaxSubgroupSize > maxSubgroup):
+		return fmt.Errorf("limits.max_subgroup_size %d is not a power of two in [subgroup_size %d, %d]", l.MaxSubgroupSize, l.SubgroupSize, maxSubgroup)
 	case l.MaxStorageBufferRange < 1<<16:
 		return fmt.Errorf("limits.max_storage_buffer_range %d is below 65536", l.MaxStorageBufferRange)
-	case l.MaxComputeWorkGroupInvocations < 64 || l.MaxComputeWorkGroupSize[0] < 64:
-		return fmt.Errorf("limits.max_compute_work_group_invocations %d and max_compute_work_group_size[0] %d must be at least 64",
-			l.MaxComputeWorkGroupInvocations, l.MaxComputeWorkGroupSize[0])
+	case l.MaxComputeWorkGroupInvocations < 128 || l.MaxComputeWorkGroupSize[0] < 128 || l.MaxComputeWorkGroupSize[1] < 128 || l.MaxComputeWorkGroupSize[2] < 64:
+		return fmt.Errorf("limits.max_compute_work_group_invocations %d and max_compute_work_group_size %v are below Vulkan's minimums of 128 and [128 128 64]",
+			l.MaxComputeWorkGroupInvocations, l.MaxComputeWorkGroupSize)
 	case l.MaxComputeWorkGroupCount[0] < 65535 || l.MaxComputeWorkGroupCount[1] < 65535 || l.MaxComputeWorkGroupCount[2] < 65535:
 		return fmt.Errorf("limits.max_compute_work_group_count %v is below Vulkan's minimum of 65535 each", l.MaxComputeWorkGroupCount)
 	case l.MaxPushConstantsSize < 128:

@@ -2,6 +2,7 @@ package profiles_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,18 @@ func TestParseErrors(t *testing.T) {
 		{"string limit", edit(func(m map[string]any) { limits(m)["subgroup_size"] = "32" }), "limits.subgroup_size: \"32\" is not a uint32"},
 		{"negative limit", edit(func(m map[string]any) { limits(m)["compute_units"] = -1 }), "limits.compute_units"},
 		{"subgroup 24", edit(func(m map[string]any) { limits(m)["subgroup_size"] = 24 }), "subgroup_size 24 is not a power of two"},
+		{"subgroup 0", edit(func(m map[string]any) { limits(m)["subgroup_size"] = 0 }), "subgroup_size 0 is not a power of two in [1, 128]"},
+		{"subgroup 256", edit(func(m map[string]any) { limits(m)["subgroup_size"] = 256 }), "subgroup_size 256 is not a power of two in [1, 128]"},
+		{"max subgroup 256", edit(func(m map[string]any) { limits(m)["max_subgroup_size"] = 256 }), "max_subgroup_size 256 is not a power of two in [subgroup_size 32, 128]"},
+		{"subgroup 2^32", edit(func(m map[string]any) { limits(m)["subgroup_size"] = 1 << 32 }), "limits.subgroup_size: 4294967296 is not a uint32"},
+		{"invocations 0", edit(func(m map[string]any) { limits(m)["max_compute_work_group_invocations"] = 0 }), "max_compute_work_group_invocations 0"},
+		{"invocations 64", edit(func(m map[string]any) { limits(m)["max_compute_work_group_invocations"] = 64 }), "max_compute_work_group_invocations 64"},
+		{"workgroup y 1", edit(func(m map[string]any) { limits(m)["max_compute_work_group_size"] = []int{1024, 1, 64} }), "max_compute_work_group_size [1024 1 64]"},
+		{"alignment 0", edit(func(m map[string]any) { limits(m)["min_storage_buffer_offset_alignment"] = 0 }), "min_storage_buffer_offset_alignment 0"},
+		{"alignment 512", edit(func(m map[string]any) { limits(m)["min_storage_buffer_offset_alignment"] = 512 }), "min_storage_buffer_offset_alignment 512"},
+		{"range 0", edit(func(m map[string]any) { limits(m)["max_storage_buffer_range"] = 0 }), "max_storage_buffer_range 0"},
+		{"push 0", edit(func(m map[string]any) { limits(m)["max_push_constants_size"] = 0 }), "max_push_constants_size 0"},
+		{"buffers 0", edit(func(m map[string]any) { limits(m)["max_per_stage_descriptor_storage_buffers"] = 0 }), "max_per_stage_descriptor_storage_buffers 0"},
 		{"no limits", edit(func(m map[string]any) { delete(m, "limits") }), "limits are required"},
 		{"bad type", edit(func(m map[string]any) { m["type"] = "gpu" }), "type \"gpu\""},
 		{"half the units", edit(func(m map[string]any) { limits(m)["lanes_per_compute_unit"] = 0 }), "both be known or both 0"},
@@ -104,10 +117,14 @@ func TestLoadDevicesDocument(t *testing.T) {
 	}
 }
 
-// TestProfilesPlanEveryOp plans every desc of ops' golden corpus, and two
-// copies, on every shipped profile with every strategy (or the planner's
-// refusal), checks the plans and computes their facts.
-func TestProfilesPlanEveryOp(t *testing.T) {
+type named struct {
+	name string
+	desc ops.Desc
+}
+
+// goldenDescs is every desc of ops' golden corpus planned on named
+// contexts, and two copies.
+func goldenDescs(t *testing.T) []named {
 	b, err := os.ReadFile("../ops/testdata/golden/cases.json")
 	if err != nil {
 		t.Fatal(err)
@@ -120,10 +137,6 @@ func TestProfilesPlanEveryOp(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &cases); err != nil {
 		t.Fatal(err)
-	}
-	type named struct {
-		name string
-		desc ops.Desc
 	}
 	var descs []named
 	for _, c := range cases {
@@ -144,6 +157,14 @@ func TestProfilesPlanEveryOp(t *testing.T) {
 		d := tensor.NewDesc(tensor.Float16, sh)
 		descs = append(descs, named{"copy", &ops.ElementWiseIdentity{Input: d, Output: d}})
 	}
+	return descs
+}
+
+// TestProfilesPlanEveryOp plans every desc of ops' golden corpus, and two
+// copies, on every shipped profile with every strategy (or the planner's
+// refusal), checks the plans and computes their facts.
+func TestProfilesPlanEveryOp(t *testing.T) {
+	descs := goldenDescs(t)
 	ops := map[string]bool{}
 	for _, n := range profiles.Names() {
 		p, err := profiles.Lookup(n)
@@ -186,4 +207,68 @@ func TestProfilesPlanEveryOp(t *testing.T) {
 			t.Errorf("no %s desc was planned: add cases to ops' golden corpus (ops/testdata/golden)", o)
 		}
 	}
+}
+
+// TestExtremeLimitsPlan: the planners' audit against a profile's limits.
+// Every desc of the golden corpus is planned on profiles at both ends of
+// what Parse accepts (each limit at check's minimum, then at the most its
+// type holds, with 2^32-1 compute units of 2^32-1 lanes) on a CPU and a
+// GPU: no plan may panic (a division, shift or allocation sized from a
+// limit), and every plan made must pass CheckPlan and Facts.
+func TestExtremeLimitsPlan(t *testing.T) {
+	const u32 = 1<<32 - 1
+	floor := `{"subgroup_size": 1, "min_subgroup_size": 1, "max_subgroup_size": 1, "max_storage_buffer_range": 65536,
+		"max_compute_work_group_invocations": 128, "max_compute_work_group_size": [128, 128, 64],
+		"max_compute_work_group_count": [65535, 65535, 65535], "max_push_constants_size": 128,
+		"min_storage_buffer_offset_alignment": 256, "max_per_stage_descriptor_storage_buffers": 4}`
+	ceiling := strings.NewReplacer("U32", fmt.Sprint(uint64(u32)), "U64", fmt.Sprint(uint64(1<<64-1))).Replace(
+		`{"subgroup_size": 128, "min_subgroup_size": 1, "max_subgroup_size": 128, "max_storage_buffer_range": U32,
+		"max_compute_work_group_invocations": U32, "max_compute_work_group_size": [U32, U32, U32],
+		"max_compute_work_group_count": [U32, U32, U32], "max_push_constants_size": U32, "max_compute_shared_memory_size": U32,
+		"min_storage_buffer_offset_alignment": 1, "max_per_stage_descriptor_storage_buffers": U32,
+		"max_memory_allocation_size": U64, "max_buffer_size": U64, "compute_units": U32, "lanes_per_compute_unit": U32}`)
+	features := `{"shader_int64": true, "shader_int16": true, "shader_int8": true, "shader_float16": true,
+		"storage_buffer8_bit_access": true, "storage_buffer16_bit_access": true, "subgroup_arithmetic": true,
+		"subgroup_size_control": true, "compute_full_subgroups": true, "shader_subgroup_extended_types": true}`
+	descs := goldenDescs(t)
+	plans := 0
+	for _, typ := range []string{"cpu", "discrete-gpu"} {
+		for lname, limits := range map[string]string{"floor": floor, "ceiling": ceiling} {
+			for fname, feats := range map[string]string{"no features": "{}", "all features": features} {
+				name := fmt.Sprintf("%s %s, %s", typ, lname, fname)
+				p, err := profiles.Parse(name, []byte(fmt.Sprintf(`{"type": %q, "features": %s, "limits": %s}`, typ, feats, limits)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range descs {
+					ctx := context(p)
+					plan, err := planNoPanic(ctx, d.desc)
+					switch {
+					case err != nil && strings.HasPrefix(err.Error(), "panic"):
+						t.Errorf("%s on %s: %v", d.name, name, err)
+					case plan != nil:
+						plans++
+						if err := checkAndFacts(ctx, d.desc, plan); err != nil {
+							t.Errorf("%s on %s: %v", d.name, name, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d plans checked", plans)
+}
+
+// planNoPanic validates and plans desc, turning a panic into an error
+// that starts with "panic"; an invalid desc is no plan and no error.
+func planNoPanic(ctx *ops.Context, desc ops.Desc) (p *ops.Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	if desc.Validate(ctx) != nil {
+		return nil, nil
+	}
+	return desc.Plan(ctx)
 }

@@ -4,12 +4,12 @@ with -trimpath, from the Go module this directory sits in (a checkout) or
 from the trimmed, vendored copy an sdist carries (gosrc/). So building
 needs Go 1.24 or later and a C compiler; a built wheel needs neither.
 
-    make wheel                                # dist/vkdml-*-manylinux_2_N_ARCH.whl
+    make wheel                                # dist/vkdml-*-manylinux_2_N_ARCH.whl (glibc 2.31 root)
     python3 -m build --no-isolation python    # sdist, then a wheel from it
 
 The wheel is tagged manylinux_2_N_ARCH, N being the newest GLIBC symbol
-version the library needs (read from the library itself), ARCH the
-library's machine. VKDML_GOARCH=arm64 CC=aarch64-linux-gnu-gcc cross-builds
+version the library needs (read from the library itself; 17 at least, when
+the tag is also manylinux2014_ARCH), ARCH the library's machine. VKDML_GOARCH=arm64 CC=aarch64-linux-gnu-gcc cross-builds
 for aarch64.
 """
 
@@ -26,7 +26,6 @@ from setuptools.dist import Distribution
 HERE = os.path.dirname(os.path.abspath(__file__))
 GO_MINIMUM = (1, 24)
 LIBRARY = "libvkdml.so"
-PACKAGE_VERSION = "0.1.0"  # keep in step with vkdml.__version__
 
 
 def module_root():
@@ -76,7 +75,13 @@ def find_go():
 
 
 def build_library(target):
-    """Builds libvkdml into target, stripped and with -trimpath."""
+    """Builds libvkdml into target, stripped and with -trimpath; or copies
+    $VKDML_PREBUILT_LIBRARY there (make wheel's, built in an older Debian
+    root by scripts/debian11-root.sh the same way)."""
+    prebuilt = os.environ.get("VKDML_PREBUILT_LIBRARY")
+    if prebuilt:
+        shutil.copyfile(prebuilt, target)
+        return
     go, root = find_go(), module_root()
     env = dict(os.environ, CGO_ENABLED="1")
     if os.environ.get("VKDML_GOARCH"):
@@ -94,16 +99,25 @@ def build_library(target):
 _MACHINES = {"Advanced Micro Devices X86-64": "x86_64", "AArch64": "aarch64"}
 
 
+# The oldest glibc a tag names: 2.17, manylinux2014, the oldest pip knows
+# for every ARCH (and CentOS 7's).
+_OLDEST_GLIBC_MINOR = 17
+
+
 def manylinux_tag(library):
     """manylinux_2_N_ARCH for an ELF library: N from the newest GLIBC_2.N
-    version it needs, ARCH from its machine (readelf reads any ELF)."""
+    version it needs (17 at least), ARCH from its machine (readelf reads
+    any ELF). At 2.17 the tag also carries its legacy name manylinux2014,
+    the only one pip before 20.3 (Ubuntu 20.04's 20.0) understands."""
     header = subprocess.run(["readelf", "-h", library], capture_output=True, text=True, check=True).stdout
     machine = re.search(r"Machine:\s*(.+)", header).group(1).strip()
     if machine not in _MACHINES:
         raise SystemExit("vkdml: %s is for %s; wheels are made for %s" % (library, machine, ", ".join(_MACHINES.values())))
     versions = subprocess.run(["readelf", "-V", library], capture_output=True, text=True, check=True).stdout
     minors = [int(v) for v in re.findall(r"GLIBC_2\.(\d+)", versions)]
-    return "manylinux_2_%d_%s" % (max(minors, default=17), _MACHINES[machine])
+    minor, arch = max(minors + [_OLDEST_GLIBC_MINOR]), _MACHINES[machine]
+    tag = "manylinux_2_%d_%s" % (minor, arch)
+    return tag + ".manylinux2014_" + arch if minor == _OLDEST_GLIBC_MINOR else tag
 
 
 class BuildWithLibrary(build_py):
@@ -136,6 +150,10 @@ class SdistWithGoSources(sdist):
             os.makedirs(os.path.join(gosrc, rel), exist_ok=True)
             for name in os.listdir(d):
                 src = os.path.join(d, name)
+                # The module root's package is the version (version.go and
+                # the VERSION file it embeds); the root's other files stay.
+                if rel == "." and not (name == "VERSION" or name.endswith(".go")):
+                    continue
                 if os.path.isfile(src) and not name.endswith("_test.go"):
                     shutil.copy2(src, os.path.join(gosrc, rel, name))
         # The embedded SPIR-V lives in shaders/spv, which go list names as
@@ -188,16 +206,16 @@ except ImportError:
     wheel_cmd = {}
 
 def version():
-    """$VKDML_VERSION (make wheel sets it from a release tag), else the
-    version an sdist recorded, else the package's own."""
-    if os.environ.get("VKDML_VERSION"):
-        return os.environ["VKDML_VERSION"]
-    pkg_info = os.path.join(HERE, "PKG-INFO")
-    if os.path.exists(pkg_info):
-        m = re.search(r"^Version: (\S+)", open(pkg_info).read(), re.M)
-        if m:
-            return m.group(1)
-    return PACKAGE_VERSION
+    """The release number in the repository's VERSION file (the sdist
+    carries it in gosrc/), the version of every vkdml surface."""
+    path = os.path.join(module_root(), "VERSION")
+    try:
+        text = open(path).read().strip()
+    except OSError as e:
+        raise SystemExit("vkdml: cannot read the version: %s" % e)
+    if not re.fullmatch(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)", text):
+        raise SystemExit("vkdml: %s holds %r, not a release number MAJOR.MINOR.PATCH" % (path, text))
+    return text
 
 
 setup(version=version(), distclass=NativeDistribution,

@@ -53,10 +53,24 @@ it. A point whose time runs past --sweep-time is skipped and said so.
 --sweep --dry-run prints the planned points, their `vkdml bench` command
 lines and an estimate of their time, and runs nothing (no GPU, no torch).
 
+--gpu-run is one GPU session in one command of at most --time-limit
+(540 s): the exactness tests of the kernels that have never run on a GPU
+(FIRST_TESTS, from the test binaries ../shared/gpu/prepare.sh put in
+.gpu/), then the comparison of every case (two rounds at most, leaving the
+sweep a quarter of the budget), then the sweep with the time left, max
+pooling's class first; it builds nothing, and every result is a file in
+--out (docs/gpu-run.md):
+
+    bash .gpu/on-device.sh 'python3 scripts/gpu_compare.py --gpu-run --out "$OUT/gpu"'
+
+`make gpu-run-dry` (a CI stage) runs it on lavapipe with --quick and CPU
+torch within 100 s, listing the tests rather than running them.
+
 --plan-check PROFILE needs no GPU either: it prints, for every case, the
 plan `vkdml plan --check` makes on a device profile (h100, ...), its facts
 and the GPU goals it misses (lanes, empty lanes, bytes in flight, serial
-partials; cmd/vkdml's TestH100Goals holds the h100 results).
+partials, counted ops per byte moved, partials over the inputs;
+cmd/vkdml's TestH100Goals holds the h100 results).
 
 The table (Markdown) goes to stdout and DIR/gpu_compare.md, everything
 measured to DIR/gpu_compare.json; both are rewritten after every round, so
@@ -128,8 +142,9 @@ class Case:
             p = self.pool
             desc = f"{p['window']}×{p['window']} s{p['stride']}" + (f" p{p['padding']}" if p.get("padding") else "")
             desc += f" dilation {p['dilation']}" if p.get("dilation", 1) > 1 else ""
-            return f"max pooling {desc}, indices, [{','.join(map(str, self.shape))}]{dt}"
-        where = "whole tensor" if self.axes is None else f"axis {self.axes[0]}"
+            idx = "indices" if p.get("indices", True) else "no indices"
+            return f"max pooling {desc}, {idx}, [{','.join(map(str, self.shape))}]{dt}"
+        where = "whole tensor" if self.axes is None else ("axis " if len(self.axes) == 1 else "axes ") + ",".join(map(str, self.axes))
         if self.transposed:
             return f"argmax {dims}{dt} transposed view (strides 1,{self.shape[0]}), {where}"
         return f"argmax {dims}{dt}, {where}"
@@ -145,8 +160,9 @@ class Case:
             axes = range(len(shape)) if axes is None else axes
             return ["--op", "argmax", "--axes", ",".join(map(str, axes)), "--index-type", "int64"] + args
         p = self.pool
-        args += ["--op", "maxpool", "--window", str(p["window"]), "--strides", str(p["stride"]),
-                 "--indices", "--index-type", "uint64"]
+        args += ["--op", "maxpool", "--window", str(p["window"]), "--strides", str(p["stride"])]
+        if p.get("indices", True):
+            args += ["--indices", "--index-type", "uint64"]
         if p.get("padding"):
             args += ["--padding", str(p["padding"])]
         if p.get("dilation", 1) > 1:
@@ -177,6 +193,12 @@ def all_cases():
         pool([8, 64, 128, 128], window=3, stride=1, padding=1, dilation=2),
         pool([16, 64, 512, 512], window=2, stride=2),
         pool([7, 61, 111, 113], window=3, stride=2, padding=1),
+        # issue 29's additions: the multi-axis and split-column cases, 3×3
+        # without indices, the small and the FLOAT16 2×2 poolings
+        a([64, 512, 512], [1, 2]), a([1024, 64, 1024], [1]),
+        pool([32, 64, 112, 112], window=3, stride=2, padding=1, indices=False),
+        pool([1, 64, 512, 512], window=2, stride=2),
+        Case("maxpool", [16, 64, 512, 512], "FLOAT16", pool=dict(window=2, stride=2)),
     ]
     return cases
 
@@ -196,10 +218,15 @@ def torch_input(case, device):
 
 def torch_fn(case, x):
     if case.op == "argmax":
-        return (lambda: x.argmax()) if case.axes is None else (lambda: x.argmax(dim=case.axes[0]))
+        if case.axes is None:
+            return lambda: x.argmax()
+        if len(case.axes) > 1:  # trailing axes of a packed tensor: one flattened axis
+            first = case.axes[0]
+            return lambda: x.flatten(first, case.axes[-1]).argmax(dim=first)
+        return lambda: x.argmax(dim=case.axes[0])
     p = case.pool
     return lambda: F.max_pool2d(x, p["window"], p["stride"], p.get("padding", 0), p.get("dilation", 1),
-                                return_indices=True)
+                                return_indices=p.get("indices", True))
 
 
 def time_torch(fn, warmup, repeat, cuda):
@@ -230,6 +257,8 @@ def nbytes(*ts):
 
 def run_torch(case, a, device):
     """One round of a case in torch: median ms and the minimal bytes moved."""
+    if torch is None:
+        raise RuntimeError("no torch module (a dry run of vkdml's side)")
     x = torch_input(case, device)
     fn = torch_fn(case, x)
     out = fn()
@@ -382,7 +411,8 @@ def goals(results, copies):
 def environment(a, device):
     env = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
-           "torch": torch.__version__, "cuda": torch.version.cuda, "torch_device": device,
+           "torch": torch.__version__ if torch else "(no torch module)", "cuda": torch.version.cuda if torch else None,
+           "torch_device": device,
            "torch_device_name": torch.cuda.get_device_name() if device == "cuda" else "the CPU",
            "vkdml": a.vkdml, "copy_bytes": a.copy_bytes, "quick": a.quick,
            "torch_repeat": a.torch_repeat, "vkdml_repeat": a.vkdml_repeat}
@@ -437,11 +467,12 @@ SWEEP = [
      "knobs": {"argVecColMinOutputs": [0, 1 << 18], "argColInFlightPerCU": [16384, 65536]}},
     {"name": "max pooling",
      "cases": [("maxpool", [32, 64, 112, 112], dict(window=3, stride=2, padding=1), "FLOAT32"),
+               ("maxpool", [32, 64, 112, 112], dict(window=3, stride=2, padding=1, indices=False), "FLOAT32"),
                ("maxpool", [8, 64, 128, 128], dict(window=3, stride=1, padding=1, dilation=2), "FLOAT32"),
                ("maxpool", [16, 64, 512, 512], dict(window=2, stride=2), "FLOAT32"),
                ("maxpool", [1, 64, 512, 512], dict(window=2, stride=2), "FLOAT32")],
      "kernels": [],
-     "knobs": {"poolGrid": ["false", "true"], "poolPreloadTaps": [0, 16]}},
+     "knobs": {"poolGrid": ["false", "true"], "poolPreloadTaps": [0, 16], "poolGridOuts": [1, 4, 8]}},
 ]
 
 
@@ -449,7 +480,10 @@ def sweep_points(a):
     """Every point of the sweep: (class, dtype, kernel, tune, shapes, bench
     args), one `vkdml bench` process each, in the order they run."""
     points = []
-    for cls in SWEEP:
+    classes = SWEEP
+    if a.gpu_run:  # max pooling's kernels are the newest: their knobs first
+        classes = sorted(SWEEP, key=lambda c: c["name"] != "max pooling")
+    for cls in classes:
         names = sorted(cls["knobs"])
         tunes = [[]]
         for n in names:
@@ -458,6 +492,8 @@ def sweep_points(a):
         groups = {}
         for op, shape, extra, dt in cls["cases"]:
             c = Case(op, shape, dt, extra if op == "argmax" else None, pool=extra if op == "maxpool" else None)
+            if a.quick:
+                c = quick_case(c)
             args = c.vkdml_args()
             i = args.index("--shape")
             key = tuple(args[:i] + args[i + 2:])
@@ -565,6 +601,108 @@ def pick_tuning(records):
     return picked, lines + [""] + summary
 
 
+# The exactness tests of the kernels that have never run on a GPU, which
+# --gpu-run runs first, in order: (test binary in --test-bins, as
+# ../shared/gpu/prepare.sh names it; the package folder it runs in;
+# -test.run pattern; what it covers). A new kernel adds a row here; a row
+# goes once a GPU run has passed it.
+FIRST_TESTS = [
+    ("ops.test", "ops", "^TestArgRowRisingBestGPU$", "vec-row's load filter (argmax_vec_row.comp ROW_FILTER)"),
+    ("ops.test", "ops", "^(TestMaxPoolPreloadGPU|TestMaxPoolGridGPU|TestMaxPoolGridOverLimits)$",
+     "max pooling's window scan (maxpool_window.glsl) on maxpool.comp and maxpool_grid.comp"),
+    ("ops.test", "ops", "^TestMaxPoolRunGPU$", "max pooling's runs of outputs per lane (maxpool_grid.comp OUTS)"),
+    ("ops.test", "ops", "^TestMaxPoolRunFloatCmpGPU$",
+     "max pooling's runs comparing FLOAT32 natively under the float controls (maxpool_grid.comp FLOAT_CMP)"),
+]
+
+
+def run_first_tests(a, budget):
+    """FIRST_TESTS, each under what is left of budget seconds, its output
+    in DIR/tests-N.log; returns one record per row."""
+    records, began = [], time.monotonic()
+    for i, (binary, pkg, rx, what) in enumerate(FIRST_TESTS):
+        left = budget - (time.monotonic() - began)
+        path = os.path.abspath(os.path.join(a.test_bins, binary))
+        log = f"tests-{i + 1}.log"
+        rec = {"binary": path, "run": rx, "what": what, "log": log}
+        if left < 5:
+            rec.update(result="skipped: no time left", log="")
+        elif not os.access(path, os.X_OK):
+            rec.update(result=f"missing: no test binary {path} (../shared/gpu/prepare.sh builds it)", log="")
+        else:
+            cmd = [path, "-test.count=1", "-test.v", "-test.run", rx, "-test.timeout", f"{int(left)}s"]
+            if a.quick:
+                # The dry run checks that the row names tests of its binary
+                # (on lavapipe they take minutes; `make test` runs them).
+                cmd = [path, "-test.list", rx]
+            t0 = time.monotonic()
+            try:
+                p = subprocess.run(cmd, cwd=os.path.join(ROOT, pkg), capture_output=True, text=True, timeout=left + 10)
+                out, rc = p.stdout + p.stderr, p.returncode
+            except subprocess.TimeoutExpired as e:
+                out = "".join(x.decode() if isinstance(x, bytes) else (x or "") for x in (e.stdout, e.stderr))
+                rc = "timeout"
+            with open(os.path.join(a.out, log), "w") as f:
+                f.write(f"$ (cd {pkg} && {' '.join(cmd)})\n{out}")
+            result = "pass" if rc == 0 else f"FAIL (exit {rc})"
+            if a.quick and rc == 0:
+                listed = [l for l in out.splitlines() if l.startswith("Test")]
+                result = "pass" if listed else "FAIL (the pattern names no test)"
+                rec["listed"] = listed
+            rec.update(result=result, seconds=round(time.monotonic() - t0, 1),
+                       seeds=sorted(set(re.findall(r"seed (\d+)", out))),
+                       failed=sorted(set(re.findall(r"--- FAIL: (\S+)", out))))
+        records.append(rec)
+        print(f"{time.monotonic() - began:5.0f} s tests {i + 1}/{len(FIRST_TESTS)} {what}: {rec['result']}", file=sys.stderr)
+    return records
+
+
+def gpu_run(a):
+    """--gpu-run: everything one GPU session needs, within --time-limit:
+    FIRST_TESTS, the comparison of every case, then the sweep (max pooling
+    first) with the time left. Builds nothing; writes DIR/gpu_run.md and
+    DIR/gpu_run.json beside the comparison's and the sweep's files. Returns
+    the exit status: 1 when a test failed or the run overran its budget."""
+    began = time.monotonic()
+    os.makedirs(a.out, exist_ok=True)
+    elapsed = lambda: time.monotonic() - began
+    # The device's facts first (features such as the float controls that
+    # choose kernels, limits, compute units): devices.json.
+    cmd = [a.vkdml, "devices", "--json"] + (["--device", a.vkdml_device] if a.vkdml_device else [])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        with open(os.path.join(a.out, "devices.json"), "w") as f:
+            f.write(p.stdout or p.stderr)
+    except subprocess.TimeoutExpired:
+        print("gpu-run: vkdml devices timed out", file=sys.stderr)
+    tests = run_first_tests(a, a.time_limit * a.test_share)
+    cases = chosen_cases(a)
+    # The comparison leaves the sweep at least --sweep-share of the budget.
+    compare_limit = max(0.0, a.time_limit * (1 - a.sweep_share) - elapsed())
+    if compare_limit > 0:
+        compare(a, cases, compare_limit)
+    a.sweep_time = a.time_limit - elapsed() - a.margin
+    if a.sweep_time > 0:
+        run_sweep(a)
+    total = elapsed()
+    failed = [t for t in tests if t["result"] != "pass"]
+    over = total > a.time_limit
+    lines = [f"# gpu_compare.py --gpu-run, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}", "",
+             f"Finished in {total:.0f} s of a {a.time_limit:.0f} s budget" + (" (**over**)" if over else "") + ".", "",
+             "| exactness tests (kernels never run on a GPU) | result | s | seeds | log |", "|---|---|---:|---|---|"]
+    for t in tests:
+        lines.append(f"| {t['what']}: `{t['run']}` | {t['result']} {' '.join(t.get('failed', []))} | "
+                     f"{t.get('seconds', '')} | {' '.join(t.get('seeds', []))} | {t['log']} |")
+    lines += ["", "Then the comparison (gpu_compare.md, gpu_compare.json) and the sweep with the time left "
+              "(sweep.md, sweep.jsonl, tuning.json)."]
+    with open(os.path.join(a.out, "gpu_run.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(a.out, "gpu_run.json"), "w") as f:
+        json.dump({"seconds": total, "budget_s": a.time_limit, "tests": tests}, f, indent=1)
+    print("\n".join(lines))
+    return 1 if failed or over else 0
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vkdml", default="", help="the vkdml binary (default: .gpu/vkdml, bin/vkdml, then PATH)")
@@ -583,7 +721,20 @@ def parse_args():
     ap.add_argument("--sweep", action="store_true", help="run the tuning sweep first, then the comparison with its picks")
     ap.add_argument("--sweep-time", type=float, default=240, help="seconds the sweep may take (out of --time-limit)")
     ap.add_argument("--dry-run", action="store_true", help="with --sweep: print the planned points and exit")
+    ap.add_argument("--gpu-run", action="store_true",
+                    help="one GPU session in one command: the exactness tests of kernels never run on a GPU "
+                         "(FIRST_TESTS), the comparison, then the sweep with the time left, within --time-limit "
+                         "(default 540 s; 100 s with --quick)")
+    ap.add_argument("--test-bins", default=os.path.join(ROOT, ".gpu"),
+                    help="with --gpu-run: the folder of the prebuilt test binaries (default .gpu)")
     a = ap.parse_args()
+    # --gpu-run's shares of --time-limit: the tests at most test_share, the
+    # comparison up to 1 - sweep_share, the sweep the rest less a margin.
+    a.test_share, a.sweep_share, a.margin = 0.25, 0.25, 5.0
+    if a.gpu_run:
+        if a.time_limit == ap.get_default("time_limit"):
+            a.time_limit = 100 if a.quick else 540
+        a.rounds = a.rounds or (1 if a.quick else 2)
     a.sweep_warmup, a.sweep_repeat = 2, 10
     a.rounds = a.rounds or (1 if a.quick else 3)
     a.torch_warmup, a.torch_repeat = (2, 5) if a.quick else (10, 100)
@@ -603,22 +754,27 @@ def plan_check(a, cases):
     """`vkdml plan --check --profile PROFILE` for every case: a table of the
     streaming dispatch's facts and the goals each plan misses. No GPU runs;
     returns how many cases miss a goal."""
-    print(f"| case | strategy | dispatches | lanes | empty | in flight KiB | serial | goals |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print(f"| case | strategy | dispatches | lanes | empty | in flight KiB | serial | ops/B | partials | goals |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     failed = 0
     for c in cases:
         cmd = [a.vkdml, "plan", "--json", "--check", "--profile", a.plan_check] + c.vkdml_args()
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode not in (0, 1) or not p.stdout.startswith("{"):
             failed += 1
-            print(f"| {c.label()} | — | | | | | | vkdml plan failed: {p.stderr.strip()} |")
+            print(f"| {c.label()} | — | | | | | | | | vkdml plan failed: {p.stderr.strip()} |")
             continue
         r = json.loads(p.stdout)
         bad = [f.split(":")[0] for f in r["check"]["failures"]]
         failed += bool(bad)
         empty = 100 * r["empty_lanes"] / r["lanes"] if r["lanes"] else 0
+        # The costliest dispatch's counted ops per byte (None: not counted,
+        # no SPIR-V tools), and partials written and read over the inputs.
+        counted = [d["ops_per_byte"] for d in r["dispatches"] if d["ops_per_byte"] is not None]
+        ops = f"{max(counted):.2f}" if len(counted) == len(r["dispatches"]) else "—"
+        partials = 100 * r["partial_bytes"] / r["input_bytes"] if r["input_bytes"] else 0
         print(f"| {c.label()} | {r['strategy']} | {len(r['dispatches'])} | {r['lanes']} | {empty:.1f}% | "
-              f"{r['bytes_in_flight'] // 1024} | {r['serial_partials']} | {', '.join(bad) or 'pass'} |")
+              f"{r['bytes_in_flight'] // 1024} | {r['serial_partials']} | {ops} | {partials:.1f}% | {', '.join(bad) or 'pass'} |")
     print(f"\n{len(cases) - failed} of {len(cases)} cases meet the goals on {a.plan_check}")
     return failed
 
@@ -647,38 +803,58 @@ def main():
             os.environ["VKDML_TUNING"] = tuned
             print(f"gpu_compare: comparing with VKDML_TUNING={tuned}", file=sys.stderr)
         a.time_limit -= time.monotonic() - began_all
+    if a.gpu_run:
+        sys.exit(gpu_run(a))
     device = a.torch_device
-    # --quick: 1/256 of the elements, or 256K, whichever is more
-    cases = [c.shrink(max(1 << 18, math.prod(c.shape) // 256)) if a.quick else c for c in all_cases()]
-    if a.cases:
-        rx = re.compile(a.cases)
-        cases = [c for c in cases if rx.search(c.id) or rx.search(c.label())]
+    cases = chosen_cases(a)
     if a.list:
         for c in cases:
             print(f"{c.label():70} vkdml bench {' '.join(c.vkdml_args())}")
         return
-    if not cases:
-        sys.exit(f"gpu_compare: no case matches --cases {a.cases!r}")
     if torch is None:
         sys.exit("gpu_compare: no torch module: only --list runs without it")
     if device == "cuda" and not torch.cuda.is_available():
         sys.exit("gpu_compare: torch sees no CUDA device; use --torch-device cpu for a dry run")
+    print(compare(a, cases, a.time_limit), end="")
+
+
+def quick_case(c):
+    """--quick: 1/256 of the elements, or 256K, whichever is more."""
+    return c.shrink(max(1 << 18, math.prod(c.shape) // 256))
+
+
+def chosen_cases(a):
+    """The cases of all_cases() (shrunk with --quick) that --cases picks."""
+    cases = [quick_case(c) if a.quick else c for c in all_cases()]
+    if a.cases:
+        rx = re.compile(a.cases)
+        cases = [c for c in cases if rx.search(c.id) or rx.search(c.label())]
+    if not cases:
+        sys.exit(f"gpu_compare: no case matches --cases {a.cases!r}")
+    return cases
+
+
+def compare(a, cases, time_limit):
+    """The comparison: rounds of every case on each side, none started past
+    time_limit seconds; returns the Markdown table (also written to --out)."""
+    device = a.torch_device
     env = environment(a, device)
     print(f"gpu_compare: {len(cases)} cases, vkdml binary {a.vkdml}, torch on {env['torch_device_name']}",
           file=sys.stderr)
     results = [(c, []) for c in cases]
     copies = []
+    md = ""
     began = time.monotonic()
     for rnd in range(a.rounds):
         elapsed = time.monotonic() - began
-        if rnd and elapsed / rnd * (rnd + 1) > a.time_limit:
-            print(f"stopping after {rnd} round(s): another would end past --time-limit {a.time_limit:.0f} s",
+        if rnd and elapsed / rnd * (rnd + 1) > time_limit:
+            print(f"stopping after {rnd} round(s): another would end past the time limit {time_limit:.0f} s",
                   file=sys.stderr)
             break
         copies.append(copy_round(a, device))
         for i, (case, rounds) in enumerate(results):
-            if time.monotonic() - began > a.time_limit:
-                print(f"stopping in round {rnd + 1} at case {i + 1}: past --time-limit {a.time_limit:.0f} s",
+            if time.monotonic() - began > time_limit:
+                print(f"stopping in round {rnd + 1} at case {i + 1}: past the time limit {time_limit:.0f} s",
                       file=sys.stderr)
                 break
             r = {}
@@ -686,7 +862,7 @@ def main():
                 r["torch"] = run_torch(case, a, device)
             except Exception as e:  # noqa: BLE001 - recorded, the run goes on
                 r["torch_error"] = f"torch: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            if device == "cuda":
+            if device == "cuda" and torch:
                 torch.cuda.empty_cache()  # leave the memory to vkdml's process
             try:
                 r["vkdml"] = run_vkdml(case.vkdml_args(), a)
@@ -699,7 +875,7 @@ def main():
                   + "".join(f" [{r[k]}]" for k in ("torch_error", "vkdml_error") if k in r), file=sys.stderr)
         md = write(a, env, results, copies)
         print(f"round {rnd + 1} done at {time.monotonic() - began:.0f} s; written to {a.out}/", file=sys.stderr)
-    print(md, end="")
+    return md
 
 
 if __name__ == "__main__":

@@ -10,9 +10,9 @@
 #   lib/pkgconfig/vkdml.pc
 #   lib/cmake/vkdml/vkdmlConfig.cmake, vkdmlConfigVersion.cmake
 #
-# The packages' version is the release tag (v1.2.3 gives 1.2.3), or 0.0.0
-# on an untagged checkout: CMake compares versions as numbers, so a
-# `git describe` suffix cannot go there.
+# The packages' version is the release number in the VERSION file, without
+# the command's build metadata: CMake compares versions as numbers, so a
+# `+g0123abc` suffix cannot go there.
 set -eu
 cd "$(dirname "$0")/.."
 mode=${1:-install}
@@ -22,6 +22,18 @@ SONAME=${SONAME:-libvkdml.so.1}
 case $PREFIX in
 /*) ;;
 *) echo "install.sh: PREFIX must be an absolute path, got '$PREFIX'" >&2; exit 2 ;;
+esac
+# Any other character goes (vkdml.pc escapes it, below), except those no
+# consumer could read back: a newline ends a line of vkdml.pc; pkg-config
+# (pkgconf 1.8) prints '$', '(' and ')' without the backslash that keeps a
+# shell from expanding or parsing them; CMake reads ';' as a list
+# separator in the package's paths.
+case $PREFIX in
+*'
+'* | *'$'* | *'('* | *')'* | *';'*)
+	echo "install.sh: PREFIX '$PREFIX' holds a newline, '\$', '(', ')' or ';', which pkg-config or CMake cannot carry in a path" >&2
+	exit 2
+	;;
 esac
 root=$DESTDIR$PREFIX
 files="bin/vkdml lib/$SONAME lib/libvkdml.so include/vkdml.h lib/pkgconfig/vkdml.pc
@@ -44,9 +56,7 @@ for f in bin/vkdml "bin/$SONAME" capi/vkdml.h; do
 	[ -f "$f" ] || { echo "install.sh: $f is missing; run 'make install', which builds it" >&2; exit 1; }
 done
 
-tag=$(git describe --tags --abbrev=0 2>/dev/null || true)
-version=$(printf '%s\n' "$tag" | sed -n 's/^v\{0,1\}\([0-9][0-9]*\(\.[0-9][0-9]*\)\{0,3\}\)$/\1/p')
-version=${version:-0.0.0}
+version=$(cat VERSION)
 
 # Each file goes in through a temporary name and a rename, so that a
 # program running from this prefix never sees a half-written library.
@@ -54,8 +64,13 @@ put() { # put MODE SRC DEST
 	install -m "$1" "$2" "$3.tmp$$"
 	mv -f "$3.tmp$$" "$3"
 }
+# vkdml.pc's prefix: pkg-config splits Cflags and Libs into words as a
+# shell does and prints them escaped for one (make's recipes, eval), so
+# every character but the plainest takes a backslash; then the backslashes,
+# '|' and '&' are escaped again for sed's replacement.
+pc_prefix=$(printf '%s\n' "$PREFIX" | sed -e 's/[^A-Za-z0-9_./+,:@%=-]/\\&/g' -e 's/[\\|&]/\\&/g')
 fill() { # fill TEMPLATE: the template with this installation's values
-	sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$version|g" \
+	sed -e "s|@PREFIX@|$pc_prefix|g" -e "s|@VERSION@|$version|g" \
 		-e "s|@VERSION_MAJOR@|${version%%.*}|g" -e "s|@SONAME@|$SONAME|g" "$1"
 }
 

@@ -106,6 +106,18 @@ void write_result(uint o, uint seg, uint kept_out, Part st) {
 
 #if !GROUP
 
+// at is the index, in the source binding's own element array, of the
+// element at offset off inside the window (the binding's base folded in),
+// and load_at its raw bits: load_at(at(off)) == load(off). A scan that
+// steps by one stride then steps that index alone.
+#if ELEM_BITS < 64
+uint at(uint off) { return pc.base_src * (32u / ELEM_BITS) + off - pc.in_win; }
+uvec2 load_at(uint e) { return elem_load(0u, e); }
+#else
+uint at(uint off) { return off; }
+uvec2 load_at(uint e) { return load(e); }
+#endif
+
 void main() {
 	uint items = pc.o_count * pc.nloc;
 	uint step = grid_size();
@@ -123,30 +135,63 @@ void main() {
 		uint j = pc.j_begin + jb;
 		uint c[8];
 		uint roff = red_coords(j, c);
-		Part st = part_elem(load(kin + roff), j);
+		uint e = at(kin + roff);
+		Part st = part_elem(load_at(e), j);
 		uint k = 1u;
-#if LOADS == 8
-#define OFF(u) red_next(c, roff); uint r##u = roff;
-#define LOAD(u) uvec2 q##u = load(kin + r##u);
-#define SCAN(u)                                     \
-	{                                               \
-		j++;                                        \
-		st = part_fold(st, q##u, j);                \
+		// NEXT moves e to the next block position: one reduced dimension
+		// (NR, a specialization constant) steps by its stride; more step
+		// the odometer.
+#define NEXT()                        \
+	if (NR == 1u) {                   \
+		e += DI7;                     \
+	} else {                          \
+		red_next(c, roff);            \
+		e = at(kin + roff);           \
 	}
+#if LOADS == 8
+#define LOAD(u) NEXT() uvec2 q##u = load_at(e);
+#define SCAN(u) st = part_fold(st, q##u, j + (u + 1u));
+#if ELEM_BITS < 64
+		// The raw-interval filter (reduce.glsl filter_bounds): the eight
+		// loaded elements are visited exactly only when one of them lies
+		// in the interval of raw values that could replace the best, which
+		// is exact, since the sequential update would leave the best as
+		// it is. The bounds are recomputed only after such a visit, so the
+		// common trip costs a shift, a subtraction and a minimum per
+		// element over its load. Only the ORDERED functions have a best
+		// to filter against (REDUCE's MAX / MIN too: LAST, so an equal
+		// value lies in the interval, and a best NaN scores 0, whose
+		// interval is every raw value); every element changes an
+		// accumulation, which therefore visits all eight. ORDERED is a
+		// specialization constant, so the driver folds the test away.
+		const uint FSH = 32u - ELEM_BITS;
+		uvec2 fb = ORDERED ? filter_bounds(st.s.x) : uvec2(0u);
+#define F(u) ((q##u.x << FSH) - fb.x)
+#endif
 		for (; n - k >= 8u; k += 8u) {
-			OFF(0) OFF(1) OFF(2) OFF(3) OFF(4) OFF(5) OFF(6) OFF(7)
 			LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
+#if ELEM_BITS < 64
+			if (!ORDERED || min(min(min(F(0), F(1)), min(F(2), F(3))), min(min(F(4), F(5)), min(F(6), F(7)))) <= fb.y) {
+				SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
+				if (ORDERED) {
+					fb = filter_bounds(st.s.x);
+				}
+			}
+#else
 			SCAN(0) SCAN(1) SCAN(2) SCAN(3) SCAN(4) SCAN(5) SCAN(6) SCAN(7)
+#endif
+			j += 8u;
 		}
-#undef OFF
+#undef F
 #undef LOAD
 #undef SCAN
 #endif
 		for (; k < n; k++) {
-			red_next(c, roff);
+			NEXT()
 			j++;
-			st = part_fold(st, load(kin + roff), j);
+			st = part_fold(st, load_at(e), j);
 		}
+#undef NEXT
 		write_result(o, pc.seg_base + sl, kout, st);
 	}
 }

@@ -50,11 +50,14 @@ func compile(glslc string, v shaders.Variant, out string) error {
 	if err == nil {
 		code, err = spirv.StripSource(code)
 	}
+	if err == nil && v.FloatControls32 {
+		code, err = spirv.AddFloatControls32(code)
+	}
 	if err == nil {
 		err = os.WriteFile(out, code, 0o644)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: stripping the source from %s: %w", v.Name, out, err)
+		return fmt.Errorf("%s: stripping the source from %s (or adding its float controls): %w", v.Name, out, err)
 	}
 	return nil
 }

@@ -165,6 +165,79 @@ uvec2 score(uvec2 raw, uint j) {
 	return k;
 }
 
+#if ELEM_BITS < 64
+// filter_bounds is the raw-interval filter for a lane (or vector
+// component) whose best scores t: (lo, lim) such that every element that the sequential update
+// would take next (score4_later >= t under DECREASING, > t otherwise)
+// has raw bits x with ((x - lo) mod 2^ELEM_BITS) << (32 - ELEM_BITS) <= lim
+// (lim's low bits are ones, so the other sub-elements that the shift
+// leaves below do not matter). The interval may hold more (NaNs, or one
+// raw value when nothing can win), which costs an exact visit, never an
+// answer. The elements that can win are those of key >= K (ARGMAX) or
+// key <= K (ARGMIN) for a K from t; the key (elem.glsl) is the raw bits
+// for unsigned integers and the raw bits plus ELEM_SIGN (mod 2^ELEM_BITS)
+// for signed ones, so a key range is a raw range; for floats the keys
+// above ELEM_SIGN are the positive values, in raw order, and those below
+// it the negative ones, in reverse raw order, so a key range that reaches
+// ELEM_SIGN is again one raw range (modulo 2^ELEM_BITS), and one that does
+// not lies on one side.
+uvec2 filter_bounds(uint t) {
+	// t' = t (DECREASING) or t + 1: the least score that wins. A first-
+	// index best of score 2^32 - 1 (a NaN at block position 0, or ARGMIN's
+	// least integer) can never be replaced.
+	bool never = LAST == 0u && t == 0xFFFFFFFFu;
+	uint tp = LAST != 0u ? t : t + 1u;
+	bool all = tp == 0u && !never;
+	uint lo = 0u, w = ELEM_MASK;
+	if (IS_MIN == 0u) {
+		uint k = tp; // winners: key >= k
+		never = never || k > ELEM_MASK;
+		if (KIND == KIND_UNSIGNED) {
+			lo = k;
+			w = ELEM_MASK - k;
+		} else if (KIND == KIND_SIGNED || k > ELEM_SIGN) {
+			lo = k ^ ELEM_SIGN;
+			w = ELEM_MASK - k;
+		} else {
+			// Every positive value, and the negative ones down to key k.
+			lo = 0u;
+			w = ELEM_MASK - (k - 1u);
+		}
+	} else {
+		uint k = ~tp; // winners: key <= k (score = ~key)
+		all = all || k >= ELEM_MASK;
+		if (KIND == KIND_UNSIGNED) {
+			lo = 0u;
+			w = k;
+		} else if (KIND == KIND_SIGNED || k >= ELEM_SIGN) {
+			lo = ELEM_SIGN;
+			w = k;
+		} else if (k == 0u) {
+			never = true;
+		} else {
+			// Only negative values, from the most negative up to key k.
+			lo = (ELEM_MASK - k + 1u) & ELEM_MASK;
+			w = k - 1u;
+		}
+	}
+	if (never) {
+		// One raw value, the least likely to occur: the other end of the
+		// order.
+		w = 0u;
+		if (IS_MIN == 0u) {
+			lo = KIND == KIND_UNSIGNED ? 0u : KIND == KIND_SIGNED ? ELEM_SIGN : ELEM_MASK;
+		} else {
+			lo = KIND == KIND_UNSIGNED ? ELEM_MASK : ELEM_SIGN - 1u;
+		}
+	} else if (all) {
+		lo = 0u;
+		w = ELEM_MASK;
+	}
+	const uint sh = 32u - ELEM_BITS;
+	return uvec2(lo << sh, (w << sh) | ((1u << sh) - 1u));
+}
+#endif
+
 #endif // REDUCE_COMBINE
 
 // later_wins: does an element at a higher block position with score s

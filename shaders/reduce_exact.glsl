@@ -1,5 +1,5 @@
 // reduce_exact.glsl: the exact FLOAT32 accumulator of REDUCE's float
-// functions (docs/semantics.md rule 28) in 32-bit integer arithmetic, bit
+// functions (docs/semantics.md rule 39) in 32-bit integer arithmetic, bit
 // for bit ops/reduce_float_ref.go's exactAcc: a 320-bit two's complement
 // fixed-point number of ten limbs, limb i weighing 2^(32i-149), and flags
 // for the terms' infinities, NaN and signed zeros. Nothing here uses the

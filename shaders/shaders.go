@@ -54,6 +54,11 @@ type Variant struct {
 	// block order: a uint member by its GLSL name, element i of a uint
 	// array as name[i].
 	Push []string
+	// FloatControls32: the module asks that 32-bit denormals be kept and
+	// ±0, ±inf and NaN be respected (spirv.AddFloatControls32, added to
+	// the module glslc optimised), so that it runs only on devices that
+	// report both (caps.Features).
+	FloatControls32 bool
 }
 
 // ParamBytes is the push-constant bytes after the base offsets: 4 per

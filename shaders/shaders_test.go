@@ -239,7 +239,8 @@ func TestValuesByName(t *testing.T) {
 // defines call for, so the fallbacks really run on devices without the
 // optional features: 8/16-bit storage only with NATIVE=1, subgroup
 // operations only with SUBGROUP=1, Int64 only for the 32-byte-load
-// ARGMAX variants, and never Int8, Int16 or Float16.
+// ARGMAX variants, the float controls only with FloatControls32, and
+// never Int8, Int16 or Float16.
 func TestVariantCapabilities(t *testing.T) {
 	int64Variants := []string{ArgMaxVecRow64, ArgMaxVecRow64SG, ArgMaxVecRow64SG1, ArgMaxVecRow64Sub, ArgMaxVecCol8W64}
 	for _, v := range Variants {
@@ -261,6 +262,10 @@ func TestVariantCapabilities(t *testing.T) {
 		}
 		if slices.Contains(int64Variants, v.Name) {
 			allowed[spirv.CapInt64] = true
+		}
+		if v.FloatControls32 {
+			allowed[spirv.CapDenormPreserve] = true
+			allowed[spirv.CapSignedZeroInfNanPreserve] = true
 		}
 		for _, c := range m.Capabilities {
 			if !allowed[c] {

@@ -12,6 +12,7 @@ var Variants = concat(
 	argmaxVecVariants(),
 	maxPoolVecVariants(),
 	maxUnpoolVariants(),
+	topKVariants(),
 )
 
 // b2i is 1 for true: a define's value.

@@ -127,6 +127,24 @@ var (
 // first plane in each binding.
 var maxPoolGridPush = []string{"plane0", "p0", "r0", "in_e0", "out_e0", "idx_e0"}
 
+// MaxPoolRunName is maxpool_grid.comp's preloading kernel with runs of
+// outs outputs per lane along W (one of MaxPoolRunOuts): an interior run
+// loads the columns its windows share once.
+func MaxPoolRunName(elemBits int, native bool, idxBits int, outs int) string {
+	return fmt.Sprintf("%s_x%d", MaxPoolGridName(elemBits, native, idxBits, true), outs)
+}
+
+// MaxPoolRunOuts are the run lengths maxpool_grid.comp is built for.
+var MaxPoolRunOuts = []int{2, 4, 8}
+
+// MaxPoolRunFloatName is MaxPoolRunName's FLOAT32 kernel that compares
+// floats natively (FLOAT_CMP), for devices that keep 32-bit denormals and
+// respect ±0, ±inf and NaN (caps.Features.DenormPreserveFloat32 and
+// SignedZeroInfNanPreserveFloat32).
+func MaxPoolRunFloatName(idxBits int, outs int) string {
+	return MaxPoolRunName(32, false, idxBits, outs) + "_fcmp"
+}
+
 func maxPoolGridVariants() []Variant {
 	var out []Variant
 	maxPoolShapes(func(bits int, native bool, ib int, pre bool, defines []string) {
@@ -134,8 +152,25 @@ func maxPoolGridVariants() []Variant {
 		if ib != 0 {
 			bindings, spec = 3, maxPoolGridIdxSpec
 		}
-		out = append(out, Variant{Name: MaxPoolGridName(bits, native, ib, pre), Source: "maxpool_grid.comp", Defines: defines,
-			Bindings: bindings, Spec: spec, Push: maxPoolGridPush})
+		v := Variant{Name: MaxPoolGridName(bits, native, ib, pre), Source: "maxpool_grid.comp", Defines: defines,
+			Bindings: bindings, Spec: spec, Push: maxPoolGridPush}
+		out = append(out, v)
+		for _, outs := range MaxPoolRunOuts {
+			if !pre {
+				break
+			}
+			run := v
+			run.Name = MaxPoolRunName(bits, native, ib, outs)
+			run.Defines = append(append([]string(nil), defines...), fmt.Sprintf("OUTS=%d", outs))
+			out = append(out, run)
+			if bits == 32 {
+				fcmp := run
+				fcmp.Name = MaxPoolRunFloatName(ib, outs)
+				fcmp.Defines = append(append([]string(nil), run.Defines...), "FLOAT_CMP=1")
+				fcmp.FloatControls32 = true
+				out = append(out, fcmp)
+			}
+		}
 	})
 	return out
 }

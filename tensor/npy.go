@@ -7,10 +7,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vkdml/vkdml/internal/safefile"
 )
 
 // This file reads and writes NumPy .npy files (format versions 1.0, 2.0 and
@@ -74,9 +75,18 @@ var supportedNpyDescrs = func() string {
 // So a lying header fails fast with a small allocation. Bytes after the
 // array are left unread.
 func ReadNpy(r io.Reader) (*Tensor, error) {
+	return readNpy(r, math.MaxUint64)
+}
+
+// readNpy is ReadNpy refusing, from the header and before allocating, an
+// array of more than maxData bytes.
+func readNpy(r io.Reader, maxData uint64) (*Tensor, error) {
 	h, err := readNpyHeader(r)
 	if err != nil {
 		return nil, err
+	}
+	if need := h.dataBytes(); need > maxData {
+		return nil, fmt.Errorf("%w: shape (%s) of %s holds %d bytes, more than the %d the reader expects", ErrTooLarge, joinUints(h.shape, ", "), h.descr, need, maxData)
 	}
 	avail := int64(-1)
 	if s, ok := r.(io.Seeker); ok {
@@ -91,14 +101,29 @@ func ReadNpy(r io.Reader) (*Tensor, error) {
 	return readNpyData(r, h, avail)
 }
 
-// ReadNpyFile reads the .npy file at path. Errors name the file.
+// ErrTooLarge is wrapped by the error ReadNpyFileMax returns for an array
+// larger than its bound.
+var ErrTooLarge = errors.New("tensor: .npy array larger than expected")
+
+// ReadNpyFile reads the .npy file at path, which must be a regular file
+// (a FIFO or a device such as /dev/zero is refused before it is read; see
+// internal/safefile). Its header bounds what is allocated: at most 2^32-1
+// elements (DirectML's limit on a tensor, which CreateOperator applies
+// too), and no more than the file holds. Errors name the file.
 func ReadNpyFile(path string) (*Tensor, error) {
-	f, err := os.Open(path)
+	return ReadNpyFileMax(path, math.MaxUint64)
+}
+
+// ReadNpyFileMax is ReadNpyFile for a reader that knows how large the
+// array must be: one of more than maxData bytes of data is refused from
+// its header, before anything is allocated (errors.Is ErrTooLarge).
+func ReadNpyFileMax(path string, maxData uint64) (*Tensor, error) {
+	f, _, err := safefile.Open(path, -1)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := ReadNpy(f)
+	t, err := readNpy(f, maxData)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -444,13 +469,18 @@ func (p *dictParser) integer(idx int) (int64, error) {
 
 // readNpyData reads the array body described by h. avail is the number of
 // bytes known to remain in r, or -1 when unknown.
+// dataBytes is the size of the array's data.
+func (h *npyHeader) dataBytes() uint64 {
+	count := uint64(h.dt.Size())
+	for _, s := range h.shape {
+		count *= uint64(s) // cannot overflow: parseNpyHeader capped the elements at 2^32-1
+	}
+	return count
+}
+
 func readNpyData(r io.Reader, h *npyHeader, avail int64) (*Tensor, error) {
 	es := uint64(h.dt.Size())
-	var count uint64 = 1
-	for _, s := range h.shape {
-		count *= uint64(s) // cannot overflow: parseNpyHeader capped it at 2^32-1
-	}
-	need := count * es
+	need := h.dataBytes()
 	total := CalcBufferTensorSize(h.dt, h.shape, nil)
 	shapeStr := func() string { return joinUints(h.shape, ", ") }
 	if avail >= 0 && uint64(avail) < need {
@@ -569,49 +599,18 @@ func WriteNpy(w io.Writer, t *Tensor) error {
 	return err
 }
 
-// WriteNpyFile writes t to path atomically: it writes a temporary file in
-// the same directory, syncs it and renames it over path, so path holds
-// either the old content or the whole new file. On any error the temporary
-// file is removed and path is untouched. The new file's mode is 0644.
-func WriteNpyFile(path string, t *Tensor) (err error) {
+// WriteNpyFile writes t to path atomically (safefile.WriteFile): path
+// holds either the old content or the whole new file. On any error the
+// temporary file is removed and path is untouched. The new file's mode is
+// 0644.
+func WriteNpyFile(path string, t *Tensor) error {
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("tensor: WriteNpyFile %s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+	return safefile.WriteFile(path, 0o644, func(w io.Writer) error {
+		if err := WriteNpy(w, t); err != nil {
+			return fmt.Errorf("tensor: writing %s: %w", path, err)
 		}
-	}()
-	if err = WriteNpy(f, t); err != nil {
-		return fmt.Errorf("tensor: writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Make the rename itself durable. Not every platform can sync a
-	// directory, and the file is already complete, so this is best effort.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+		return nil
+	})
 }

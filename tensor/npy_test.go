@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkdml/vkdml/internal/safefile/safefiletest"
 )
 
 // mkNpy assembles a .npy file from a header dictionary, padding it like
@@ -509,4 +511,27 @@ func TestNpyPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	bitsEqual(t, y, x)
+}
+
+// TestReadNpyFileNotRegular: a .npy path that is a FIFO, a device or a
+// folder is refused at once, naming the path, not blocked on or read
+// without end.
+func TestReadNpyFileNotRegular(t *testing.T) {
+	safefiletest.RefusesEach(t, "in.npy", func(path string) error { _, err := ReadNpyFile(path); return err })
+}
+
+// TestReadNpyFileMax: an array larger than the reader's bound is refused
+// from its header, with the sizes, before its data is read.
+func TestReadNpyFileMax(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.npy")
+	if err := WriteNpyFile(path, &Tensor{Desc: NewDesc(Float32, []uint32{10}), Data: make([]byte, 40)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadNpyFileMax(path, 40); err != nil {
+		t.Errorf("at the bound: %v", err)
+	}
+	_, err := ReadNpyFileMax(path, 39)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "holds 40 bytes, more than the 39") {
+		t.Errorf("over the bound: %v", err)
+	}
 }

@@ -19,10 +19,10 @@ func conformanceData(t *testing.T) string {
 	return onnxData(t)
 }
 
-// TestONNXConformance runs all 49 ArgMax/ArgMin/MaxPool/MaxUnpool data sets
-// through the public API with the validation layer on: 48 must pass exactly
-// and the
-// one with storage_order=1 must be skipped, with the reason.
+// TestONNXConformance runs all 65 ArgMax/ArgMin/MaxPool/MaxUnpool/ReduceMax/
+// ReduceMin data sets through the public API with the validation layer on:
+// 64 must pass exactly and the one with storage_order=1 must be skipped,
+// with the reason.
 func TestONNXConformance(t *testing.T) {
 	dir := conformanceData(t)
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
@@ -40,8 +40,8 @@ func TestONNXConformance(t *testing.T) {
 	}
 	sum := conformance.Summarize(rs)
 	t.Log(sum)
-	if sum.Total != 49 || sum.Passed != 48 || sum.Skipped != 1 {
-		t.Errorf("want 48 passed and 1 skipped of 49 data sets, got %+v", sum)
+	if sum.Total != 68 || sum.Passed != 67 || sum.Skipped != 1 {
+		t.Errorf("want 67 passed and 1 skipped of 68 data sets, got %+v", sum)
 	}
 	for _, r := range rs {
 		if r.Status == conformance.Skip && (r.Case != "test_maxpool_with_argmax_2d_precomputed_strides" || !strings.Contains(r.Reason, "storage_order")) {
@@ -81,7 +81,7 @@ func TestConformanceCLI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("vkdml conformance: %v\n%s", err, out)
 	}
-	for _, want := range []string{"CASE", "RESULT", "REASON", "test_maxpool_2d_ceil", "PASS", "SKIP", "storage_order", "48 passed, 0 failed, 1 skipped"} {
+	for _, want := range []string{"CASE", "RESULT", "REASON", "test_maxpool_2d_ceil", "PASS", "SKIP", "storage_order", "67 passed, 0 failed, 1 skipped"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -111,5 +111,40 @@ func copyDir(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestONNXConformanceReportsWhatItCannotMap: a data set under a folder
+// name of its own runs; a folder without a model and one of an operator
+// vkdml does not map are listed as not mapped with the reason, not left
+// out unsaid.
+func TestONNXConformanceReportsWhatItCannotMap(t *testing.T) {
+	dir := conformanceData(t)
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	mine := t.TempDir()
+	copyDir(t, filepath.Join(dir, "test_argmax_keepdims_example"), filepath.Join(mine, "my_argmax"))
+	copyDir(t, filepath.Join(dir, "test_globalmaxpool"), filepath.Join(mine, "test_globalmaxpool"))
+	if err := os.Mkdir(filepath.Join(mine, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := conformance.Run(d, mine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]conformance.Result{}
+	for _, r := range rs {
+		got[r.Case] = r
+	}
+	if r := got["my_argmax"]; r.Status != conformance.Pass {
+		t.Errorf("my_argmax: %+v, want it run and passed", r)
+	}
+	if r := got["test_globalmaxpool"]; r.Status != conformance.NotMapped || r.ONNXOp != "GlobalMaxPool" || !strings.Contains(r.Reason, "not an operator vkdml maps") {
+		t.Errorf("test_globalmaxpool: %+v, want not mapped naming GlobalMaxPool", r)
+	}
+	if r := got["notes"]; r.Status != conformance.NotMapped || !strings.Contains(r.Reason, "no model.onnx") {
+		t.Errorf("notes: %+v, want not mapped for having no model.onnx", r)
+	}
+	if sum := conformance.Summarize(rs); sum.Total != 1 || sum.Passed != 1 || sum.NotMapped != 2 || !strings.Contains(sum.String(), "2 folders not mapped") {
+		t.Errorf("summary %+v %q", sum, sum)
 	}
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #ifndef _WIN32
 #include <signal.h>
 #include <sys/wait.h>
@@ -290,6 +291,15 @@ static void too_large_for_the_device(vkdml_device dev) {
     EXPECT(op == 0);
 }
 
+/* The version the parent read before forking; NULL before it asked, when
+ * a child forked before the Go runtime finished starting may get "". */
+static const char *parent_version;
+
+/* version_ok: v is a version whose major is the ABI version. */
+static int version_ok(const char *v) {
+    return strtoul(v, NULL, 10) == VKDML_ABI_VERSION && strchr(v, '.') != NULL;
+}
+
 #ifndef _WIN32 /* Windows has no fork */
 /* In a child of fork() every function that would enter the Go runtime
  * fails at once with E_FAIL and a message naming the start methods; plain
@@ -316,7 +326,12 @@ static int child_refuses(vkdml_device dev) {
             bad = 1;
         }
     }
-    if (vkdml_abi_version() != VKDML_ABI_VERSION || strcmp(vkdml_hresult_name(VKDML_E_FAIL), "E_FAIL") != 0) {
+    /* vkdml_version() is plain C once the Go runtime has started. */
+    const char *v = vkdml_version();
+    if (vkdml_abi_version() != VKDML_ABI_VERSION || strcmp(vkdml_hresult_name(VKDML_E_FAIL), "E_FAIL") != 0 ||
+        (parent_version != NULL ? strcmp(v, parent_version) != 0 : v[0] != '\0' && !version_ok(v))) {
+        fprintf(stderr, "forked child: vkdml_abi_version %u, vkdml_version \"%s\"\n", vkdml_abi_version(),
+                vkdml_version());
         bad = 1;
     }
     return bad;
@@ -452,6 +467,31 @@ static void max_unpooling(vkdml_device dev) {
     EXPECT_HR(vkdml_run(dev, &d, ins, 2, outs, 1), VKDML_E_INVALIDARG, "IndicesTensor.DataType");
 }
 
+/* TOP_K1: two outputs, ties to the lower index, NaN after every number;
+ * TOP_K is DECREASING; K past the axis and INT32 indices are refused. */
+static void top_k(vkdml_device dev) {
+    uint32_t in_sizes[1] = {5}, out_sizes[1] = {3};
+    vkdml_tensor_desc x = {VKDML_DATA_TYPE_FLOAT32, 0, 1, in_sizes, NULL, 0, 0};
+    vkdml_tensor_desc v = {VKDML_DATA_TYPE_FLOAT32, 0, 1, out_sizes, NULL, 0, 0};
+    vkdml_tensor_desc i = {VKDML_DATA_TYPE_UINT32, 0, 1, out_sizes, NULL, 0, 0};
+    vkdml_top_k1_desc td = {&x, &v, &i, 0, 3, VKDML_AXIS_DIRECTION_INCREASING};
+    vkdml_operator_desc d = {VKDML_OPERATOR_TOP_K1, &td};
+    float xv[5] = {3, NAN, 1, 3, 1}, vv[3];
+    uint32_t iv[3];
+    vkdml_buffer ins[1] = {{xv, sizeof xv}}, outs[2] = {{vv, sizeof vv}, {iv, sizeof iv}};
+    MUST(vkdml_run(dev, &d, ins, 1, outs, 2));
+    EXPECT(vv[0] == 1 && vv[1] == 1 && vv[2] == 3 && iv[0] == 2 && iv[1] == 4 && iv[2] == 0);
+    vkdml_top_k_desc kd = {&x, &v, &i, 0, 3};
+    vkdml_operator_desc dk = {VKDML_OPERATOR_TOP_K, &kd};
+    MUST(vkdml_run(dev, &dk, ins, 1, outs, 2));
+    EXPECT(vv[0] == 3 && vv[1] == 3 && vv[2] == 1 && iv[0] == 0 && iv[1] == 3 && iv[2] == 2);
+    td.k = 6;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 1, outs, 2), VKDML_E_INVALIDARG, "K");
+    td.k = 3;
+    i.data_type = VKDML_DATA_TYPE_INT32;
+    EXPECT_HR(vkdml_run(dev, &d, ins, 1, outs, 2), VKDML_E_INVALIDARG, "OutputIndexTensor.DataType");
+}
+
 /* Messages belong to the thread whose call failed. */
 static void *fail_in_thread(void *arg) {
     (void)arg;
@@ -515,6 +555,16 @@ int main(void) {
 #ifndef _WIN32
     fork_and_check("right after the library was loaded", 1);
 #endif
+    parent_version = vkdml_version();
+    if (!version_ok(parent_version)) {
+        fprintf(stderr, "vkdml_version() = \"%s\"; want MAJOR.MINOR.PATCH with MAJOR %u\n", parent_version,
+                VKDML_ABI_VERSION);
+        failures++;
+    }
+    if (strcmp(vkdml_hresult_name(VKDML_E_UNEXPECTED), "E_UNEXPECTED") != 0) {
+        fprintf(stderr, "FAIL: vkdml_hresult_name(VKDML_E_UNEXPECTED) is %s\n", vkdml_hresult_name(VKDML_E_UNEXPECTED));
+        failures++;
+    }
     vkdml_device_options opts = {VKDML_CREATE_DEVICE_FLAG_DEBUG, 0, NULL};
     vkdml_device dev = 0;
     MUST(vkdml_device_create(&opts, &dev));
@@ -524,6 +574,7 @@ int main(void) {
     strided_output(dev);
     other_operators(dev);
     max_unpooling(dev);
+    top_k(dev);
     thread_local_errors();
     concurrency(dev);
     spare_bytes(dev);

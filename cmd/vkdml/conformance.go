@@ -5,25 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/vkdml/vkdml/internal/conformance"
+	"github.com/vkdml/vkdml/internal/operators"
 )
 
 // conformanceReport is `vkdml conformance --json` (docs/json.md).
 type conformanceReport struct {
-	SchemaVersion int                  `json:"schema_version"`
-	VkdmlVersion  string               `json:"vkdml_version"`
-	Device        string               `json:"device"`
-	Driver        string               `json:"driver"`
-	DataDir       string               `json:"data_dir"`
-	Passed        int                  `json:"passed"`
-	Failed        int                  `json:"failed"`
-	Skipped       int                  `json:"skipped"`
-	Total         int                  `json:"total"`
-	Cases         []conformance.Result `json:"cases"`
+	SchemaVersion int    `json:"schema_version"`
+	VkdmlVersion  string `json:"vkdml_version"`
+	Device        string `json:"device"`
+	Driver        string `json:"driver"`
+	DataDir       string `json:"data_dir"`
+	Passed        int    `json:"passed"`
+	Failed        int    `json:"failed"`
+	Skipped       int    `json:"skipped"`
+	Total         int    `json:"total"`
+	// NotMapped counts the folders not run (their operator is none vkdml
+	// maps, or they hold no node test); cases lists each with the reason.
+	NotMapped int                  `json:"not_mapped"`
+	Cases     []conformance.Result `json:"cases"`
 }
 
 // errConformance is returned when a case failed: the table says which.
@@ -55,12 +60,13 @@ func runConformance(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(conformanceReport{SchemaVersion: jsonSchemaVersion, VkdmlVersion: vkdmlVersion(),
 			Device: d.GPU().Info.Name, Driver: d.GPU().Info.DriverName + " " + d.GPU().Info.DriverInfo, DataDir: *data,
-			Passed: sum.Passed, Failed: sum.Failed, Skipped: sum.Skipped, Total: sum.Total, Cases: rs}); err != nil {
+			Passed: sum.Passed, Failed: sum.Failed, Skipped: sum.Skipped, Total: sum.Total, NotMapped: sum.NotMapped, Cases: rs}); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(stdout, "ONNX node tests (%s) on %s\n\n", *data, d.GPU().Info.Name)
 		printConformance(stdout, rs)
+		printNotMapped(stdout, rs)
 		fmt.Fprintf(stdout, "\n%d data sets\n%s\n", sum.Total, sum)
 	}
 	if sum.Failed > 0 {
@@ -73,6 +79,9 @@ func printConformance(w io.Writer, rs []conformance.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tRESULT\tOPERATOR\tTIME\tREASON")
 	for _, r := range rs {
+		if r.Status == conformance.NotMapped {
+			continue
+		}
 		reason := strings.ReplaceAll(r.Reason, "\n", " ")
 		if len(reason) > 160 && r.Status == conformance.Pass {
 			reason = reason[:157] + "..."
@@ -84,4 +93,41 @@ func printConformance(w io.Writer, rs []conformance.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Case, strings.ToUpper(string(r.Status)), op, r.Duration.Round(time.Millisecond), reason)
 	}
 	tw.Flush()
+}
+
+// printNotMapped says which folders were not run and why: per ONNX
+// operator vkdml does not map, how many data sets; then each folder that
+// holds no readable node test, by name.
+func printNotMapped(w io.Writer, rs []conformance.Result) {
+	byOp := map[string]int{}
+	var ops, multi, other []string
+	for _, r := range rs {
+		switch {
+		case r.Status != conformance.NotMapped:
+		case r.Nodes > 1:
+			multi = append(multi, r.Case)
+		case r.ONNXOp != "":
+			if byOp[r.ONNXOp] == 0 {
+				ops = append(ops, r.ONNXOp)
+			}
+			byOp[r.ONNXOp]++
+		default:
+			other = append(other, r.Case+": "+r.Reason)
+		}
+	}
+	if len(ops) > 0 {
+		sort.Strings(ops)
+		n := 0
+		for i, op := range ops {
+			n += byOp[op]
+			ops[i] = fmt.Sprintf("%s %d", op, byOp[op])
+		}
+		fmt.Fprintf(w, "\nnot mapped: %d data sets of %d operators vkdml does not map:\n%s", n, len(ops), operators.Wrap(strings.Join(ops, ", "), 100))
+	}
+	if len(multi) > 0 {
+		fmt.Fprintf(w, "not mapped: %d models of several nodes (expanded functions, not node tests), %s ... %s\n", len(multi), multi[0], multi[len(multi)-1])
+	}
+	for _, o := range other {
+		fmt.Fprintf(w, "not mapped: %s\n", o)
+	}
 }

@@ -8,23 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
-	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/profiles"
-	"github.com/vkdml/vkdml/tensor"
 )
-
-// deviceReport is one device in `vkdml devices --json`; its keys become
-// snake_case in snakeKeys (docs/json.md).
-type deviceReport struct {
-	*gpu.DeviceInfo
-	Default      bool     `json:"default"`
-	Usable       bool     `json:"usable"`
-	FeatureLevel string   `json:"featureLevel,omitempty"`
-	DataTypes    []string `json:"dataTypes,omitempty"`
-	SubgroupOps  []string `json:"subgroupOperationNames"`
-}
 
 // devicesJSON is `vkdml devices --json`.
 type devicesJSON struct {
@@ -34,15 +20,6 @@ type devicesJSON struct {
 	Devices       any    `json:"devices"`
 }
 
-var subgroupOpNames = []struct {
-	bit  uint32
-	name string
-}{
-	{caps.SubgroupBasic, "basic"}, {caps.SubgroupVote, "vote"}, {caps.SubgroupArithmetic, "arithmetic"},
-	{caps.SubgroupBallot, "ballot"}, {caps.SubgroupShuffle, "shuffle"}, {caps.SubgroupShuffleRelative, "shuffle-relative"},
-	{caps.SubgroupClustered, "clustered"}, {caps.SubgroupQuad, "quad"},
-}
-
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("devices", "devices [--json] [--device SEL]", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -50,25 +27,9 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
 	}
-	infos, def, err := gpu.Enumerate(*sel)
+	reports, def, err := dml.DeviceReports(*sel)
 	if err != nil {
 		return err
-	}
-	reports := make([]deviceReport, len(infos))
-	for i, info := range infos {
-		r := deviceReport{DeviceInfo: info, Default: i == def, Usable: info.Usable() == ""}
-		if r.Usable {
-			r.FeatureLevel = dml.MaxFeatureLevel.String()
-			for _, dt := range tensor.AllTypes {
-				r.DataTypes = append(r.DataTypes, dt.String())
-			}
-		}
-		for _, op := range subgroupOpNames {
-			if info.Limits.SubgroupOperations&op.bit != 0 {
-				r.SubgroupOps = append(r.SubgroupOps, op.name)
-			}
-		}
-		reports[i] = r
 	}
 	if *asJSON {
 		devs, err := snakeJSON(reports)
@@ -87,13 +48,13 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			printDevice(stdout, r)
 		}
 	}
-	return selectorError(*sel, infos, def)
+	return selectorError(*sel, reports, def)
 }
 
 // selectorError says why --device (or $VKDML_DEVICE) selects no usable
 // device, after the list was printed; nil when it selects one or none was
 // given.
-func selectorError(sel string, infos []*gpu.DeviceInfo, def int) error {
+func selectorError(sel string, infos []dml.DeviceReport, def int) error {
 	what := "--device"
 	if sel == "" {
 		sel, what = os.Getenv("VKDML_DEVICE"), "$VKDML_DEVICE"
@@ -105,7 +66,7 @@ func selectorError(sel string, infos []*gpu.DeviceInfo, def int) error {
 		if i < 0 || i >= len(infos) {
 			return fmt.Errorf("%s %d: no such device (there are %d: indices 0..%d)", what, i, len(infos), len(infos)-1)
 		}
-		return fmt.Errorf("%s %d (%s): not usable: %s", what, i, infos[i].Name, infos[i].Usable())
+		return fmt.Errorf("%s %d (%s): not usable: %s", what, i, infos[i].Name, infos[i].UnusableBecause)
 	}
 	return fmt.Errorf("%s %q matches the name of no usable device", what, sel)
 }
@@ -149,7 +110,7 @@ func onOff(name string, v bool) string {
 	return "!" + name
 }
 
-func printDevice(w io.Writer, r deviceReport) {
+func printDevice(w io.Writer, r dml.DeviceReport) {
 	mark := " "
 	if r.Default {
 		mark = "*"
@@ -157,16 +118,18 @@ func printDevice(w io.Writer, r deviceReport) {
 	l, f := r.Limits, r.Features
 	fmt.Fprintf(w, "%s %d: %s (%s)\n", mark, r.Index, r.Name, r.TypeName)
 	fmt.Fprintf(w, "    Vulkan %s, driver %s %s, vendor %#04x device %#04x, uuid %s\n", r.API, r.DriverName, r.DriverInfo, r.VendorID, r.DeviceID, r.UUID)
-	if why := r.DeviceInfo.Usable(); why != "" {
-		fmt.Fprintf(w, "    not usable: %s\n", why)
+	if !r.Usable {
+		fmt.Fprintf(w, "    not usable: %s\n", r.UnusableBecause)
 		return
 	}
-	fmt.Fprintf(w, "    subgroup size %d (min %d, max %d), operations: %s\n", l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize, strings.Join(r.SubgroupOps, " "))
+	fmt.Fprintf(w, "    subgroup size %d (min %d, max %d), operations: %s\n", l.SubgroupSize, l.MinSubgroupSize, l.MaxSubgroupSize, strings.Join(r.SubgroupOperationNames, " "))
 	fmt.Fprintf(w, "    features: %s\n", strings.Join([]string{
 		onOff("shaderInt64", f.ShaderInt64), onOff("shaderInt16", f.ShaderInt16), onOff("shaderInt8", f.ShaderInt8),
 		onOff("shaderFloat16", f.ShaderFloat16), onOff("storageBuffer8BitAccess", f.StorageBuffer8Bit),
 		onOff("storageBuffer16BitAccess", f.StorageBuffer16Bit), onOff("subgroupArithmetic", f.SubgroupArithmetic),
 		onOff("subgroupSizeControl", f.SubgroupSizeControl), onOff("computeFullSubgroups", f.ComputeFullSubgroups),
+		onOff("shaderDenormPreserveFloat32", f.DenormPreserveFloat32),
+		onOff("shaderSignedZeroInfNanPreserveFloat32", f.SignedZeroInfNanPreserveFloat32),
 	}, " "))
 	fmt.Fprintf(w, "    limits: maxStorageBufferRange %d, maxComputeSharedMemorySize %d, maxComputeWorkGroupInvocations %d,\n",
 		l.MaxStorageBufferRange, l.MaxComputeSharedMemorySize, l.MaxComputeWorkGroupInvocations)

@@ -31,32 +31,29 @@ import (
 	"runtime/debug"
 	"strings"
 
+	version "github.com/vkdml/vkdml"
 	"github.com/vkdml/vkdml/internal/operators"
 )
 
-// version is set at link time by the Makefile (-X main.version=...); when it
-// is not, vkdmlVersion reads the module version from the build info, so
-// that `go install .../cmd/vkdml@v0.1.0` reports v0.1.0.
-var version = ""
-
-// vkdmlVersion is the version the command reports.
+// vkdmlVersion is the version the command reports: the release number from
+// the repository's VERSION file, with the build metadata the Makefile links
+// in (-X github.com/vkdml/vkdml.build=...), or else that of the build
+// info's VCS stamp.
 func vkdmlVersion() string {
-	if version != "" {
-		return version
+	if v := version.Version(); v != version.Release() {
+		return v
 	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "dev"
+		return version.Release()
 	}
-	return buildVersion(bi)
+	return version.WithBuild(buildMetadata(bi))
 }
 
-// buildVersion is the module version of a `go install module@version`
-// build, else dev-REVISION[-dirty] from the VCS stamp, else dev.
-func buildVersion(bi *debug.BuildInfo) string {
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
+// buildMetadata is a build's commit from its VCS stamp, as the Makefile
+// spells it (g0123456789ab, .dirty when the tree had changes), or "" when
+// the build has none (go install module@version, -buildvcs=false).
+func buildMetadata(bi *debug.BuildInfo) string {
 	rev, dirty := "", false
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -67,15 +64,15 @@ func buildVersion(bi *debug.BuildInfo) string {
 		}
 	}
 	if rev == "" {
-		return "dev"
+		return ""
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
 	if dirty {
-		rev += "-dirty"
+		return "g" + rev + ".dirty"
 	}
-	return "dev-" + rev
+	return "g" + rev
 }
 
 // errUsage marks errors in flags or arguments: exit status 2.

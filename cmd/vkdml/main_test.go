@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	version "github.com/vkdml/vkdml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -181,24 +182,37 @@ func TestNoLoader(t *testing.T) {
 	}
 }
 
-// TestVersion: --version and version print the same; a module version
-// from the build info wins over the VCS stamp.
+// TestVersion: --version and version print the same, the repository's
+// VERSION file's release with at most build metadata after it; the
+// metadata comes from the build info's VCS stamp.
 func TestVersion(t *testing.T) {
 	_, a, _ := vkdml("version")
 	_, b, _ := vkdml("--version")
 	if a == "" || a != b || !strings.HasPrefix(a, "vkdml ") {
 		t.Fatalf("version %q, --version %q", a, b)
 	}
+	file, err := os.ReadFile("../../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimPrefix(strings.TrimSpace(a), "vkdml ")
+	if release, _, _ := strings.Cut(got, "+"); release != strings.TrimSpace(string(file)) {
+		t.Errorf("vkdml version printed %q; VERSION holds %q", got, file)
+	}
+	if err := version.CheckVersion(got); err != nil {
+		t.Error(err)
+	}
 	for _, c := range []struct {
 		bi   debug.BuildInfo
 		want string
 	}{
-		{debug.BuildInfo{Main: debug.Module{Version: "v0.1.0"}}, "v0.1.0"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}, "dev-0123456789ab-dirty"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.0.0"}}, ""},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}, "g0123456789ab.dirty"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456"}}}, "g0123456"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, ""},
 	} {
-		if got := buildVersion(&c.bi); got != c.want {
-			t.Errorf("buildVersion(%+v) = %q, want %q", c.bi.Main, got, c.want)
+		if got := buildMetadata(&c.bi); got != c.want {
+			t.Errorf("buildMetadata(%+v) = %q, want %q", c.bi, got, c.want)
 		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/parity"
+	"github.com/vkdml/vkdml/internal/parity/gen"
 	"github.com/vkdml/vkdml/internal/parity/vk"
 )
 
@@ -59,6 +61,11 @@ type parityRow struct {
 	VKDML    string `json:"vkdml"`
 	Verdict  string `json:"verdict"`
 	Detail   string `json:"detail,omitempty"`
+	// Rule explains a known difference; Outputs and Differences are the
+	// comparison as records (parity.Row).
+	Rule        string                    `json:"rule,omitempty"`
+	Outputs     []parity.OutputComparison `json:"outputs,omitempty"`
+	Differences []parity.Difference       `json:"differences,omitempty"`
 }
 
 // findCorpus returns --corpus, or the repository's tests/parity found from
@@ -90,10 +97,11 @@ func findCorpus(flagValue string) (string, error) {
 // under Wine): a table of case, DirectML, vkdml, verdict, then the summary
 // line `parity: N equal, M differ, K rejected by both`.
 func runParity(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]\n       vkdml parity --live [--corpus DIR | --random N [--seed S]] [--out DIR] [--adapter SEL] [--device SEL] [--dml DLL] [--skip-no-answer] (Windows)", stderr)
+	fs := newFlagSet("parity", "parity [--corpus DIR] [--golden DIR] [--json] [--device SEL] [--debug]\n       vkdml parity --case CASE.json [--json] [--device SEL] [--debug]\n       vkdml parity --live [--corpus DIR | --random N [--seed S]] [--out DIR] [--adapter SEL] [--device SEL] [--dml DLL] [--skip-no-answer] (Windows)", stderr)
 	corpusFlag := fs.String("corpus", "", "corpus folder: corpus.json, inputs/, known-differences.json (default: the repository's tests/parity, found from the working folder up)")
 	golden := fs.String("golden", "", "DirectML's results (results.json and .npy outputs; default CORPUS/golden)")
-	asJSON := fs.Bool("json", false, "print the comparison as JSON (docs/json.md)")
+	asJSON := fs.Bool("json", false, "print the comparison as JSON (docs/json.md; docs/schema/parity.schema.json, with --case parity-case.schema.json)")
+	caseFile := fs.String("case", "", "compare one case: CASE.json holds desc (DirectML's names), inputs and expected (.npy files relative to it) or hresult")
 	live := fs.Bool("live", false, "Windows: run each case through DirectML.dll and vkdml in this process and compare them (no goldens)")
 	random := fs.Int("random", 0, "with --live: N random cases of the corpus generator's families instead of the corpus")
 	seed := fs.Int64("seed", 0, "with --random: the seed (default: from the clock, printed)")
@@ -106,6 +114,13 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 	devOpts := deviceFlags(fs)
 	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
+	}
+	if *caseFile != "" {
+		for _, f := range []string{"corpus", "golden", "live"} {
+			if flagSet(fs, f) {
+				return fmt.Errorf("%w: --case compares one case; --%s goes without it", errUsage, f)
+			}
+		}
 	}
 	if !*live {
 		for _, f := range []string{"random", "seed", "out", "adapter", "dml", "case-timeout", "v", "skip-no-answer"} {
@@ -134,10 +149,19 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			o.corpus = corpus
-		} else if !flagSet(fs, "seed") {
-			o.seed = time.Now().UnixNano() % 1e9
+		} else {
+			if !flagSet(fs, "seed") {
+				o.seed = time.Now().UnixNano() % 1e9
+			}
+			// The large random cases' tensors exceed these, so that
+			// vkdml's windowed and split paths run on any device; the
+			// caps are never above the device's own limits.
+			o.dev.BindingWindowCap, o.dev.MaxAllocation = gen.LiveBindingWindow, gen.LiveMaxAllocation
 		}
 		return runParityLive(o, stdout, stderr)
+	}
+	if *caseFile != "" {
+		return runParityCase(*caseFile, *asJSON, devOpts(), stdout)
 	}
 	corpus, err := findCorpus(*corpusFlag)
 	if err != nil {
@@ -174,7 +198,8 @@ func runParity(args []string, stdout, stderr io.Writer) error {
 			out.Groups = append(out.Groups, parityGroup{k.Type, k.Family, *rep.Groups[k]})
 		}
 		for _, r := range rep.Rows {
-			out.Cases = append(out.Cases, parityRow{r.Case, r.DirectML, r.VKDML, r.Verdict, r.Detail})
+			out.Cases = append(out.Cases, parityRow{Case: r.Case, DirectML: r.DirectML, VKDML: r.VKDML, Verdict: r.Verdict, Detail: r.Detail,
+				Rule: r.Rule, Outputs: r.Outputs, Differences: r.Differences})
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -200,4 +225,85 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// parityCaseReport is `vkdml parity --case --json`
+// (docs/schema/parity-case.schema.json).
+type parityCaseReport struct {
+	SchemaVersion int    `json:"schema_version"`
+	VkdmlVersion  string `json:"vkdml_version"`
+	Device        string `json:"device"`
+	Driver        string `json:"driver"`
+	parity.CaseResult
+}
+
+// runParityCase compares one case file's expected outputs with vkdml's:
+// the verdict, the rule that explains a difference, and each listed
+// difference with its coordinates, both values, its input window or
+// block and hints. The exit status is 1 unless the verdict passes (or
+// nothing was compared).
+func runParityCase(path string, asJSON bool, opts dml.DeviceOptions, stdout io.Writer) error {
+	c, inputs, expected, err := parity.LoadCaseFile(path)
+	if err != nil {
+		return err
+	}
+	d, err := createDevice(opts)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	res, err := vk.CompareCase(d, c, inputs, expected)
+	if err != nil {
+		return err
+	}
+	info := d.GPU().Info
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(parityCaseReport{SchemaVersion: jsonSchemaVersion, VkdmlVersion: vkdmlVersion(), Device: info.Name,
+			Driver: info.DriverName + " " + info.DriverInfo, CaseResult: *res}); err != nil {
+			return err
+		}
+	} else {
+		printCaseResult(stdout, res, info.Name)
+	}
+	if !res.Passed && res.Verdict != parity.VerdictNotCompared {
+		return errParity
+	}
+	return nil
+}
+
+// printCaseResult writes a one-case comparison as text.
+func printCaseResult(w io.Writer, res *parity.CaseResult, device string) {
+	fmt.Fprintf(w, "case %s on %s\n", res.Case, device)
+	if res.Expected != nil {
+		fmt.Fprintf(w, "expected: %s\n", outcomeLine(res.Expected))
+	}
+	fmt.Fprintf(w, "vkdml:    %s\n", outcomeLine(&res.VKDML))
+	fmt.Fprintf(w, "verdict:  %s\n", res.Verdict)
+	if res.Rule != "" {
+		fmt.Fprintf(w, "rule:     %s\n", res.Rule)
+	}
+	for _, o := range res.Outputs {
+		if o.Differing > 0 {
+			fmt.Fprintf(w, "output %d: %d of %d %s elements differ\n", o.Output, o.Differing, o.Elements, o.Compared)
+		}
+	}
+	for _, d := range res.Differences {
+		fmt.Fprintf(w, "  %s\n", d.Text())
+		for _, h := range d.Hints {
+			fmt.Fprintf(w, "    hint %s: %s\n", h.Kind, h.Detail)
+		}
+	}
+	if len(res.Differences) == 0 && res.Detail != "" && !res.Passed {
+		fmt.Fprintf(w, "detail:   %s\n", res.Detail)
+	}
+}
+
+func outcomeLine(o *parity.OutcomeRecord) string {
+	s := o.Summary
+	if o.Message != "" {
+		s += " (" + o.Message + ")"
+	}
+	return s
 }

@@ -7,10 +7,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/gen"
+	"github.com/vkdml/vkdml/internal/parity/paritytest"
 	"github.com/vkdml/vkdml/internal/parity/vk"
 	"github.com/vkdml/vkdml/internal/testutil"
 )
@@ -59,8 +61,14 @@ func TestParityLiveLoop(t *testing.T) {
 	t.Cleanup(func() { openLive = saved })
 	var flipped string
 	openLive = func(o *liveOptions) (*liveRig, error) {
+		// vkdml's device binds and allocates in the live run's small
+		// windows and parts; the fake DirectML's does not, so that a
+		// large case the windows broke would differ.
+		if o.dev.BindingWindowCap != gen.LiveBindingWindow || o.dev.MaxAllocation != gen.LiveMaxAllocation {
+			t.Errorf("--random opened vkdml's device with window cap %d and allocation %d", o.dev.BindingWindowCap, o.dev.MaxAllocation)
+		}
 		d := testutil.CreateDML(t, o.dev)
-		fake.dev = d
+		fake.dev = testutil.OpenDML(t, dml.DeviceOptions{})
 		fake.flip = map[string]bool{flipped: true}
 		return &liveRig{dml: fake, vk: d, header: []string{"parity --live: fake header"}}, nil
 	}
@@ -72,6 +80,15 @@ func TestParityLiveLoop(t *testing.T) {
 	}
 	if len(fake.ran) != 24 {
 		t.Fatalf("DirectML ran %d cases, want 24", len(fake.ran))
+	}
+	large := 0
+	for _, c := range fake.ran {
+		if c.Input.TotalTensorSizeInBytes > gen.LiveBindingWindow {
+			large++
+		}
+	}
+	if large == 0 || !strings.Contains(stdout, "windowed and split paths") {
+		t.Errorf("no case of seed 5 exceeds the %d-byte binding window, or the header does not say so:\n%s", gen.LiveBindingWindow, stdout)
 	}
 	for _, c := range fake.ran {
 		for _, x := range []*parity.Tensor{&c.Input, c.Indices, &c.Output, c.OutputIndices} {
@@ -185,5 +202,52 @@ func TestParityLiveSkipNoAnswer(t *testing.T) {
 	code, stdout, stderr = vkdml("parity", "--live", "--corpus", dir, "--skip-no-answer")
 	if r := ran(); code != 0 || r[stuck] || !strings.Contains(stdout, "1 known difference") {
 		t.Fatalf("explained no answer: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
+	}
+	// A corpus without goldens (PARITY_LIVE_CORPUS on a fresh one): every
+	// case goes to DirectML.
+	if err := os.RemoveAll(golden); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = vkdml("parity", "--live", "--corpus", dir, "--skip-no-answer")
+	if r := ran(); code != 0 || len(r) != 4 || !strings.Contains(stdout, "no goldens") {
+		t.Fatalf("no goldens: exit %d, DirectML ran %v\n%s\n%s", code, r, stdout, stderr)
+	}
+}
+
+// TestParityLiveRunsUncappedWhereWindowsCannotCover: an ARGMAX over the
+// outer axis of two rows of 4.8 MiB each cannot be covered by --random's
+// 4 MiB windows (each block's two elements lie a row apart); vkdml's
+// DXGI_ERROR_UNSUPPORTED there is the forced window's, not the device's,
+// so the case runs again without it and compares equal.
+func TestParityLiveRunsUncappedWhereWindowsCannotCover(t *testing.T) {
+	dir := t.TempDir()
+	const n = 1_200_000
+	c := parity.Case{Name: "two_long_rows", Covers: []string{"test"}, Operator: "ARGMAX", Expect: "S_OK", Axes: []uint32{0},
+		Input:  parity.Tensor{DataType: "FLOAT32", Sizes: []uint32{2, n}, TotalTensorSizeInBytes: 8 * n},
+		Output: parity.Tensor{DataType: "UINT32", Sizes: []uint32{1, n}, TotalTensorSizeInBytes: 4 * n}}
+	if err := (&parity.Corpus{Cases: []parity.Case{c}}).Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	in := make([]float32, 2*n)
+	for i := range in {
+		in[i] = float32(i % 7)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, parity.InputsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, parity.InputFile(c.Name)), paritytest.Float32Npy(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeDirectML{dev: testutil.OpenDML(t, dml.DeviceOptions{})}
+	saved := openLive
+	t.Cleanup(func() { openLive = saved })
+	openLive = func(o *liveOptions) (*liveRig, error) {
+		return &liveRig{dml: fake, vk: testutil.CreateDML(t, o.dev)}, nil
+	}
+	o := &liveOptions{corpus: dir, caseTimeout: time.Minute, verbose: true,
+		dev: dml.DeviceOptions{BindingWindowCap: gen.LiveBindingWindow, MaxAllocation: gen.LiveMaxAllocation}}
+	var stdout, stderr strings.Builder
+	if err := runParityLive(o, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "run without the forced windows") {
+		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/opcount"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/shaders"
@@ -26,6 +27,11 @@ name, and facts computed from the plan alone (docs/json.md):
                             unit) x bytes_per_lane_in_flight
   serial_partials           most partial results one invocation combines in
                             a loop (0 for a first pass)
+  partial_bytes             bytes of split-K partials it writes or reads
+  ops_per_byte              SPIR-V ops of its kernel's hot loop, specialised
+                            for the plan, per byte it reads and writes
+                            (partials included), as internal/opcount counts
+                            them; needs spirv-opt and spirv-dis, else null
 The operator flags are vkdml bench's. --profile plans for a shipped device
 profile or a profile file (vkdml devices --json's output, or one device of
 it); with no --profile, for the selected device. Shipped profiles:
@@ -33,10 +39,11 @@ it); with no --profile, for the selected device. Shipped profiles:
 A desc vkdml refuses gives the error CreateOperator gives.
 
 --check also judges each plan by the GPU goals, sized for the h100
-profile: serial_partials <= %d in
-every dispatch, empty lanes <= 1%% of the plan's lanes, and, for a case that
+profile: serial_partials <= %d and ops_per_byte <= %g in
+every dispatch, empty lanes <= 1%% of the plan's lanes, partials written and
+read <= %d%% of the bytes of its inputs, and, for a case that
 moves %d MiB or more, bytes_in_flight >= %d MiB in its streaming dispatch;
-it exits 1 when a plan misses one.
+it exits 1 when a plan misses one (or its ops cannot be counted).
 `
 
 // The goals --check holds plans to (sized for the h100 profile).
@@ -44,6 +51,10 @@ const (
 	checkMaxSerialPartials = 64
 	checkMinInFlight       = 2 << 20
 	checkBigCase           = 64 << 20
+	// checkMaxOpsPerByte is opcount.BudgetPerByte; checkMaxPartialPercent
+	// bounds partial traffic against the bytes the operator reads.
+	checkMaxOpsPerByte     = opcount.BudgetPerByte
+	checkMaxPartialPercent = 5
 )
 
 // stringList is a repeatable string flag.
@@ -78,6 +89,10 @@ type planDispatch struct {
 	BytesPerLaneInFlight uint64            `json:"bytes_per_lane_in_flight"`
 	BytesInFlight        uint64            `json:"bytes_in_flight"`
 	SerialPartials       uint64            `json:"serial_partials"`
+	PartialBytes         uint64            `json:"partial_bytes"`
+	// OpsPerByte is nil where the kernel could not be counted (no
+	// SPIR-V tools here, or bench's record, which does not count).
+	OpsPerByte *float64 `json:"ops_per_byte" jsonschema:"nullable"`
 }
 
 // planCheck is --check's verdict on one plan.
@@ -100,20 +115,24 @@ type planRecord struct {
 	KernelRequested string         `json:"kernel_requested,omitempty"`
 	Strategy        string         `json:"strategy"`
 	Bytes           uint64         `json:"bytes"` // the tensors' bytes, read + written, as bench counts them
+	InputBytes      uint64         `json:"input_bytes"`
 	TemporaryBytes  uint64         `json:"temporary_bytes"`
 	PersistentBytes uint64         `json:"persistent_bytes"`
 	Tuning          map[string]any `json:"tuning,omitempty"`
 	Dispatches      []planDispatch `json:"dispatches"`
 	// The steps' sums; SerialPartials their maximum; BytesInFlight that of
 	// the streaming dispatch (the one reading the most bytes).
-	Lanes             uint64     `json:"lanes"`
-	EmptyLanes        uint64     `json:"empty_lanes"`
-	BytesRead         uint64     `json:"bytes_read"`
-	BytesWritten      uint64     `json:"bytes_written"`
-	SerialPartials    uint64     `json:"serial_partials"`
-	StreamingDispatch int        `json:"streaming_dispatch"`
-	BytesInFlight     uint64     `json:"bytes_in_flight"`
-	Check             *planCheck `json:"check,omitempty"`
+	Lanes             uint64 `json:"lanes"`
+	EmptyLanes        uint64 `json:"empty_lanes"`
+	BytesRead         uint64 `json:"bytes_read"`
+	BytesWritten      uint64 `json:"bytes_written"`
+	PartialBytes      uint64 `json:"partial_bytes"`
+	SerialPartials    uint64 `json:"serial_partials"`
+	StreamingDispatch int    `json:"streaming_dispatch"`
+	BytesInFlight     uint64 `json:"bytes_in_flight"`
+	// countErr is why ops_per_byte is null, for --check.
+	countErr error
+	Check    *planCheck `json:"check,omitempty"`
 }
 
 // describePlan is plan's record of p, desc's plan on ctx.
@@ -124,12 +143,16 @@ func describePlan(ctx *ops.Context, desc ops.Desc, p *ops.Plan) (*planRecord, er
 	}
 	r := &planRecord{OperatorType: desc.OperatorType(), Strategy: p.Strategy, TemporaryBytes: p.TemporarySize,
 		PersistentBytes: p.PersistentSize, Tuning: ops.TuningOf(ctx), Lanes: f.Lanes, EmptyLanes: f.EmptyLanes,
-		BytesRead: f.BytesRead, BytesWritten: f.BytesWritten, SerialPartials: f.SerialPartials,
+		BytesRead: f.BytesRead, BytesWritten: f.BytesWritten, PartialBytes: f.PartialBytes, SerialPartials: f.SerialPartials,
 		StreamingDispatch: f.Streaming, BytesInFlight: f.BytesInFlight}
-	for _, ts := range [][]*tensor.Desc{desc.Inputs(), desc.Outputs()} {
+	for i, ts := range [][]*tensor.Desc{desc.Inputs(), desc.Outputs()} {
 		for _, t := range ts {
 			if t != nil {
-				r.Bytes += t.ElementCount() * uint64(t.DataType.Size())
+				n := t.ElementCount() * uint64(t.DataType.Size())
+				r.Bytes += n
+				if i == 0 {
+					r.InputBytes += n
+				}
 			}
 		}
 	}
@@ -145,10 +168,32 @@ func describePlan(ctx *ops.Context, desc ops.Desc, p *ops.Plan) (*planRecord, er
 			Kernel: k.Variant, Workgroup: [3]uint32{spec[shaders.SpecWorkgroupSize], 1, 1}, Groups: st.Groups,
 			Spec: spec, Push: push, Barrier: st.Barrier, BytesRead: df.BytesRead, BytesWritten: df.BytesWritten,
 			Lanes: df.Lanes, EmptyLanes: df.EmptyLanes, BytesPerLaneInFlight: df.BytesPerLaneInFlight,
-			BytesInFlight: df.BytesInFlight(resident), SerialPartials: df.SerialPartials,
+			BytesInFlight: df.BytesInFlight(resident), SerialPartials: df.SerialPartials, PartialBytes: df.PartialBytes,
 		})
 	}
 	return r, nil
+}
+
+// countOps sets each dispatch's ops_per_byte, counting p's kernels as
+// internal/opcount does; where they cannot be counted, r keeps why.
+func (r *planRecord) countOps(ctx *ops.Context, p *ops.Plan) {
+	r.countErr = opcount.Available()
+	if r.countErr != nil {
+		return
+	}
+	f, err := ops.Facts(ctx, p)
+	if err != nil {
+		r.countErr = err
+		return
+	}
+	counts, err := opcount.Plan(p, f)
+	if err != nil {
+		r.countErr = err
+		return
+	}
+	for i := range r.Dispatches {
+		r.Dispatches[i].OpsPerByte = &counts[i].OpsPerByte
+	}
 }
 
 // check judges r by the GPU goals (planHelp).
@@ -158,6 +203,16 @@ func (r *planRecord) check() *planCheck {
 		if d.SerialPartials > checkMaxSerialPartials {
 			c.Failures = append(c.Failures, fmt.Sprintf("serial_partials: dispatch %d (%s) combines %d partials in a loop, over %d", i, d.Kernel, d.SerialPartials, checkMaxSerialPartials))
 		}
+		if d.OpsPerByte != nil && *d.OpsPerByte > checkMaxOpsPerByte {
+			c.Failures = append(c.Failures, fmt.Sprintf("ops_per_byte: dispatch %d (%s) costs %.2f SPIR-V ops per byte moved, over %g", i, d.Kernel, *d.OpsPerByte, float64(checkMaxOpsPerByte)))
+		}
+	}
+	if r.countErr != nil {
+		c.Failures = append(c.Failures, fmt.Sprintf("ops_per_byte: not counted: %v", r.countErr))
+	}
+	if r.PartialBytes*100 > r.InputBytes*checkMaxPartialPercent {
+		c.Failures = append(c.Failures, fmt.Sprintf("partial_bytes: %d KiB of partials written and read, %.1f%% of the %d MiB of inputs read, over %d%%",
+			r.PartialBytes>>10, 100*float64(r.PartialBytes)/float64(r.InputBytes), r.InputBytes>>20, checkMaxPartialPercent))
 	}
 	if r.EmptyLanes*100 > r.Lanes {
 		c.Failures = append(c.Failures, fmt.Sprintf("empty_lanes: %d of %d lanes (%.1f%%) touch no element, over 1%%", r.EmptyLanes, r.Lanes, 100*float64(r.EmptyLanes)/float64(r.Lanes)))
@@ -186,14 +241,14 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 	o.flags(fs, opFromArgs(args), " (copy = identity)", "input sizes, e.g. 4096,16384 (repeat the flag for several plans)")
 	fs.StringVar(&o.kernel, "kernel", "", "force a strategy (default: vkdml chooses; vkdml bench -h lists them)")
 	fs.StringVar(&o.profile, "profile", "", "plan for a shipped profile ("+strings.Join(profiles.Names(), ", ")+") or a profile file (default: the selected device)")
-	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs: "+strings.Join(ops.TuningKeys(), ", ")+")")
+	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs and their ranges: "+tuningKnobs()+")")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per plan (docs/json.md)")
 	fs.BoolVar(&o.check, "check", false, "judge each plan by the GPU goals (below); exit 1 when one misses")
 	devOpts := deviceFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: vkdml plan --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(fs.Output(), "\n"+planHelp, strings.Join(profiles.Names(), ", "), checkMaxSerialPartials, checkBigCase>>20, checkMinInFlight>>20)
+		fmt.Fprintf(fs.Output(), "\n"+planHelp, strings.Join(profiles.Names(), ", "), checkMaxSerialPartials, float64(checkMaxOpsPerByte), checkMaxPartialPercent, checkBigCase>>20, checkMinInFlight>>20)
 	}
 	err := parseFlagsOnly(fs, args, stdout)
 	if err != nil {
@@ -211,6 +266,28 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 		return nil, err
 	}
 	return o, o.build.Check()
+}
+
+// tuningKnobs lists the knobs --tune takes with their values:
+// "argColLoads 0|1|4", "computeUnits 1..65536", "exactGrid true|false".
+func tuningKnobs() string {
+	keys := ops.TuningKeys()
+	for i, k := range keys {
+		r, ok := ops.TuningRange(k)
+		switch {
+		case !ok:
+			keys[i] += " true|false"
+		case r.Values != nil:
+			vals := make([]string, len(r.Values))
+			for j, v := range r.Values {
+				vals[j] = fmt.Sprint(v)
+			}
+			keys[i] += " " + strings.Join(vals, "|")
+		default:
+			keys[i] += fmt.Sprintf(" %d..%d", r.Min, r.Max)
+		}
+	}
+	return strings.Join(keys, ", ")
 }
 
 // planContext is the context plans are made on, and the profile's
@@ -273,6 +350,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("shape %s: %w", tensor.Shape(o.shapes[i]), err)
 		}
+		r.countOps(ctx, p)
 		r.SchemaVersion, r.VkdmlVersion, r.Profile = jsonSchemaVersion, vkdmlVersion(), prof
 		r.Op, r.Params, r.Shape, r.DType, r.KernelRequested = o.op.Name, o.build.Params(), o.shapes[i], o.dt.String(), o.kernel
 		if o.check {
@@ -307,11 +385,15 @@ func printPlan(w io.Writer, r *planRecord) {
 	fmt.Fprintf(w, "strategy %s, %d dispatch(es), %d bytes moved, temporary %d B, persistent %d B\n",
 		r.Strategy, len(r.Dispatches), r.Bytes, r.TemporaryBytes, r.PersistentBytes)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "#\tkernel\tworkgroup\tgroups\tlanes\tempty\tB/lane\tin flight\tserial\tread\twritten\t")
+	fmt.Fprintln(tw, "#\tkernel\tworkgroup\tgroups\tlanes\tempty\tB/lane\tin flight\tserial\tread\twritten\tpartial\tops/B\t")
 	for i, d := range r.Dispatches {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d,%d,%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", i, d.Kernel, d.Workgroup[0],
+		opsPerByte := "-"
+		if d.OpsPerByte != nil {
+			opsPerByte = fmt.Sprintf("%.2f", *d.OpsPerByte)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d,%d,%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", i, d.Kernel, d.Workgroup[0],
 			d.Groups[0], d.Groups[1], d.Groups[2], d.Lanes, d.EmptyLanes, d.BytesPerLaneInFlight, d.BytesInFlight,
-			d.SerialPartials, d.BytesRead, d.BytesWritten)
+			d.SerialPartials, d.BytesRead, d.BytesWritten, d.PartialBytes, opsPerByte)
 	}
 	tw.Flush()
 	for i, d := range r.Dispatches {

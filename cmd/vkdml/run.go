@@ -76,10 +76,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := b.Check(); err != nil {
 		return err
 	}
-	// The files are the operator's inputs in order, then OUT.npy.
-	nIn := len(pos) - 1
+	// The files are the operator's inputs in order, then one file per
+	// output it always has (OUT.npy; TOP_K's VALUES.npy INDICES.npy).
+	nOut := op.RequiredOutputs()
+	nIn := len(pos) - nOut
 	if nIn < op.RequiredInputs() || nIn > len(op.Inputs()) {
-		return fmt.Errorf("%w: want %s OUT.npy, got %d argument(s)", errUsage, op.InputFiles(), len(pos))
+		return fmt.Errorf("%w: want %s %s, got %d argument(s)", errUsage, op.InputFiles(), op.OutputFiles(), len(pos))
 	}
 	inPaths, paths := pos[:nIn], pos[nIn:]
 	if b.ExtraOutputs != nil {

@@ -61,9 +61,11 @@ func DataDir() string {
 	return DefaultDataDir
 }
 
-// Patterns are the data-set folder names the suite runs (65 data sets in
-// libonnx-testdata 1.x).
-var Patterns = []string{"test_argmax_*", "test_argmin_*", "test_maxpool_*", "test_maxunpool_*", "test_reduce_max_*", "test_reduce_min_*"}
+// The suite runs every data-set folder under the data directory whose
+// node is of an ONNX type the operator table maps (operators.ONNXTypes;
+// 68 data sets in libonnx-testdata 1.x), whatever the folder's name, and
+// lists every other folder as not mapped, with the reason: none is left
+// out unsaid.
 
 // Status is a case's outcome.
 type Status string
@@ -76,28 +78,42 @@ const (
 	Fail Status = "fail"
 	// Skip: the node has no DirectML equivalent; Reason says why.
 	Skip Status = "skip"
+	// NotMapped: the folder's node is of a type the operator table does
+	// not map, or it holds no readable single-node model; it is listed
+	// and not run, and Reason says why.
+	NotMapped Status = "not mapped"
 )
 
 // Result is one data set's outcome.
 type Result struct {
-	Case     string        `json:"case"`
-	Status   Status        `json:"result"`
-	Reason   string        `json:"reason,omitempty"` // why it failed or was skipped; the mapping when it passed
-	Op       string        `json:"op,omitempty"`     // the DirectML operator it ran as
+	Case   string `json:"case"`
+	Status Status `json:"result"`
+	Reason string `json:"reason,omitempty"` // why it failed or was skipped; the mapping when it passed
+	Op     string `json:"op,omitempty"`     // the DirectML operator it ran as
+	// ONNXOp is the node's ONNX type, when the model could be read.
+	ONNXOp string `json:"onnx_op,omitempty"`
+	// Nodes is the node count of a model of several nodes (not mapped).
+	Nodes    int           `json:"nodes,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
 // Summary counts results.
 type Summary struct {
-	// Total counts every data set; the others count each outcome.
-	Total, Passed, Failed, Skipped int
+	// Total counts every data set run; Passed, Failed and Skipped each
+	// outcome of them; NotMapped the folders not run.
+	Total, Passed, Failed, Skipped, NotMapped int
 }
 
 // Summarize counts rs.
 func Summarize(rs []Result) Summary {
-	s := Summary{Total: len(rs)}
+	var s Summary
 	for _, r := range rs {
+		if r.Status != NotMapped {
+			s.Total++
+		}
 		switch r.Status {
+		case NotMapped:
+			s.NotMapped++
 		case Pass:
 			s.Passed++
 		case Fail:
@@ -111,7 +127,11 @@ func Summarize(rs []Result) Summary {
 
 // String is the summary line: "conformance: N passed, M failed, K skipped".
 func (s Summary) String() string {
-	return fmt.Sprintf("conformance: %d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
+	line := fmt.Sprintf("conformance: %d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
+	if s.NotMapped > 0 {
+		line += fmt.Sprintf("; %d folders not mapped", s.NotMapped)
+	}
+	return line
 }
 
 // ErrNoData says the data directory has no matching data sets.
@@ -120,32 +140,64 @@ var ErrNoData = errors.New("conformance: no ONNX node test data sets found")
 // Cases lists the data-set folders under dataDir that the suite runs,
 // sorted by name.
 func Cases(dataDir string) ([]string, error) {
-	if _, err := os.Stat(dataDir); err != nil {
-		return nil, fmt.Errorf("%w in %s: %v (Debian: apt-get install libonnx-testdata)", ErrNoData, dataDir, err)
-	}
-	var dirs []string
-	for _, p := range Patterns {
-		m, err := filepath.Glob(filepath.Join(dataDir, p))
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range m {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%w in %s (patterns %s)", ErrNoData, dataDir, strings.Join(Patterns, ", "))
-	}
-	sort.Strings(dirs)
-	return dirs, nil
+	run, _, err := Scan(dataDir)
+	return run, err
 }
 
-// Run runs every data set under dataDir on d, in name order, calling
-// progress (when not nil) after each.
+// Scan reads every folder under dataDir: those whose single node is of an
+// ONNX type the operator table maps are to run (sorted by name); every
+// other one is a NotMapped result saying why.
+func Scan(dataDir string) (run []string, notMapped []Result, err error) {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w in %s: %v (Debian: apt-get install libonnx-testdata)", ErrNoData, dataDir, err)
+	}
+	mapped := mappedTypes()
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(dataDir, e.Name())
+		r := Result{Case: e.Name(), Status: NotMapped}
+		g, err := onnx.ReadModel(filepath.Join(dir, "model.onnx"))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			r.Reason = "no model.onnx: not an ONNX node test data set"
+		case err != nil:
+			r.Reason = "model.onnx cannot be read: " + err.Error()
+		case len(g.Nodes) != 1:
+			r.Nodes = len(g.Nodes)
+			r.Reason = fmt.Sprintf("model.onnx has %d nodes; a node test has one", len(g.Nodes))
+		case !slices.Contains(mapped, g.Nodes[0].OpType):
+			r.ONNXOp = g.Nodes[0].OpType
+			r.Reason = fmt.Sprintf("%s is not an operator vkdml maps (%s)", r.ONNXOp, strings.Join(mapped, ", "))
+		default:
+			run = append(run, dir)
+			continue
+		}
+		notMapped = append(notMapped, r)
+	}
+	if len(run) == 0 {
+		return nil, nil, fmt.Errorf("%w in %s: no folder holds a model.onnx of %s (%d folders not mapped)", ErrNoData, dataDir, strings.Join(mapped, ", "), len(notMapped))
+	}
+	sort.Strings(run)
+	return run, notMapped, nil
+}
+
+// mappedTypes are the ONNX node types the operator table maps.
+func mappedTypes() []string {
+	var ts []string
+	for _, op := range operators.Table {
+		ts = append(ts, op.ONNXTypes...)
+	}
+	return ts
+}
+
+// Run runs every data set under dataDir that Scan finds on d, in name
+// order, calling progress (when not nil) after each, and returns their
+// results followed by the folders not mapped.
 func Run(d *dml.Device, dataDir string, progress func(Result)) ([]Result, error) {
-	dirs, err := Cases(dataDir)
+	dirs, notMapped, err := Scan(dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +209,7 @@ func Run(d *dml.Device, dataDir string, progress func(Result)) ([]Result, error)
 		}
 		rs = append(rs, r)
 	}
-	return rs, nil
+	return append(rs, notMapped...), nil
 }
 
 // skipError marks a case that has no DirectML equivalent.

@@ -1,12 +1,13 @@
 package descfuzz
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/vkdml/vkdml/internal/safefile"
 )
 
 // ReadCorpus reads a fuzz corpus folder (the fuzz target's committed one is
@@ -27,17 +28,19 @@ func ReadCorpus(dir string) (names []string, seeds [][]byte, err error) {
 	return names, seeds, nil
 }
 
-// readCorpusFile reads a "go test fuzz v1" file holding one []byte.
+// maxCorpusFileSize bounds a fuzz corpus file: it holds one desc of at
+// most a few hundred bytes, quoted.
+const maxCorpusFileSize = 1 << 20
+
+// readCorpusFile reads a "go test fuzz v1" file holding one []byte (a
+// regular file of at most maxCorpusFileSize bytes; internal/safefile).
 func readCorpusFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	b, err := safefile.ReadFile(path, maxCorpusFileSize)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if s, ok := strings.CutPrefix(sc.Text(), "[]byte("); ok {
+	for _, line := range strings.Split(string(b), "\n") {
+		if s, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "[]byte("); ok {
 			v, err := strconv.Unquote(strings.TrimSuffix(s, ")"))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)

@@ -144,6 +144,8 @@ var decoders = map[string]func(r *Reader, typ string) ops.Desc{
 	"MAX_POOLING1":  (*Reader).pooling,
 	"MAX_POOLING2":  (*Reader).pooling,
 	"MAX_UNPOOLING": (*Reader).maxUnpooling,
+	"TOP_K":         (*Reader).topK,
+	"TOP_K1":        (*Reader).topK,
 }
 
 // reduction decodes ARGMAX, ARGMIN or REDUCE.

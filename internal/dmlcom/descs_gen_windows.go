@@ -16,6 +16,8 @@ var dmlOperators = map[string]struct{ typ, outputs uint32 }{
 	"MAX_POOLING1":  {91, 2},
 	"MAX_POOLING2":  {110, 2},
 	"MAX_UNPOOLING": {92, 1},
+	"TOP_K":         {71, 2},
+	"TOP_K1":        {112, 2},
 }
 
 // poolingWindow is the fields of group PoolingWindow, embedded in the descs that hold it.
@@ -82,4 +84,24 @@ type maxUnpoolingOperatorDesc struct {
 	inputTensor   unsafe.Pointer // const DML_TENSOR_DESC*
 	indicesTensor unsafe.Pointer // const DML_TENSOR_DESC*
 	outputTensor  unsafe.Pointer // const DML_TENSOR_DESC*
+}
+
+// topKOperatorDesc is DML_TOP_K_OPERATOR_DESC.
+type topKOperatorDesc struct {
+	inputTensor       unsafe.Pointer // const DML_TENSOR_DESC*
+	outputValueTensor unsafe.Pointer // const DML_TENSOR_DESC*
+	outputIndexTensor unsafe.Pointer // const DML_TENSOR_DESC*
+	axis              uint32         // UINT
+	k                 uint32         // UINT
+}
+
+// topK1OperatorDesc is DML_TOP_K1_OPERATOR_DESC.
+type topK1OperatorDesc struct {
+	inputTensor       unsafe.Pointer // const DML_TENSOR_DESC*
+	outputValueTensor unsafe.Pointer // const DML_TENSOR_DESC*
+	outputIndexTensor unsafe.Pointer // const DML_TENSOR_DESC*
+	axis              uint32         // UINT
+	k                 uint32         // UINT
+	axisDirection     uint32         // DML_AXIS_DIRECTION
+	_                 uint32
 }

@@ -118,6 +118,16 @@ func (d *descs) operator(c *parity.Case) (*operatorDesc, error) {
 			return nil, err
 		}
 		op.desc = pin(d, &maxUnpoolingOperatorDesc{inputTensor: in, indicesTensor: ind, outputTensor: out})
+	case "TOP_K":
+		axis, k := c.TopKParams()
+		op.desc = pin(d, &topKOperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: axis, k: k})
+	case "TOP_K1":
+		dir, err := c.Direction()
+		if err != nil {
+			return nil, err
+		}
+		axis, k := c.TopKParams()
+		op.desc = pin(d, &topK1OperatorDesc{inputTensor: in, outputValueTensor: out, outputIndexTensor: idx, axis: axis, k: k, axisDirection: dir})
 	default:
 		return nil, fmt.Errorf("unknown operator %q", c.Operator)
 	}

@@ -22,8 +22,15 @@ import (
 func (b *Device) Run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
 	o, err := b.run(c, inputs)
 	var he *hrError
-	if errors.As(err, &he) {
+	var se *sizeError
+	switch {
+	case errors.As(err, &he):
 		o = &parity.Outcome{HR: he.hr, Stage: he.call, Message: he.Error()}
+		err = nil
+	case errors.As(err, &se):
+		// As vkdml's side refuses outputs beyond the device or the host
+		// (dml.Device.CheckFits) before filling them.
+		o = &parity.Outcome{HR: hresult.E_OUTOFMEMORY, Stage: "Run", Message: se.Error()}
 		err = nil
 	}
 	if err != nil {
@@ -49,7 +56,9 @@ func (b *Device) run(c *parity.Case, inputs [][]byte) (*parity.Outcome, error) {
 	if err := r.createOperator(); err != nil {
 		return nil, err
 	}
-	r.layOut(inputs)
+	if err := r.layOut(inputs); err != nil {
+		return nil, err
+	}
 	if err := r.createBuffers(); err != nil {
 		return nil, err
 	}
@@ -134,39 +143,22 @@ func (r *caseRun) createOperator() error {
 	return nil
 }
 
-// arenaLayout is where the tensors of a case lie in the one buffer that
-// holds them all: inputs, outputs, temporary, persistent, each at a
-// 256-byte aligned offset.
-type arenaLayout struct {
-	temp, persistent uint64
-	ins, outs        []uint64
-	total            uint64 // the buffer's size
-}
-
-// place reserves size bytes (at least 4) at the end of the buffer and
-// returns their offset.
-func (l *arenaLayout) place(size uint64) uint64 {
-	at := l.total
-	l.total = align(l.total+max(size, 4), 256)
-	return at
-}
-
-func align(n, a uint64) uint64 { return (n + a - 1) / a * a }
-
 // layOut places the inputs, the outputs and the resources the operator
-// and its initializer ask for.
-func (r *caseRun) layOut(inputs [][]byte) {
-	l := &r.layout
-	for _, in := range inputs {
-		l.ins = append(l.ins, l.place(uint64(len(in))))
-	}
+// and its initializer ask for, refusing (E_OUTOFMEMORY, naming the
+// tensor) a layout beyond one host-mapped buffer before anything is
+// allocated.
+func (r *caseRun) layOut(inputs [][]byte) error {
 	outs := r.c.OutputTensors()
-	l.outs = make([]uint64, len(outs))
+	sizes := make([]uint64, len(outs))
 	for i, t := range outs {
-		l.outs[i] = l.place(t.TotalTensorSizeInBytes)
+		sizes[i] = t.TotalTensorSizeInBytes
 	}
-	l.temp = l.place(max(r.execProps.temporarySize, r.initProps.temporarySize))
-	l.persistent = l.place(r.execProps.persistentSize)
+	l, err := layOutArena(inputs, sizes, max(r.execProps.temporarySize, r.initProps.temporarySize), r.execProps.persistentSize)
+	if err != nil {
+		return err
+	}
+	r.layout = *l
+	return nil
 }
 
 // createBuffers creates the buffer the operator runs on and the upload and
@@ -200,8 +192,10 @@ func (r *caseRun) upload(inputs [][]byte) error {
 	for i, in := range inputs {
 		copy(up[r.layout.ins[i]:], in)
 	}
+	// Each output starts filled with parity.OutputFill, written in place:
+	// no host copy of an output is made.
 	for i, t := range r.c.OutputTensors() {
-		copy(up[r.layout.outs[i]:], parity.FilledOutput(t))
+		fill(up[r.layout.outs[i]:r.layout.outs[i]+t.TotalTensorSizeInBytes], parity.OutputFill)
 	}
 	call(r.uploadBuf, resUnmap, 0, 0)
 	return nil

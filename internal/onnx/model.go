@@ -3,8 +3,9 @@ package onnx
 import (
 	"fmt"
 	"math"
-	"os"
 
+	"github.com/vkdml/vkdml/internal/safefile"
+	"github.com/vkdml/vkdml/tensor"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -110,9 +111,20 @@ func ParseModel(b []byte) (*Graph, error) {
 	return g, nil
 }
 
-// ReadModel reads a model.onnx file's graph.
+// MaxModelFileSize bounds a model.onnx file: a node test's model is a
+// graph of one node, well under 1 KiB (the largest of the ONNX node tests
+// holds an initializer of a few KiB), and conformance runs only those.
+const MaxModelFileSize = 16 << 20
+
+// MaxTensorFileSize bounds a TensorProto file: the largest tensor vkdml
+// can run, 2^32-1 elements of 8 bytes (DirectML's element limit, which
+// CreateOperator applies), plus room for the proto's name and shape.
+const MaxTensorFileSize = tensor.MaxElementCount*8 + 1<<20
+
+// ReadModel reads a model.onnx file's graph (a regular file of at most
+// MaxModelFileSize bytes; internal/safefile).
 func ReadModel(path string) (*Graph, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxModelFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 
+	"github.com/vkdml/vkdml/internal/safefile"
 	"github.com/vkdml/vkdml/tensor"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -325,9 +325,10 @@ func put(b []byte, es, v uint64) {
 }
 
 // ReadTensor reads a TensorProto file (.pb) into a tensor, returning the
-// proto's name too.
+// proto's name too. The file must be a regular one of at most
+// MaxTensorFileSize bytes (internal/safefile).
 func ReadTensor(path string) (*tensor.Tensor, string, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxTensorFileSize)
 	if err != nil {
 		return nil, "", err
 	}

@@ -11,8 +11,10 @@
 // free: OpPhi, OpCompositeExtract/Construct, OpVectorShuffle, OpCopyObject,
 // OpBitcast, and control flow; a load, a store and an address
 // (OpAccessChain) count 1 each. The count is then divided by the elements
-// one iteration covers. counts.md is the table for the GPU speed cases,
-// with each kernel's budget; TestCounts holds it current.
+// one iteration covers, and (Plan) set against the bytes the dispatch
+// moves, partials included: ops per byte, which BudgetPerByte bounds on
+// the h100 profile. counts.md is the table for the GPU speed cases;
+// TestCounts holds it current and every dispatch within the budget.
 package opcount
 
 import (
@@ -25,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/shaders/spirv"
 )
 
 // Unit says what one count is per.
@@ -49,28 +52,39 @@ type Unit struct {
 
 // family is how the kernels compiled from one GLSL source are counted.
 var family = map[string]func(v shaders.Variant) Unit{
-	"argmax.comp":               func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	// The thread kernels' hot loop scans LOADS block positions per trip.
+	"argmax.comp":               func(v shaders.Variant) Unit { return Unit{Name: "element", PerIteration: define(v, "LOADS", 1)} },
 	"argmax_vec_row.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_vec_col.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_combine.comp":       func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },
 	"maxpool_vec.comp":          func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 4} },
-	"maxpool_grid.comp":         func(shaders.Variant) Unit { return Unit{Name: "output", Whole: true, PerIteration: 1} },
-	"copy.comp":                 func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
-	"copy_vec4.comp":            func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
+	"maxpool_grid.comp": func(v shaders.Variant) Unit {
+		return Unit{Name: "output", Whole: true, PerIteration: define(v, "OUTS", 1)}
+	},
+	"copy.comp":      func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	"copy_vec4.comp": func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 4} },
+	// Each pass is a grid-stride loop of one work item per trip (the
+	// clear pass loads nothing, so the loop is the outermost one).
+	"maxunpool.comp": func(shaders.Variant) Unit { return Unit{Name: "element", Outermost: true, PerIteration: 1} },
 }
 
 // elemBytes is the variant's element size: its ELEM_BITS define, else 32
 // bits.
-func elemBytes(v shaders.Variant) float64 {
+func elemBytes(v shaders.Variant) float64 { return define(v, "ELEM_BITS", 32) / 8 }
+
+// define is the value of the variant's define name, or def where the row
+// does not set it (the GLSL source's default).
+func define(v shaders.Variant, name string, def float64) float64 {
 	for _, d := range v.Defines {
-		if k, val, ok := strings.Cut(d, "="); ok && k == "ELEM_BITS" {
-			n, _ := strconv.Atoi(val)
-			return float64(n) / 8
+		if k, val, ok := strings.Cut(d, "="); ok && k == name {
+			if n, err := strconv.Atoi(val); err == nil {
+				return float64(n)
+			}
 		}
 	}
-	return 4
+	return def
 }
 
 // Count is the instructions per unit of variant's hot loop with the
@@ -136,6 +150,11 @@ func specialised(v shaders.Variant, spec []uint32) (string, error) {
 		defaults = append(defaults, fmt.Sprintf("%d:%d", id, spec[i]))
 	}
 	code, err := shaders.SPIRV(v.Name)
+	if err == nil && v.FloatControls32 {
+		// The modes change no instruction, and SPIRV-Tools 2023.1 does
+		// not optimise a module that declares them.
+		code, err = spirv.StripFloatControls(code)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -9,87 +9,119 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// Case is one operator of the GPU speed table, planned on a profile; its
-// first (streaming) dispatch is held to Budget instructions per unit (0:
-// counted, no budget). Later dispatches (combines) are counted only.
+// Case is one operator of the GPU speed table (scripts/gpu_compare.py's
+// cases and the reference cases of gpu-arithmetic.md), planned on a
+// profile; every dispatch of its plan is held to BudgetPerByte.
 type Case struct {
-	Name   string
-	Desc   ops.Desc
-	Budget float64
+	Name string
+	Desc ops.Desc
 }
 
 // Row is one dispatch of a case's plan and its count.
 type Row struct {
-	Case     string
-	Dispatch int
-	Kernel   string
-	Unit     string
-	Count    float64
-	Budget   float64
+	Case         string
+	Dispatch     int
+	Kernel       string
+	Unit         string
+	Count        float64 // per unit
+	OpsPerByte   float64 // per byte the dispatch moves, partials included
+	PartialBytes uint64
+	Budget       float64 // ops per byte
 }
 
-// Over reports whether the row's count exceeds its budget.
-func (r Row) Over() bool { return r.Budget > 0 && r.Count > r.Budget }
+// Over reports whether the row's ops per byte exceed its budget.
+func (r Row) Over() bool { return r.Budget > 0 && r.OpsPerByte > r.Budget }
 
-// Budgets per element of a row scan (the 8/16-bit kernels can filter
-// whole vectors; 32-bit ones compare each element) and per output of a
-// 3×3 max pooling.
-const (
-	BudgetNarrowRow = 5
-	BudgetWideRow   = 8
-	BudgetPool3x3   = 100
-)
+// BudgetPerByte is the counted ops a kernel may spend per byte it moves on
+// the h100 profile: the H100's integer rate (≈16.5 T SPIR-V ops/s) over
+// its copy bandwidth (≈2.95 TB/s) is ≈5.6 ops per byte, where a kernel
+// turns arithmetic-bound; 4 leaves a 30% margin
+// (shared/docs/gpu-arithmetic.md §1.3).
+const BudgetPerByte = 4
 
-// Cases are the GPU speed table's cases whose kernels have a budget, and
-// the column and pooling cases counted alongside: ARGMAX over 4096×16384
-// along rows and columns in all ten types (int64 indices, as
-// scripts/gpu_compare.py asks), whole 64M tensors, and max pooling.
+// Cases are the GPU speed table's cases: ARGMAX whole, along rows and
+// along columns in all ten types (int64 indices, as scripts/gpu_compare.py
+// asks), the reference shapes and the odd ones, REDUCE's value functions,
+// and max pooling.
 func Cases() []Case {
 	var cs []Case
-	arg := func(dt tensor.DataType, shape []uint32, axes ...uint32) ops.Desc {
+	arg := func(name string, dt tensor.DataType, shape []uint32, axes ...uint32) {
 		out := append([]uint32(nil), shape...)
 		for _, a := range axes {
 			out[a] = 1
 		}
-		return &ops.ArgMax{Input: tensor.NewDesc(dt, shape), Output: tensor.NewDesc(tensor.Int64, out), Axes: axes}
+		cs = append(cs, Case{name, &ops.ArgMax{Input: tensor.NewDesc(dt, shape), Output: tensor.NewDesc(tensor.Int64, out), Axes: axes}})
 	}
-	rowBudget := func(dt tensor.DataType) float64 {
-		switch dt.Size() {
-		case 1, 2:
-			return BudgetNarrowRow
-		case 4:
-			return BudgetWideRow
+	for _, dt := range tensor.AllTypes {
+		arg(fmt.Sprintf("argmax 4096x16384 %s axis 1", dt), dt, []uint32{4096, 16384}, 1)
+	}
+	arg("argmax 64M FLOAT32 whole", tensor.Float32, []uint32{64 << 20}, 0)
+	arg("argmax 256M FLOAT32 whole", tensor.Float32, []uint32{256 << 20}, 0)
+	arg("argmax 64M FLOAT16 whole", tensor.Float16, []uint32{64 << 20}, 0)
+	arg("argmax 67108865 FLOAT32 whole", tensor.Float32, []uint32{64<<20 + 1}, 0)
+	for _, dt := range tensor.AllTypes {
+		arg(fmt.Sprintf("argmax 4096x16384 %s axis 0", dt), dt, []uint32{4096, 16384}, 0)
+	}
+	f32 := tensor.Float32
+	arg("argmax 16384x4096 FLOAT32 axis 0", f32, []uint32{16384, 4096}, 0)
+	arg("argmax 65536x1000 FLOAT32 axis 1", f32, []uint32{65536, 1000}, 1)
+	arg("argmax 128x256000 FLOAT32 axis 1", f32, []uint32{128, 256000}, 1)
+	arg("argmax 32x1000 FLOAT32 axis 1", f32, []uint32{32, 1000}, 1)
+	arg("argmax 8x32000 FLOAT32 axis 1", f32, []uint32{8, 32000}, 1)
+	arg("argmax 64x512x512 FLOAT32 axes 1,2", f32, []uint32{64, 512, 512}, 1, 2)
+	arg("argmax 1024x64x1024 FLOAT32 axis 1", f32, []uint32{1024, 64, 1024}, 1)
+	arg("argmax 4097x16383 FLOAT32 axis 1", f32, []uint32{4097, 16383}, 1)
+	arg("argmax 4097x16383 FLOAT32 axis 0", f32, []uint32{4097, 16383}, 0)
+	arg("argmax 4097x16383 INT8 axis 0", tensor.Int8, []uint32{4097, 16383}, 0)
+	arg("argmax 4097x16383 FLOAT16 axis 1", tensor.Float16, []uint32{4097, 16383}, 1)
+	arg("argmax 63x1031x1025 FLOAT32 axis 1", f32, []uint32{63, 1031, 1025}, 1)
+	// REDUCE's value functions run ARGMAX's scalar kernels (the vector
+	// kernels compute indices only): MAX in every type, MIN, and the
+	// integer accumulations in their four types, along rows, columns and
+	// whole.
+	reduce := func(fn ops.ReduceFunction, dt tensor.DataType, size string, shape []uint32, how string, axes ...uint32) {
+		out := append([]uint32(nil), shape...)
+		for _, a := range axes {
+			out[a] = 1
 		}
-		return 0
+		name := fmt.Sprintf("reduce %s %s %s %s", strings.ToLower(strings.TrimPrefix(fn.String(), "DML_REDUCE_FUNCTION_")), size, dt, how)
+		cs = append(cs, Case{name, &ops.Reduce{Function: fn, Input: tensor.NewDesc(dt, shape), Output: tensor.NewDesc(dt, out), Axes: axes}})
 	}
+	rows := []uint32{4096, 16384}
 	for _, dt := range tensor.AllTypes {
-		cs = append(cs, Case{fmt.Sprintf("argmax 4096x16384 %s axis 1", dt), arg(dt, []uint32{4096, 16384}, 1), rowBudget(dt)})
+		reduce(ops.ReduceFunctionMax, dt, "4096x16384", rows, "axis 1", 1)
+		reduce(ops.ReduceFunctionMax, dt, "4096x16384", rows, "axis 0", 0)
 	}
-	for _, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
-		cs = append(cs, Case{fmt.Sprintf("argmax 64M %s whole", dt), arg(dt, []uint32{64 << 20}, 0), rowBudget(dt)})
+	reduce(ops.ReduceFunctionMin, f32, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionMin, f32, "4096x16384", rows, "axis 0", 0)
+	reduce(ops.ReduceFunctionMax, f32, "64M", []uint32{64 << 20}, "whole", 0)
+	for _, fn := range []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionMultiply, ops.ReduceFunctionL1, ops.ReduceFunctionSumSquare} {
+		for _, dt := range []tensor.DataType{tensor.Int32, tensor.UInt32, tensor.Int64, tensor.UInt64} {
+			reduce(fn, dt, "4096x16384", rows, "axis 1", 1)
+			reduce(fn, dt, "4096x16384", rows, "axis 0", 0)
+		}
 	}
-	for _, dt := range tensor.AllTypes {
-		cs = append(cs, Case{fmt.Sprintf("argmax 4096x16384 %s axis 0", dt), arg(dt, []uint32{4096, 16384}, 0), 0})
-	}
-	pool := func(shape []uint32, k, s, p, d uint32, idx bool) ops.Desc {
+	reduce(ops.ReduceFunctionSum, tensor.Int32, "64M", []uint32{64 << 20}, "whole", 0)
+	pool := func(name string, dt tensor.DataType, shape []uint32, k, s, p, d uint32, idx bool) {
 		out := append([]uint32(nil), shape...)
 		for i := 2; i < 4; i++ {
 			out[i] = (shape[i]+2*p-d*(k-1)-1)/s + 1
 		}
-		desc := &ops.MaxPooling2{Input: tensor.NewDesc(tensor.Float32, shape), Output: tensor.NewDesc(tensor.Float32, out),
+		desc := &ops.MaxPooling2{Input: tensor.NewDesc(dt, shape), Output: tensor.NewDesc(dt, out),
 			Strides: []uint32{s, s}, WindowSize: []uint32{k, k}, StartPadding: []uint32{p, p}, EndPadding: []uint32{p, p}, Dilations: []uint32{d, d}}
 		if idx {
 			id := tensor.NewDesc(tensor.UInt64, out)
 			desc.OutputIndices = &id
 		}
-		return desc
+		cs = append(cs, Case{name, desc})
 	}
-	cs = append(cs,
-		Case{"maxpool 3x3 s2 p1 indices [32,64,112,112]", pool([]uint32{32, 64, 112, 112}, 3, 2, 1, 1, true), BudgetPool3x3},
-		Case{"maxpool 3x3 s2 p1 [32,64,112,112]", pool([]uint32{32, 64, 112, 112}, 3, 2, 1, 1, false), BudgetPool3x3},
-		Case{"maxpool 3x3 s1 p1 d2 indices [8,64,128,128]", pool([]uint32{8, 64, 128, 128}, 3, 1, 1, 2, true), BudgetPool3x3},
-		Case{"maxpool 2x2 s2 indices [16,64,512,512]", pool([]uint32{16, 64, 512, 512}, 2, 2, 0, 1, true), 0},
-	)
+	pool("maxpool 3x3 s2 p1 indices [32,64,112,112]", f32, []uint32{32, 64, 112, 112}, 3, 2, 1, 1, true)
+	pool("maxpool 3x3 s2 p1 [32,64,112,112]", f32, []uint32{32, 64, 112, 112}, 3, 2, 1, 1, false)
+	pool("maxpool 3x3 s1 p1 d2 indices [8,64,128,128]", f32, []uint32{8, 64, 128, 128}, 3, 1, 1, 2, true)
+	pool("maxpool 2x2 s2 indices [16,64,512,512]", f32, []uint32{16, 64, 512, 512}, 2, 2, 0, 1, true)
+	pool("maxpool 2x2 s2 indices [1,64,512,512]", f32, []uint32{1, 64, 512, 512}, 2, 2, 0, 1, true)
+	pool("maxpool 2x2 s2 indices FLOAT16 [16,64,512,512]", tensor.Float16, []uint32{16, 64, 512, 512}, 2, 2, 0, 1, true)
+	pool("maxpool 3x3 s2 p1 indices [7,61,111,113]", f32, []uint32{7, 61, 111, 113}, 3, 2, 1, 1, true)
 	return cs
 }
 
@@ -103,8 +135,9 @@ func ProfileContext(name string) (*ops.Context, error) {
 }
 
 // Rows plans every case on ctx and counts each dispatch's kernel,
-// specialised as the plan specialises it.
-func Rows(ctx *ops.Context, cases []Case) ([]Row, error) {
+// specialised as the plan specialises it; budget is each row's ops per
+// byte (0: counted, no budget).
+func Rows(ctx *ops.Context, cases []Case, budget float64) ([]Row, error) {
 	var rows []Row
 	for _, c := range cases {
 		if err := c.Desc.Validate(ctx); err != nil {
@@ -114,47 +147,49 @@ func Rows(ctx *ops.Context, cases []Case) ([]Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
-		for i, st := range p.Steps {
-			k := p.Kernels[st.Kernel]
-			n, unit, err := Count(k.Variant, k.Spec)
-			if err != nil {
-				return nil, fmt.Errorf("%s, dispatch %d: %w", c.Name, i, err)
-			}
-			r := Row{Case: c.Name, Dispatch: i, Kernel: k.Variant, Unit: unit.Name, Count: n}
-			if i == 0 {
-				r.Budget = c.Budget
-			}
-			rows = append(rows, r)
+		f, err := ops.Facts(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		counts, err := Plan(p, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		for i, sc := range counts {
+			rows = append(rows, Row{Case: c.Name, Dispatch: i, Kernel: sc.Kernel, Unit: sc.Unit, Count: sc.PerUnit,
+				OpsPerByte: sc.OpsPerByte, PartialBytes: f.Dispatches[i].PartialBytes, Budget: budget})
 		}
 	}
 	return rows, nil
 }
 
 // Markdown is the committed table (counts.md): every row, its budget, and
-// whether it is within it, over it and known (knownOver, the rows the
-// kernels have yet to bring down), or over it.
-func Markdown(profile string, rows []Row, knownOver map[string]bool) string {
+// whether it is within it, over it and pending (pending: the rows another
+// change is bringing down), or over it.
+func Markdown(profile string, rows []Row, pending map[string]bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Integer work per unit of each kernel's hot loop, %s profile\n\n", profile)
+	fmt.Fprintf(&b, "# Integer work of each kernel's hot loop per byte it moves, %s profile\n\n", profile)
 	b.WriteString("Generated by `VKDML_UPDATE_OPCOUNT=1 go test ./internal/opcount` (package doc: the method);\n")
-	b.WriteString("`TestCounts` fails when this table is stale, when a count exceeds its budget\n")
-	b.WriteString("and the row is not known to (`knownOver` in opcount_test.go), and when a known row\n")
-	b.WriteString("meets its budget (then drop it from `knownOver`).\n\n")
-	b.WriteString("Budgets: 5 per element for 8/16-bit row scans, 8 for 32-bit, 100 per output\n")
-	b.WriteString("for 3×3 max pooling; `-` is counted with no budget.\n\n")
-	b.WriteString("| case | dispatch | kernel | per | SPIR-V ops | budget | status |\n|---|---:|---|---|---:|---:|---|\n")
+	b.WriteString("`TestCounts` fails when this table is stale, when a dispatch exceeds its budget\n")
+	b.WriteString("and its case is not pending (`pending` in opcount_test.go), and when a pending\n")
+	b.WriteString("case meets its budget (then drop it from `pending`).\n\n")
+	fmt.Fprintf(&b, "Budget: %g SPIR-V ops per byte moved, for every dispatch; a dispatch moves the\n", float64(BudgetPerByte))
+	b.WriteString("bytes it reads and writes, split-K partials included (`partial B`, also in\n")
+	b.WriteString("`vkdml plan --json` as `partial_bytes`). `ops/unit` is the hot loop's count per\n")
+	b.WriteString("element read, partial combined or output written; `ops/B` is `ops_per_byte`.\n\n")
+	b.WriteString("| case | dispatch | kernel | per | ops/unit | ops/B | partial B | budget | status |\n|---|---:|---|---|---:|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		budget, status := "-", "-"
 		if r.Budget > 0 {
 			budget, status = fmt.Sprintf("%g", r.Budget), "ok"
 			if r.Over() {
 				status = "**OVER**"
-				if knownOver[r.Case] {
-					status = "**OVER** (known)"
+				if pending[r.Case] {
+					status = "**OVER** (pending)"
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f | %s | %s |\n", r.Case, r.Dispatch, r.Kernel, r.Unit, r.Count, budget, status)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f | %.2f | %d | %s | %s |\n", r.Case, r.Dispatch, r.Kernel, r.Unit, r.Count, r.OpsPerByte, r.PartialBytes, budget, status)
 	}
 	return b.String()
 }

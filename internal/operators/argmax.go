@@ -42,6 +42,7 @@ func argOperator(name, extreme string) *Operator {
 		Examples: argExamples(name),
 		Flags:    func(fs *flag.FlagSet, _ Use) *Builder { return argFlags(name, fs) },
 		FromCase: argFromCase,
+		Source:   argSource,
 		FromONNX: argFromONNX,
 		Demos:    argDemos(name),
 	}
@@ -68,11 +69,12 @@ from the start of each block of reduced elements.
 --direction chooses among equal extremes: increasing gives the first,
 decreasing the last; either way the index counts from the block's start.
 
-` + wrap(nan, 76)
+` + Wrap(nan, 76)
 }
 
-// wrap breaks text into lines of at most width columns, at spaces.
-func wrap(text string, width int) string {
+// Wrap breaks text into lines of at most width columns, at spaces (the
+// command's help and reports).
+func Wrap(text string, width int) string {
 	var b strings.Builder
 	col := 0
 	for _, w := range strings.Fields(text) {
@@ -427,4 +429,31 @@ func nested(vals []float64, sizes []uint32, comments []string) string {
 		}
 	}
 	return b.String()
+}
+
+// argSource is the block of input elements that output element coords of
+// an ARGMAX, ARGMIN or REDUCE case reduces: every coordinate of the
+// reduced axes, the element's own on the others.
+func argSource(c *parity.Case, _ [][]byte, _ int, coords []uint32) *parity.Source {
+	sizes := c.Input.Sizes
+	if len(coords) != len(sizes) {
+		return nil
+	}
+	s := &parity.Source{Kind: "block", Start: make([]int64, len(sizes)), End: make([]int64, len(sizes))}
+	for a := range sizes {
+		s.Start[a], s.End[a] = int64(coords[a]), int64(coords[a])+1
+	}
+	for _, a := range c.Axes {
+		if int(a) >= len(sizes) {
+			return nil
+		}
+		s.Start[a], s.End[a] = 0, int64(sizes[a])
+	}
+	switch {
+	case c.Operator == "ARGMAX" || (c.Operator == "REDUCE" && c.ReduceFunction == "ARGMAX"):
+		s.Extreme = "max"
+	case c.Operator == "ARGMIN" || (c.Operator == "REDUCE" && c.ReduceFunction == "ARGMIN"):
+		s.Extreme = "min"
+	}
+	return s
 }

@@ -66,6 +66,7 @@ func maxPoolOperator() *Operator {
 		Flags:     poolFlags,
 		DMLTypes:  []string{"MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2"},
 		FromCase:  poolFromCase,
+		Source:    poolSource,
 		ONNXTypes: []string{"MaxPool"},
 		FromONNX:  poolFromONNX,
 		Demos: []Demo{
@@ -519,4 +520,29 @@ func poolMapping(in, w, st, di, a, b, o []uint32, outputs int, ceil bool, ap str
 		m.Mapping += ", " + strings.Join(what, ", ")
 	}
 	return m
+}
+
+// poolSource is the window of input elements that output element coords
+// (of the values or the indices) of a MAX_POOLING* case reads: the
+// element's batch and channel, and per spatial axis the coordinates
+// o·stride − startPadding + k·dilation for k below the window size, some
+// of them in the padding.
+func poolSource(c *parity.Case, _ [][]byte, _ int, coords []uint32) *parity.Source {
+	n := len(c.WindowSize)
+	if len(coords) != n+2 || len(c.Input.Sizes) != n+2 || len(c.Strides) != n || len(c.StartPadding) != n {
+		return nil
+	}
+	s := &parity.Source{Kind: "window", Extreme: "max", Start: []int64{int64(coords[0]), int64(coords[1])},
+		End: []int64{int64(coords[0]) + 1, int64(coords[1]) + 1}, Step: []uint32{1, 1}}
+	for i := range n {
+		dil := uint32(1)
+		if len(c.Dilations) == n && c.Dilations[i] > 0 {
+			dil = c.Dilations[i]
+		}
+		start := int64(coords[2+i])*int64(c.Strides[i]) - int64(c.StartPadding[i])
+		s.Start = append(s.Start, start)
+		s.End = append(s.End, start+int64(max(c.WindowSize[i], 1)-1)*int64(dil)+1)
+		s.Step = append(s.Step, dil)
+	}
+	return s
 }

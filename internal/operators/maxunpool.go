@@ -39,6 +39,7 @@ func maxUnpoolOperator() *Operator {
 		Flags:     unpoolFlags,
 		DMLTypes:  []string{"MAX_UNPOOLING"},
 		FromCase:  unpoolFromCase,
+		Source:    unpoolSource,
 		ONNXTypes: []string{"MaxUnpool"},
 		FromONNX:  unpoolFromONNX,
 		Demos:     []Demo{{"MAX_UNPOOLING: two channels unpooled from 2x2 into 4x4, indices flat across both", demoMaxUnpool}},
@@ -212,4 +213,41 @@ func demoMaxUnpool(d *dml.Device, w io.Writer) error {
 		return fmt.Errorf("got %v, want %v", got, want)
 	}
 	return nil
+}
+
+// maxUnpoolSourceElements bounds the input elements a difference's source
+// lists.
+const maxUnpoolSourceElements = 8
+
+// unpoolSource lists the input elements of a MAX_UNPOOLING case whose
+// index names output element coords (its row-major position, semantics.md
+// rule 17), and hints at an index of 2^32 or more whose low 32 bits name
+// it, which DirectML wraps and vkdml does not (rule 19).
+func unpoolSource(c *parity.Case, inputs [][]byte, _ int, coords []uint32) *parity.Source {
+	if c.Indices == nil || len(inputs) < 2 || len(coords) != len(c.Output.Sizes) {
+		return nil
+	}
+	d, err := c.Indices.Desc()
+	if err != nil || !d.DataType.Valid() || uint64(len(inputs[1])) < d.SpanBytes() {
+		return nil
+	}
+	var pos uint64
+	for a, x := range coords {
+		pos = pos*uint64(c.Output.Sizes[a]) + uint64(x)
+	}
+	idx := &tensor.Tensor{Desc: d, Data: inputs[1]}
+	s := &parity.Source{Kind: "elements", Elements: [][]uint32{}}
+	wrapped := false
+	tensor.ForEachIndex(d.Sizes, func(cs []uint32) {
+		v := idx.Uint64At(cs...)
+		if v == pos && len(s.Elements) < maxUnpoolSourceElements {
+			s.Elements = append(s.Elements, slices.Clone(cs))
+		}
+		if v>>32 != 0 && v&0xffffffff == pos && !wrapped {
+			wrapped = true
+			s.Hints = append(s.Hints, parity.Hint{Kind: parity.HintOutOfRangeIndex,
+				Detail: fmt.Sprintf("index %d at %s is past the output; DirectML reads its low 32 bits, %d, this element (semantics.md rule 19)", v, tensor.Shape(cs), pos)})
+		}
+	})
+	return s
 }

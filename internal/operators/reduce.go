@@ -91,7 +91,7 @@ the input's type.
 
 --axes counts from the end when negative, as numpy and ONNX do.
 
-` + wrap("NaN, as in DirectML: max and min ignore NaN wherever it sits (numpy's max returns NaN); "+
+` + Wrap("NaN, as in DirectML: max and min ignore NaN wherever it sits (numpy's max returns NaN); "+
 	"of equal values the later one wins, so max of [-0, 0] is 0 and of [0, -0] is -0; "+
 	"a block of NaN only gives -inf (max) or +inf (min).", 76)
 

@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,6 +76,10 @@ type Operator struct {
 	// FromCase builds the desc a parity corpus case names. Descs that are
 	// invalid on purpose are built as they are.
 	FromCase func(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error)
+	// Source names the input window, block or elements that produced an
+	// output element of a parity case, for the differences a comparison
+	// lists (parity.Explain); nil when the operator names none.
+	Source parity.SourceFunc
 	// ONNXTypes are the ONNX node types FromONNX maps.
 	ONNXTypes []string
 	// FromONNX maps an ONNX node with the given inputs (their shapes, and
@@ -143,6 +148,33 @@ func (op *Operator) InputFiles() string {
 		if f.Optional {
 			names[i] = "[" + names[i] + "]"
 		}
+	}
+	return strings.Join(names, " ")
+}
+
+// RequiredOutputs is how many of the outputs are not optional: `vkdml
+// run` takes a file for each after the inputs (optional ones are named by
+// flags, as --indices).
+func (op *Operator) RequiredOutputs() int {
+	n := 0
+	for _, f := range op.registered().Outputs() {
+		if !f.Optional {
+			n++
+		}
+	}
+	return n
+}
+
+// OutputFiles is how `vkdml run` usage names the output files: OUT.npy
+// for one, OUT1.npy OUT2.npy ... for several.
+func (op *Operator) OutputFiles() string {
+	n := op.RequiredOutputs()
+	if n == 1 {
+		return "OUT.npy"
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("OUT%d.npy", i+1)
 	}
 	return strings.Join(names, " ")
 }
@@ -260,6 +292,7 @@ var Table = []*Operator{
 	maxPoolOperator(),
 	maxUnpoolOperator(),
 	identityOperator(),
+	topKOperator(),
 }
 
 // Lookup returns the operator the command calls name (or an alias of it).
@@ -302,6 +335,17 @@ func FromCase(c *parity.Case) (dml.OperatorDesc, error) {
 		}
 	}
 	return nil, fmt.Errorf("case %s: unknown operator %q", c.Name, c.Operator)
+}
+
+// Source is a parity.SourceFunc for every operator: the Source of the
+// operator whose DMLTypes hold c.Operator, or nil.
+func Source(c *parity.Case, inputs [][]byte, output int, coords []uint32) *parity.Source {
+	for _, op := range Table {
+		if slices.Contains(op.DMLTypes, c.Operator) && op.Source != nil {
+			return op.Source(c, inputs, output, coords)
+		}
+	}
+	return nil
 }
 
 func caseTensors(c *parity.Case) (CaseTensors, error) {

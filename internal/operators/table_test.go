@@ -18,10 +18,10 @@ import (
 
 // sampleInput and sampleFlags give each operator an input and flags its
 // desc builds from, for the checks below.
-var sampleInput = map[string][]uint32{"argmax": {4, 64}, "argmin": {4, 64}, "reduce": {4, 64}, "maxpool": {1, 2, 8, 8}, "maxunpool": {1, 2, 4, 4}, "identity": {256}}
+var sampleInput = map[string][]uint32{"argmax": {4, 64}, "argmin": {4, 64}, "reduce": {4, 64}, "maxpool": {1, 2, 8, 8}, "maxunpool": {1, 2, 4, 4}, "identity": {256}, "topk": {4, 64}}
 
 var sampleFlags = map[string][]string{"argmax": {"--axes", "-1"}, "argmin": {"--axes", "1"}, "reduce": {"--function", "max", "--axes", "0"}, "maxpool": {"--window", "2", "--strides", "2"},
-	"maxunpool": {"--output-shape", "1,2,8,8"}}
+	"maxunpool": {"--output-shape", "1,2,8,8"}, "topk": {"--k", "5"}}
 
 // sampleTypes are the types of an operator's inputs, where not all FLOAT32.
 var sampleTypes = map[string][]tensor.DataType{"maxunpool": {tensor.Float32, tensor.UInt32}}

@@ -1,12 +1,14 @@
 package parity
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +35,7 @@ const (
 	FamilyArg       = "argminmax" // ARGMAX, ARGMIN, REDUCE
 	FamilyMaxPool   = "maxpool"   // MAX_POOLING, MAX_POOLING1, MAX_POOLING2
 	FamilyMaxUnpool = "maxunpool" // MAX_UNPOOLING
+	FamilyTopK      = "topk"      // TOP_K, TOP_K1
 )
 
 // Family is the operator family of a case.
@@ -42,6 +45,9 @@ func (c *Case) Family() string {
 	}
 	if c.Operator == "MAX_UNPOOLING" {
 		return FamilyMaxUnpool
+	}
+	if strings.HasPrefix(c.Operator, "TOP_K") {
+		return FamilyTopK
 	}
 	return FamilyArg
 }
@@ -108,7 +114,7 @@ type KnownDifferences struct {
 // reason; a missing file is an empty list.
 func LoadKnown(dir string) (map[string]string, error) {
 	var k KnownDifferences
-	if err := readJSON(filepath.Join(dir, KnownFile), &k); err != nil {
+	if err := readJSON(filepath.Join(dir, KnownFile), MaxKnownSize, &k); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return map[string]string{}, nil
 		}
@@ -129,6 +135,14 @@ type Row struct {
 	Case, DirectML, VKDML, Verdict string
 	Detail                         string // what differs, or the known reason
 	Type, Family                   string // the input's data type, the operator family
+	// Rule is the known reason of a known difference.
+	Rule string
+	// Outputs and Differences are the comparison of two successful
+	// outcomes: per output what was compared and how many elements
+	// differ, and the first MaxListed differences of each, with their
+	// sources and hints when the inputs were given (AddRun).
+	Outputs     []OutputComparison
+	Differences []Difference
 }
 
 // Report is a whole comparison.
@@ -138,6 +152,9 @@ type Report struct {
 	// type the device does not support says nothing about the semantics,
 	// and is skipped.
 	TypeSupport map[string]bool
+	// Source, when set, names the input window or block of each listed
+	// difference (the operator table's, internal/operators.Source).
+	Source SourceFunc
 
 	Rows                                                          []Row
 	Equal, Differ, RejectedByBoth, Known, None, Skipped, NoAnswer int
@@ -169,7 +186,13 @@ func (r *Report) Failed() bool { return r.Differ > 0 || r.None > 0 || r.NoAnswer
 // Add compares one case and appends its row. golden nil means DirectML's
 // result is missing.
 func (r *Report) Add(c *Case, golden, vk *Outcome, known map[string]string) *Row {
-	row := r.verdict(c, golden, vk, known)
+	return r.AddRun(c, nil, golden, vk, known)
+}
+
+// AddRun is Add with the case's input buffers, which name each
+// difference's source and hints (Explain).
+func (r *Report) AddRun(c *Case, inputs [][]byte, golden, vk *Outcome, known map[string]string) *Row {
+	row := r.verdict(c, inputs, golden, vk, known)
 	row.Type, row.Family = c.Input.DataType, c.Family()
 	if r.Groups == nil {
 		r.Groups = map[GroupKey]*Counts{}
@@ -187,7 +210,7 @@ func (r *Report) Add(c *Case, golden, vk *Outcome, known map[string]string) *Row
 }
 
 // verdict compares one case and counts its verdict.
-func (r *Report) verdict(c *Case, golden, vk *Outcome, known map[string]string) Row {
+func (r *Report) verdict(c *Case, inputs [][]byte, golden, vk *Outcome, known map[string]string) Row {
 	row := Row{Case: c.Name, VKDML: Describe(c, vk)}
 	if golden == nil {
 		row.DirectML, row.Verdict, row.Detail = "-", NoGolden, "no DirectML result for this case"
@@ -199,7 +222,7 @@ func (r *Report) verdict(c *Case, golden, vk *Outcome, known map[string]string) 
 		row.DirectML = "no answer"
 		detail := "DirectML did not finish the case in time: " + golden.Message
 		if known[c.Name] != "" {
-			row.Verdict, row.Detail = Known, detail+"; known: "+known[c.Name]
+			row.Verdict, row.Detail, row.Rule = Known, detail+"; known: "+known[c.Name], known[c.Name]
 			r.Known++
 		} else {
 			row.Verdict, row.Detail = NoAnswer, detail
@@ -207,7 +230,28 @@ func (r *Report) verdict(c *Case, golden, vk *Outcome, known map[string]string) 
 		}
 		return row
 	}
-	diff := Diff(c, golden, vk)
+	diff, failed := diffFailure(golden, vk)
+	var problems []string
+	if !failed {
+		row.Outputs, row.Differences, problems = compareOutputs(c, golden, vk)
+		if inputs != nil {
+			Explain(c, inputs, row.Differences, r.Source)
+		}
+		diff = diffText(row.Outputs, row.Differences, problems)
+	}
+	rule := known[c.Name]
+	if rule == "" && diff != "" && signedZeroValuesOnly(c, row.Outputs) {
+		rule = SignedZeroReason
+	}
+	if rule == "" && diff != "" {
+		rule = globalWindowReduction(c, golden, vk)
+	}
+	if rule == "" && diff != "" && !failed && len(problems) == 0 {
+		rule = duplicateIndexChoice(c, inputs, golden, vk, row.Outputs)
+	}
+	if rule == "" && diff != "" {
+		rule = topKNaN(c, golden, vk)
+	}
 	switch {
 	case diff == "" && golden.HR.Failed():
 		row.Verdict = RejectedByBoth
@@ -219,20 +263,12 @@ func (r *Report) verdict(c *Case, golden, vk *Outcome, known map[string]string) 
 		row.Verdict = Skipped
 		row.Detail = fmt.Sprintf("the DirectML device does not support %s (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT), so its %v says nothing about the semantics", r.unsupportedType(c), golden.HR)
 		r.Skipped++
-	case known[c.Name] != "":
-		row.Verdict, row.Detail = Known, diff+"; known: "+known[c.Name]
-		r.Known++
-	case signedZeroValuesOnly(c, golden, vk):
-		row.Verdict, row.Detail = Known, diff+"; known: "+SignedZeroReason
+	case rule != "":
+		row.Verdict, row.Detail, row.Rule = Known, diff+"; known: "+rule, rule
 		r.Known++
 	default:
-		if reason := globalWindowReduction(c, golden, vk); reason != "" {
-			row.Verdict, row.Detail = Known, diff+"; known: "+reason
-			r.Known++
-		} else {
-			row.Verdict, row.Detail = Differ, diff
-			r.Differ++
-		}
+		row.Verdict, row.Detail = Differ, diff
+		r.Differ++
 	}
 	return row
 }
@@ -242,31 +278,13 @@ const SignedZeroReason = "semantics.md rule 11a: where +0 and −0 tie for a win
 
 // signedZeroValuesOnly reports whether a max-pooling case differs only in
 // values where one side wrote +0 and the other −0 (semantics.md rule 11a):
-// the indices, if any, are equal, and so is every other byte.
-func signedZeroValuesOnly(c *Case, golden, vk *Outcome) bool {
-	if c.Family() != FamilyMaxPool || golden.HR.Failed() || vk.HR.Failed() || len(golden.Outputs) != len(vk.Outputs) || len(vk.Outputs) == 0 {
+// the indices, if any, are equal, and so is every other element.
+func signedZeroValuesOnly(c *Case, comps []OutputComparison) bool {
+	if c.Family() != FamilyMaxPool || len(comps) != len(c.OutputTensors()) {
 		return false
 	}
-	for i := 1; i < len(vk.Outputs); i++ {
-		if string(golden.Outputs[i]) != string(vk.Outputs[i]) {
-			return false
-		}
-	}
-	var es int
-	switch c.Output.DataType {
-	case "FLOAT32":
-		es = 4
-	case "FLOAT16":
-		es = 2
-	default:
-		return false
-	}
-	a, b := golden.Outputs[0], vk.Outputs[0]
-	if len(a) != len(b) {
-		return false
-	}
-	for j := 0; j+es <= len(a); j += es {
-		if x, y := a[j:j+es], b[j:j+es]; string(x) != string(y) && !(isZero(x) && isZero(y)) {
+	for _, comp := range comps {
+		if comp.Differing > 0 && (comp.Output != 0 || !comp.signedZerosOnly) {
 			return false
 		}
 	}
@@ -304,6 +322,86 @@ func globalWindowReduction(c *Case, golden, vk *Outcome) string {
 		return ""
 	}
 	return GlobalWindowExtentReason
+}
+
+// DuplicateIndexReason explains a MAX_UNPOOLING output element named by
+// several input elements, where DirectML wrote another of them than vkdml.
+const DuplicateIndexReason = "semantics.md rule 20: every differing element is named by two or more input elements; vkdml writes the last in row-major order, DirectML 1.15.4 wrote another of them (on large tensors its choice changes from run to run: its writes race)"
+
+// duplicateIndexChoice returns DuplicateIndexReason when a MAX_UNPOOLING
+// case differs only in the choice among duplicates (semantics.md rule
+// 20), or "": every differing output element is named by two or more
+// in-range indices, DirectML's value there has the bits of one of the
+// input elements that name it, and vkdml's those of the last of them in
+// row-major order. Row.Differences keeps only the first MaxListed, so it
+// compares the whole outputs again, and requires that their logical
+// elements account for every difference comps counted (a byte between a
+// strided output's elements is no duplicate's).
+func duplicateIndexChoice(c *Case, inputs [][]byte, golden, vk *Outcome, comps []OutputComparison) string {
+	if c.Operator != "MAX_UNPOOLING" || c.Indices == nil || len(inputs) != 2 || len(comps) != 1 ||
+		len(golden.Outputs) != 1 || len(vk.Outputs) != 1 || golden.HR.Failed() || vk.HR.Failed() {
+		return ""
+	}
+	in, errIn := c.Input.Desc()
+	idx, errIdx := c.Indices.Desc()
+	out, errOut := c.Output.Desc()
+	if errors.Join(errIn, errIdx, errOut) != nil || !in.DataType.Valid() || !idx.DataType.Valid() ||
+		in.DataType != out.DataType || !slices.Equal(in.Sizes, idx.Sizes) ||
+		uint64(len(inputs[0])) < in.SpanBytes() || uint64(len(inputs[1])) < idx.SpanBytes() {
+		return ""
+	}
+	es := uint64(out.DataType.Size())
+	expected, got, elements := golden.Outputs[0], vk.Outputs[0], golden.elementsOnly(0)
+	if uint64(len(got)) < out.SpanBytes() || (elements && uint64(len(expected)) != out.ElementCount()*es) ||
+		(!elements && uint64(len(expected)) < out.SpanBytes()) {
+		return ""
+	}
+	// The differing output elements, by row-major position (increasing),
+	// at most half the input's elements: each needs two names.
+	type duplicated struct {
+		expected, got, last []byte
+		names               int
+		expectedNamed       bool
+	}
+	var (
+		positions []uint64
+		elems     []duplicated
+		pos       uint64
+		limit     = in.ElementCount() / 2
+	)
+	tensor.ForEachIndex(out.Sizes, func(cs []uint32) {
+		off := out.Offset(cs) * es
+		e := expected[off : off+es]
+		if elements {
+			e = expected[pos*es : (pos+1)*es]
+		}
+		if g := got[off : off+es]; !bytes.Equal(e, g) && uint64(len(elems)) <= limit {
+			positions, elems = append(positions, pos), append(elems, duplicated{expected: e, got: g})
+		}
+		pos++
+	})
+	if uint64(len(elems)) != comps[0].Differing || uint64(len(elems)) > limit {
+		return ""
+	}
+	indices := &tensor.Tensor{Desc: idx, Data: inputs[1]}
+	tensor.ForEachIndex(in.Sizes, func(cs []uint32) {
+		// Only in-range indices are among positions (rule 19).
+		j, found := slices.BinarySearch(positions, indices.Uint64At(cs...))
+		if !found {
+			return
+		}
+		off := in.Offset(cs) * es
+		v, d := inputs[0][off:off+es], &elems[j]
+		d.names++
+		d.last = v
+		d.expectedNamed = d.expectedNamed || bytes.Equal(v, d.expected)
+	})
+	for _, d := range elems {
+		if d.names < 2 || !d.expectedNamed || !bytes.Equal(d.got, d.last) {
+			return ""
+		}
+	}
+	return DuplicateIndexReason
 }
 
 // isZero reports whether the little-endian float bytes b are +0 or −0:
@@ -418,25 +516,49 @@ func clip(s string) string {
 }
 
 // Diff says how vk differs from golden, or "" when they agree: the same
-// failure code, or success with every output buffer equal byte for byte
-// (addressed elements and the bytes between them).
+// failure code, or success with every output equal (whole buffers byte
+// for byte per element, addressed elements and the bytes between them; a
+// golden of elements only, its logical elements).
 func Diff(c *Case, golden, vk *Outcome) string {
-	if golden.HR.Failed() || vk.HR.Failed() {
-		if golden.HR == vk.HR {
-			return ""
-		}
-		return fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+	if msg, ok := diffFailure(golden, vk); ok {
+		return msg
 	}
-	outs := c.OutputTensors()
-	var msgs []string
-	for i, t := range outs {
-		if i >= len(golden.Outputs) || i >= len(vk.Outputs) {
-			msgs = append(msgs, fmt.Sprintf("output %d missing", i))
+	return diffText(compareOutputs(c, golden, vk))
+}
+
+// diffFailure says how two outcomes differ when either failed (ok true),
+// "" when both failed with the same code.
+func diffFailure(golden, vk *Outcome) (msg string, ok bool) {
+	if !golden.HR.Failed() && !vk.HR.Failed() {
+		return "", false
+	}
+	if golden.HR == vk.HR {
+		return "", true
+	}
+	msg = fmt.Sprintf("DirectML returned %v%s, vkdml %v%s", golden.HR, stage(golden), vk.HR, stage(vk))
+	if vk.HR.Failed() && vk.Message != "" {
+		msg += ": " + vk.Message // which field, which rule or limit
+	}
+	return msg, true
+}
+
+// diffText is compareOutputs' result as prose: what could not be
+// compared, then per differing output the count and the first difference
+// with its source and hints.
+func diffText(comps []OutputComparison, diffs []Difference, problems []string) string {
+	msgs := problems
+	for _, comp := range comps {
+		if comp.Differing == 0 {
 			continue
 		}
-		if m := diffBuffer(t, golden.Outputs[i], vk.Outputs[i]); m != "" {
-			msgs = append(msgs, fmt.Sprintf("output %d: %s", i, m))
+		m := fmt.Sprintf("output %d: %d of %d %s elements differ", comp.Output, comp.Differing, comp.Elements, comp.Compared)
+		for i := range diffs {
+			if diffs[i].Output == comp.Output {
+				m += "; first " + diffs[i].Text()
+				break
+			}
 		}
+		msgs = append(msgs, m)
 	}
 	return strings.Join(msgs, "; ")
 }
@@ -446,52 +568,6 @@ func stage(o *Outcome) string {
 		return ""
 	}
 	return " at " + o.Stage
-}
-
-// diffBuffer compares two physical buffers of t element by element.
-func diffBuffer(t *Tensor, a, b []byte) string {
-	dt, err := tensor.ParseDataType(t.DataType)
-	if err != nil {
-		return err.Error()
-	}
-	if len(a) != len(b) {
-		return fmt.Sprintf("buffer sizes differ: %d vs %d bytes", len(a), len(b))
-	}
-	es := dt.Size()
-	n, first := 0, -1
-	for i := 0; i+es <= len(a); i += es {
-		if string(a[i:i+es]) != string(b[i:i+es]) {
-			if first < 0 {
-				first = i / es
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	at := func(buf []byte) string { return formatElem(dt, buf[first*es:(first+1)*es]) }
-	return fmt.Sprintf("%d of %d buffer elements differ; first at buffer element %d%s: DirectML %s, vkdml %s",
-		n, len(a)/es, first, coordsOf(t, uint64(first)), at(a), at(b))
-}
-
-// coordsOf names the logical coordinates at buffer element e, if e is
-// addressed, else says it lies between addressed elements.
-func coordsOf(t *Tensor, e uint64) string {
-	d, err := t.Desc()
-	if err != nil {
-		return ""
-	}
-	found := ""
-	tensor.ForEachIndex(d.Sizes, func(c []uint32) {
-		if found == "" && d.Offset(c) == e {
-			found = strings.ReplaceAll(fmt.Sprint(c), " ", ",")
-		}
-	})
-	if found == "" {
-		return " (not addressed by the strides)"
-	}
-	return " (coordinates " + found + ")"
 }
 
 // formatElem formats one element's bytes (little-endian) as its type.

@@ -1,11 +1,21 @@
 package parity
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/hresult"
 )
+
+// f32 is FLOAT32 elements, little-endian, from their bits.
+func f32(bits ...uint32) []byte {
+	var b []byte
+	for _, v := range bits {
+		b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	return b
+}
 
 func poolCase(name, dt string) *Case {
 	return &Case{Name: name, Operator: "MAX_POOLING2",
@@ -106,13 +116,6 @@ func globalCase(dt string, oh, ow uint32) *Case {
 // differs; padding, a dilation, a smaller window or an indices output
 // leave the difference unexplained.
 func TestGlobalWindowExplained(t *testing.T) {
-	f32 := func(bits ...uint32) []byte {
-		var b []byte
-		for _, v := range bits {
-			b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-		}
-		return b
-	}
 	const one, two, negInf, lowest, negZero = 0x3f800000, 0x40000000, 0xff800000, 0xff7fffff, 0x80000000
 	copyOut, windowOut := f32(one, two, one, two), f32(two, lowest, two, lowest)
 	for _, c := range []struct {
@@ -168,5 +171,130 @@ func TestGlobalWindowExplained(t *testing.T) {
 	c.Operator, c.Dilations = "MAX_POOLING2", []uint32{1, 1}
 	if row := (&Report{}).Add(c, ok(copyOut), ok(windowOut), nil); row.Verdict != Known {
 		t.Errorf("MAX_POOLING2 with dilation 1: verdict %q, want %q", row.Verdict, Known)
+	}
+}
+
+// unpoolCase is a FLOAT32 MAX_UNPOOLING of n input elements, 1x1x1xn, into
+// a 1x1x1xm output (strides nil: packed), with indices of type it.
+func unpoolCase(it string, n, m uint32, outStrides []uint32, outBytes uint64) *Case {
+	ie := map[string]uint64{"UINT32": 4, "UINT64": 8}[it]
+	return &Case{Name: "u", Operator: "MAX_UNPOOLING",
+		Input:   Tensor{DataType: "FLOAT32", Sizes: []uint32{1, 1, 1, n}, TotalTensorSizeInBytes: 4 * uint64(n)},
+		Indices: &Tensor{DataType: it, Sizes: []uint32{1, 1, 1, n}, TotalTensorSizeInBytes: ie * uint64(n)},
+		Output:  Tensor{DataType: "FLOAT32", Sizes: []uint32{1, 1, 1, m}, Strides: outStrides, TotalTensorSizeInBytes: outBytes}}
+}
+
+// indexBytes is indices of type it ("UINT32" or "UINT64"), little-endian.
+func indexBytes(it string, v ...uint64) []byte {
+	var b []byte
+	for _, x := range v {
+		for k := 0; k < map[string]int{"UINT32": 4, "UINT64": 8}[it]; k++ {
+			b = append(b, byte(x>>(8*k)))
+		}
+	}
+	return b
+}
+
+// TestDuplicateIndexExplained: a MAX_UNPOOLING output element named by
+// several in-range indices, where DirectML holds another of their values
+// than vkdml's last in row-major order, is a known difference (rule 20);
+// a value that is no naming element's, an element named once or not at
+// all, a name only through an index DirectML wraps (rule 19), a vkdml
+// value other than the last, a differing byte between the elements, a
+// difference past the listed ones, a run without inputs and another
+// operator are not.
+func TestDuplicateIndexExplained(t *testing.T) {
+	const a, b, c, d, other = 0x3f800000, 0x40000000, 0x40400000, 0x40800000, 0x41000000
+	values := f32(a, b, c, d)
+	// Element 1 is named by a, b and c (rule 20: c), element 3 by d.
+	dupIdx := indexBytes("UINT32", 1, 1, 1, 3)
+	want := f32(0, c, 0, d)
+	for _, tc := range []struct {
+		name     string
+		c        *Case
+		idx      []byte
+		dml, vk  []byte
+		want     string
+		noInputs bool
+	}{
+		{"the second of three", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, b, 0, d), want, Known, false},
+		{"the first of three", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, a, 0, d), want, Known, false},
+		{"uint64 indices", unpoolCase("UINT64", 4, 4, nil, 16), indexBytes("UINT64", 1, 1, 1, 3), f32(0, b, 0, d), want, Known, false},
+		{"no duplicate's value", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, other, 0, d), want, Differ, false},
+		{"another element's value", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, d, 0, d), want, Differ, false},
+		{"unwritten instead of a duplicate", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, 0, 0, d), want, Differ, false},
+		{"an element named once", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, c, 0, a), want, Differ, false},
+		{"an element named by none", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(a, c, 0, d), want, Differ, false},
+		{"a duplicate and an element named once", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, b, 0, a), want, Differ, false},
+		{"vkdml not the last", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, a, 0, d), f32(0, b, 0, d), Differ, false},
+		// 2^32+1 is past the end for vkdml (rule 19): element 1 is named by
+		// a and b only, and DirectML's c (the wrapped index's) is not theirs.
+		{"the value of a wrapped index", unpoolCase("UINT64", 4, 4, nil, 16), indexBytes("UINT64", 1, 1, 1<<32+1, 3), f32(0, c, 0, d), f32(0, b, 0, d), Differ, false},
+		{"no inputs", unpoolCase("UINT32", 4, 4, nil, 16), dupIdx, f32(0, b, 0, d), want, Differ, true},
+		// A strided output (stride 2): the bytes between elements must agree.
+		{"strided output", unpoolCase("UINT32", 4, 4, []uint32{8, 8, 8, 2}, 28), dupIdx,
+			f32(0, 0xcdcdcdcd, b, 0xcdcdcdcd, 0, 0xcdcdcdcd, d), f32(0, 0xcdcdcdcd, c, 0xcdcdcdcd, 0, 0xcdcdcdcd, d), Known, false},
+		{"strided output, a byte between differs", unpoolCase("UINT32", 4, 4, []uint32{8, 8, 8, 2}, 28), dupIdx,
+			f32(0, 0, b, 0xcdcdcdcd, 0, 0xcdcdcdcd, d), f32(0, 0xcdcdcdcd, c, 0xcdcdcdcd, 0, 0xcdcdcdcd, d), Differ, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var inputs [][]byte
+			if !tc.noInputs {
+				inputs = [][]byte{values, tc.idx}
+			}
+			row := (&Report{}).AddRun(tc.c, inputs, ok(tc.dml), ok(tc.vk), nil)
+			if row.Verdict != tc.want || (tc.want == Known) != strings.Contains(row.Detail, "rule 20") {
+				t.Fatalf("verdict %q (%s), want %q", row.Verdict, row.Detail, tc.want)
+			}
+		})
+	}
+	t.Run("another operator", func(t *testing.T) {
+		c := unpoolCase("UINT32", 4, 4, nil, 16)
+		c.Operator = "MAX_POOLING"
+		if row := (&Report{}).AddRun(c, [][]byte{values, dupIdx}, ok(f32(0, b, 0, d)), ok(want), nil); row.Verdict != Differ {
+			t.Errorf("verdict %q (%s), want %q", row.Verdict, row.Detail, Differ)
+		}
+	})
+}
+
+// TestDuplicateIndexBeyondListed: every differing element is checked, not
+// only the MaxListed that the row keeps, in whole-buffer and
+// elements-only goldens.
+func TestDuplicateIndexBeyondListed(t *testing.T) {
+	const m = 3 * MaxListed
+	// Input k and m+k both name output element k: rule 20 writes m+k,
+	// this DirectML k.
+	var values, first, last []uint32
+	var idx []uint64
+	for k := uint32(0); k < 2*m; k++ {
+		values, idx = append(values, 0x3f800000+k), append(idx, uint64(k%m))
+	}
+	first, last = values[:m], values[m:]
+	c := unpoolCase("UINT32", 2*m, m, nil, 4*m)
+	inputs := [][]byte{f32(values...), indexBytes("UINT32", idx...)}
+	doctored := slices.Clone(first)
+	doctored[m-1] = 0x41000000 // no duplicate's value, past the listed ones
+	for _, tc := range []struct {
+		name     string
+		dml      []uint32
+		elements bool
+		want     string
+	}{
+		{"buffer", first, false, Known},
+		{"elements", first, true, Known},
+		{"buffer, the last differing element no duplicate's", doctored, false, Differ},
+		{"elements, the last differing element no duplicate's", doctored, true, Differ},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dml := ok(f32(tc.dml...))
+			dml.Elements = []bool{tc.elements}
+			row := (&Report{}).AddRun(c, inputs, dml, ok(f32(last...)), nil)
+			if row.Verdict != tc.want {
+				t.Fatalf("verdict %q (%s), want %q", row.Verdict, row.Detail, tc.want)
+			}
+			if len(row.Differences) != MaxListed || row.Outputs[0].Differing != m {
+				t.Errorf("%d differences listed of %d; the test needs more than the listed ones", len(row.Differences), row.Outputs[0].Differing)
+			}
+		})
 	}
 }

@@ -13,7 +13,8 @@
 //	corpus.json                 the manifest (Corpus)
 //	inputs/NAME.npy             the input buffer of case NAME
 //	golden/results.json         what DirectML returned per case (Results)
-//	golden/NAME.outI.npy        output I's whole buffer after the run
+//	golden/NAME.outI.npy        output I's whole buffer after the run, or
+//	                            a plain array of its elements
 //	known-differences.json      differences accepted with a reason
 //
 // Every tensor is stored as its physical buffer: a one-dimensional .npy of
@@ -22,19 +23,26 @@
 // convention. Input bytes that the strides do not address hold values that
 // would change the answer if they were read. Outputs start filled with the
 // byte OutputFill, so that a golden also records which bytes the operator
-// left untouched (semantics.md rule 6).
+// left untouched (semantics.md rule 6). A golden may instead hold only
+// the output's logical elements, row-major (DirectML's output as a user
+// has it); then only those are compared (readGolden).
+//
+// One case of a user's own is a case file (CaseFile, `vkdml parity
+// --case`): a desc in DirectML's names and .npy files beside it.
 package parity
 
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/safefile"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -60,7 +68,8 @@ type Case struct {
 	Note   string   `json:"note,omitempty"`
 
 	// Operator is DML_OPERATOR_TYPE without the prefix: ARGMAX, ARGMIN,
-	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2 or MAX_UNPOOLING.
+	// REDUCE, MAX_POOLING, MAX_POOLING1, MAX_POOLING2, MAX_UNPOOLING, TOP_K or
+	// TOP_K1.
 	Operator string `json:"operator"`
 	Input    Tensor `json:"input"`
 	// Indices is MAX_UNPOOLING's IndicesTensor, its second input (in
@@ -71,9 +80,15 @@ type Case struct {
 
 	// ARGMAX, ARGMIN, REDUCE. AxisCount = len(Axes); Axes nil (JSON null or
 	// absent) is a NULL pointer, [] a non-null pointer with AxisCount 0.
-	Axes           []uint32 `json:"axes"`
+	Axes           []uint32 `json:"axes" jsonschema:"nullable"`
 	AxisDirection  string   `json:"axisDirection,omitempty"`  // INCREASING | DECREASING
 	ReduceFunction string   `json:"reduceFunction,omitempty"` // ARGMAX | ARGMIN
+
+	// TOP_K, TOP_K1 (whose AxisDirection is the field above; its indices
+	// are OutputIndices). Both are nil for the other operators, which
+	// have none (TopKParams reads them).
+	Axis *uint32 `json:"axis,omitempty"`
+	K    *uint32 `json:"k,omitempty"`
 
 	// MAX_POOLING*. DimensionCount = len(WindowSize).
 	Strides      []uint32 `json:"strides,omitempty"`
@@ -93,6 +108,17 @@ type Corpus struct {
 	Seed    int64  `json:"seed"`
 	Cases   []Case `json:"cases"`
 }
+
+// Bounds on the JSON files of a corpus, each far above what it holds (the
+// shipped corpus.json is about 180 KiB for 500 cases, results.json 85 KiB,
+// known-differences.json 3 KiB): a random corpus of a hundred thousand
+// cases fits, and a wrong path (a log, a dump, a device) is refused before
+// it is read.
+const (
+	MaxManifestSize = 64 << 20
+	MaxResultsSize  = 64 << 20
+	MaxKnownSize    = 16 << 20
+)
 
 // Files in a corpus directory.
 const (
@@ -137,7 +163,7 @@ func OutputFile(name string, i int) string { return fmt.Sprintf("%s.out%d.npy", 
 // LoadCorpus reads dir/corpus.json.
 func LoadCorpus(dir string) (*Corpus, error) {
 	var c Corpus
-	if err := readJSON(filepath.Join(dir, ManifestFile), &c); err != nil {
+	if err := readJSON(filepath.Join(dir, ManifestFile), MaxManifestSize, &c); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -217,18 +243,35 @@ func LoadInput(dir string, c *Case) ([]byte, error) {
 // loadBuffer reads the buffer of tensor t of case name from file (relative
 // to dir) and checks that it holds TotalTensorSizeInBytes bytes.
 func loadBuffer(dir, name, file string, t *Tensor) ([]byte, error) {
-	b, err := tensor.ReadNpyFile(filepath.Join(dir, file))
+	b, err := readBuffer(filepath.Join(dir, file), t)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parity: case %s: %w", name, err)
 	}
+	dt := b.Desc.DataType
+	if want, _ := tensor.ParseDataType(t.DataType); dt != want || uint64(len(b.Data)) < t.TotalTensorSizeInBytes {
+		return nil, fmt.Errorf("parity: case %s: %s is %v, %d bytes; want %s with %d bytes", name, file, dt, len(b.Data), t.DataType, t.TotalTensorSizeInBytes)
+	}
+	return b.Data[:t.TotalTensorSizeInBytes], nil
+}
+
+// readBuffer reads the .npy file at path holding the physical buffer of
+// t: a regular file whose array, by its header, is no larger than t's
+// TotalTensorSizeInBytes rounded up to whole elements, refused before
+// anything is allocated otherwise.
+func readBuffer(path string, t *Tensor) (*tensor.Tensor, error) {
 	dt, err := tensor.ParseDataType(t.DataType)
 	if err != nil {
 		return nil, err
 	}
-	if b.Desc.DataType != dt || uint64(len(b.Data)) < t.TotalTensorSizeInBytes {
-		return nil, fmt.Errorf("parity: case %s: %s is %v, %d bytes; want %v with %d bytes", name, file, b.Desc.DataType, len(b.Data), dt, t.TotalTensorSizeInBytes)
+	if !dt.Valid() {
+		return nil, fmt.Errorf("data type %s has no element size", t.DataType)
 	}
-	return b.Data[:t.TotalTensorSizeInBytes], nil
+	es := uint64(dt.Size())
+	maxData := t.TotalTensorSizeInBytes
+	if maxData <= math.MaxUint64-(es-1) {
+		maxData += es - 1
+	}
+	return tensor.ReadNpyFileMax(path, maxData)
 }
 
 // BufferNpy wraps a physical buffer as a one-dimensional tensor of dt, for
@@ -280,8 +323,10 @@ func ParseHRESULT(s string) (hresult.HRESULT, error) {
 	return 0, fmt.Errorf("parity: %q is not an HRESULT name or 0x value", s)
 }
 
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+// readJSON reads the JSON file path, a regular file of at most limit
+// bytes (internal/safefile), into v.
+func readJSON(path string, limit int64, v any) error {
+	b, err := safefile.ReadFile(path, limit)
 	if err != nil {
 		return fmt.Errorf("parity: %w", err)
 	}
@@ -299,13 +344,24 @@ func writeJSON(path string, v any) error {
 	return writeFile(path, append(b, '\n'))
 }
 
-// writeFile writes path through a temporary file and a rename.
+// writeFile writes path through a temporary file and a rename
+// (safefile.WriteFile): a failed write leaves the old file whole.
 func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	return safefile.WriteFile(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
+	})
+}
+
+// TopKParams are TOP_K's Axis and K (0 where the case gives none).
+func (c *Case) TopKParams() (axis, k uint32) {
+	if c.Axis != nil {
+		axis = *c.Axis
 	}
-	return os.Rename(tmp, path)
+	if c.K != nil {
+		k = *c.K
+	}
+	return axis, k
 }
 
 // Direction is the case's DML_AXIS_DIRECTION value: INCREASING (or empty)

@@ -6,7 +6,7 @@ import (
 )
 
 // Verdicts of REDUCE's floating-point functions, whose answers may differ
-// from DirectML's by a bound (docs/semantics.md rule 33). Equal is the
+// from DirectML's by a bound (docs/semantics.md rule 44). Equal is the
 // same bits (any NaN equals any NaN).
 const (
 	WithinBound  = "within bound"
@@ -14,7 +14,7 @@ const (
 )
 
 // ReduceBoundCheck is the verdict on one output element of a floating-point
-// REDUCE: Bound is the largest |vkdml − DirectML| rule 33 allows for the
+// REDUCE: Bound is the largest |vkdml − DirectML| rule 44 allows for the
 // block (+Inf where the block makes DirectML's answer unpredictable: an
 // intermediate may overflow or underflow in some order, or the log of a sum
 // whose sign the bound leaves open), Diff the difference found.
@@ -66,7 +66,7 @@ const (
 	driverLogAbsNear = 0x1p-21
 	driverSqrtULP    = 5
 	driverDivULP     = 2.5
-	// vkdml's exp and log: under 0.5 ULP + 2^-20 (rule 29).
+	// vkdml's exp and log: under 0.5 ULP + 2^-20 (rule 40).
 	vkdmlExpLogULP = 0.5 + 0x1p-20
 )
 
@@ -116,11 +116,11 @@ func nearOverflow(out floatFormat, finite, inf, bound float64) bool {
 		math.Signbit(inf) == math.Signbit(finite) && math.Abs(finite)+bound >= out.overflow
 }
 
-// reduceFloatBound is rule 33's bound for the block; +Inf where any answer
+// reduceFloatBound is rule 44's bound for the block; +Inf where any answer
 // is possible, 0 where the answer is a NaN or an infinity the block decides
 // in every order.
 func reduceFloatBound(function string, out floatFormat, block []float64, vkdml float64) (float64, error) {
-	// DirectML computes FLOAT16 in FLOAT32 (measured, rule 30): its unit
+	// DirectML computes FLOAT16 in FLOAT32 (measured, rule 41): its unit
 	// roundoff and overflow are FLOAT32's for both types.
 	acc := boundFloat32
 	if function == "MULTIPLY" {

@@ -45,14 +45,22 @@ type Outcome struct {
 	Stage   string
 	Message string
 	Outputs [][]byte // whole output buffers, binding order; nil on failure
+	// Elements[i] true: Outputs[i] holds only output i's logical
+	// elements, row-major (a golden or expected output given as a plain
+	// .npy of its elements), and only those are compared.
+	Elements []bool
 	// NoAnswer: the implementation did not finish the case in time.
 	NoAnswer bool
+	// Inputs are the input buffers vkdml ran on (vk.RunBuffers sets them;
+	// a golden has none), for the explanations that depend on the input
+	// (TOP_K's NaN rules).
+	Inputs [][]byte
 }
 
 // LoadResults reads dir/results.json.
 func LoadResults(dir string) (*Results, error) {
 	var r Results
-	if err := readJSON(filepath.Join(dir, ResultsFile), &r); err != nil {
+	if err := readJSON(filepath.Join(dir, ResultsFile), MaxResultsSize, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -88,8 +96,12 @@ func WriteOutcome(dir string, c *Case, o *Outcome) (Result, error) {
 	return r, nil
 }
 
-// Outcome reads the outcome of result r back from results directory dir.
-func (r *Result) Outcome(dir string) (*Outcome, error) {
+// Outcome reads the outcome of result r of case c back from results
+// directory dir. A success must list one output per output tensor of c,
+// and a failure none; each output file is a regular .npy no larger than
+// its tensor's TotalTensorSizeInBytes (rounded up to whole elements),
+// refused before it is read otherwise.
+func (r *Result) Outcome(dir string, c *Case) (*Outcome, error) {
 	if r.NoAnswer {
 		return &Outcome{Stage: r.Stage, Message: r.Message, NoAnswer: true}, nil
 	}
@@ -98,12 +110,20 @@ func (r *Result) Outcome(dir string) (*Outcome, error) {
 		return nil, err
 	}
 	o := &Outcome{HR: h, Stage: r.Stage, Message: r.Message}
-	for _, f := range r.Outputs {
-		t, err := tensor.ReadNpyFile(filepath.Join(dir, f))
+	outs, why := c.OutputTensors(), "one per output tensor of the operator"
+	if h.Failed() {
+		outs, why = nil, "none for a failure"
+	}
+	if len(r.Outputs) != len(outs) {
+		return nil, fmt.Errorf("parity: case %s: %s lists %d output file(s) for %s; want %d, %s", c.Name, ResultsFile, len(r.Outputs), h.Name(), len(outs), why)
+	}
+	for i, f := range r.Outputs {
+		t, err := readGolden(filepath.Join(dir, f), outs[i])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("parity: case %s: golden output %d: %w", c.Name, i, err)
 		}
 		o.Outputs = append(o.Outputs, t.Data)
+		o.Elements = append(o.Elements, t.elements)
 	}
 	return o, nil
 }
@@ -138,4 +158,44 @@ func RemoveStaleOutputs(dir string, r *Results) error {
 		}
 	}
 	return nil
+}
+
+// golden is one golden output as read: its bytes, and whether they are
+// the output's logical elements rather than its whole buffer.
+type golden struct {
+	Data     []byte
+	elements bool
+}
+
+// readGolden reads a golden output of tensor t: a .npy of t's whole
+// buffer (TotalTensorSizeInBytes, after a run that started with every
+// byte OutputFill) or, when its size is that of t's logical elements and
+// not the buffer's, a plain array of the elements (row-major), of which
+// only the elements are compared. A file of another size is refused,
+// and one larger than either before it is read.
+func readGolden(path string, t *Tensor) (golden, error) {
+	d, err := t.Desc()
+	if err != nil {
+		return golden{}, err
+	}
+	if !d.DataType.Valid() {
+		return golden{}, fmt.Errorf("data type %s has no element size", t.DataType)
+	}
+	elems := d.ElementCount() * uint64(d.DataType.Size())
+	// Bounded as readBuffer bounds a buffer: rounded up to whole elements.
+	b, err := readBuffer(path, &Tensor{DataType: t.DataType, TotalTensorSizeInBytes: max(t.TotalTensorSizeInBytes, elems)})
+	if err != nil {
+		return golden{}, err
+	}
+	n := uint64(len(b.Data))
+	switch {
+	case b.Desc.DataType != d.DataType:
+		return golden{}, fmt.Errorf("%s is %v; the output is %s", path, b.Desc.DataType, t.DataType)
+	case n == t.TotalTensorSizeInBytes:
+		return golden{Data: b.Data}, nil
+	case n == elems:
+		return golden{Data: b.Data, elements: true}, nil
+	}
+	return golden{}, fmt.Errorf("%s holds %d bytes: neither the output's buffer (%d bytes, TotalTensorSizeInBytes) nor its %d elements (%d bytes)",
+		path, n, t.TotalTensorSizeInBytes, d.ElementCount(), elems)
 }

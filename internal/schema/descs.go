@@ -27,7 +27,16 @@ func poolingWindow() []Field {
 
 // argFields are DML_ARGMAX_OPERATOR_DESC's and DML_ARGMIN_OPERATOR_DESC's.
 var argFields = []Field{input, output, axisCount, axes,
-	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection}}
+	{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}}
+
+// topKFields are DML_TOP_K_OPERATOR_DESC's; TOP_K1 adds AxisDirection.
+// The parity corpus keeps its generic names for the two outputs (a case's
+// output and outputIndices).
+var topKFields = []Field{input,
+	{Name: "OutputValueTensor", Kind: OutputTensor, Type: TensorDesc, JSON: "output"},
+	{Name: "OutputIndexTensor", Kind: OutputTensor, Type: TensorDesc, JSON: "outputIndices"},
+	{Name: "Axis", Kind: Attribute, Type: UInt},
+	{Name: "K", Kind: Attribute, Type: UInt}}
 
 // Descs lists every operator desc vkdml defines. A new operator starts
 // here (its fields) and in ops' registry (its constructor, strategies and
@@ -48,7 +57,8 @@ block, in row-major order over the reduced axes.`},
 	{
 		Type: "REDUCE", DMLType: 55, Go: "Reduce",
 		Fields: []Field{
-			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction},
+			{Name: "Function", Kind: Attribute, Type: UInt, Enum: ReduceFunction,
+				JSON: "reduceFunction", Aliases: []string{"ReduceFunction"}},
 			input, output, axisCount, axes,
 		},
 		C: &CDesc{Struct: "vkdml_reduce_desc", Type: 3, Doc: `DML_REDUCE_OPERATOR_DESC: function ARGMAX or ARGMIN (the output holds
@@ -86,5 +96,20 @@ with one index the last in row-major order wins.`},
 		// bandwidth ceiling) and libvkdml does not offer it.
 		Type: "ELEMENT_WISE_IDENTITY", DMLType: 1, Go: "ElementWiseIdentity",
 		Fields: []Field{input, output},
+	},
+	{
+		Type: "TOP_K", DMLType: 71, Go: "TopK", Fields: topKFields,
+		C: &CDesc{Struct: "vkdml_top_k_desc", Type: 8, Doc: `DML_TOP_K_OPERATOR_DESC: the k largest elements along axis, sorted
+descending (TOP_K1 with axis_direction DECREASING). Both outputs have the
+input's sizes but k along axis; indices (UINT32, or UINT64 from feature
+level 5.0) count from the start of the axis. Ties go to the lower index,
+NaN comes after every number.`},
+	},
+	{
+		Type: "TOP_K1", DMLType: 112, Go: "TopK1",
+		Fields: append(append([]Field(nil), topKFields...),
+			Field{Name: "AxisDirection", Kind: Attribute, Type: UInt, Enum: AxisDirection, Optional: true}),
+		C: &CDesc{Struct: "vkdml_top_k1_desc", Type: 9, Doc: `DML_TOP_K1_OPERATOR_DESC: DECREASING selects the k largest, sorted
+descending; INCREASING the k smallest, sorted ascending.`},
 	},
 }

@@ -43,13 +43,25 @@ const (
 	UInt
 	// UIntArray is a const UINT*, with its length in the UInt field Count.
 	UIntArray
+	// UInt64 is a UINT64 (DML_BUFFER_TENSOR_DESC's TotalTensorSizeInBytes;
+	// no operator desc holds one).
+	UInt64
 )
 
 // Enum is a DirectML enum a UInt field holds.
 type Enum struct {
 	// DML is DirectML's name: DML_AXIS_DIRECTION.
 	DML string
+	// Values are DirectML's names of its values without the prefix
+	// (Prefix), in the order of their numbers from 0: INCREASING is
+	// DML_AXIS_DIRECTION_INCREASING, 0. They are every value DirectML
+	// defines, not only those vkdml implements: a desc as data names a
+	// value, and whether the operator takes it is the operator's rule.
+	Values []string
 }
+
+// Prefix is what DirectML's value names start with: DML_AXIS_DIRECTION_.
+func (e *Enum) Prefix() string { return e.DML + "_" }
 
 // Go is the enum's type in package ops: AxisDirection.
 func (e *Enum) Go() string { return camel(strings.TrimPrefix(e.DML, "DML_")) }
@@ -59,8 +71,12 @@ func (e *Enum) C() string { return "vkdml_" + strings.ToLower(strings.TrimPrefix
 
 // The enums the descs use.
 var (
-	AxisDirection  = &Enum{DML: "DML_AXIS_DIRECTION"}
-	ReduceFunction = &Enum{DML: "DML_REDUCE_FUNCTION"}
+	AxisDirection  = &Enum{DML: "DML_AXIS_DIRECTION", Values: []string{"INCREASING", "DECREASING"}}
+	ReduceFunction = &Enum{DML: "DML_REDUCE_FUNCTION", Values: []string{"ARGMAX", "ARGMIN", "AVERAGE", "L1", "L2",
+		"LOG_SUM", "LOG_SUM_EXP", "MAX", "MIN", "MULTIPLY", "SUM", "SUM_SQUARE"}}
+	// DataType is a tensor's DML_TENSOR_DATA_TYPE.
+	DataType = &Enum{DML: "DML_TENSOR_DATA_TYPE", Values: []string{"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32",
+		"UINT16", "UINT8", "INT32", "INT16", "INT8", "FLOAT64", "UINT64", "INT64"}}
 )
 
 // Field is one field of a desc.
@@ -69,7 +85,9 @@ type Field struct {
 	Name string
 	Kind Kind
 	Type Type
-	// Optional says that a tensor may be absent (a NULL pointer, nil in Go).
+	// Optional says that a tensor (or an array: a tensor's Strides) may
+	// be absent (a NULL pointer, nil in Go), or that a desc as data may
+	// leave a number out, meaning 0 (AxisDirection: INCREASING).
 	Optional bool
 	// Count names the UInt field holding a UIntArray's length; several
 	// arrays may share one (MAX_POOLING's DimensionCount).
@@ -80,6 +98,12 @@ type Field struct {
 	// (PoolingWindow); a mirror that can share one struct for the run
 	// (the Windows runner's COM structs, as Go embedding) does.
 	Group string
+	// JSON is the field's name in the parity corpus when that is not the
+	// Go name with a lower-case first letter (Function is reduceFunction).
+	JSON string
+	// Aliases are further names a desc as data may give the field
+	// (Spellings lists them all).
+	Aliases []string
 }
 
 // IsTensor reports whether f is an input or output tensor.

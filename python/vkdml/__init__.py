@@ -19,20 +19,25 @@ vkdml.ForkError. With multiprocessing, use the "spawn" or "forkserver"
 start method.
 """
 
-from ._api import (Device, Operator, argmax, argmin, default_device, max_pool, max_unpool, prepare_argmax,
-                   prepare_argmin, prepare_max_pool, reduce)
+from . import _api
+from ._api import (Device, Operator, argmax, argmin, default_device, indices_from_torch, indices_to_torch, max_pool,
+                   max_unpool, prepare_argmax, prepare_argmin, prepare_max_pool, prepare_max_unpool, prepare_reduce,
+                   reduce, top_k)
+from ._parity import compare
 from ._raw import devices, run
 from ._errors import (DXGI_ERROR_DEVICE_REMOVED, DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_OUTOFMEMORY,
-                      ArgumentTypeError, DeviceRemovedError, Error, ForkError, InvalidArgumentError, OutOfMemoryError,
-                      UnsupportedError)
+                      E_UNEXPECTED, ArgumentTypeError, DeviceRemovedError, Error, ForkError, InternalError,
+                      InvalidArgumentError, OutOfMemoryError, UnsupportedError)
 
-__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "devices", "default_device",
-           "prepare_argmax", "prepare_argmin", "prepare_max_pool",
+__all__ = ["Device", "Operator", "argmax", "argmin", "reduce", "max_pool", "max_unpool", "run", "compare", "devices", "default_device",
+           "prepare_argmax", "prepare_argmin", "prepare_max_pool", "prepare_max_unpool", "prepare_reduce",
+           "indices_from_torch", "indices_to_torch",
            "Error", "InvalidArgumentError", "ArgumentTypeError", "OutOfMemoryError", "UnsupportedError",
-           "DeviceRemovedError", "ForkError",
-           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
-try:  # the installed distribution's version (make wheel sets it from a release tag)
-    from importlib.metadata import PackageNotFoundError, version as _version
-    __version__ = _version("vkdml")
-except (ImportError, PackageNotFoundError):  # run from the source tree
-    __version__ = "0.1.0"
+           "DeviceRemovedError", "ForkError", "InternalError",
+           "E_INVALIDARG", "E_FAIL", "E_OUTOFMEMORY", "E_UNEXPECTED", "DXGI_ERROR_UNSUPPORTED", "DXGI_ERROR_DEVICE_REMOVED"]
+# libvkdml's vkdml_version(): the repository's VERSION file's release
+# number (PEP 440's and semantic versioning's MAJOR.MINOR.PATCH), with
+# "+" and build metadata for a library built outside a release, as the
+# vkdml command, vkdml.pc and the CMake package report it. A wheel's version
+# is the same release number.
+__version__ = _api._lib.vkdml_version().decode("ascii")

@@ -22,12 +22,19 @@ import ctypes
 import math
 import os
 import threading
+import typing
 import warnings
 import weakref
-from typing import Optional, Sequence, Tuple, Union
+from typing import Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import numpy.typing as npt
+
+try:
+    import numpy.typing as npt
+except ImportError:  # numpy before 1.20 (Debian 11's 1.19) has no numpy.typing
+    class npt:  # noqa: N801 - stands in for the module
+        ArrayLike = typing.Any
+        DTypeLike = typing.Any
 
 from . import _capi
 from ._errors import (ArgumentTypeError, Error, api, error_for, invalid, out_of_memory)
@@ -35,7 +42,8 @@ from ._errors import (ArgumentTypeError, Error, api, error_for, invalid, out_of_
 _lib = _capi.load()
 
 # numpy dtype -> DML_TENSOR_DATA_TYPE. float64 is DirectML's FLOAT64, which
-# no vkdml operator accepts: the library refuses it with DirectML's code.
+# none of these DirectML operators takes: it is refused up front (as
+# bfloat16, which DirectML lacks), with the cast to use.
 _DATA_TYPES = {
     np.dtype(np.float32): 1, np.dtype(np.float16): 2,
     np.dtype(np.uint32): 3, np.dtype(np.uint16): 4, np.dtype(np.uint8): 5,
@@ -52,7 +60,14 @@ _REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1, "l1": 3, "max": 7, "min": 8, "mul
 _REDUCE_INDEX_FUNCTIONS = ("argmax", "argmin")
 
 # The types the public functions take (PEP 484; py.typed marks the package).
+# Axes=None is every axis, as NumPy's axis=None.
 Axes = Union[int, Sequence[int]]
+Direction = Literal["increasing", "decreasing"]
+ReduceFunction = Literal["argmax", "argmin", "max", "min", "sum", "multiply", "l1", "sum_square"]
+PoolVersion = Literal[0, 1, 2]
+# How max_unpool's indices count: "directml", flat over the whole output as
+# max_pool returns them; "torch", PyTorch's int64 within each (n, c) plane.
+IndicesLayout = Literal["directml", "torch"]
 Spatial = Union[int, Sequence[int]]
 DeviceLike = Union["Device", int, str, None]
 Result = Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]
@@ -334,19 +349,77 @@ class _TensorDesc:
         self.desc = desc
 
 
+# The types DirectML's ARGMAX, ARGMIN, REDUCE, MAX_POOLING* and
+# MAX_UNPOOLING are defined for (each operator and feature level takes some
+# of them; the library names those).
+_DIRECTML_TYPES = ", ".join(str(d) for d in _DATA_TYPES if d != np.float64)
+
+
 def _data_type(call, field, dtype):
+    if dtype == np.float64 or dtype.name == "bfloat16":
+        cast = _float32_cast(field)
+        raise invalid(call, field, "%s is not a type DirectML's %s takes (DirectML's types for it are among %s)%s"
+                      % (dtype, call, _DIRECTML_TYPES, "; cast with " + cast if cast else ""), ArgumentTypeError)
     if dtype not in _DATA_TYPES:
-        raise invalid(call, field, "%s is not a DirectML tensor data type (use one of %s)"
-                      % (dtype, ", ".join(sorted(str(d) for d in _DATA_TYPES if d != np.float64))),
+        raise invalid(call, field, "%s is not a DirectML tensor data type (use one of %s)" % (dtype, _DIRECTML_TYPES),
                       ArgumentTypeError)
     return dtype
 
 
+def _float32_cast(field):
+    """The one-line cast to float32 of the input field names (x.dtype, or
+    a prepare_* function's dtype); None for an output's or index's type,
+    which float32 would not fit either."""
+    if field == "dtype":
+        return "numpy.float32"
+    if field.endswith(".dtype") and not field.startswith(("out", "indices")):
+        return "%s.astype(numpy.float32)" % field[:-len(".dtype")]
+    return None
+
+
+def _refuse_bfloat16(call, field, x):
+    """Refuses a bfloat16 array or tensor before numpy or DLPack fails on
+    it with a message of its own."""
+    if "bfloat16" in str(getattr(x, "dtype", "")):
+        raise invalid(call, field + ".dtype", "bfloat16 is not a DirectML tensor data type (DirectML's types are %s); "
+                      "cast with %s.float() (torch) or %s.astype(numpy.float32)" % (_DIRECTML_TYPES, field, field),
+                      ArgumentTypeError)
+
+
+def _from_dlpack(call, field, x):
+    """A host array exported through DLPack (a CPU torch tensor, a JAX or
+    CuPy host array, ...) as a numpy array sharing its memory."""
+    device = getattr(x, "__dlpack_device__", None)
+    if device is not None:
+        kind = device()[0]
+        if int(kind) not in (1, 3):  # kDLCPU, kDLCUDAHost: host memory
+            raise invalid(call, field, "is in DLPack device memory of type %d, not host memory: vkdml reads host "
+                          "arrays; copy it to the host first (e.g. %s.cpu())" % (int(kind), field), ArgumentTypeError)
+    if not hasattr(np, "from_dlpack"):
+        if hasattr(x, "__array__"):
+            return np.asarray(x)
+        raise invalid(call, field, "supports only DLPack, which needs NumPy 1.22 or later (this is %s)"
+                      % np.__version__, ArgumentTypeError)
+    try:
+        return np.from_dlpack(x)
+    except (TypeError, ValueError, BufferError, RuntimeError) as e:
+        raise invalid(call, field, "cannot be read through DLPack: %s" % e, ArgumentTypeError) from None
+
+
 def _as_array(call, field, x):
+    _refuse_bfloat16(call, field, x)
+    if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+        return _checked_array(call, field, _from_dlpack(call, field, x))
     try:
         a = np.asarray(x)
     except (ValueError, TypeError) as e:
         raise invalid(call, field, "is not convertible to a numpy array: %s" % e, ArgumentTypeError) from None
+    return _checked_array(call, field, a)
+
+
+def _checked_array(call, field, a):
+    """a, in the machine's byte order, checked to have a DirectML data
+    type and sizes."""
     if a.dtype not in _DATA_TYPES and a.dtype.byteorder not in "=|" and a.dtype.newbyteorder("=") in _DATA_TYPES:
         a = a.astype(a.dtype.newbyteorder("="))
     _data_type(call, field + ".dtype", a.dtype)
@@ -439,6 +512,8 @@ def _index_dtype(call, index_dtype):
 
 
 def _normalize_axes(call, axes, ndim):
+    if axes is None:  # NumPy's axis=None: every axis
+        return list(range(ndim))
     if isinstance(axes, (str, bytes)) or not hasattr(axes, "__iter__"):
         axes = [axes]
     out = []
@@ -451,6 +526,34 @@ def _normalize_axes(call, axes, ndim):
     return out
 
 
+def _keepdims(call, keepdims):
+    if not isinstance(keepdims, (bool, np.bool_)):
+        raise invalid(call, "keepdims", "%r is not a bool" % (keepdims,), ArgumentTypeError)
+    return bool(keepdims)
+
+
+def _reduced_out(call, out, axes, ndim, keepdims):
+    """out= of a reduction over axes (normalized) as DirectML writes it, its
+    reduced axes of size 1: with keepdims=False the caller's array lacks
+    them, and a view of it gets them back."""
+    if out is None or keepdims:
+        return out
+    if not isinstance(out, np.ndarray):
+        raise invalid(call, "out", "is a %s, not a numpy array" % type(out).__name__, ArgumentTypeError)
+    if out.ndim != ndim - len(set(axes)):
+        raise invalid(call, "out.shape", "is %s; with keepdims=False the result drops the %d reduced axes of x's %d"
+                      % (out.shape, len(set(axes)), ndim))
+    return np.expand_dims(out, tuple(sorted(set(axes))))
+
+
+def _returned(result, out):
+    """What a call returns: its result, or the caller's own out= arrays
+    (result may hold views of them)."""
+    if out is None:
+        return result
+    return _results([out] if isinstance(out, np.ndarray) else list(out))
+
+
 class _Plan:
     """An operator desc: the C desc (whose pointers the plan keeps alive),
     the input's tensor and the outputs' tensors (None for an absent
@@ -460,6 +563,12 @@ class _Plan:
         self.call, self.op_type, self.desc, self.keep = call, op_type, desc, keep
         self.inp, self.outputs = inp, outputs
         self.given = None  # out= arrays, when the caller gave them
+        # Size-1 axes dropped from each result (keepdims=False; 1-D pooling's
+        # height), and the input shape callers pass when it differs from
+        # the desc's (1-D pooling's 3-D arrays).
+        self.squeeze = ()
+        self.caller_shape = inp.shape
+        self.more_inputs = []  # the prepared operator's inputs after the first
         # Everything the C desc holds, for the one-shot cache.
         self.key = (op_type, inp.key) + tuple(None if t is None else t.key for t in outputs) + tuple(params)
 
@@ -472,8 +581,8 @@ class _Plan:
                 for i, t in enumerate(self.outputs)]
 
 
-def _results(arrays):
-    arrays = [a for a in arrays if a is not None]
+def _results(arrays, squeeze=()):
+    arrays = [a if not squeeze else a.squeeze(axis=squeeze) for a in arrays if a is not None]
     return arrays[0] if len(arrays) == 1 else tuple(arrays)
 
 
@@ -488,7 +597,7 @@ def _run(device, plan, inp, out=None):
     inps = inp if isinstance(inp, list) else [inp]
     ins, obufs = (_capi.Buffer * len(inps))(*[i.buffer for i in inps]), _buffers(outs)
     _check(_lib.vkdml_operator_run(handle, ins, len(inps), obufs, len(outs)))
-    return _results(outs)
+    return _results(outs, plan.squeeze)
 
 
 def _arg_plan(call, op_type, inp, axes, direction, index_dtype, out=None):
@@ -519,20 +628,25 @@ def _arg_plan(call, op_type, inp, axes, direction, index_dtype, out=None):
     return _Plan(call, op_type, desc, [axes_arr], inp, [output], [tuple(ax), direction])
 
 
-def _arg(call, op_type, x, axes, direction, index_dtype, device, out):
+def _arg(call, op_type, x, axes, direction, index_dtype, device, out, keepdims=True):
     inp = _Input(call, "x", _as_array(call, "x", x))
-    plan = _arg_plan(call, op_type, inp.tensor, axes, direction, index_dtype, out)
-    result = _run(device, plan, inp, None if out is None else [out])
-    return result
+    ax = _normalize_axes(call, axes, len(inp.tensor.shape))
+    kept = _reduced_out(call, out, ax, len(inp.tensor.shape), _keepdims(call, keepdims))
+    plan = _arg_plan(call, op_type, inp.tensor, ax, direction, index_dtype, kept)
+    plan.squeeze = () if keepdims else tuple(sorted(set(ax)))
+    return _returned(_run(device, plan, inp, None if kept is None else [kept]), out)
 
 
 @api("argmax")
-def argmax(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index_dtype: npt.DTypeLike = "uint32",
-           device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+def argmax(x: npt.ArrayLike, axes: Optional[Axes] = None, *, direction: Direction = "increasing",
+           index_dtype: npt.DTypeLike = "uint32", keepdims: bool = True, device: DeviceLike = None,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
     """DirectML's ARGMAX: the index of the largest element of each block of
-    x over axes (an int or a sequence; negative axes count from the end),
-    counted from the block's start in row-major order over the reduced
-    axes. The result keeps x's rank, reduced axes of size 1.
+    x over axes (an int or a sequence; negative axes count from the end;
+    None, the default, is every axis, as NumPy's axis=None), counted from
+    the block's start in row-major order over the reduced axes. The result
+    keeps x's rank, reduced axes of size 1, as DirectML's does; keepdims=False
+    drops them (then out= has them dropped too).
 
     direction "increasing" returns the first of tied maxima, "decreasing"
     the last. NaN follows DirectML (semantics.md rule 5): a NaN is returned
@@ -544,19 +658,20 @@ def argmax(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index
     bytes between its elements keep their values); it is returned. Every
     failure raises vkdml.Error.
     """
-    return _arg("argmax", _capi.OPERATOR_ARGMAX, x, axes, direction, index_dtype, device, out)
+    return _arg("argmax", _capi.OPERATOR_ARGMAX, x, axes, direction, index_dtype, device, out, keepdims)
 
 
 @api("argmin")
-def argmin(x: npt.ArrayLike, axes: Axes, *, direction: str = "increasing", index_dtype: npt.DTypeLike = "uint32",
-           device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+def argmin(x: npt.ArrayLike, axes: Optional[Axes] = None, *, direction: Direction = "increasing",
+           index_dtype: npt.DTypeLike = "uint32", keepdims: bool = True, device: DeviceLike = None,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
     """DirectML's ARGMIN: argmax's twin for the smallest element."""
-    return _arg("argmin", _capi.OPERATOR_ARGMIN, x, axes, direction, index_dtype, device, out)
+    return _arg("argmin", _capi.OPERATOR_ARGMIN, x, axes, direction, index_dtype, device, out, keepdims)
 
 
 @api("reduce")
-def reduce(x: npt.ArrayLike, function: Union[str, Axes], axes: Union[Axes, str], *,
-           index_dtype: Optional[npt.DTypeLike] = None, device: DeviceLike = None,
+def reduce(x: npt.ArrayLike, function: ReduceFunction, axes: Optional[Axes] = None, *,
+           index_dtype: Optional[npt.DTypeLike] = None, keepdims: bool = True, device: DeviceLike = None,
            out: Optional[np.ndarray] = None) -> np.ndarray:
     """DirectML's REDUCE over axes of x with function, DirectML's name in
     lower case: "max" or "min" (every dtype; NaN is ignored wherever it
@@ -567,10 +682,18 @@ def reduce(x: npt.ArrayLike, function: Union[str, Axes], axes: Union[Axes, str],
     INCREASING ties, of index_dtype (default uint32). The result keeps x's
     rank, reduced axes of size 1; an empty axes list is the identity.
     reduce(x, axes, function), the order before the value functions, is
-    accepted too. Other arguments as in argmax."""
+    accepted too (the type hints name the new order). Other arguments
+    (axes=None, keepdims) as in argmax."""
+    function, axes = _reduce_order(function, axes)
+    return _arg("reduce", _capi.OPERATOR_REDUCE, x, axes, function, index_dtype, device, out, keepdims)
+
+
+def _reduce_order(function, axes):
+    """reduce's (function, axes), given in either order: a function name is
+    the only string either takes."""
     if isinstance(axes, str) and not isinstance(function, str):
-        function, axes = axes, function
-    return _arg("reduce", _capi.OPERATOR_REDUCE, x, axes, function, index_dtype, device, out)
+        return axes, function
+    return function, axes
 
 
 def _spatial(call, field, value, dims, default):
@@ -623,11 +746,13 @@ def max_pool(x: npt.ArrayLike, window: Spatial, *, strides: Optional[Spatial] = 
              start_padding: Optional[Spatial] = None, end_padding: Optional[Spatial] = None,
              ceil_mode: bool = False, output_size: Optional[Spatial] = None,
              return_indices: bool = False, index_dtype: npt.DTypeLike = "uint32",
-             version: int = 2, device: DeviceLike = None,
+             version: PoolVersion = 2, device: DeviceLike = None,
              out: Union[np.ndarray, Sequence[np.ndarray], None] = None) -> Result:
     """DirectML's MAX_POOLING2 (version=2; 1 is MAX_POOLING1, without
     dilations; 0 is MAX_POOLING, without dilations or indices) on a 4-D
-    (NCHW) or 5-D (NCDHW) array.
+    (NCHW) or 5-D (NCDHW) array, or a 3-D (N, C, W) one for 1-D pooling,
+    which runs as 2-D pooling over (N, C, 1, W) and returns 3-D arrays (its
+    indices are the same flat indices).
 
     window, strides (default 1), dilations (default 1), padding (both
     sides), start_padding and end_padding (default 0) are an int or one
@@ -643,16 +768,44 @@ def max_pool(x: npt.ArrayLike, window: Spatial, *, strides: Optional[Spatial] = 
     in argmax; every failure raises vkdml.Error.
     """
     call = "max_pool"
-    inp = _Input(call, "x", _check_pool_input(call, _as_array(call, "x", x)))
+    xa = _as_array(call, "x", x)
+    _check_pool_input(call, "x", xa.shape)
+    window, strides, dilations, padding, start_padding, end_padding, output_size = _lift_1d(
+        call, xa.ndim, (window, strides, dilations, padding, start_padding, end_padding, output_size))
+    inp = _Input(call, "x", xa[:, :, np.newaxis] if xa.ndim == 3 else xa)
     plan = _pool_plan(call, inp.tensor, window, strides, dilations, padding, start_padding, end_padding, ceil_mode,
-                      output_size, return_indices, index_dtype, version, out)
-    return _run(device, plan, inp, plan.given)
+                      output_size, return_indices, index_dtype, version, _with_height(out) if xa.ndim == 3 else out)
+    plan.squeeze = (2,) if xa.ndim == 3 else ()
+    return _returned(_run(device, plan, inp, plan.given), out)
 
 
-def _check_pool_input(call, x):
-    if x.ndim not in (4, 5):
-        raise invalid(call, "x", "max_pool takes 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D" % x.ndim)
-    return x
+def _check_pool_input(call, field, shape):
+    if len(shape) not in (3, 4, 5):
+        raise invalid(call, field, "max_pool takes 3-D (N, C, W), 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D"
+                      % len(shape))
+
+
+# 1-D pooling runs as 2-D over (N, C, 1, W): each spatial argument gets a
+# height entry first, these.
+_HEIGHT_1D = (("window", 1), ("strides", 1), ("dilations", 1), ("padding", 0), ("start_padding", 0),
+              ("end_padding", 0), ("output_size", 1))
+
+
+def _lift_1d(call, ndim, values):
+    """max_pool's spatial arguments (in _HEIGHT_1D's order) for an input of
+    ndim dimensions: a 3-D input's with the height entry added."""
+    if ndim != 3:
+        return values
+    return [None if v is None else [height] + _spatial(call, name, v, 1, None)
+            for (name, height), v in zip(_HEIGHT_1D, values)]
+
+
+def _with_height(out):
+    """A 1-D pooling's out= arrays as views with the height axis."""
+    if out is None:
+        return None
+    arrays = [out] if isinstance(out, np.ndarray) else list(out)
+    return [np.expand_dims(a, 2) if isinstance(a, np.ndarray) and a.ndim == 3 else a for a in arrays]
 
 
 def _pool_paddings(call, dims, padding, start_padding, end_padding):
@@ -723,7 +876,8 @@ def _pool_plan(call, inp, window, strides, dilations, padding, start_padding, en
 
 @api("max_unpool")
 def max_unpool(x: npt.ArrayLike, indices: npt.ArrayLike, output_shape: Sequence[int], *,
-               device: DeviceLike = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+               indices_layout: IndicesLayout = "directml", device: DeviceLike = None,
+               out: Optional[np.ndarray] = None) -> np.ndarray:
     """DirectML's MAX_UNPOOLING: a 4-D (NCHW) array of output_shape and x's
     dtype holding each element of x at the position its index names,
     counted over the whole output (n, c and the spatial axes) in C order,
@@ -732,25 +886,177 @@ def max_unpool(x: npt.ArrayLike, indices: npt.ArrayLike, output_shape: Sequence[
     InvalidArgumentError, as DirectML refuses them). An index past the
     output's end writes nothing; of several elements of x with one index,
     the last in C order wins (semantics.md rules 17-22). DirectML checks
-    no size of output_shape against x's. out is the array to write into
-    and return. device is as in argmax; every failure raises vkdml.Error.
+    no size of output_shape against x's.
+
+    indices_layout="torch" takes PyTorch's indices instead (max_pool2d's
+    return_indices: int64, counted within each (n, c) plane of the
+    output), converted with indices_from_torch, which refuses an index
+    outside its plane. out is the array to write into and return. device
+    is as in argmax; every failure raises vkdml.Error.
     """
     call = "max_unpool"
     inp = _Input(call, "x", _as_array(call, "x", x))
-    idx = _Input(call, "indices", _as_array(call, "indices", indices))
-    if len(inp.tensor.shape) != 4:
-        raise invalid(call, "x", "max_unpool takes 4-D (NCHW) arrays; got %d-D" % len(inp.tensor.shape))
     shape = _capi.u32_list(call, "output_shape", output_shape)
+    if indices_layout == "torch":
+        indices = _flat_from_torch(call, "indices", indices, shape, _unpool_index_dtype(shape))
+    elif indices_layout != "directml":
+        raise invalid(call, "indices_layout", "%r is not \"directml\" (flat over the output) or \"torch\" "
+                      "(PyTorch's, within each (n, c) plane)" % (indices_layout,))
+    idx = _Input(call, "indices", _as_array(call, "indices", indices))
+    plan = _unpool_plan(call, inp.tensor, idx.tensor, shape, out)
+    return _run(device, plan, [inp, idx], None if out is None else [out])
+
+
+def _unpool_index_dtype(shape):
+    """The index type that can count every element of an output of shape."""
+    return np.dtype(np.uint32) if math.prod(shape) <= 1 << 32 else np.dtype(np.uint64)
+
+
+def _unpool_plan(call, x, indices, shape, out=None):
+    """MAX_UNPOOLING of x (a tensor) by indices into an output of shape."""
+    if len(x.shape) != 4:
+        raise invalid(call, "x", "max_unpool takes 4-D (NCHW) arrays; got %d-D" % len(x.shape))
     if len(shape) != 4:
         raise invalid(call, "output_shape", "has %d sizes; max_unpool's output is 4-D (NCHW)" % len(shape))
     if out is None:
-        output = _TensorDesc(call, "output", shape, inp.tensor.dtype)
+        output = _TensorDesc(call, "output", shape, x.dtype)
     else:
-        output = _out_tensor(call, "out", out, shape, inp.tensor.dtype)
-    desc = _capi.MaxUnpoolingDesc(ctypes.pointer(inp.tensor.desc), ctypes.pointer(idx.tensor.desc),
-                                  ctypes.pointer(output.desc))
-    plan = _Plan(call, _capi.OPERATOR_MAX_UNPOOLING, desc, [], inp.tensor, [output], [idx.tensor.key])
-    return _run(device, plan, [inp, idx], None if out is None else [out])
+        output = _out_tensor(call, "out", out, shape, x.dtype)
+    desc = _capi.MaxUnpoolingDesc(ctypes.pointer(x.desc), ctypes.pointer(indices.desc), ctypes.pointer(output.desc))
+    plan = _Plan(call, _capi.OPERATOR_MAX_UNPOOLING, desc, [], x, [output], [indices.key])
+    plan.more_inputs = [indices]
+    return plan
+
+
+# ---- Pooling indices: DirectML's and PyTorch's ----
+
+def _planes(call, field, indices_shape, shape):
+    """For pooling indices of indices_shape over an array of shape (N, C,
+    spatial...): the flat index where each element's (n, c) plane starts
+    (broadcastable to indices_shape) and the plane's size."""
+    if len(shape) < 3:
+        raise invalid(call, "input_shape", "has %d sizes; pooling indices belong to an (N, C, spatial...) array"
+                      % len(shape))
+    if len(indices_shape) != len(shape) or tuple(indices_shape[:2]) != tuple(shape[:2]):
+        raise invalid(call, field + ".shape", "is %s; the indices of an array of shape %s have its rank and its N "
+                      "and C" % (tuple(indices_shape), tuple(shape)))
+    plane = math.prod(shape[2:])
+    starts = np.arange(shape[0] * shape[1], dtype=np.uint64) * np.uint64(plane)
+    return starts.reshape(tuple(shape[:2]) + (1,) * (len(shape) - 2)), plane
+
+
+def _integer_indices(call, field, indices):
+    a = _as_array(call, field, indices)
+    if a.dtype.kind not in "iu":
+        raise invalid(call, field + ".dtype", "%s is not an integer type" % a.dtype, ArgumentTypeError)
+    return a
+
+
+def _refuse_first(call, field, bad, rule):
+    """Raises for the first element where bad is set; rule(position) words
+    what is wrong with it."""
+    pos = tuple(int(i) for i in np.argwhere(bad)[0])
+    raise invalid(call, "%s[%s]" % (field, ", ".join(map(str, pos))), rule(pos))
+
+
+def _flat_from_torch(call, field, indices, shape, index_dtype):
+    idx = _integer_indices(call, field, indices)
+    starts, plane = _planes(call, field, idx.shape, shape)
+    bad = idx >= plane if idx.dtype.kind == "u" else (idx < 0) | (idx >= plane)
+    if bad.any():
+        _refuse_first(call, field, bad, lambda p: "%d is not in [0, %d), the positions of one (n, c) plane of %s"
+                      % (idx[p], plane, tuple(shape)))
+    if index_dtype not in (np.uint32, np.uint64):
+        raise invalid(call, "index_dtype", "%s is not uint32 or uint64, DirectML's pooling index types" % index_dtype)
+    if index_dtype == np.uint32 and math.prod(shape) > 1 << 32:
+        raise invalid(call, "index_dtype", "uint32 cannot count the %d elements of %s; use uint64"
+                      % (math.prod(shape), tuple(shape)))
+    return (idx.astype(np.uint64) + starts).astype(index_dtype)
+
+
+@api("indices_from_torch")
+def indices_from_torch(indices: npt.ArrayLike, input_shape: Sequence[int], *,
+                       index_dtype: npt.DTypeLike = "uint32") -> np.ndarray:
+    """PyTorch's max-pooling indices (max_pool1d/2d/3d's return_indices:
+    int64, counted within each (n, c) plane of the pooled input of
+    input_shape) as DirectML's: counted over the whole input (n, c and the
+    spatial axes), as max_pool returns them and max_unpool takes them, in
+    index_dtype uint32 or uint64. indices has input_shape's rank, N and C;
+    an index outside [0, plane size) raises InvalidArgumentError naming it.
+    Plain numpy: no device is used."""
+    call = "indices_from_torch"
+    shape = _capi.u32_list(call, "input_shape", input_shape)
+    return _flat_from_torch(call, "indices", indices, shape, _index_dtype(call, index_dtype))
+
+
+@api("indices_to_torch")
+def indices_to_torch(indices: npt.ArrayLike, input_shape: Sequence[int]) -> np.ndarray:
+    """DirectML's max-pooling indices (max_pool's return_indices: flat over
+    the whole input of input_shape) as PyTorch's: int64, counted within
+    each (n, c) plane, as torch.nn.functional.max_unpool2d takes them. An
+    index outside its own (n, c) plane has no such form and raises
+    InvalidArgumentError naming it: DirectML gives an all-padding window
+    index 0 (semantics.md rule 9), which lies in plane (0, 0) only. Plain
+    numpy: no device is used."""
+    call = "indices_to_torch"
+    shape = _capi.u32_list(call, "input_shape", input_shape)
+    idx = _integer_indices(call, "indices", indices)
+    starts, plane = _planes(call, "indices", idx.shape, shape)
+    if idx.dtype.kind == "i" and (idx < 0).any():
+        _refuse_first(call, "indices", idx < 0, lambda p: "%d is negative" % idx[p])
+    flat = idx.astype(np.uint64)
+    bad = (flat < starts) | (flat - np.minimum(flat, starts) >= plane)
+    if bad.any():
+        _refuse_first(call, "indices", bad, lambda p: "%d is not in the input's (n=%d, c=%d) plane, flat indices %d "
+                      "to %d, so it has no per-plane form (an all-padding window's index is 0, semantics.md "
+                      "rule 9)" % (flat[p], p[0], p[1], starts[p[0], p[1]].item(), starts[p[0], p[1]].item() + plane - 1))
+    return (flat - starts).astype(np.int64)
+
+
+@api("top_k")
+def top_k(x: npt.ArrayLike, k: int, axis: int = -1, largest: bool = True, *, index_dtype: npt.DTypeLike = "uint32",
+          device: DeviceLike = None, out: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """DirectML's TOP_K1, shaped like torch.topk: (values, indices), the k
+    largest elements along axis (largest=True, sorted descending) or the k
+    smallest (largest=False, sorted ascending), and their positions along
+    axis. Both keep x's rank with k along axis. Equal values come in index
+    order, the lower index first, in both directions (-0 and +0 are equal,
+    each keeping its bits); NaN comes after every number either way, so it
+    is selected only when k exceeds the count of numbers, the
+    lowest-indexed NaNs first (semantics.md rules 31-37; torch leaves ties
+    and NaN unspecified). k runs from 1 to the axis length. index_dtype is
+    uint32 or uint64 (DirectML refuses signed indices). out is a pair of
+    arrays (values of x's dtype, indices) to write into and return, as in
+    argmax. device is as in argmax; every failure raises vkdml.Error.
+    """
+    call = "top_k"
+    inp = _Input(call, "x", _as_array(call, "x", x))
+    ndim = len(inp.tensor.shape)
+    if isinstance(largest, (bool, np.bool_)):
+        largest = bool(largest)
+    else:
+        raise invalid(call, "largest", "is a %s, not a bool" % type(largest).__name__, ArgumentTypeError)
+    ax = _normalize_axes(call, axis, ndim)[0] if ndim > 0 else None
+    if ax is None:
+        raise invalid(call, "x", "is 0-D; top_k selects along an axis")
+    kk = _capi.integer(call, "k", k)
+    n = inp.tensor.shape[ax]
+    if not 1 <= kk <= n:
+        raise invalid(call, "k", "%d is not in [1, %d], the length of axis %d" % (kk, n, ax))
+    shape = tuple(kk if i == ax else s for i, s in enumerate(inp.tensor.shape))
+    if out is None:
+        values = _TensorDesc(call, "values", shape, inp.tensor.dtype)
+        indices = _TensorDesc(call, "indices", shape, _index_dtype(call, index_dtype))
+    else:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise invalid(call, "out", "is a %s; give a pair (values, indices)" % type(out).__name__, ArgumentTypeError)
+        values = _out_tensor(call, "out[0]", out[0], shape, inp.tensor.dtype)
+        indices = _out_tensor(call, "out[1]", out[1], shape)
+    direction = "decreasing" if largest else "increasing"
+    desc = _capi.TopK1Desc(ctypes.pointer(inp.tensor.desc), ctypes.pointer(values.desc), ctypes.pointer(indices.desc),
+                           ax, kk, _DIRECTIONS[direction])
+    plan = _Plan(call, _capi.OPERATOR_TOP_K1, desc, [], inp.tensor, [values, indices], [ax, kk, direction])
+    return _run(device, plan, inp, None if out is None else list(out))
 
 
 # ---- Prepared operators ----
@@ -759,14 +1065,14 @@ class Operator:
     """A prepared operator: validated, compiled and initialized once for
     one input shape and dtype, then called on many arrays of that shape and
     dtype without recompiling (other layouts are copied to C order). Make
-    one with prepare_argmax, prepare_argmin or prepare_max_pool; close it,
+    one with a prepare_* function (one per operator function); close it,
     use it as a context manager, or close its device. Calls from several
     threads take turns."""
 
     def __init__(self, plan: _Plan, device: DeviceLike) -> None:
-        """Use prepare_argmax, prepare_argmin or prepare_max_pool."""
+        """Use a prepare_* function."""
         self._plan = plan
-        self._shape, self._dtype = plan.inp.shape, plan.inp.dtype
+        self._shape, self._dtype = plan.caller_shape, plan.inp.dtype
         self._device = _resolve_device(plan.call, device)
         self._state = self._device._state
         self._handle = self._device._create_operator(plan.call, plan)
@@ -778,20 +1084,24 @@ class Operator:
         return self._handle not in self._state.operators
 
     @api("Operator")
-    def __call__(self, x: npt.ArrayLike) -> Result:
-        """Runs the operator on x; returns what the one-shot function would."""
+    def __call__(self, x: npt.ArrayLike, indices: Optional[npt.ArrayLike] = None) -> Result:
+        """Runs the operator on x (and, for a prepared max_unpool, indices);
+        returns what the one-shot function would."""
         call = "Operator(%s)" % self._plan.call
         if self.closed:
             raise invalid(call, "op", "is closed (by close() or by closing its device)")
-        x = _as_array(call, "x", x)
-        if x.shape != self._shape or x.dtype.newbyteorder("=") != self._dtype:
-            raise invalid(call, "x", "shape %s dtype %s; the operator was prepared for shape %s dtype %s"
-                          % (x.shape, x.dtype, self._shape, self._dtype))
-        x = np.ascontiguousarray(x, self._dtype)
+        inputs = [_prepared_input(call, "x", x, self._shape, self._plan.inp)]
+        if self._plan.more_inputs:
+            if indices is None:
+                raise invalid(call, "indices", "is required: the operator unpools x by them")
+            inputs.append(_prepared_input(call, "indices", indices, self._plan.more_inputs[0].shape,
+                                          self._plan.more_inputs[0]))
+        elif indices is not None:
+            raise invalid(call, "indices", "is for a prepared max_unpool; this operator takes x only")
         outs = self._plan.allocate()
-        ins, obufs = _buffers([x]), _buffers(outs)
-        _check(_lib.vkdml_operator_run(self._handle, ins, 1, obufs, len(outs)))
-        return _results(outs)
+        ins, obufs = _buffers(inputs), _buffers(outs)
+        _check(_lib.vkdml_operator_run(self._handle, ins, len(inputs), obufs, len(outs)))
+        return _results(outs, self._plan.squeeze)
 
     def close(self) -> None:
         """Releases the operator; idempotent."""
@@ -805,6 +1115,16 @@ class Operator:
         self.close()
 
 
+def _prepared_input(call, field, x, shape, tensor):
+    """An input of a prepared operator, checked to have the shape and dtype
+    it was prepared for, packed and shaped as its desc says."""
+    x = _as_array(call, field, x)
+    if x.shape != tuple(shape) or x.dtype.newbyteorder("=") != tensor.dtype:
+        raise invalid(call, field, "shape %s dtype %s; the operator was prepared for shape %s dtype %s"
+                      % (x.shape, x.dtype, tuple(shape), tensor.dtype))
+    return np.ascontiguousarray(x, tensor.dtype).reshape(tensor.shape)
+
+
 def _template(call, shape, dtype):
     """The packed tensor a prepared operator's inputs have."""
     try:
@@ -815,23 +1135,41 @@ def _template(call, shape, dtype):
     return _TensorDesc(call, "x", shape, _data_type(call, "dtype", dt))
 
 
-def _prepare_arg(call, op_type, shape, dtype, axes, direction, index_dtype, device):
-    plan = _arg_plan(call, op_type, _template(call, shape, dtype), axes, direction, index_dtype)
+def _prepare_arg(call, op_type, shape, dtype, axes, direction, index_dtype, device, keepdims=True):
+    inp = _template(call, shape, dtype)
+    ax = _normalize_axes(call, axes, len(inp.shape))
+    plan = _arg_plan(call, op_type, inp, ax, direction, index_dtype)
+    plan.squeeze = () if _keepdims(call, keepdims) else tuple(sorted(set(ax)))
     return Operator(plan, device)
 
 
 @api("prepare_argmax")
-def prepare_argmax(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, direction: str = "increasing",
-                   index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
+def prepare_argmax(shape: Sequence[int], dtype: npt.DTypeLike, axes: Optional[Axes] = None, *,
+                   direction: Direction = "increasing", index_dtype: npt.DTypeLike = "uint32",
+                   keepdims: bool = True, device: DeviceLike = None) -> Operator:
     """argmax prepared for arrays of shape and dtype: an Operator."""
-    return _prepare_arg("prepare_argmax", _capi.OPERATOR_ARGMAX, shape, dtype, axes, direction, index_dtype, device)
+    return _prepare_arg("prepare_argmax", _capi.OPERATOR_ARGMAX, shape, dtype, axes, direction, index_dtype, device,
+                        keepdims)
 
 
 @api("prepare_argmin")
-def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Axes, *, direction: str = "increasing",
-                   index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
+def prepare_argmin(shape: Sequence[int], dtype: npt.DTypeLike, axes: Optional[Axes] = None, *,
+                   direction: Direction = "increasing", index_dtype: npt.DTypeLike = "uint32",
+                   keepdims: bool = True, device: DeviceLike = None) -> Operator:
     """argmin prepared for arrays of shape and dtype: an Operator."""
-    return _prepare_arg("prepare_argmin", _capi.OPERATOR_ARGMIN, shape, dtype, axes, direction, index_dtype, device)
+    return _prepare_arg("prepare_argmin", _capi.OPERATOR_ARGMIN, shape, dtype, axes, direction, index_dtype, device,
+                        keepdims)
+
+
+@api("prepare_reduce")
+def prepare_reduce(shape: Sequence[int], dtype: npt.DTypeLike, function: ReduceFunction,
+                   axes: Optional[Axes] = None, *, index_dtype: Optional[npt.DTypeLike] = None,
+                   keepdims: bool = True, device: DeviceLike = None) -> Operator:
+    """reduce prepared for arrays of shape and dtype: an Operator. Its
+    function and axes come in either order, as reduce's."""
+    function, axes = _reduce_order(function, axes)
+    return _prepare_arg("prepare_reduce", _capi.OPERATOR_REDUCE, shape, dtype, axes, function, index_dtype, device,
+                        keepdims)
 
 
 @api("prepare_max_pool")
@@ -840,13 +1178,33 @@ def prepare_max_pool(shape: Sequence[int], dtype: npt.DTypeLike, window: Spatial
                      padding: Optional[Spatial] = None, start_padding: Optional[Spatial] = None,
                      end_padding: Optional[Spatial] = None, ceil_mode: bool = False,
                      output_size: Optional[Spatial] = None, return_indices: bool = False,
-                     index_dtype: npt.DTypeLike = "uint32", version: int = 2,
+                     index_dtype: npt.DTypeLike = "uint32", version: PoolVersion = 2,
                      device: DeviceLike = None) -> Operator:
-    """max_pool prepared for arrays of shape and dtype: an Operator."""
+    """max_pool prepared for arrays of shape and dtype (3-D for 1-D
+    pooling, 4-D or 5-D): an Operator."""
     call = "prepare_max_pool"
     inp = _template(call, shape, dtype)
-    if len(inp.shape) not in (4, 5):
-        raise invalid(call, "shape", "max_pool takes 4-D (NCHW) or 5-D (NCDHW) arrays; got %d-D" % len(inp.shape))
+    caller_shape = inp.shape
+    _check_pool_input(call, "shape", caller_shape)
+    window, strides, dilations, padding, start_padding, end_padding, output_size = _lift_1d(
+        call, len(caller_shape), (window, strides, dilations, padding, start_padding, end_padding, output_size))
+    if len(caller_shape) == 3:
+        inp = _template(call, caller_shape[:2] + (1,) + caller_shape[2:], dtype)
     plan = _pool_plan(call, inp, window, strides, dilations, padding, start_padding, end_padding, ceil_mode,
                       output_size, return_indices, index_dtype, version)
+    if len(caller_shape) == 3:
+        plan.squeeze, plan.caller_shape = (2,), caller_shape
+    return Operator(plan, device)
+
+
+@api("prepare_max_unpool")
+def prepare_max_unpool(shape: Sequence[int], dtype: npt.DTypeLike, output_shape: Sequence[int], *,
+                       index_dtype: npt.DTypeLike = "uint32", device: DeviceLike = None) -> Operator:
+    """max_unpool prepared for x of shape and dtype and indices of shape and
+    index_dtype (DirectML's flat indices; indices_from_torch converts
+    PyTorch's): an Operator, called as op(x, indices)."""
+    call = "prepare_max_unpool"
+    x = _template(call, shape, dtype)
+    indices = _TensorDesc(call, "indices", x.shape, _index_dtype(call, index_dtype))
+    plan = _unpool_plan(call, x, indices, _capi.u32_list(call, "output_shape", output_shape))
     return Operator(plan, device)

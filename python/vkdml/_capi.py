@@ -35,6 +35,8 @@ OPERATOR_MAX_POOLING = 4
 OPERATOR_MAX_POOLING1 = 5
 OPERATOR_MAX_POOLING2 = 6
 OPERATOR_MAX_UNPOOLING = 7
+OPERATOR_TOP_K = 8
+OPERATOR_TOP_K1 = 9
 # END GENERATED: operator types
 
 CREATE_DEVICE_FLAG_DEBUG = 1
@@ -120,6 +122,22 @@ class MaxUnpoolingDesc(ctypes.Structure):
     ]
 
 
+class TopKDesc(ctypes.Structure):
+    _fields_ = [
+        ("input", _tdp),
+        ("output_value", _tdp),
+        ("output_index", _tdp),
+        ("axis", ctypes.c_uint32),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class TopK1Desc(ctypes.Structure):
+    _fields_ = TopKDesc._fields_ + [
+        ("axis_direction", ctypes.c_uint32),
+    ]
+
+
 # DESC_STRUCTS maps each desc struct of vkdml.h to its class here.
 DESC_STRUCTS = {
     "vkdml_argmax_desc": ArgMaxDesc,
@@ -128,6 +146,8 @@ DESC_STRUCTS = {
     "vkdml_max_pooling1_desc": MaxPooling1Desc,
     "vkdml_max_pooling2_desc": MaxPooling2Desc,
     "vkdml_max_unpooling_desc": MaxUnpoolingDesc,
+    "vkdml_top_k_desc": TopKDesc,
+    "vkdml_top_k1_desc": TopK1Desc,
 }
 # END GENERATED: descs
 
@@ -150,6 +170,7 @@ class DeviceOptions(ctypes.Structure):
 
 _PROTOTYPES = {
     "vkdml_abi_version": (ctypes.c_uint32, []),
+    "vkdml_version": (ctypes.c_char_p, []),
     "vkdml_last_error": (ctypes.c_char_p, []),
     "vkdml_device_create": (HRESULT, [ctypes.POINTER(DeviceOptions), ctypes.POINTER(ctypes.c_uint64)]),
     "vkdml_device_destroy": (HRESULT, [ctypes.c_uint64]),
@@ -159,6 +180,9 @@ _PROTOTYPES = {
     "vkdml_operator_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
     "vkdml_operator_destroy": (HRESULT, [ctypes.c_uint64]),
     "vkdml_devices_json": (HRESULT, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    "vkdml_parity_compare": (HRESULT, [ctypes.c_uint64, ctypes.c_char_p, ctypes.POINTER(Buffer), ctypes.c_uint32,
+                                       ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.c_char_p, ctypes.c_size_t,
+                                       ctypes.POINTER(ctypes.c_size_t)]),
     "vkdml_run": (HRESULT, [ctypes.c_uint64, ctypes.POINTER(OperatorDesc), ctypes.POINTER(Buffer), ctypes.c_uint32, ctypes.POINTER(Buffer), ctypes.c_uint32]),
 }
 

@@ -10,6 +10,7 @@ E_FAIL = 0x80004005
 E_INVALIDARG = 0x80070057
 E_OUTOFMEMORY = 0x8007000E
 E_NOTIMPL = 0x80004001
+E_UNEXPECTED = 0x8000FFFF
 DXGI_ERROR_UNSUPPORTED = 0x887A0004
 DXGI_ERROR_DEVICE_REMOVED = 0x887A0005
 
@@ -67,6 +68,12 @@ class DeviceRemovedError(Error, RuntimeError):
     """DXGI_ERROR_DEVICE_REMOVED: the Vulkan device was lost."""
 
 
+class InternalError(Error, RuntimeError):
+    """E_UNEXPECTED: a bug in vkdml (a Go panic, say in a planner), caught
+    before it reached Python; the message is one line (VKDML_TRACEBACK=1 in
+    the environment when libvkdml loads prints the Go stack to stderr)."""
+
+
 class ForkError(Error, RuntimeError):
     """E_FAIL in a process forked after libvkdml was loaded (see FORK_RULE)."""
 
@@ -76,6 +83,7 @@ _CLASSES = {
     E_OUTOFMEMORY: OutOfMemoryError,
     DXGI_ERROR_UNSUPPORTED: UnsupportedError,
     DXGI_ERROR_DEVICE_REMOVED: DeviceRemovedError,
+    E_UNEXPECTED: InternalError,
 }
 
 

@@ -25,6 +25,8 @@ const (
 	CapGroupNonUniformShuffle    Capability = 65
 	CapStorageBuffer16BitAccess  Capability = 4433
 	CapStorageBuffer8BitAccess   Capability = 4448
+	CapDenormPreserve            Capability = 4464
+	CapSignedZeroInfNanPreserve  Capability = 4466
 )
 
 var capabilityNames = map[Capability]string{
@@ -41,6 +43,8 @@ var capabilityNames = map[Capability]string{
 	CapGroupNonUniformShuffle:    "GroupNonUniformShuffle",
 	CapStorageBuffer16BitAccess:  "StorageBuffer16BitAccess",
 	CapStorageBuffer8BitAccess:   "StorageBuffer8BitAccess",
+	CapDenormPreserve:            "DenormPreserve",
+	CapSignedZeroInfNanPreserve:  "SignedZeroInfNanPreserve",
 }
 
 // String is the capability's name in the SPIR-V specification, or its
@@ -74,6 +78,10 @@ func (c Capability) Feature(f caps.Features) (feature string, ok, known bool) {
 		return "storageBuffer16BitAccess", f.StorageBuffer16Bit, true
 	case CapGroupNonUniformArithmetic:
 		return "subgroup arithmetic in compute shaders", f.SubgroupArithmetic, true
+	case CapDenormPreserve: // vkdml's kernels ask it of 32-bit floats only
+		return "shaderDenormPreserveFloat32", f.DenormPreserveFloat32, true
+	case CapSignedZeroInfNanPreserve:
+		return "shaderSignedZeroInfNanPreserveFloat32", f.SignedZeroInfNanPreserveFloat32, true
 	case CapInt64Atomics:
 		return "shaderBufferInt64Atomics", false, true // vkdml never enables it
 	}

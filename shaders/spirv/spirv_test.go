@@ -1,6 +1,7 @@
 package spirv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -200,17 +201,7 @@ func TestCapabilityFeature(t *testing.T) {
 
 // str encodes a literal string: bytes in little-endian words, ended by a
 // zero byte.
-func str(s string) []uint32 {
-	b := append([]byte(s), 0)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
-	}
-	w := make([]uint32, len(b)/4)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return w
-}
+func str(s string) []uint32 { return literalWords(s) }
 
 // named adds to handModule: names for spec constant 3 and for the push
 // block's first and third members (the uvec2 at byte 8 is unnamed), and a
@@ -266,5 +257,45 @@ func TestStripSource(t *testing.T) {
 	}
 	if _, err := StripSource([]byte("not SPIR-V")); !errors.Is(err, ErrMalformed) {
 		t.Errorf("StripSource of text: %v", err)
+	}
+}
+
+// TestFloatControls: AddFloatControls32 declares both capabilities, the
+// extension and both 32-bit modes on the entry point, refuses a module
+// that has them, and StripFloatControls gives back the module unchanged.
+func TestFloatControls(t *testing.T) {
+	if _, err := AddFloatControls32(handModule()); err == nil {
+		t.Error("a module without an entry point: no error")
+	}
+	code := handModule(in(opEntryPoint, append([]uint32{5, 99}, str("main")...)...)) // GLCompute %99 "main"
+	added, err := AddFloatControls32(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(added)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Has(CapDenormPreserve) || !m.Has(CapSignedZeroInfNanPreserve) {
+		t.Errorf("capabilities %v", m.Capabilities)
+	}
+	words, _ := wordsOf(added)
+	modes, ext := 0, false
+	_ = eachInstruction(words, func(op uint32, a []uint32) error {
+		if op == opExecutionMode && len(a) == 3 && a[2] == 32 && (a[1] == modeDenormPreserve || a[1] == modeSignedZeroInfNanPreserve) {
+			modes++
+		}
+		ext = ext || op == opExtension && literalString(a) == floatControlsExtension
+		return nil
+	})
+	if modes != 2 || !ext {
+		t.Errorf("%d float-controls modes, extension declared %v; want 2 and true", modes, ext)
+	}
+	if _, err := AddFloatControls32(added); err == nil {
+		t.Error("adding the float controls twice: no error")
+	}
+	back, err := StripFloatControls(added)
+	if err != nil || !bytes.Equal(back, code) {
+		t.Errorf("stripped: %v, equal to the original %v", err, bytes.Equal(back, code))
 	}
 }

@@ -21,26 +21,34 @@ const (
 // (shaders.CheckKernel). The instructions it keeps are unchanged, so the
 // code is exactly that of the module compiled without -g.
 func StripSource(code []byte) ([]byte, error) {
-	words, err := wordsOf(code)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(code))
-	for _, w := range words[:5] { // the header
-		out = binary.LittleEndian.AppendUint32(out, w)
-	}
-	err = eachInstruction(words, func(op uint32, a []uint32) error {
+	return rewrite(code, func(op uint32, a []uint32, emit func(uint32, ...uint32)) error {
 		switch op {
 		case opSourceContinued, opSource, opSourceExtension, opString, opLine, opNoLine, opModuleProcessed:
 			return nil
 		}
+		emit(op, a...)
+		return nil
+	})
+}
+
+// rewrite returns the module with its header and, in place of each
+// instruction, what f emits for it.
+func rewrite(code []byte, f func(op uint32, a []uint32, emit func(op uint32, a ...uint32)) error) ([]byte, error) {
+	words, err := wordsOf(code)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(code)+64)
+	for _, w := range words[:5] { // the header
+		out = binary.LittleEndian.AppendUint32(out, w)
+	}
+	emit := func(op uint32, a ...uint32) {
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(a)+1)<<16|op)
 		for _, w := range a {
 			out = binary.LittleEndian.AppendUint32(out, w)
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	if err := eachInstruction(words, func(op uint32, a []uint32) error { return f(op, a, emit) }); err != nil {
 		return nil, err
 	}
 	return out, nil

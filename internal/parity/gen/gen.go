@@ -17,6 +17,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/tensor"
@@ -32,6 +33,9 @@ const Comment = "vkdml parity corpus, written by `go run ./parity/cmd/gencorpus`
 type Set struct {
 	Corpus parity.Corpus
 	inputs map[string]*tensor.Tensor // physical buffers by case name, indices by indicesKey
+	// lazy makes the input and indices of the large cases by name, when
+	// asked for.
+	lazy map[string]func() (input, indices *tensor.Tensor)
 }
 
 type gen struct {
@@ -41,12 +45,35 @@ type gen struct {
 }
 
 func newGen(seed int64) *gen {
-	return &gen{rng: rand.New(rand.NewSource(seed)), set: &Set{Corpus: parity.Corpus{Seed: seed}, inputs: map[string]*tensor.Tensor{}}}
+	return &gen{rng: rand.New(rand.NewSource(seed)), set: &Set{Corpus: parity.Corpus{Seed: seed}, inputs: map[string]*tensor.Tensor{},
+		lazy: map[string]func() (*tensor.Tensor, *tensor.Tensor){}}}
 }
 
 // Corpus returns the parity corpus for seed (DefaultSeed gives the
 // committed one).
 func Corpus(seed int64) *Set {
+	g := shared(seed)
+	g.topK()
+	// TOP_K's and REDUCE's value cases were added side by side, each
+	// drawing from the generator as the global-window cases leave it; each
+	// family draws from that state here too, so that neither family's
+	// inputs (and DirectML's goldens for them) depend on the other's.
+	// A family added later draws after both, from g.
+	r := shared(seed)
+	first := len(r.set.Corpus.Cases)
+	r.reduceValues()
+	for _, c := range r.set.Corpus.Cases[first:] {
+		g.add(c, r.set.inputs[c.Name])
+		if in := r.set.inputs[indicesKey(c.Name)]; in != nil {
+			g.set.inputs[indicesKey(c.Name)] = in
+		}
+	}
+	return g.set
+}
+
+// shared is the generator after the families every corpus draws first,
+// in the order they were added.
+func shared(seed int64) *gen {
 	g := newGen(seed)
 	g.set.Corpus.Comment = Comment
 	g.rules()
@@ -57,57 +84,82 @@ func Corpus(seed int64) *Set {
 	g.sixteenBit()
 	g.maxUnpool()
 	g.poolGlobalWindow()
-	g.reduceValues()
-	return g.set
+	return g
 }
 
 // Random returns n cases drawn from the corpus's random families (ARGMAX
 // and ARGMIN with several axes, either direction, strided and broadcast
 // layouts and ties; REDUCE; MAX_POOLING, MAX_POOLING1 and MAX_POOLING2
 // with dilations, padding, non-floor extents and windows in padding only;
-// MAX_UNPOOLING with duplicate and out-of-range indices), every data type,
-// in rounds of fresh draws from seed. keep, when not nil, says which cases
+// MAX_UNPOOLING with duplicate and out-of-range indices; and per round
+// one large case of each of ARGMAX/ARGMIN, max pooling and MAX_UNPOOLING,
+// of one to tens of MiB, largecases.go), every data type, in rounds of
+// fresh draws from seed. keep, when not nil, says which cases
 // to keep (the types a device supports); Random fails when it keeps none
 // in a round.
 func Random(seed int64, n int, keep func(*parity.Case) bool) (*Set, error) {
 	g := newGen(seed)
 	g.set.Corpus.Comment = fmt.Sprintf("random parity cases, seed %d", seed)
-	var pool []parity.Case
-	for round := 0; len(pool) < n; round++ {
+	// One case in LargeShare is large, the rest drawn from the others.
+	nLarge := (n + LargeShare - 1) / LargeShare
+	var small, large []parity.Case
+	for round := 0; ; round++ {
 		g.suffix = fmt.Sprintf("_s%d_r%d", seed, round)
 		before := len(g.set.Corpus.Cases)
 		g.randomArg()
 		g.randomPool()
 		g.randomUnpool()
+		g.randomLarge()
 		kept := 0
 		for _, c := range g.set.Corpus.Cases[before:] {
-			if keep == nil || keep(&c) {
-				pool = append(pool, c)
-				kept++
+			if keep != nil && !keep(&c) {
+				continue
+			}
+			kept++
+			if g.set.lazy[c.Name] != nil {
+				large = append(large, c)
+			} else {
+				small = append(small, c)
 			}
 		}
 		if kept == 0 {
 			return nil, fmt.Errorf("no random case is kept (round %d)", round)
 		}
-	}
-	// n of them, in their order, the families mixed.
-	pick := g.rng.Perm(len(pool))[:n]
-	chosen := make([]bool, len(pool))
-	for _, i := range pick {
-		chosen[i] = true
-	}
-	g.set.Corpus.Cases = g.set.Corpus.Cases[:0]
-	for i, c := range pool {
-		if chosen[i] {
-			g.set.Corpus.Cases = append(g.set.Corpus.Cases, c)
+		done := len(small) >= n-nLarge && len(large) >= nLarge
+		if len(small) == 0 && len(large) >= n { // keep takes large cases only
+			nLarge, done = n, true
+		}
+		if len(large) == 0 && len(small) >= n && round > 0 { // keep takes no large case
+			nLarge, done = 0, true
+		}
+		if done {
+			break
 		}
 	}
+	// n of them, in their order, the families mixed.
+	chosen := map[string]bool{}
+	for _, pool := range []struct {
+		cases []parity.Case
+		k     int
+	}{{small, n - nLarge}, {large, nLarge}} {
+		for _, i := range g.rng.Perm(len(pool.cases))[:pool.k] {
+			chosen[pool.cases[i].Name] = true
+		}
+	}
+	g.set.Corpus.Cases = slices.DeleteFunc(g.set.Corpus.Cases, func(c parity.Case) bool { return !chosen[c.Name] })
 	return g.set, nil
 }
+
+// LargeShare: one random case in LargeShare is a large one.
+const LargeShare = 16
 
 // Input returns case c's input buffer and its indices buffer (nil but for
 // MAX_UNPOOLING).
 func (s *Set) Input(c *parity.Case) (input, indices *tensor.Tensor, err error) {
+	if make := s.lazy[c.Name]; make != nil {
+		input, indices = make()
+		return input, indices, nil
+	}
 	input = s.inputs[c.Name]
 	if input == nil {
 		return nil, nil, fmt.Errorf("case %s has no input", c.Name)
@@ -170,6 +222,8 @@ func (g *gen) add(c parity.Case, input *tensor.Tensor) string {
 		c.Expect = "S_OK"
 	}
 	g.set.Corpus.Cases = append(g.set.Corpus.Cases, c)
-	g.set.inputs[c.Name] = input
+	if input != nil {
+		g.set.inputs[c.Name] = input
+	}
 	return c.Name
 }

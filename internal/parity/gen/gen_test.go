@@ -21,6 +21,7 @@ func TestRandom(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	ops := map[string]bool{}
+	large := 0
 	for i := range a.Corpus.Cases {
 		c := &a.Corpus.Cases[i]
 		if seen[c.Name] {
@@ -30,6 +31,12 @@ func TestRandom(t *testing.T) {
 		ops[c.Operator] = true
 		if c.Input.DataType == "INT64" {
 			t.Errorf("case %s: INT64 was not to be kept", c.Name)
+		}
+		if strings.Contains(c.Name, "_large_") {
+			large++
+			if n := c.Input.TotalTensorSizeInBytes; n < MinLargeInputBytes || n > MaxLargeBytes {
+				t.Errorf("large case %s: input of %d bytes", c.Name, n)
+			}
 		}
 		in, idx, err := a.Input(c)
 		if err != nil || in == nil || (c.Indices != nil) != (idx != nil) {
@@ -43,6 +50,9 @@ func TestRandom(t *testing.T) {
 		if !ops[op] {
 			t.Errorf("no %s case", op)
 		}
+	}
+	if large != (300+LargeShare-1)/LargeShare {
+		t.Errorf("%d large cases of 300, want one in %d", large, LargeShare)
 	}
 	b, err := Random(7, 300, noInt64)
 	if err != nil {

@@ -49,6 +49,12 @@ func RunBuffers(dev *dml.Device, c *parity.Case, data [][]byte) (*parity.Outcome
 	if err != nil {
 		return &parity.Outcome{HR: hresult.Code(err), Stage: "CreateOperator", Message: err.Error()}, nil
 	}
+	// The outputs are allocated here, on the host, filled before the run:
+	// refuse, as Compute does, tensors beyond what the device or the host
+	// can hold before allocating them.
+	if err := dev.CheckFits(op); err != nil {
+		return &parity.Outcome{HR: hresult.Code(err), Stage: "Run", Message: err.Error()}, nil
+	}
 	if len(data) != len(c.InputTensors()) {
 		return nil, fmt.Errorf("parity: case %s: %d input buffers, want %d", c.Name, len(data), len(c.InputTensors()))
 	}
@@ -71,7 +77,7 @@ func RunBuffers(dev *dml.Device, c *parity.Case, data [][]byte) (*parity.Outcome
 	if err := dev.RunOperator(op, ins, outs); err != nil {
 		return &parity.Outcome{HR: hresult.Code(err), Stage: "Run", Message: err.Error()}, nil
 	}
-	o := &parity.Outcome{HR: hresult.S_OK}
+	o := &parity.Outcome{HR: hresult.S_OK, Inputs: data}
 	for _, t := range outs {
 		if t != nil {
 			o.Outputs = append(o.Outputs, t.Data)
@@ -100,23 +106,40 @@ func Compare(dev *dml.Device, dir, goldenDir string, progress io.Writer) (*parit
 		return nil, err
 	}
 	byName := results.ByName()
-	rep := &parity.Report{TypeSupport: results.TypeSupport}
+	rep := &parity.Report{TypeSupport: results.TypeSupport, Source: operators.Source}
 	for i := range corpus.Cases {
 		c := &corpus.Cases[i]
-		vk, err := Run(dev, dir, c)
+		inputs, err := parity.LoadInputs(dir, c)
+		if err != nil {
+			return nil, err
+		}
+		vk, err := RunBuffers(dev, c, inputs)
 		if err != nil {
 			return nil, err
 		}
 		var golden *parity.Outcome
 		if r := byName[c.Name]; r != nil {
-			if golden, err = r.Outcome(goldenDir); err != nil {
+			if golden, err = r.Outcome(goldenDir, c); err != nil {
 				return nil, err
 			}
 		}
-		row := rep.Add(c, golden, vk, known)
+		row := rep.AddRun(c, inputs, golden, vk, known)
 		if progress != nil {
 			fmt.Fprintf(progress, "%s: %s\n", c.Name, row.Verdict)
 		}
 	}
 	return rep, nil
+}
+
+// CompareCase runs case c on dev with its input buffers (checked and
+// padded by parity.CaseInputs) and compares vkdml's outcome with the
+// expected one (nil: none given), naming each difference's input window
+// or block through the operator table: `vkdml parity --case` and
+// vkdml_parity_compare.
+func CompareCase(dev *dml.Device, c *parity.Case, inputs [][]byte, expected *parity.Outcome) (*parity.CaseResult, error) {
+	vk, err := RunBuffers(dev, c, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return parity.CompareCase(c, inputs, expected, vk, operators.Source), nil
 }

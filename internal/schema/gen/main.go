@@ -2,8 +2,9 @@
 // DirectML's desc structs outside Go: the C structs and operator-type enum
 // in capi/vkdml.h and the Python ctypes structs in python/vkdml/_capi.py
 // (each between BEGIN/END GENERATED markers, the hand-written text around
-// them kept), capi's C to Go conversion (capi/desc_gen.go) and the Windows
-// DirectML COM structs (internal/dmlcom/descs_gen_windows.go).
+// them kept), capi's C to Go conversion (capi/desc_gen.go), the field
+// tables of vkdml.run's desc reader (python/vkdml/_schema.py) and the
+// Windows DirectML COM structs (internal/dmlcom/descs_gen_windows.go).
 //
 //	go run ./internal/schema/gen          rewrite the files
 //	go run ./internal/schema/gen -check   fail, naming them, when any is stale
@@ -50,6 +51,7 @@ var targets = []target{
 	{"capi/vkdml.h", renderRegions(cMarkers, cOperatorTypes, cStructs)},
 	{"capi/desc_gen.go", func([]byte) ([]byte, error) { return renderCapiGo() }},
 	{"python/vkdml/_capi.py", renderRegions(pyMarkers, pyOperatorTypes, pyStructs)},
+	{"python/vkdml/_schema.py", func([]byte) ([]byte, error) { return renderPySchema() }},
 	{"internal/dmlcom/descs_gen_windows.go", func([]byte) ([]byte, error) { return renderCOM() }},
 }
 

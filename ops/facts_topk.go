@@ -1,0 +1,78 @@
+package ops
+
+// The facts of TOP_K's kernel families (topk_select.comp,
+// topk_merge.comp), read from the push words and specialization
+// constants topk.glsl documents.
+
+// topKEntryBytes is the bytes of one run entry: (score, index), with a
+// second score word for 64-bit elements.
+func topKEntryBytes(v *stepValues) uint64 {
+	if v.define("ELEM_BITS", 32) == 64 || v.define("KEY64", 0) == 1 {
+		return 12
+	}
+	return 8
+}
+
+// topKResultBytes is the bytes the results of rows rows take: K values
+// of es bytes and K indices.
+func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
+	xs := uint64(4)
+	if (v.s("FLAGS")>>4)&1 == 1 {
+		xs = 8
+	}
+	return rows * v.s("K") * (es + xs)
+}
+
+// topKSelectFacts is topk_select.comp: SHAPE 0 one invocation per (row,
+// segment) item in a grid-stride loop; SHAPE 1 and 2 a workgroup per
+// item, lane t loading positions t, t+WG, ... of the segment. It reads
+// every position of its rows once and writes each item's run (RUNS) or
+// the rows' results.
+func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
+	es := v.define("ELEM_BITS", 32) / 8
+	load := es
+	if es < 4 && v.define("NATIVE", 1) == 0 {
+		load = 4
+	}
+	a := argStepItems{oCount: v.p("r_count"), jCount: v.s("N"), segLen: v.p("seg_len"), nloc: v.p("nseg")}
+	f := v.gridFacts(a.items(), load)
+	if v.define("SHAPE", 0) != 0 {
+		var err error
+		if f, err = workgroupPerItemFacts(v, a, load); err != nil {
+			return f, err
+		}
+	}
+	f.BytesRead = a.oCount * a.jCount * es
+	if v.define("RUNS", 0) == 1 {
+		f.BytesWritten = a.items() * v.p("run_cap") * topKEntryBytes(v)
+	} else {
+		f.BytesWritten = topKResultBytes(v, a.oCount, es)
+	}
+	return f, nil
+}
+
+// topKMergeFacts is topk_merge.comp: one invocation per input entry slot
+// (2·cap_in per output run) in a grid-stride loop. It reads its rows' runs
+// (and, FINAL, the K selected input elements of each row) and writes the
+// merged runs or the results.
+func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
+	eb := topKEntryBytes(v)
+	rows := v.p("r_count")
+	f := v.gridFacts(rows*v.p("nruns_out")*2*v.p("cap_in"), eb)
+	f.BytesRead = rows * v.p("nruns_in") * v.p("cap_in") * eb
+	if v.define("FINAL", 0) == 1 {
+		es := v.define("ELEM_BITS", 32) / 8
+		f.BytesRead += rows * v.s("K") * es
+		f.BytesWritten = topKResultBytes(v, rows, es)
+	} else {
+		f.BytesWritten = rows * v.p("nruns_out") * v.p("cap_out") * eb
+	}
+	return f, nil
+}
+
+// workgroupPerItemFacts is the lanes of a kernel with a workgroup per
+// item whose lane t touches positions t, t+WG, ... of the item's n.
+func workgroupPerItemFacts(v *stepValues, a argStepItems, load uint64) (DispatchFacts, error) {
+	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return n })
+	return DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}, err
+}

@@ -1,0 +1,518 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/shaders"
+)
+
+// TOP_K strategies (Plan.Strategy; Context.Kernel forces one). Each cuts
+// the axis of every row into segments; a row of one segment is written by
+// the first pass, a row of several gets runs of its segments' best
+// entries in the temporary resource, merged in pairs by topk_merge.comp
+// until one is left (split-K's shape, with sorted runs of up to K entries
+// as the partials).
+const (
+	// TopKStrategyThread: one invocation per (row, segment) keeps an
+	// insertion-sorted list (K <= 16). Chosen for short rows and for an
+	// axis that is not contiguous, where neighbouring invocations (rows)
+	// read neighbouring elements.
+	TopKStrategyThread = "thread"
+	// TopKStrategyLane: one workgroup per (row, segment); each lane keeps a
+	// list over its strided share, then the lanes' lists are sorted
+	// together in shared memory (K <= 16). Chosen for long contiguous rows.
+	TopKStrategyLane = "lane"
+	// TopKStrategySort: one workgroup per (row, segment of at most
+	// shaders.TopKSortMax positions) sorts its segment in shared memory
+	// (a bitonic sort of (score, index) entries) and keeps min(K, length);
+	// any K. Chosen when K > 1024.
+	TopKStrategySort = "sort"
+	// TopKStrategyFilter: one workgroup per (row, segment) keeps its best
+	// entries sorted in shared memory; lanes test a chunk of positions
+	// against the K-th best so far and append the better ones to a
+	// candidate buffer, sorted into the list when it could overflow.
+	// After the first chunks few positions pass, so a position costs
+	// about one compare rather than the sort's log² (measured on
+	// lavapipe: 128x256000 K=50 about 27 s of CPU with sort). K <= 1024;
+	// chosen for 16 < K <= 1024.
+	TopKStrategyFilter = "filter"
+)
+
+// TopKStrategies lists the strategy names Context.Kernel may force.
+var TopKStrategies = []string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter, TopKStrategySort}
+
+const (
+	// topKIters bounds one invocation's loop iterations, for argIters'
+	// reasons (lavapipe's 65535 in all, watchdogs on GPUs): a list
+	// insertion counts K+1 for each position scanned.
+	topKIters   = 16384
+	topKLaneWG  = 64
+	topKSortWG  = 256
+	topKMergeWG = 64
+	// topKShortRow: rows up to this long take the thread strategy (K <=
+	// 16) even when contiguous: a workgroup per row would leave most
+	// lanes idle.
+	topKShortRow = 256
+	// topKTempStep bounds the temporary bytes one batch of rows uses; the
+	// batches run one after the other, reusing them.
+	topKTempStep = 256 << 20
+	// topKAlign is the window alignment TOP_K's kernels ask for (scalar
+	// loads; 16 covers every element size).
+	topKAlign = 16
+)
+
+// topKDim is one coalesced kept dimension: its size and its strides in the
+// input, the values and the indices.
+type topKDim struct {
+	size uint64
+	s    [3]uint64
+}
+
+// coalesce is the kept dimensions (every one but Axis), outermost first,
+// size-1 ones dropped and neighbours whose three strides chain merged, and
+// the axis's length and three strides.
+func (t *topKOp) coalesce() (kept []topKDim, n uint64, axis [3]uint64) {
+	strides := [3][]uint32{t.in.EffectiveStrides(), t.vals.EffectiveStrides(), t.idx.EffectiveStrides()}
+	for i, size := range t.in.Sizes {
+		d := topKDim{size: uint64(size)}
+		for x := range 3 {
+			d.s[x] = uint64(strides[x][i])
+		}
+		if uint32(i) == t.axis {
+			n, axis = d.size, d.s
+			continue
+		}
+		if size == 1 {
+			continue
+		}
+		if m := len(kept); m > 0 {
+			p := &kept[m-1]
+			if p.s[0] == d.size*d.s[0] && p.s[1] == d.size*d.s[1] && p.s[2] == d.size*d.s[2] {
+				*p = topKDim{size: p.size * d.size, s: d.s}
+				continue
+			}
+		}
+		kept = append(kept, d)
+	}
+	return kept, n, axis
+}
+
+// topKBox is a box of rows (a few outer kept dimensions fixed, one cut to
+// a chunk, the rest whole) and, per tensor, the element offset of its
+// first element and the span of its elements, axis included.
+type topKBox struct {
+	begin, count uint64
+	lo, span     [3]uint64
+}
+
+// topKBoxes covers the rows with boxes whose windows fit budget bytes in
+// each tensor (element sizes es), as splitWindows does for ARGMAX with a
+// third tensor: the outermost dimensions are fixed one at a time until
+// one can be cut into chunks that fit.
+func topKBoxes(kept []topKDim, n uint64, axis, es [3]uint64, budget uint64) ([]topKBox, error) {
+	var lim [3]uint64
+	for x := range 3 {
+		if budget/es[x] == 0 {
+			return nil, hresult.Unsupported("InputTensor", "a binding window of %d bytes holds no element", budget)
+		}
+		lim[x] = budget/es[x] - 1
+	}
+	spans := func(ds []topKDim) (sp [3]uint64) {
+		for x := range 3 {
+			sp[x] = (n - 1) * axis[x]
+			for _, d := range ds {
+				sp[x] += (d.size - 1) * d.s[x]
+			}
+		}
+		return sp
+	}
+	steps := uint64(1)
+	for peel := 0; peel <= len(kept); peel++ {
+		other := spans(kept[min(peel+1, len(kept)):])
+		fits := true
+		chunk := uint64(1)
+		if peel < len(kept) {
+			chunk = kept[peel].size
+		}
+		for x := range 3 {
+			if other[x] > lim[x] {
+				fits = false
+				break
+			}
+			if peel < len(kept) && kept[peel].s[x] > 0 {
+				chunk = min(chunk, (lim[x]-other[x])/kept[peel].s[x]+1)
+			}
+		}
+		if fits {
+			if peel < len(kept) {
+				steps = satMul(steps, ceilDiv(kept[peel].size, chunk))
+			}
+			if steps > maxPlanSteps {
+				break
+			}
+			return topKCutBoxes(kept, n, axis, peel, chunk), nil
+		}
+		if peel < len(kept) {
+			if steps = satMul(steps, kept[peel].size); steps > maxPlanSteps {
+				break
+			}
+		}
+	}
+	return nil, hresult.Unsupported("InputTensor", "covering the tensors with windows of at most %d bytes (one binding each) would take more than %d dispatches, or one row along Axis does not fit one: the tensor is too large for the binding range, or its strides scatter its elements too widely", budget, maxPlanSteps)
+}
+
+// topKCutBoxes enumerates the boxes: dimensions [0,peel) fixed, dimension
+// peel cut into chunks of chunk.
+func topKCutBoxes(kept []topKDim, n uint64, axis [3]uint64, peel int, chunk uint64) []topKBox {
+	var out []topKBox
+	inner := func(ds []topKDim) (rows uint64, sp [3]uint64) {
+		rows = 1
+		for x := range 3 {
+			sp[x] = (n - 1) * axis[x]
+		}
+		for _, d := range ds {
+			rows *= d.size
+			for x := range 3 {
+				sp[x] += (d.size - 1) * d.s[x]
+			}
+		}
+		return rows, sp
+	}
+	var rec func(i int, begin uint64, lo [3]uint64)
+	rec = func(i int, begin uint64, lo [3]uint64) {
+		if i < peel {
+			for c := uint64(0); c < kept[i].size; c++ {
+				next := lo
+				for x := range 3 {
+					next[x] += c * kept[i].s[x]
+				}
+				rec(i+1, begin*kept[i].size+c, next)
+			}
+			return
+		}
+		if i == len(kept) {
+			_, sp := inner(nil)
+			out = append(out, topKBox{begin: begin, count: 1, lo: lo, span: sp})
+			return
+		}
+		d := kept[i]
+		rest, _ := inner(kept[i+1:])
+		for c := uint64(0); c < d.size; c += chunk {
+			l := min(chunk, d.size-c)
+			_, sp := inner(append([]topKDim{{size: l, s: d.s}}, kept[i+1:]...))
+			b := topKBox{begin: (begin*d.size + c) * rest, count: l * rest, span: sp}
+			for x := range 3 {
+				b.lo[x] = lo[x] + c*d.s[x]
+			}
+			out = append(out, b)
+		}
+	}
+	rec(0, 0, [3]uint64{})
+	return out
+}
+
+// topKPass is one merge pass: its input runs cover span positions and hold
+// capIn entries each, nrunsIn per row; it makes nrunsOut runs of capOut.
+type topKPass struct {
+	span, capIn, nrunsIn, capOut, nrunsOut uint64
+}
+
+// topKSegments is how the axis is cut: the first pass's segments and the
+// merge passes after it.
+type topKSegments struct {
+	shape          string
+	wg             uint32
+	segLen, nseg   uint64
+	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
+	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
+	passes         []topKPass
+	entryBytes     uint64
+	rowA, rowB     uint64 // temporary bytes per row of the two regions
+	rowsPerStep    uint64
+	tempA, tempTot uint64
+}
+
+// plan chooses the strategy, cuts the axis into segments, covers the rows
+// with windows and emits, for each batch of rows, the first pass and the
+// merge passes.
+func (t *topKOp) plan(ctx *Context) (*Plan, error) {
+	kept, n, axis := t.coalesce()
+	if len(kept) > 7 {
+		return nil, fmt.Errorf("ops: %s: %d coalesced kept dimensions", t.typ, len(kept))
+	}
+	rows := uint64(1)
+	for _, d := range kept {
+		rows *= d.size
+	}
+	k := uint64(t.k)
+	seg, err := t.segments(ctx, rows, n, axis[0], k)
+	if err != nil {
+		return nil, err
+	}
+	es, xs := uint64(t.in.DataType.Size()), uint64(t.idx.DataType.Size())
+	budget := windowBudget(ctx, topKAlign)
+	if seg.nseg > 1 {
+		if max(seg.rowA, seg.rowB) > budget {
+			return nil, hresult.Unsupported("InputTensor", "one row's runs take %d bytes of temporary, more than one binding window (%d bytes) holds", max(seg.rowA, seg.rowB), budget)
+		}
+		seg.rowsPerStep = max(1, min(rows, min(budget, topKTempStep)/max(seg.rowA, seg.rowB)))
+		seg.tempA = (seg.rowsPerStep*seg.rowA + 255) &^ 255
+		seg.tempTot = seg.tempA + seg.rowsPerStep*seg.rowB
+	}
+	boxes, err := topKBoxes(kept, n, axis, [3]uint64{es, es, xs}, budget)
+	if err != nil {
+		return nil, err
+	}
+	return t.emit(ctx, kept, n, axis, boxes, seg)
+}
+
+// segments chooses the strategy (or takes the forced one) and cuts the
+// axis for it.
+func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
+	shape := TopKStrategySort
+	if k <= shaders.TopKSortMax/2 {
+		shape = TopKStrategyFilter
+	}
+	if k <= shaders.TopKListMax {
+		shape = TopKStrategyLane
+		if axisIn != 1 || n <= topKShortRow {
+			shape = TopKStrategyThread
+		}
+	}
+	switch ctx.Kernel {
+	case "":
+	case TopKStrategyThread, TopKStrategyLane:
+		if k > shaders.TopKListMax {
+			return nil, hresult.Unsupported("Kernel", "strategy %q keeps lists of at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKListMax, k, TopKStrategySort)
+		}
+		shape = ctx.Kernel
+	case TopKStrategyFilter:
+		if k > shaders.TopKSortMax/2 {
+			return nil, hresult.Unsupported("Kernel", "strategy %q keeps at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax/2, k, TopKStrategySort)
+		}
+		shape = ctx.Kernel
+	case TopKStrategySort:
+		shape = ctx.Kernel
+	default:
+		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, t.typ, TopKStrategies)
+	}
+	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
+	s := &topKSegments{shape: shape, entryBytes: 8}
+	if t.in.DataType.Size() == 8 {
+		s.entryBytes = 12
+	}
+	switch shape {
+	case TopKStrategyThread:
+		s.wg = topKMergeWG
+		s.segLen = min(n, max(topKIters/(k+1), 1))
+	case TopKStrategyLane:
+		lk := uint64(pow2Ceil(uint32(k)))
+		wg := uint64(pow2Floor(uint32(min(topKLaneWG, wgLimit, shaders.TopKSortMax/lk))))
+		s.wg, s.sortN = uint32(wg), wg*lk
+		// The sort of wg*lk entries takes stages*(wg*lk/2/wg) iterations;
+		// the lists the rest.
+		sortIters := topKStages(s.sortN) * max(lk/2, 1)
+		s.segLen = min(n, max((topKIters-sortIters)/(k+1), 1)*wg)
+		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
+			s.segLen = split
+		}
+	case TopKStrategyFilter:
+		// The list (listN >= K), a candidate buffer of at least four
+		// chunks of wg positions, both in one sort of sortN entries.
+		s.listN = uint64(pow2Ceil(uint32(k)))
+		wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
+		s.candN = max(s.listN, 4*wg)
+		s.sortN = uint64(pow2Ceil(uint32(s.listN + s.candN)))
+		if s.sortN > shaders.TopKSortMax {
+			s.candN = shaders.TopKSortMax - s.listN
+			s.sortN = shaders.TopKSortMax
+			wg = min(wg, s.candN/4)
+		}
+		s.wg = uint32(wg)
+		// Iterations: a chunk each WG positions, and at worst (every
+		// position a candidate) a sort each candN-wg positions.
+		mergeIters := topKStages(s.sortN)*max(s.sortN/2/wg, 1) + s.sortN/wg
+		chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-wg)/wg)
+		s.segLen = min(n, max(chunks, 1)*wg)
+		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
+			s.segLen = split
+		}
+	case TopKStrategySort:
+		s.segLen = min(n, shaders.TopKSortMax)
+		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
+		s.wg = uint32(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.sortN/2, 1)))))
+	}
+	s.wg = uint32(min(uint64(s.wg), wgLimit))
+	s.nseg = ceilDiv(n, s.segLen)
+	if s.nseg > 1 {
+		span, nruns := s.segLen, s.nseg
+		capIn := min(k, span)
+		s.rowA = nruns * capIn * s.entryBytes
+		for i := 0; nruns > 1; i++ {
+			p := topKPass{span: span, capIn: capIn, nrunsIn: nruns, capOut: min(k, 2*span), nrunsOut: ceilDiv(nruns, 2)}
+			s.passes = append(s.passes, p)
+			span, nruns, capIn = 2*span, p.nrunsOut, p.capOut
+			if nruns > 1 { // the last pass writes the results
+				b := nruns * capIn * s.entryBytes
+				if i%2 == 0 {
+					s.rowB = max(s.rowB, b)
+				} else {
+					s.rowA = max(s.rowA, b)
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// topKStages is the compare-exchange stages of a bitonic sort of p (a
+// power of two) entries.
+func topKStages(p uint64) uint64 {
+	l := uint64(0)
+	for q := uint64(1); q < p; q <<= 1 {
+		l++
+	}
+	return l * (l + 1) / 2
+}
+
+// pow2Ceil is the least power of two at least n (1 for 0).
+func pow2Ceil(n uint32) uint32 {
+	p := uint32(1)
+	for p < n {
+		p *= 2
+	}
+	return p
+}
+
+// emit builds the steps: for each box of rows, for each batch of at most
+// rowsPerStep of its rows, the first pass and then the merge passes, the
+// runs alternating between the temporary's regions A and B.
+func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, boxes []topKBox, s *topKSegments) (*Plan, error) {
+	f := ctx.Features
+	dt := t.in.DataType
+	bits := 8 * dt.Size()
+	native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
+	runs := s.nseg > 1
+	sizes := [3]uint64{t.in.TotalTensorSizeInBytes, t.vals.TotalTensorSizeInBytes, t.idx.TotalTensorSizeInBytes}
+	es := [3]uint64{uint64(dt.Size()), uint64(dt.Size()), uint64(t.idx.DataType.Size())}
+	kernel := func(variant string, wg uint32) (Kernel, error) {
+		spec, err := t.spec(variant, kept, n, axis, wg)
+		if err != nil {
+			return Kernel{}, err
+		}
+		return kernelOf(spec)
+	}
+	first, err := kernel(shaders.TopKSelectName(bits, native, s.shape, runs), s.wg)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Strategy: s.shape, Kernels: []Kernel{first}, TemporarySize: s.tempTot}
+	mergeKernel, finalKernel := -1, -1
+	if runs {
+		if len(s.passes) > 1 {
+			mk, err := kernel(shaders.TopKMergeName(bits, native, false), topKMergeWG)
+			if err != nil {
+				return nil, err
+			}
+			mergeKernel = len(plan.Kernels)
+			plan.Kernels = append(plan.Kernels, mk)
+		}
+		fk, err := kernel(shaders.TopKMergeName(bits, native, true), topKMergeWG)
+		if err != nil {
+			return nil, err
+		}
+		finalKernel = len(plan.Kernels)
+		plan.Kernels = append(plan.Kernels, fk)
+	}
+	region := func(pass int, rc, nruns, capacity uint64) Slot {
+		off := uint64(0)
+		if pass%2 == 1 {
+			off = s.tempA
+		}
+		return Slot{Kind: SlotTemporary, Offset: off, Size: rc * nruns * capacity * s.entryBytes}
+	}
+	for _, b := range boxes {
+		var win [3]Slot
+		var wfirst [3]uint64
+		kinds := [3]SlotKind{SlotInput, SlotOutput, SlotOutput}
+		index := [3]int{0, 0, 1}
+		for x := range 3 {
+			win[x], wfirst[x] = windowSlot(kinds[x], index[x], b.lo[x], b.lo[x]+b.span[x]+1, es[x], topKAlign, sizes[x])
+		}
+		step := b.count
+		if runs {
+			step = s.rowsPerStep
+		}
+		for r0 := b.begin; r0 < b.begin+b.count; r0 += step {
+			rc := min(step, b.begin+b.count-r0)
+			bind := []Slot{win[0], win[1], win[2]}
+			if runs {
+				bind = []Slot{win[0], region(0, rc, s.nseg, min(uint64(t.k), s.segLen))}
+			}
+			push, err := pushBytes(shaders.NewPush(first.Variant).
+				Set("r_begin", uint32(r0)).Set("r_count", uint32(rc)).Set("seg_len", uint32(s.segLen)).
+				Set("nseg", uint32(s.nseg)).Set("run_cap", uint32(min(uint64(t.k), s.segLen))).Set("sort_n", uint32(s.sortN)).
+				Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).
+				Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
+			if err != nil {
+				return nil, err
+			}
+			groups := gridFor(ctx, rc*s.nseg, 1)
+			if s.shape == TopKStrategyThread {
+				groups = gridFor(ctx, rc*s.nseg, s.wg)
+			}
+			plan.Steps = append(plan.Steps, Step{Bindings: bind, Params: push, Groups: groups, Barrier: runs && len(plan.Steps) > 0})
+			for i, p := range s.passes {
+				final := i == len(s.passes)-1
+				kernel := mergeKernel
+				bind := []Slot{region(i, rc, p.nrunsIn, p.capIn)}
+				if final {
+					kernel = finalKernel
+					bind = append(bind, win[0], win[1], win[2])
+				} else {
+					bind = append(bind, region(i+1, rc, p.nrunsOut, p.capOut))
+				}
+				push, err := pushBytes(shaders.NewPush(plan.Kernels[kernel].Variant).
+					Set("r_begin", uint32(r0)).Set("r_count", uint32(rc)).Set("span", uint32(p.span)).
+					Set("cap_in", uint32(p.capIn)).Set("nruns_in", uint32(p.nrunsIn)).
+					Set("cap_out", uint32(p.capOut)).Set("nruns_out", uint32(p.nrunsOut)).
+					Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
+				if err != nil {
+					return nil, err
+				}
+				plan.Steps = append(plan.Steps, Step{Kernel: kernel, Bindings: bind, Params: push,
+					Groups: gridFor(ctx, rc*p.nrunsOut*2*p.capIn, topKMergeWG), Barrier: true})
+			}
+		}
+	}
+	return plan, nil
+}
+
+// spec is a TOP_K kernel's specialization constants (topk.glsl), by name:
+// kept dimension i (innermost first) in slot i. Kernels that write runs
+// declare only the first of them (shaders' topKSpecRows, topKSpecRuns);
+// the rest are left out.
+func (t *topKOp) spec(variant string, kept []topKDim, n uint64, axis [3]uint64, wg uint32) (*shaders.Values, error) {
+	row, err := shaders.Lookup(variant)
+	if err != nil {
+		return nil, err
+	}
+	kind := shaders.ElemKind(t.in.DataType.IsFloat(), t.in.DataType.IsSigned())
+	flags := kind | b2u(t.dir == AxisDirectionDecreasing)<<3 | b2u(t.idx.DataType.Size() == 8)<<4 | uint32(len(kept))<<8
+	vals := map[string]uint32{shaders.SpecWorkgroupSize: wg, "FLAGS": flags, "K": t.k, "N": uint32(n),
+		"AI": uint32(axis[0]), "AV": uint32(axis[1]), "AX": uint32(axis[2])}
+	for i := range 7 {
+		d := topKDim{size: 1}
+		if i < len(kept) {
+			d = kept[len(kept)-1-i]
+		}
+		vals[fmt.Sprintf("DS%d", i)], vals[fmt.Sprintf("DI%d", i)] = uint32(d.size), uint32(d.s[0])
+		vals[fmt.Sprintf("DV%d", i)], vals[fmt.Sprintf("DX%d", i)] = uint32(d.s[1]), uint32(d.s[2])
+	}
+	s := shaders.NewSpec(variant)
+	for _, name := range row.Spec {
+		s.Set(name, vals[name])
+	}
+	return s, nil
+}

@@ -1,0 +1,221 @@
+//go:build cgo
+
+package ops_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// topKDesc is TOP_K1 over in along axis with packed outputs.
+func topKDesc(in tensor.Desc, axis, k uint32, dir ops.AxisDirection, idx tensor.DataType) *ops.TopK1 {
+	out := slices.Clone(in.Sizes)
+	out[axis] = k
+	return &ops.TopK1{Input: in, OutputValue: tensor.NewDesc(in.DataType, out), OutputIndex: tensor.NewDesc(idx, out),
+		Axis: axis, K: k, AxisDirection: dir}
+}
+
+// topKBits draws element bits for dt from a small pool most of the time,
+// so that rows hold ties, signed zeros and (floats) NaNs of several
+// payloads, and otherwise any bits.
+func topKBits(rng *rand.Rand, dt tensor.DataType) uint64 {
+	if rng.Intn(4) == 0 {
+		return testutil.RandomBits(rng, dt)
+	}
+	switch dt {
+	case tensor.Float32:
+		pool := []uint32{0x7fc00000, 0xffc00001, 0x80000000, 0, 0x3f800000, 0xbf800000, 0x40000000, 0x7f800000, 0xff800000}
+		return uint64(pool[rng.Intn(len(pool))])
+	case tensor.Float16:
+		pool := []uint16{0x7e00, 0xfe01, 0x8000, 0, 0x3c00, 0xbc00, 0x4000, 0x7c00, 0xfc00}
+		return uint64(pool[rng.Intn(len(pool))])
+	}
+	v := uint64(rng.Intn(5))
+	if dt.IsSigned() && rng.Intn(2) == 0 {
+		v = -v
+	}
+	if w := dt.Size() * 8; w < 64 {
+		v &= 1<<w - 1
+	}
+	return v
+}
+
+// topKRun checks desc on the GPU against the reference, with strategy
+// strat forced ("" the planner's choice).
+func topKRun(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor, strat string, rng *rand.Rand) {
+	t.Helper()
+	if strat != "" {
+		op, err := d.CreateOperatorWithKernel(desc, strat)
+		if err != nil {
+			t.Fatalf("CreateOperatorWithKernel(%s): %v", strat, err)
+		}
+		if op.Strategy() != strat {
+			t.Fatalf("forced %q, plan says %q", strat, op.Strategy())
+		}
+		desc = &testutil.ForcedPlan{Desc: desc, Kernel: strat}
+	}
+	testutil.CheckOperator(t, d, desc, []*tensor.Tensor{in}, rng)
+}
+
+// topKTakes: does strategy strat ("" the planner's choice) take K = k?
+func topKTakes(strat string, k uint32) bool {
+	switch strat {
+	case ops.TopKStrategyThread, ops.TopKStrategyLane:
+		return k <= 16
+	case ops.TopKStrategyFilter:
+		return k <= 1024
+	}
+	return true
+}
+
+// TestTopKMeasured: DirectML's measured cases (issue 31, semantics.md
+// rules 32-35) on every strategy.
+func TestTopKMeasured(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	nan := float32(math.NaN())
+	cases := []struct {
+		v     []float32
+		k     uint32
+		dir   ops.AxisDirection
+		index []uint64
+	}{
+		{[]float32{3, 1, 3, 2, 3}, 2, ops.AxisDirectionDecreasing, []uint64{0, 2}},
+		{[]float32{1, nan, 3, 2}, 2, ops.AxisDirectionDecreasing, []uint64{2, 3}},
+		{[]float32{nan, 1, 3, 2}, 2, ops.AxisDirectionDecreasing, []uint64{2, 3}},
+		{[]float32{nan, 1, 3, 2}, 2, ops.AxisDirectionIncreasing, []uint64{1, 3}},
+		{[]float32{1, nan, 3, 2}, 2, ops.AxisDirectionIncreasing, []uint64{0, 3}},
+		{[]float32{nan, 2, nan, 1}, 3, ops.AxisDirectionDecreasing, []uint64{1, 3, 0}},
+		{[]float32{float32(math.Copysign(0, -1)), 0, -1}, 3, ops.AxisDirectionDecreasing, []uint64{0, 1, 2}},
+	}
+	for _, c := range cases {
+		in := tensor.FromFloat32([]uint32{uint32(len(c.v))}, c.v)
+		for _, strat := range ops.TopKStrategies {
+			desc := topKDesc(in.Desc, 0, c.k, c.dir, tensor.UInt32)
+			if strat != "" {
+				topKRun(t, d, desc, in, strat, rng)
+			}
+			res := testutil.CheckOperator(t, d, &testutil.ForcedPlan{Desc: desc, Kernel: strat}, []*tensor.Tensor{in}, rng)
+			if got := res.Outputs[1].Uint64s(); !slices.Equal(got, c.index) {
+				t.Errorf("%v K=%d %v (%s): indices %v, want %v", c.v, c.k, c.dir, strat, got, c.index)
+			}
+		}
+	}
+}
+
+// TestTopKRandom: random shapes, layouts, types, axes and K (1, the axis
+// size, around 16 and around the sort's 2048) on every strategy that
+// takes the K, checked exactly against the reference.
+func TestTopKRandom(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int32, tensor.Int16, tensor.Int8, tensor.UInt32, tensor.UInt16, tensor.UInt8, tensor.Int64, tensor.UInt64}
+	for it := 0; it < 40; it++ {
+		dt := types[rng.Intn(len(types))]
+		rank := 1 + rng.Intn(4)
+		sizes := testutil.RandomSizes(rng, rank, 6, 200)
+		axis := uint32(rng.Intn(rank))
+		// A long axis now and then: several segments and merge passes.
+		switch rng.Intn(4) {
+		case 0:
+			sizes[axis] = uint32(1 + rng.Intn(5000))
+		case 1:
+			sizes[axis] = uint32(1 + rng.Intn(300))
+		}
+		n := sizes[axis]
+		ks := []uint32{1, n, uint32(1 + rng.Intn(int(n)))}
+		for _, k := range []uint32{15, 16, 17, 1023, 1024, 1025, 2047, 2048, 2049} {
+			if k <= n {
+				ks = append(ks, k)
+			}
+		}
+		k := ks[rng.Intn(len(ks))]
+		layout := testutil.Layouts[rng.Intn(3)]
+		in := testutil.NewTensor(rng, dt, sizes, layout, func([]uint32) uint64 { return topKBits(rng, dt) })
+		dir := ops.AxisDirection(rng.Intn(2))
+		idx := tensor.UInt32
+		if rng.Intn(3) == 0 {
+			idx = tensor.UInt64
+		}
+		desc := topKDesc(in.Desc, axis, k, dir, idx)
+		for _, strat := range append([]string{""}, ops.TopKStrategies...) {
+			if !topKTakes(strat, k) {
+				continue
+			}
+			t.Run(fmt.Sprintf("%d/%v/%v/%s/axis%d/K%d/%v/%s", it, dt, sizes, layout, axis, k, dir, strat), func(t *testing.T) {
+				topKRun(t, d, desc, in, strat, rng)
+			})
+		}
+	}
+}
+
+// TestTopKWindows: small binding windows cut the rows into boxes and the
+// temporary into batches.
+func TestTopKWindows(t *testing.T) {
+	rng := testutil.Rand(t)
+	for _, cap := range []uint64{8192, 20000} {
+		d := testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: cap})
+		sizes := []uint32{7, 300, 5}
+		in := testutil.NewTensor(rng, tensor.Float32, sizes, testutil.Packed, func([]uint32) uint64 { return topKBits(rng, tensor.Float32) })
+		for _, axis := range []uint32{1, 2} {
+			for _, k := range []uint32{1, 5, 40} {
+				if k > sizes[axis] {
+					continue
+				}
+				for _, strat := range append([]string{""}, ops.TopKStrategies...) {
+					if !topKTakes(strat, k) {
+						continue
+					}
+					t.Run(fmt.Sprintf("cap%d/axis%d/K%d/%s", cap, axis, k, strat), func(t *testing.T) {
+						topKRun(t, d, topKDesc(in.Desc, axis, k, ops.AxisDirectionDecreasing, tensor.UInt32), in, strat, rng)
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestTopKFilterAdversarial: the filter strategy where every position is a
+// candidate (ascending rows for DECREASING, so the buffer fills at every
+// chunk), where ties and NaNs straddle chunk and segment boundaries, and
+// with K at the list's sizes; every strategy that takes K, against the
+// reference.
+func TestTopKFilterAdversarial(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	fills := map[string]func(i int) float32{
+		"ascending": func(i int) float32 { return float32(i) },
+		"ties":      func(i int) float32 { return float32(i % 7) },
+		"nan":       func(i int) float32 { return []float32{float32(math.NaN()), 1, -0.0, float32(i % 3)}[i%4] },
+		"random":    func(int) float32 { return float32(rng.Intn(100)) },
+	}
+	for name, fill := range fills {
+		for _, n := range []uint32{700, 9000} {
+			v := make([]float32, 2*n)
+			for i := range v {
+				v[i] = fill(i)
+			}
+			in := tensor.FromFloat32([]uint32{2, n}, v)
+			for _, k := range []uint32{17, 50, 64, 65, 1000, 1024} {
+				if k > n {
+					continue
+				}
+				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+					for _, strat := range []string{ops.TopKStrategyFilter, ops.TopKStrategySort} {
+						t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
+							topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
+						})
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,266 @@
+#version 450
+// topk_select.comp: TOP_K / TOP_K1, first pass. Each (row, segment) item
+// selects the top min(K, segment length) entries of its segment of the
+// axis, sorted in topk.glsl's order, and writes them either as the row's
+// result (one segment per row) or as a run of entries in the temporary
+// resource for topk_merge.comp.
+//
+// Defines:
+//   ELEM_BITS, NATIVE  the element (elem.glsl)
+//   SHAPE  0 (thread): one invocation per item scans its segment in
+//            increasing index, keeping a sorted list of its best K
+//            entries (K <= 16);
+//          1 (lane): one workgroup per item; lane t keeps such a list
+//            over positions t, t+WG, ... of the segment, then the lanes'
+//            lists are sorted together in shared memory (K <= 16);
+//          2 (sort): one workgroup per item loads its segment (at most
+//            SORT_MAX positions) into shared memory and sorts it (any K:
+//            the run keeps min(K, segment length));
+//          3 (filter): one workgroup per item keeps its best list_n
+//            entries sorted in shared memory; lanes test WG positions at a
+//            time against the list's K-th entry and append the better ones
+//            to a candidate buffer, which is sorted into the list (one sort
+//            of sort_n entries) when it could overflow: after the first
+//            chunks few positions pass, so most cost one compare (K up to
+//            SORT_MAX/2).
+//   RUNS   1: write runs to the temporary resource; 0: write the results.
+// Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
+// 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
+
+#extension GL_EXT_control_flow_attributes : require
+
+#define ELEM_SRC 0
+#if RUNS
+#define WORD_DST 1
+#else
+#define ELEM_DST 1
+#define WORD_DST 2
+#endif
+#include "elem.glsl"
+#include "common.glsl"
+#include "topk.glsl"
+
+layout(push_constant) uniform Push {
+	uint base_src; // words
+	uint base_b1;  // words: the values, or the runs
+#if !RUNS
+	uint base_b2; // words: the indices
+#endif
+	uint r_begin;  // first row of this step
+	uint r_count;  // rows in this step
+	uint seg_len;  // axis positions per segment
+	uint nseg;     // segments per row
+	uint run_cap;  // entries per run in the temporary resource: min(K, seg_len)
+	uint sort_n;   // SHAPE 2: the power of two the segments are padded to; SHAPE 1: lanes x list length;
+	               // SHAPE 3: the entries sorted at a merge
+	uint list_n;   // SHAPE 3: entries of the kept list (a power of two at least K)
+	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list
+	uint in_win;   // element offset of the input window
+	uint v_win;    // element offset of the values window
+	uint x_win;    // element offset of the indices window
+} pc;
+
+const uint LIST_MAX = 16u;
+const uint SORT_MAX = 2048u;
+
+uvec2 load_raw(uint off) { return elem_load(pc.base_src, off - pc.in_win); }
+
+// emit writes rank r (entry s, i) of item (row rl of the step, segment sg).
+void emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint r, uvec2 s, uint i) {
+#if RUNS
+	store_entry(pc.base_b1, (rl * pc.nseg + sg) * pc.run_cap + r, s, i);
+#else
+	store_result(pc.base_src, pc.base_b1, pc.base_b2, kin, kv, kx, pc.in_win, pc.v_win, pc.x_win, r, i);
+#endif
+}
+
+#if SHAPE == 0 || SHAPE == 1
+// The sorted list of one invocation: K entries (K <= LIST_MAX), padding
+// entries past the ones it holds. Every index into it is a constant once
+// K is specialized and the loops over LIST_MAX are unrolled, so that the
+// list stays in registers rather than in indexed (scratch) memory.
+uvec2 ls[LIST_MAX];
+uint li[LIST_MAX];
+
+// list_scan fills the list with the best K entries of positions j0, j0 +
+// stride, ... < j1 (padding where there are fewer). A candidate better
+// than the list's last entry sinks through the list, swapping with every
+// entry it beats: the list stays sorted and its last entry drops out.
+void list_scan(uint kin, uint j0, uint j1, uint stride) {
+	[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+		ls[q] = uvec2(0u);
+		li[q] = PAD_INDEX;
+	}
+	for (uint j = j0; j < j1; j += stride) {
+		uvec2 s = score(load_raw(kin + j * AI));
+		uint i = j;
+		if (!better(s, i, ls[K - 1u], li[K - 1u])) {
+			continue;
+		}
+		[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+			if (q < K && better(s, i, ls[q], li[q])) {
+				uvec2 ts = ls[q];
+				uint ti = li[q];
+				ls[q] = s;
+				li[q] = i;
+				s = ts;
+				i = ti;
+			}
+		}
+	}
+}
+#endif
+
+#if SHAPE == 0
+
+void main() {
+	uint items = pc.r_count * pc.nseg;
+	for (uint it = grid_index(); it < items; it += grid_size()) {
+		// Rows vary fastest: for a strided axis neighbouring invocations
+		// then read neighbouring elements.
+		uint rl = it % pc.r_count, sg = it / pc.r_count;
+		uint kin, kv, kx;
+		row_offsets(pc.r_begin + rl, kin, kv, kx);
+		uint j0 = sg * pc.seg_len;
+		uint j1 = min(j0 + pc.seg_len, N);
+		list_scan(kin, j0, j1, 1u);
+		for (uint r = 0u; r < min(K, j1 - j0); r++) {
+			emit(rl, sg, kin, kv, kx, r, ls[r], li[r]);
+		}
+	}
+}
+
+#else
+
+shared uint sh_lo[SORT_MAX];
+#if ENTRY_WORDS == 3
+shared uint sh_hi[SORT_MAX];
+#endif
+shared uint sh_idx[SORT_MAX];
+shared uint sh_count; // SHAPE 3: candidates in the buffer
+
+void sh_put(uint e, uvec2 s, uint i) {
+	sh_lo[e] = s.x;
+#if ENTRY_WORDS == 3
+	sh_hi[e] = s.y;
+#endif
+	sh_idx[e] = i;
+}
+
+uvec2 sh_score(uint e) {
+#if ENTRY_WORDS == 3
+	return uvec2(sh_lo[e], sh_hi[e]);
+#else
+	return uvec2(sh_lo[e], 0u);
+#endif
+}
+
+// sh_sort sorts entries [0, p) of shared memory (p a power of two) best
+// first: a bitonic sort, every lane taking pairs t, t+WG, ...
+void sh_sort(uint p) {
+	uint t = gl_LocalInvocationID.x;
+	for (uint k = 2u; k <= p; k <<= 1) {
+		for (uint j = k >> 1; j > 0u; j >>= 1) {
+			barrier();
+			for (uint q = t; q < p / 2u; q += gl_WorkGroupSize.x) {
+				uint lo = ((q & ~(j - 1u)) << 1) | (q & (j - 1u));
+				uint hi = lo + j;
+				uvec2 a = sh_score(lo), b = sh_score(hi);
+				uint ai = sh_idx[lo], bi = sh_idx[hi];
+				// Best first in blocks whose bit k is 0, worst first in
+				// the others: the bitonic sequences the next stage merges.
+				bool swap = (lo & k) == 0u ? better(b, bi, a, ai) : better(a, ai, b, bi);
+				if (swap) {
+					sh_put(lo, b, bi);
+					sh_put(hi, a, ai);
+				}
+			}
+		}
+	}
+	barrier();
+}
+
+void main() {
+	uint items = pc.r_count * pc.nseg;
+	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	for (uint it = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; it < items; it += ngroups) {
+		uint rl = it / pc.nseg, sg = it % pc.nseg;
+		uint kin, kv, kx;
+		row_offsets(pc.r_begin + rl, kin, kv, kx);
+		uint j0 = sg * pc.seg_len;
+		uint j1 = min(j0 + pc.seg_len, N);
+		uint kk = min(K, j1 - j0);
+#if SHAPE == 1
+		// Lane t's list, padded, at entries [t*lk, (t+1)*lk) with lk =
+		// sort_n / WG (a power of two at least K).
+		uint lk = pc.sort_n / WG;
+		list_scan(kin, j0 + t, j1, WG);
+		[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+			if (q < lk) {
+				if (q < K) {
+					sh_put(t * lk + q, ls[q], li[q]);
+				} else {
+					sh_put(t * lk + q, uvec2(0u), PAD_INDEX);
+				}
+			}
+		}
+#elif SHAPE == 3
+		for (uint q = t; q < pc.sort_n; q += WG) {
+			sh_put(q, uvec2(0u), PAD_INDEX);
+		}
+		if (t == 0u) {
+			sh_count = 0u;
+		}
+		barrier();
+		uvec2 ths = uvec2(0u);
+		uint thi = PAD_INDEX;
+		for (uint base = j0; base < j1; base += WG) {
+			uint j = base + t;
+			if (j < j1) {
+				uvec2 s = score(load_raw(kin + j * AI));
+				if (better(s, j, ths, thi)) {
+					sh_put(pc.list_n + atomicAdd(sh_count, 1u), s, j);
+				}
+			}
+			barrier();
+			// Uniform: every lane reads the count after the barrier.
+			bool full = sh_count > pc.cand_n - WG || base + WG >= j1;
+			barrier();
+			if (full) {
+				sh_sort(pc.sort_n);
+				// The candidates are now in the list; their slots (and every
+				// slot past the list) hold padding again.
+				for (uint q = pc.list_n + t; q < pc.sort_n; q += WG) {
+					sh_put(q, uvec2(0u), PAD_INDEX);
+				}
+				if (t == 0u) {
+					sh_count = 0u;
+				}
+				ths = sh_score(K - 1u);
+				thi = sh_idx[K - 1u];
+				barrier();
+			}
+		}
+#else
+		for (uint q = t; q < pc.sort_n; q += WG) {
+			uint j = j0 + q;
+			if (j < j1) {
+				sh_put(q, score(load_raw(kin + j * AI)), j);
+			} else {
+				sh_put(q, uvec2(0u), PAD_INDEX);
+			}
+		}
+#endif
+#if SHAPE != 3
+		sh_sort(pc.sort_n);
+#endif
+		for (uint r = t; r < kk; r += WG) {
+			emit(rl, sg, kin, kv, kx, r, sh_score(r), sh_idx[r]);
+		}
+		barrier();
+	}
+}
+
+#endif

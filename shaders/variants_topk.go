@@ -1,0 +1,101 @@
+package shaders
+
+import "fmt"
+
+// TOP_K kernel shapes (topk_select.comp's SHAPE).
+const (
+	TopKThread = "thread" // one invocation per (row, segment), an insertion list
+	TopKLane   = "lane"   // one workgroup per (row, segment): lanes' lists sorted together
+	TopKSort   = "sort"   // one workgroup per (row, segment): the segment sorted in shared memory
+	TopKFilter = "filter" // one workgroup per (row, segment): a sorted list in shared memory, fed by a threshold
+)
+
+// TopKSortMax is the most entries topk_select.comp sorts in shared memory
+// (its SORT_MAX), and TopKListMax the longest insertion list (LIST_MAX).
+const (
+	TopKSortMax = 2048
+	TopKListMax = 16
+)
+
+// TopKSelectName is the first pass for elemBits-bit elements (native:
+// 8/16-bit storage buffers) of shape shape, writing runs to the temporary
+// resource or, without runs, the results.
+func TopKSelectName(elemBits int, native bool, shape string, runs bool) string {
+	storage, out := "", ""
+	if elemBits < 32 && !native {
+		storage = "w"
+	}
+	if runs {
+		out = "runs"
+	}
+	return name("topk", fmt.Sprintf("b%d%s", elemBits, storage), shape, out)
+}
+
+// TopKMergeName is a merge pass: the last one (final) writes the results
+// of elemBits-bit elements (native as for TopKSelectName); the others
+// write runs of entries for 64-bit elements or narrower ones.
+func TopKMergeName(elemBits int, native, final bool) string {
+	if !final {
+		if elemBits == 64 {
+			return "topk_merge_key64"
+		}
+		return "topk_merge"
+	}
+	storage := ""
+	if elemBits < 32 && !native {
+		storage = "w"
+	}
+	return name("topk_merge", fmt.Sprintf("b%d%s", elemBits, storage))
+}
+
+// The contract every TOP_K kernel shares (topk.glsl): specialization
+// constants the workgroup size, FLAGS, K, N, the axis strides and four
+// arrays of 7 kept dimension slots.
+var (
+	topKSpec        = concat([]string{SpecWorkgroupSize, "FLAGS", "K", "N", "AI", "AV", "AX"}, numbered("DS", 7), numbered("DI", 7), numbered("DV", 7), numbered("DX", 7))
+	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "in_win", "v_win", "x_win"}
+	topKMergePush   = []string{"r_begin", "r_count", "span", "cap_in", "nruns_in", "cap_out", "nruns_out", "in_win", "v_win", "x_win"}
+	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3}
+)
+
+// A kernel that writes runs reads no output strides: its row declares
+// the constants up to the input's (topKSpecRows); a merge that writes runs
+// reads no strides at all (topKSpecRuns). The planner sets the ones a row
+// declares.
+const (
+	topKSpecRows = 21
+	topKSpecRuns = 4
+)
+
+func topKVariants() []Variant {
+	var out []Variant
+	for _, key64 := range []bool{false, true} {
+		out = append(out, Variant{Name: TopKMergeName(32+32*b2i(key64), true, false), Source: "topk_merge.comp",
+			Defines: []string{"FINAL=0", fmt.Sprintf("KEY64=%d", b2i(key64))}, Bindings: 2, Spec: topKSpec[:topKSpecRuns], Push: topKMergePush})
+	}
+	for _, bits := range []int{8, 16, 32, 64} {
+		natives := []bool{false}
+		if bits < 32 {
+			natives = []bool{true, false}
+		}
+		for _, native := range natives {
+			elem := []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native))}
+			out = append(out, Variant{Name: TopKMergeName(bits, native, true), Source: "topk_merge.comp",
+				Defines: append([]string{"FINAL=1"}, elem...), Bindings: 4, Spec: topKSpec, Push: topKMergePush})
+			for _, shape := range []string{TopKThread, TopKLane, TopKSort, TopKFilter} {
+				for _, runs := range []bool{false, true} {
+					spec := topKSpec
+					if runs {
+						spec = topKSpec[:topKSpecRows]
+					}
+					out = append(out, Variant{
+						Name: TopKSelectName(bits, native, shape, runs), Source: "topk_select.comp",
+						Defines:  append([]string{fmt.Sprintf("SHAPE=%d", topKShapeDefine[shape]), fmt.Sprintf("RUNS=%d", b2i(runs))}, elem...),
+						Bindings: 3 - b2i(runs), Spec: spec, Push: topKSelectPush,
+					})
+				}
+			}
+		}
+	}
+	return out
+}
