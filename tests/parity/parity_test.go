@@ -55,6 +55,18 @@ func TestGoldens(t *testing.T) {
 	}
 }
 
+// rulesWithoutCases are rules that define what vkdml does not compute yet,
+// so that no corpus case can compare it with DirectML; each names the
+// issue that adds the cases with the kernels.
+var rulesWithoutCases = map[int]string{
+	39: "issue 32: REDUCE's float functions, exact sums",
+	40: "issue 32: vkdml's exp, log, sqrt and division",
+	41: "issue 32: the terms, FLOAT16 in FLOAT32",
+	42: "issue 32: MULTIPLY's canonical order",
+	43: "issue 32: zeros, infinities and NaN",
+	44: "issue 32: the bound between vkdml and DirectML",
+}
+
 // TestEveryRuleCovered checks that each numbered rule of semantics.md has a
 // case, and that the seed pages' examples are in the corpus.
 func TestEveryRuleCovered(t *testing.T) {
@@ -90,6 +102,12 @@ func TestEveryRuleCovered(t *testing.T) {
 		t.Fatalf("docs/semantics.md numbers only %d rules before the rig's section; want 15 or more", len(rules))
 	}
 	for _, n := range rules {
+		if reason, ok := rulesWithoutCases[n]; ok {
+			if covered[fmt.Sprintf("rule %d", n)] {
+				t.Errorf("semantics.md rule %d has parity cases now: remove it from rulesWithoutCases (%s)", n, reason)
+			}
+			continue
+		}
 		if !covered[fmt.Sprintf("rule %d", n)] {
 			t.Errorf("semantics.md rule %d has no parity case", n)
 		}
