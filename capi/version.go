@@ -21,7 +21,11 @@ func init() {
 	C.vkdmlc_set_version(versionText())
 }
 
+// vkdmlgo_version returns no HRESULT, so it runs export for its recover
+// alone: a panic leaves the string NULL, which vkdml_version answers as "".
+//
 //export vkdmlgo_version
-func vkdmlgo_version() *C.char {
-	return versionText()
+func vkdmlgo_version() (v *C.char) {
+	export("vkdml_version", func(string) error { v = versionText(); return nil })
+	return v
 }
