@@ -43,6 +43,7 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 		}
 	}
 	f.BytesRead = a.oCount * a.jCount * es
+	f.Units, f.Unit = a.oCount*a.jCount, UnitElement
 	if v.define("RUNS", 0) == 1 {
 		f.BytesWritten = a.items() * v.p("run_cap") * topKEntryBytes(v)
 	} else {
@@ -58,7 +59,9 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 	eb := topKEntryBytes(v)
 	rows := v.p("r_count")
-	f := v.gridFacts(rows*v.p("nruns_out")*2*v.p("cap_in"), eb)
+	slots := rows * v.p("nruns_out") * 2 * v.p("cap_in")
+	f := v.gridFacts(slots, eb)
+	f.Units, f.Unit = slots, UnitPartial // an invocation places one entry slot
 	f.BytesRead = rows * v.p("nruns_in") * v.p("cap_in") * eb
 	if v.define("FINAL", 0) == 1 {
 		es := v.define("ELEM_BITS", 32) / 8

@@ -410,6 +410,8 @@ type parityCase struct {
 	StartPadding   []uint32      `json:"startPadding"`
 	EndPadding     []uint32      `json:"endPadding"`
 	Dilations      []uint32      `json:"dilations"`
+	Axis           uint32        `json:"axis"`
+	K              uint32        `json:"k"`
 }
 
 func (t *parityTensor) desc() (tensor.Desc, error) {
@@ -488,6 +490,14 @@ func (c *parityCase) desc() (ops.Desc, error) {
 		return &ops.MaxPooling1{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding}, nil
 	case "MAX_POOLING2":
 		return &ops.MaxPooling2{Input: in, Output: out, OutputIndices: idx, Strides: c.Strides, WindowSize: c.WindowSize, StartPadding: c.StartPadding, EndPadding: c.EndPadding, Dilations: c.Dilations}, nil
+	case "TOP_K", "TOP_K1":
+		if idx == nil {
+			return nil, fmt.Errorf("%s case %s without output indices", c.Operator, c.Name)
+		}
+		if c.Operator == "TOP_K" {
+			return &ops.TopK{Input: in, OutputValue: out, OutputIndex: *idx, Axis: c.Axis, K: c.K}, nil
+		}
+		return &ops.TopK1{Input: in, OutputValue: out, OutputIndex: *idx, Axis: c.Axis, K: c.K, AxisDirection: dir}, nil
 	case "MAX_UNPOOLING":
 		if c.Indices == nil {
 			return nil, fmt.Errorf("MAX_UNPOOLING case %s without indices", c.Name)
@@ -546,5 +556,14 @@ func largeCases() []largeCase {
 			Output: nd(f32, []uint32{64, 64, 254, 254})}},
 		{"unpool_int8_nhwc_4x256x64x64_into_128x128", &ops.MaxUnpooling{Input: sd(tensor.Int8, []uint32{4, 256, 64, 64}, []uint32{1 << 20, 1, 1 << 14, 256}),
 			Indices: nd(u32, []uint32{4, 256, 64, 64}), Output: sd(tensor.Int8, []uint32{4, 256, 128, 128}, []uint32{1 << 22, 1, 1 << 15, 256})}},
+		// TOP_K: each strategy's default pick (thread for a strided axis,
+		// lane for long rows and K <= 16, filter for K <= 1024, sort
+		// beyond), long rows cut into segments merged in passes, 64-bit
+		// values and indices.
+		{"topk_f32_4x1x4096x4096_axis2_k4", &ops.TopK{Input: nd(f32, []uint32{4, 1, 4096, 4096}), OutputValue: nd(f32, []uint32{4, 1, 4, 4096}), OutputIndex: nd(u32, []uint32{4, 1, 4, 4096}), Axis: 2, K: 4}},
+		{"topk1_i32_64x65536_k8_increasing_idx64", &ops.TopK1{Input: nd(tensor.Int32, []uint32{64, 65536}), OutputValue: nd(tensor.Int32, []uint32{64, 8}), OutputIndex: nd(u64, []uint32{64, 8}), Axis: 1, K: 8, AxisDirection: ops.AxisDirectionIncreasing}},
+		{"topk1_f32_128x256000_k50_decreasing", &ops.TopK1{Input: nd(f32, []uint32{128, 256000}), OutputValue: nd(f32, []uint32{128, 50}), OutputIndex: nd(u32, []uint32{128, 50}), Axis: 1, K: 50, AxisDirection: ops.AxisDirectionDecreasing}},
+		{"topk1_f32_2x1M_k4096_increasing", &ops.TopK1{Input: nd(f32, []uint32{2, 1 << 20}), OutputValue: nd(f32, []uint32{2, 4096}), OutputIndex: nd(u32, []uint32{2, 4096}), Axis: 1, K: 4096, AxisDirection: ops.AxisDirectionIncreasing}},
+		{"topk1_i64_16x100000_k100_decreasing_idx64", &ops.TopK1{Input: nd(i64, []uint32{16, 100000}), OutputValue: nd(i64, []uint32{16, 100}), OutputIndex: nd(u64, []uint32{16, 100}), Axis: 1, K: 100, AxisDirection: ops.AxisDirectionDecreasing}},
 	}
 }
