@@ -834,7 +834,9 @@ func argPatternSweep(t *testing.T, opts dml.DeviceOptions, n, step int, f func(d
 // argManySegmentsCase is a reduction whose GPU plan cuts each block into
 // at least 32 segments, so that a workgroup per output combines the
 // partials: a few long rows (split-K, 32 to ~90 segments of one block) or
-// columns over axis 0 (the column split), with values set by
+// columns over axis 0 (the column split, whose segments the GPU's partial
+// cap bounds: a 16-byte partial per tuningGPU.argColPartialDiv (40) times
+// its bytes, so a column of at least 32 × 640 bytes), with values set by
 // argColSplitFill so that ties, NaN and the extremes fall on both sides of
 // segment boundaries and of the combine's lanes (whose partials counts are
 // not powers of two).
@@ -844,7 +846,7 @@ func argManySegmentsCase(rng *rand.Rand, dt tensor.DataType, pattern, layout str
 	case "rows":
 		sizes, axes = []uint32{uint32(1 + rng.Intn(3)), uint32(32*4096 + rng.Intn(60*4096))}, []uint32{1}
 	case "cols":
-		rows := uint32(32*512/dt.Size()) + uint32(rng.Intn(4096))
+		rows := uint32(32*16*40/dt.Size()) + uint32(rng.Intn(4096))
 		sizes, axes = []uint32{rows, uint32(3 + 2*rng.Intn(5))}, []uint32{0}
 	}
 	in := argInput(dt, sizes, nil)
