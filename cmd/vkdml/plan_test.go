@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/opcount"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/profiles"
@@ -36,11 +38,27 @@ func planJSON(t *testing.T, args ...string) []planRecord {
 	return recs
 }
 
+// opsUncounted is why vkdml plan leaves ops_per_byte null here, where that
+// is expected, or nil: it counts with spirv-opt and spirv-dis, which a
+// Windows program under Wine cannot start (make test-windows skips the
+// tests that need the counts, as it skips internal/opcount's); on Windows
+// itself the Vulkan SDK's would do. Elsewhere the tools are required.
+func opsUncounted() error {
+	if runtime.GOOS != "windows" {
+		return nil
+	}
+	return opcount.Available()
+}
+
 // TestPlanProfileFacts: a plan for the h100 profile names the profile,
 // gives every dispatch its kernel, grid, constants and push words by name,
 // and facts that agree with each other and with the profile.
 func TestPlanProfileFacts(t *testing.T) {
 	recs := planJSON(t, "--op", "argmax", "--axes", "1", "--shape", "65536,1000", "--shape", "64,2048", "--profile", "h100")
+	uncounted := opsUncounted()
+	if uncounted != nil {
+		t.Logf("ops_per_byte must be null: %v", uncounted)
+	}
 	if len(recs) != 2 {
 		t.Fatalf("%d records for two shapes", len(recs))
 	}
@@ -69,7 +87,7 @@ func TestPlanProfileFacts(t *testing.T) {
 		var partials uint64
 		for _, d := range r.Dispatches {
 			partials += d.PartialBytes
-			if d.OpsPerByte == nil || *d.OpsPerByte <= 0 {
+			if uncounted == nil && (d.OpsPerByte == nil || *d.OpsPerByte <= 0) || uncounted != nil && d.OpsPerByte != nil {
 				t.Errorf("dispatch %s: ops_per_byte %v", d.Kernel, d.OpsPerByte)
 			}
 		}

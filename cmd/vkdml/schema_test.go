@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,6 +78,18 @@ func generateSchema(t *testing.T, name, title string, v any, snake bool) []byte 
 	// import path is base joined with the folder, this package's).
 	if err := r.AddGoComments("github.com/vkdml/vkdml/cmd/vkdml", "../../internal/parity"); err != nil {
 		t.Fatal(err)
+	}
+	// AddGoComments keys a comment by path.Join(base, filepath.Dir(file)),
+	// which on Windows keeps filepath.Dir's backslashes:
+	// "github.com/vkdml/vkdml/cmd/vkdml/..\..\internal\parity.Corpus", a
+	// package no type is in, so the schemas lost every description there
+	// (make test-windows). No import path or identifier holds a backslash:
+	// make the keys the ones Unix gives.
+	for k, v := range r.CommentMap {
+		if strings.Contains(k, `\`) {
+			delete(r.CommentMap, k)
+			r.CommentMap[path.Clean(strings.ReplaceAll(k, `\`, "/"))] = v
+		}
 	}
 	if snake {
 		r.KeyNamer = profiles.SnakeCase
@@ -216,9 +229,14 @@ func TestJSONOutputsValidate(t *testing.T) {
 	} else {
 		t.Logf("conformance --json not validated: no ONNX data in %s", data)
 	}
+	// plan --check fails a plan whose ops were not counted, as where
+	// opsUncounted: its output is validated all the same.
+	uncounted := opsUncounted()
 	for _, c := range runs {
 		code, out, stderr := vkdml(c.args...)
-		if code != 0 && !(code == 1 && strings.Contains(stderr, "differs")) {
+		if uncounted != nil && c.schema == "plan" && code == 1 && strings.Contains(out, "ops_per_byte: not counted") {
+			t.Logf("%v: exit 1, the ops not counted (%v)", c.args, uncounted)
+		} else if code != 0 && !(code == 1 && strings.Contains(stderr, "differs")) {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
 		validateJSON(t, c.schema, out, c.lines)

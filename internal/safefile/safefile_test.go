@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -84,8 +85,14 @@ func TestWriteFileKeepsTheOldFileOnError(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the temporary file was left behind: %v", entries)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, %v; want 0644", fi.Mode(), err)
+	// Windows keeps no permission bits, only a read-only attribute: a
+	// file chmodded to 0644 is writable, which os.Stat reports as 0666.
+	want := fs.FileMode(0o644)
+	if runtime.GOOS == "windows" {
+		want = 0o666
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+		t.Errorf("mode %v, %v; want %v", fi.Mode(), err, want)
 	}
 }
 
