@@ -973,7 +973,14 @@ func TestArgColLoadsGPU(t *testing.T) {
 		c := argDrawCase(rng, "", in, axes, pattern, "packed", "padded")
 		// Forced: a GPU's tuning gives 8- and 16-bit columns of few
 		// outputs to thread (argVecColMinOutputs).
-		gctx, p := testutil.GPUPlan(t, d, c.desc, ops.ArgStrategyVec, c.what)
+		// argCol8Y off: 8-bit columns would take argmax_col8y.comp
+		// (TestArgCol8Y's), and this test is the four-load kernel's.
+		gctx := testutil.PlanContext(d)
+		gctx.DeviceType, gctx.Kernel, gctx.Tuning = caps.DeviceTypeDiscreteGPU, ops.ArgStrategyVec, ops.Tuning{"argCol8Y": "false"}
+		p, err := c.desc.Plan(gctx)
+		if err != nil {
+			t.Fatalf("%s: GPU plan: %v", c.what, err)
+		}
 		if v := p.Kernels[0].Variant; v != shaders.ArgMaxVecName(8*int(dt.Size()), shaders.ArgMaxVecColX4) {
 			t.Fatalf("%s: GPU plan %q runs %s, want the four-load vec-col", c.what, p.Strategy, v)
 		}

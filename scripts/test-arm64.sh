@@ -49,7 +49,10 @@ sys_pkgs="libvulkan1 mesa-vulkan-drivers vulkan-validationlayers"
 # under qemu-user or take minutes there (see above).
 skip_for() {
 	case $1 in
-	ops) echo '^(Test[A-Za-z0-9]*GPU|TestArgVecGPUShapes|TestArgVecWidths|TestArgAdversarialRows|TestArgVecAdversarial|TestArgSeedExamples|TestArgVecFallbacks|TestArgFallbacks|TestMaxPoolFallbacks)$' ;;
+	# REDUCE's and TOP_K's sweeps and the float reference's accuracy runs
+	# (millions of inputs) take minutes each under qemu; their rules,
+	# measured cases and no-axes runs stay.
+	ops) echo '^(Test[A-Za-z0-9]*GPU|TestArgVecGPUShapes|TestArgVecWidths|TestArgAdversarialRows|TestArgVecAdversarial|TestArgSeedExamples|TestArgVecFallbacks|TestArgFallbacks|TestMaxPoolFallbacks|TestReduceValue(Examples|Random|Rows|Fallbacks|Windows)|TestTopK(Random|Windows|FilterAdversarial)|TestExactSum(Random|HalfRandom|Past2To24)|Test(Exp|Log)Float32Accuracy|TestSqrtFloat32|TestMulFloat32|TestDivFloat32ByCount|TestExactAccGLSL)$' ;;
 	dml) echo '^TestTimeoutEveryWait$' ;;
 	gpu) echo '^(TestTimeoutKeepsWorkAlive|TestLoaderErrors)$' ;;
 	*) echo '^$' ;;
