@@ -198,15 +198,22 @@ func reducedShape(in tensor.Desc, axesS string) (axes, sizes []uint32, err error
 	return axes, sizes, nil
 }
 
+// parseDirection reads --direction, in any case: ARGMAX's, ARGMIN's,
+// REDUCE's and TOP_K's flag.
+func parseDirection(s string) (dml.AxisDirection, bool) {
+	switch strings.ToLower(s) {
+	case "increasing":
+		return dml.AxisDirectionIncreasing, true
+	case "decreasing":
+		return dml.AxisDirectionDecreasing, true
+	}
+	return 0, false
+}
+
 // argOptions checks the flags that do not depend on the input.
 func argOptions(axesS, dirS, typeS string) (dml.AxisDirection, tensor.DataType, error) {
-	var dir dml.AxisDirection
-	switch strings.ToLower(dirS) {
-	case "increasing":
-		dir = dml.AxisDirectionIncreasing
-	case "decreasing":
-		dir = dml.AxisDirectionDecreasing
-	default:
+	dir, ok := parseDirection(dirS)
+	if !ok {
 		return 0, 0, fmt.Errorf("%w: --direction %q: want increasing or decreasing", ErrUsage, dirS)
 	}
 	idx := map[string]tensor.DataType{"uint32": tensor.UInt32, "int32": tensor.Int32, "uint64": tensor.UInt64, "int64": tensor.Int64}[strings.ToLower(typeS)]

@@ -81,13 +81,8 @@ func (p *topKOptions) params() map[string]any {
 
 // topKEnums parses --direction and --index-type.
 func topKEnums(dirS, idxS string) (dml.AxisDirection, tensor.DataType, error) {
-	var dir dml.AxisDirection
-	switch strings.ToLower(dirS) {
-	case "decreasing":
-		dir = dml.AxisDirectionDecreasing
-	case "increasing":
-		dir = dml.AxisDirectionIncreasing
-	default:
+	dir, ok := parseDirection(dirS)
+	if !ok {
 		return 0, 0, fmt.Errorf("%w: --direction %q: want decreasing or increasing", ErrUsage, dirS)
 	}
 	idx := map[string]tensor.DataType{"uint32": tensor.UInt32, "uint64": tensor.UInt64}[strings.ToLower(idxS)]
