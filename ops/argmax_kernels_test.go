@@ -365,6 +365,9 @@ func argVecWidthsRun(t *testing.T, d *dml.Device) {
 	for ti, dt := range tensor.AllTypes {
 		bits := 8 * int(dt.Size())
 		for i, pattern := range argVecWidthPatterns {
+			if !shortSampled(i/2+ti, 2) { // pairs of patterns, so both layouts run
+				continue
+			}
 			// Each pattern on one layout, alternating by type and pattern.
 			for _, layout := range []string{[]string{"row", "col"}[(i+ti)%2]} {
 				c := argVecWidthCase(rng, dt, layout, pattern)
@@ -612,9 +615,11 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 			argCheckCase(t, d, argCase{desc: desc, in: in, what: what}, "", rng)
 		}
 	}
-	for _, dt := range tensor.AllTypes {
+	for ti, dt := range tensor.AllTypes {
 		for ci := 0; ci < 18; ci++ {
-			check(dt, 0, ci, ci%4 == 3)
+			if shortSampled(ci+ti, 3) {
+				check(dt, 0, ci, ci%4 == 3)
+			}
 		}
 		if dt.Size() == 8 {
 			continue // 64-bit elements have no filter
@@ -777,8 +782,11 @@ func TestArgColSplitGPU(t *testing.T) {
 func argColSplitRun(t *testing.T, d *dml.Device, types []tensor.DataType) {
 	rng := testutil.Rand(t)
 	used := map[string]int{}
-	for _, dt := range types {
+	for ti, dt := range types {
 		for pi, pattern := range argColSplitPatterns {
+			if !shortSampled(pi/4+ti, 2) {
+				continue // under -short, each type runs one of the two groups of four patterns (each group meets every kernel)
+			}
 			c := argColSplitCase(rng, dt, pattern, dt.Size() == 4 && pi%2 == 0)
 			kernel := ""
 			switch pi % 4 {
@@ -1055,11 +1063,14 @@ func TestArgColRisingBestGPU(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
 	used := map[string]int{}
-	for _, dt := range tensor.AllTypes {
+	for ti, dt := range tensor.AllTypes {
 		if dt.Size() == 8 {
 			continue // 64-bit columns go to vec-b64 on a GPU
 		}
 		for ci := 0; ci < 18; ci++ {
+			if !shortSampled(ci+ti, 3) {
+				continue
+			}
 			flavour, sign, kind, up := argRisingKind(rng, ci)
 			cols := uint32(3 + 2*rng.Intn(4))
 			// At least 2 × 640 bytes: two segments under the GPU's
@@ -1191,6 +1202,9 @@ func TestArgCol8Y(t *testing.T) {
 		// Four patterns per block length, in turn: each pattern meets
 		// several lengths and both types.
 		for pi := i; pi < i+4; pi++ {
+			if !shortSampled(pi, 2) {
+				continue
+			}
 			pattern := argCol8YPatterns[pi%len(argCol8YPatterns)]
 			dt := []tensor.DataType{tensor.Int8, tensor.UInt8}[(i+pi)%2]
 			c := argCol8YCase(rng, dt, rows+uint32(rng.Intn(2))*uint32(64*rng.Intn(40)), pattern)
