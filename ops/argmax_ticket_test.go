@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/tensor"
@@ -26,53 +25,47 @@ import (
 // once more with every resource poisoned first, testutil.RunPoisoned): the
 // combining workgroup must put the ticket back to 0, or the next run's
 // last workgroup would not know it is last and leave the outputs stale.
-// Under -short each form takes every other type (subgroup the even ones,
-// shared the odd ones), one case each.
+// Under -short each form takes a third of the types (subgroup from the
+// first, shared from the second), one case each.
 func TestArgTicketGPU(t *testing.T) {
-	for si, name := range []string{"subgroup", "shared"} {
-		t.Run(name, func(t *testing.T) {
-			opts := dml.DeviceOptions{}
-			if name == "shared" {
-				opts.Disable = caps.Features{SubgroupArithmetic: true}
+	eachCombineForm(t, func(t *testing.T, si int, opts dml.DeviceOptions) {
+		used := map[string]int{}
+		argPatternSweep(t, opts, testutil.CaseCount(2, 1), 3, func(d *dml.Device, rng *rand.Rand, dt tensor.DataType, pi int, pattern string) {
+			if testing.Short() && typeIndex(dt)%3 != si {
+				return
 			}
-			used := map[string]int{}
-			argPatternSweep(t, opts, testutil.CaseCount(2, 1), 3, func(d *dml.Device, rng *rand.Rand, dt tensor.DataType, pi int, pattern string) {
-				if testing.Short() && typeIndex(dt)%2 != si {
-					return
-				}
-				layout := []string{"whole", "rows"}[(pi+typeIndex(dt)/2)%2]
-				var sizes []uint32
-				switch layout {
-				case "whole":
-					sizes = []uint32{uint32(32*4096 + rng.Intn(8*4096))}
-				case "rows":
-					sizes = []uint32{uint32(2 + rng.Intn(3)), uint32(65536 + rng.Intn(30000))}
-				}
-				axes := []uint32{uint32(len(sizes) - 1)}
-				in := argInput(dt, sizes, nil)
-				argColSplitFill(rng, in, axes, pattern)
-				c := argDrawCase(rng, layout+" ", in, axes, pattern, "packed")
-				_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
-				k := p.Kernels[0]
-				if len(p.Steps) != 1 || !strings.HasSuffix(k.Variant, "_ticket") || p.PersistentSize == 0 {
-					t.Fatalf("%s: GPU plan %q: kernels %v, %d steps, persistent %d B: want one ticket dispatch", c.what, p.Strategy, p.Kernels, len(p.Steps), p.PersistentSize)
-				}
-				group := k.Spec[1]>>18&1 == 1 // FLAGS' TICKET_GROUP
-				if want := layout == "whole"; group != want {
-					t.Fatalf("%s: %s's last workgroup combines a workgroup per output: %v, want %v", c.what, k.Variant, group, want)
-				}
-				used[layout]++
-				// Once with every resource poisoned, the persistent one
-				// included: the initializer must zero the ticket.
-				argCheckCase(t, d, argCase{desc: &asGPU{Desc: c.desc}, in: c.in, what: c.what}, "", rng)
-				argTicketRuns(t, d, c, pattern, rng)
-			})
-			t.Logf("ticket plans: %v", used)
-			if used["whole"] == 0 || used["rows"] == 0 {
-				t.Errorf("a combine form never ran: %v", used)
+			layout := []string{"whole", "rows"}[(used["whole"]+used["rows"])%2]
+			var sizes []uint32
+			switch layout {
+			case "whole":
+				sizes = []uint32{uint32(32*4096 + rng.Intn(8*4096))}
+			case "rows":
+				sizes = []uint32{uint32(2 + rng.Intn(3)), uint32(65536 + rng.Intn(30000))}
 			}
+			axes := []uint32{uint32(len(sizes) - 1)}
+			in := argInput(dt, sizes, nil)
+			argColSplitFill(rng, in, axes, pattern)
+			c := argDrawCase(rng, layout+" ", in, axes, pattern, "packed")
+			_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
+			k := p.Kernels[0]
+			if len(p.Steps) != 1 || !strings.HasSuffix(k.Variant, "_ticket") || p.PersistentSize == 0 {
+				t.Fatalf("%s: GPU plan %q: kernels %v, %d steps, persistent %d B: want one ticket dispatch", c.what, p.Strategy, p.Kernels, len(p.Steps), p.PersistentSize)
+			}
+			group := k.Spec[1]>>18&1 == 1 // FLAGS' TICKET_GROUP
+			if want := layout == "whole"; group != want {
+				t.Fatalf("%s: %s's last workgroup combines a workgroup per output: %v, want %v", c.what, k.Variant, group, want)
+			}
+			used[layout]++
+			// Once with every resource poisoned, the persistent one
+			// included: the initializer must zero the ticket.
+			argCheckCase(t, d, argCase{desc: &asGPU{Desc: c.desc}, in: c.in, what: c.what}, "", rng)
+			argTicketRuns(t, d, c, pattern, rng)
 		})
-	}
+		t.Logf("ticket plans: %v", used)
+		if used["whole"] == 0 || used["rows"] == 0 {
+			t.Errorf("a combine form never ran: %v", used)
+		}
+	})
 }
 
 // argTicketRuns runs c's GPU plan three times on one prepared operator,
