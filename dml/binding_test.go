@@ -1,9 +1,11 @@
 package dml_test
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -401,4 +403,64 @@ func TestDispatchTimesFollowTheExecution(t *testing.T) {
 	times("recorded again, not executed", 1)
 	run()
 	times("executed again", 3)
+}
+
+// TestInitializerPlanPersistent: an operator whose plan keeps its own
+// state in the persistent resource (a GPU plan of a whole-tensor ARGMAX,
+// whose first pass combines through a ticket) has no OWNED_BY_DML input,
+// so its initializer needs the persistent resource bound (the outputs) and
+// no inputs, and zeroes the plan's range of it, whatever it held.
+func TestInitializerPlanPersistent(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	in := tensor.NewDesc(tensor.Float32, []uint32{150000})
+	desc := &testutil.ForcedPlan{DeviceType: caps.DeviceTypeDiscreteGPU,
+		Desc: &dml.ArgMax{Input: in, Output: tensor.NewDesc(tensor.UInt32, []uint32{1}), Axes: []uint32{0}}}
+	op, err := d.CreateOperator(desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cop.Release)
+	size := cop.BindingProperties().PersistentResourceSize
+	if size == 0 {
+		t.Fatalf("the GPU plan %q keeps nothing in the persistent resource", op.Strategy())
+	}
+	pers, err := d.CreateBuffer(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pers.Release)
+	if err := pers.Write(0, bytes.Repeat([]byte{0xA5}, int(size))); err != nil {
+		t.Fatal(err)
+	}
+	list, err := d.CreateCommandList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(list.Release)
+	rec, _ := d.CreateCommandRecorder()
+	init, err := d.CreateOperatorInitializer(cop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, _ := d.CreateBindingTable(init)
+	wantHR(t, rec.RecordDispatch(list, init, it), hresult.E_INVALIDARG, "outputs must be bound", "persistent")
+	if err := it.BindOutputs(&dml.BufferBinding{Buffer: pers, SizeInBytes: size}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func() error{func() error { return rec.RecordDispatch(list, init, it) }, list.Close, list.Execute, list.Wait} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]byte, 4)
+	if err := pers.Read(0, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, make([]byte, 4)) {
+		t.Errorf("the plan's persistent word after initialization: % x, want zeros", got)
+	}
 }

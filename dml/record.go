@@ -362,14 +362,22 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 
 func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorInitializer, t *BindingTable) error {
 	targets := in.targets()
-	needsBinding := false
+	// The outputs (persistent resources) must be bound where a target has
+	// one; the inputs where a target has DML_TENSOR_FLAG_OWNED_BY_DML
+	// inputs to copy into it (a plan's own persistent range, such as a
+	// split's ticket, needs none).
+	needsOutputs, needsInputs := false, false
 	for _, c := range targets {
-		if c.props.PersistentResourceSize > 0 {
-			needsBinding = true
+		needsOutputs = needsOutputs || c.props.PersistentResourceSize > 0
+		for _, o := range c.owned {
+			needsInputs = needsInputs || o >= 0
 		}
 	}
-	if needsBinding && (t.inputs == nil || t.outputs == nil) {
-		return hresult.InvalidArg("bindings", "the initializer's inputs and outputs must be bound (its targets have persistent resources)")
+	if needsInputs && (t.inputs == nil || t.outputs == nil) {
+		return hresult.InvalidArg("bindings", "the initializer's inputs and outputs must be bound (its targets have DML_TENSOR_FLAG_OWNED_BY_DML inputs)")
+	}
+	if needsOutputs && t.outputs == nil {
+		return hresult.InvalidArg("bindings", "the initializer's outputs must be bound (its targets have persistent resources)")
 	}
 	if err := t.checkInitializerBindings(targets); err != nil {
 		return err
@@ -399,7 +407,18 @@ func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorIniti
 		if out == nil {
 			return hresult.InvalidArg(fmt.Sprintf("outputs[%d]", i), "operator %d needs a persistent resource of %d bytes bound here", i, c.props.PersistentResourceSize)
 		}
-		arr, _ := t.inputs[i].(BufferArrayBinding)
+		// The plan's own range (a split's ticket, ops.argTicketBytes)
+		// starts at 0: its kernels expect it zero before the first
+		// execution, and keep it so after each.
+		if n := (c.op.plan.PersistentSize + 3) &^ 3; n > 0 {
+			if err := list.l.Fill(gpu.Range{Buffer: out.Buffer.buf, Offset: out.Offset, Size: n}, 0); err != nil {
+				return err
+			}
+		}
+		var arr BufferArrayBinding
+		if t.inputs != nil {
+			arr, _ = t.inputs[i].(BufferArrayBinding)
+		}
 		for j, o := range c.owned {
 			if o < 0 {
 				continue

@@ -881,6 +881,10 @@ func TestArgGroupCombineGPU(t *testing.T) {
 			argPatternSweep(t, opts, 4, 1, func(d *dml.Device, rng *rand.Rand, dt tensor.DataType, pi int, pattern string) {
 				layout := []string{"rows", "cols"}[pi%2]
 				c := argManySegmentsCase(rng, dt, pattern, layout)
+				// A few rows would have the first pass's last workgroup
+				// combine (TestArgTicketGPU's): this test is the
+				// combine pass's.
+				c.desc = &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: ops.Tuning{"argTicketOutputs": "0"}}
 				gctx, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
 				k := p.Kernels[len(p.Kernels)-1]
 				if k.Variant != want {
@@ -892,7 +896,6 @@ func TestArgGroupCombineGPU(t *testing.T) {
 					}
 				}
 				used[fmt.Sprintf("%s/wg%d", layout, k.Spec[0])]++
-				c.desc = &asGPU{Desc: c.desc}
 				argCheckCase(t, d, c, "", rng)
 			})
 			t.Logf("combines (layout/workgroup): %v", used)
@@ -919,33 +922,43 @@ func TestArgGroupCombineGPU(t *testing.T) {
 // GPU plan must split the rows (a vec-row or group first pass into
 // partials, then a combine) where lavapipe's own plan does not.
 func TestArgRowSplitGPU(t *testing.T) {
-	for _, name := range []string{"subgroup", "shared"} {
+	eachCombineForm(t, func(t *testing.T, _ int, opts dml.DeviceOptions) {
+		used := map[string]int{}
+		argPatternSweep(t, opts, 2, 2, func(d *dml.Device, rng *rand.Rand, dt tensor.DataType, _ int, pattern string) {
+			rows := uint32(65 + rng.Intn(30))
+			n := uint32(3*8192/dt.Size()) + uint32(rng.Intn(5000))
+			in := argInput(dt, []uint32{rows, n}, nil)
+			argColSplitFill(rng, in, []uint32{1}, pattern)
+			c := argDrawCase(rng, "rows ", in, []uint32{1}, pattern, "packed", "padded")
+			_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
+			if p.TemporarySize == 0 || len(p.Kernels) != 2 {
+				t.Fatalf("%s: GPU plan %q with kernels %v does not split the rows", c.what, p.Strategy, p.Kernels)
+			}
+			if d.GPU().Info.Type == caps.DeviceTypeCPU {
+				if cp, err := c.desc.Plan(testutil.PlanContext(d)); err != nil || len(cp.Kernels) != 1 {
+					t.Fatalf("%s: lavapipe's plan split the rows (%v): %v", c.what, err, cp)
+				}
+			}
+			used[p.Strategy+"/"+p.Kernels[0].Variant]++
+			c.desc = &asGPU{Desc: c.desc}
+			argCheckCase(t, d, c, "", rng)
+		})
+		t.Logf("first passes: %v", used)
+	})
+}
+
+// eachCombineForm runs f as two subtests on devices whose workgroups
+// combine through subgroup arithmetic ("subgroup", form 0) and through
+// shared memory alone ("shared", form 1: the device's subgroup arithmetic
+// disabled).
+func eachCombineForm(t *testing.T, f func(t *testing.T, form int, opts dml.DeviceOptions)) {
+	for form, name := range []string{"subgroup", "shared"} {
 		t.Run(name, func(t *testing.T) {
 			opts := dml.DeviceOptions{}
 			if name == "shared" {
 				opts.Disable = caps.Features{SubgroupArithmetic: true}
 			}
-			used := map[string]int{}
-			argPatternSweep(t, opts, 2, 2, func(d *dml.Device, rng *rand.Rand, dt tensor.DataType, _ int, pattern string) {
-				rows := uint32(65 + rng.Intn(30))
-				n := uint32(3*8192/dt.Size()) + uint32(rng.Intn(5000))
-				in := argInput(dt, []uint32{rows, n}, nil)
-				argColSplitFill(rng, in, []uint32{1}, pattern)
-				c := argDrawCase(rng, "rows ", in, []uint32{1}, pattern, "packed", "padded")
-				_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
-				if p.TemporarySize == 0 || len(p.Kernels) != 2 {
-					t.Fatalf("%s: GPU plan %q with kernels %v does not split the rows", c.what, p.Strategy, p.Kernels)
-				}
-				if d.GPU().Info.Type == caps.DeviceTypeCPU {
-					if cp, err := c.desc.Plan(testutil.PlanContext(d)); err != nil || len(cp.Kernels) != 1 {
-						t.Fatalf("%s: lavapipe's plan split the rows (%v): %v", c.what, err, cp)
-					}
-				}
-				used[p.Strategy+"/"+p.Kernels[0].Variant]++
-				c.desc = &asGPU{Desc: c.desc}
-				argCheckCase(t, d, c, "", rng)
-			})
-			t.Logf("first passes: %v", used)
+			f(t, form, opts)
 		})
 	}
 }

@@ -149,7 +149,28 @@ func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 	}
 	f := DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}
 	argFirstPassBytes(v, &f, a, bits/8)
+	if v.define("TICKET", 0) == 1 {
+		argTicketFacts(v, &f, a)
+	}
 	return f, nil
+}
+
+// argTicketFacts adds to a TICKET first pass's facts (argmax_vec_row.comp)
+// what its last workgroup does in place of a combine pass: every item
+// writes a 16-byte partial, which the last workgroup reads back, a lane
+// per output in a serial loop (TICKET_GROUP 0) or the workgroup per
+// output, ceil(nseg / WG) partials a lane; it writes the indices
+// (OUT_MODE 0 or 1, which argFirstPassBytes counted).
+func argTicketFacts(v *stepValues, f *DispatchFacts, a argStepItems) {
+	part := 16 * a.items()
+	f.BytesWritten += part
+	f.BytesRead += part
+	f.PartialBytes = 2 * part
+	nseg := v.p("nseg")
+	f.SerialPartials = nseg
+	if (v.s("FLAGS")>>18)&1 == 1 && v.wg() > 0 {
+		f.SerialPartials = (nseg + v.wg() - 1) / v.wg()
+	}
 }
 
 // argVecColFacts is argmax_vec_col.comp (vec-col): one invocation per (PER

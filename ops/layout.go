@@ -452,6 +452,18 @@ type tuning struct {
 	// thread, so its lanes gain nothing over one invocation's loop.
 	// Range: 0..16384 (argIters), the most partials a combine pass takes.
 	argCombineGroupMin uint64 `tune:"0..16384"`
+	// argTicketOutputs: where a split's combine pass would be one
+	// workgroup over at most this many outputs (a whole tensor, split-K's
+	// few rows), the first pass's last workgroup to finish combines the
+	// partials instead, through a ticket in the persistent resource
+	// (argmax_vec_row.comp TICKET; ticketCombine): one dispatch and no
+	// barrier in place of two, which on the H100 cost about 5-8 us for
+	// the second dispatch on a 45-200 us stream (issue 29, 2026-11-25).
+	// 0 never: on lavapipe a dispatch costs little beside its threads'
+	// start, and its plans keep the shape they were measured with.
+	// Range: 0..256, the lanes of the largest first-pass workgroup
+	// (argGroupWG), one output each in the serial combine.
+	argTicketOutputs uint64 `tune:"0..256"`
 	// computeUnits is the compute units planners assume when the device
 	// reports none (caps.Limits.ComputeUnits, from VK_NV_shader_sm_builtins
 	// and the like): a mid-sized discrete GPU's. Range: 1..65536, a
@@ -577,7 +589,7 @@ type tuning struct {
 
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
-		argCombineGroupMin: 32, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
+		argCombineGroupMin: 32, argTicketOutputs: 64, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8} // unused without argSmallWG; in range

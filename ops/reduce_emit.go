@@ -8,7 +8,8 @@ import (
 
 // emit builds the plan misfit accepted: first-pass steps over every
 // (output box, block box) pair, cut so that the partials fit a window, then
-// the combine pass.
+// the combine pass, or where ticketCombine says so none: the first pass's
+// last workgroup combines.
 func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*Plan, error) {
 	outMode := uint32(0)
 	switch {
@@ -18,7 +19,14 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 		outMode = 1
 	}
 	firstMode := outMode
-	if s.partial {
+	ticket, ticketGroup := a.ticketCombine(ctx, l, k, s)
+	variant := k.variant
+	switch {
+	case ticket:
+		// The ticket variant writes partials whatever its OUT_MODE,
+		// which says how its last workgroup writes the indices.
+		variant = shaders.ArgMaxVecTicket(k.variant)
+	case s.partial:
 		firstMode = 2
 	}
 	align := uint64(16) // a multiple of every element size, for 16-byte loads
@@ -28,12 +36,15 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 	// vec-row's raw-interval load filter (argmax_vec_row.comp ROW_FILTER)
 	// where the device class asks for it; 64-bit elements have none.
 	rowFilter := k.vec == "row" && l.es < 8 && l.tune.argRowFilter
-	first, err := kernelOf(a.spec(k.variant, l, k.wg, firstMode, b2u(k.align8)<<16|b2u(rowFilter)<<17))
+	first, err := kernelOf(a.spec(variant, l, k.wg, firstMode, b2u(k.align8)<<16|b2u(rowFilter)<<17|b2u(ticketGroup)<<18))
 	if err != nil {
 		return nil, err
 	}
 	first.SubgroupSize, first.FullSubgroups = k.sgSize, k.sgSize != 0
 	plan := &Plan{Strategy: k.label, Kernels: []Kernel{first}, TemporarySize: s.temp}
+	if ticket {
+		plan.PersistentSize = argTicketBytes
+	}
 	perLane := k.perLane()
 	for _, ro := range l.outs {
 		for i, rj := range l.blocks {
@@ -64,20 +75,27 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 				case k.rows:
 					groups = gridFor(ctx, items, k.wg/k.sgSize)
 				}
-				params, err := pushBytes(shaders.NewPush(k.variant).
+				push := shaders.NewPush(variant).
 					Set("o_begin", uint32(o0)).Set("o_count", uint32(on)).
 					Set("j_begin", uint32(rj.begin)).Set("j_count", uint32(rj.count)).
 					Set("seg_len", uint32(s.segLen[i])).Set("nloc", uint32(s.nloc[i])).
 					Set("seg_base", uint32(s.segBase[i])).Set("nseg", uint32(s.nseg)).
-					Set("in_win", uint32(inFirst)).Set("dst_win", uint32(dstFirst)))
+					Set("in_win", uint32(inFirst)).Set("dst_win", uint32(dstFirst))
+				bindings := []Slot{in, dst}
+				if ticket {
+					out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
+					push.Set("out_win", uint32(outFirst))
+					bindings = []Slot{in, out, dst, {Kind: SlotPersistent, Size: argTicketBytes}}
+				}
+				params, err := pushBytes(push)
 				if err != nil {
 					return nil, err
 				}
-				plan.Steps = append(plan.Steps, Step{Bindings: []Slot{in, dst}, Params: params, Groups: groups})
+				plan.Steps = append(plan.Steps, Step{Bindings: bindings, Params: params, Groups: groups})
 			}
 		}
 	}
-	if s.partial {
+	if s.partial && !ticket {
 		if err := a.emitCombine(ctx, l, k, s, plan, outMode); err != nil {
 			return nil, err
 		}
@@ -130,6 +148,39 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 		}
 	}
 	return nil
+}
+
+// argTicketBytes is the persistent resource of a plan whose first pass
+// combines through a ticket: the ticket, one word, which the operator's
+// initializer zeroes and the combining workgroup puts back to 0.
+const argTicketBytes = 4
+
+// ticketCombine reports whether the first pass's last workgroup to finish
+// combines the partials (argmax_vec_row.comp TICKET) in place of a
+// combine pass, and whether it then gives each output the workgroup
+// (ticketGroup, as argmax_combine_group.comp) or a lane (as
+// argmax_combine.comp). It does where the device class's tuning allows
+// (argTicketOutputs), the first pass is vec-row's workgroup per item in
+// one step of at most argTicketOutputs outputs, and its combine would be
+// one step of one workgroup: the ticket saves that dispatch and the
+// barrier before it, and the last workgroup does the combine's work with
+// as many lanes.
+func (a *argOp) ticketCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments) (ticket, ticketGroup bool) {
+	if !s.partial || k.vec != "row" || len(l.outs) != 1 || len(l.blocks) != 1 {
+		return false, false
+	}
+	if _, err := shaders.Lookup(shaders.ArgMaxVecTicket(k.variant)); err != nil {
+		return false, false // a subgroup per item: no ticket variant
+	}
+	n := l.outs[0].count
+	if n > l.tune.argTicketOutputs || l.outputsPerStep(k, s, l.outs[0], 0) < n || combineOutputs(l.budget, s.nseg, argPartial) < n {
+		return false, false
+	}
+	_, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, n, a.subgroups(ctx))
+	if perGroup && n > 1 || n > uint64(cwg) {
+		return false, false // the combine pass would run several workgroups at once
+	}
+	return true, perGroup
 }
 
 // argCombineKernel is the combine pass for nseg partials per output, of

@@ -16,10 +16,22 @@
 //
 // Include it after reduce.glsl and argmax_partial.glsl, with ELEM_BITS
 // defined. 64-bit outputs are written as two words.
+//
+// TICKET 1 (argmax_vec_row.comp): the partials go to binding 2 whatever
+// OUT_MODE says, and binding 1 is the output, which the workgroup that
+// finishes last writes (OUT_MODE 0 or 1).
+
+#ifndef TICKET
+#define TICKET 0
+#endif
 
 layout(push_constant) uniform Push {
 	uint base_src;   // words (a multiple of 4: bindings start 16-byte aligned)
 	uint base_dst;   // words
+#if TICKET
+	uint base_part;  // words: the partials (temporary resource)
+	uint base_ticket; // words: the ticket (persistent resource)
+#endif
 	uint o_begin;    // first output of this step (vec-col: a multiple of PER)
 	uint o_count;    // outputs in this step (vec-col: a multiple of PER)
 	uint j_begin;    // first block position of this step's range
@@ -30,6 +42,9 @@ layout(push_constant) uniform Push {
 	uint nseg;       // segments per output in all (partials layout)
 	uint in_win;     // element offset of the input window (a multiple of 16 bytes)
 	uint dst_win;    // output element offset / partial entry of the window
+#if TICKET
+	uint out_win;    // TICKET: output element offset of the output window
+#endif
 } pc;
 
 // elem_base is the element number of binding word base (a multiple of 4:
@@ -53,11 +68,16 @@ uint elem_base(uint base) { return base * (32u / ELEM_BITS); }
 #endif
 
 void write_result(uint o, uint seg, uint kept_out, SCORE s, uint idx) {
+#if TICKET
+	// Always a partial: the workgroup that finishes last combines them.
+	write_partial(pc.base_part + 4u * (o * pc.nseg + seg - pc.dst_win), SCORE2(s), idx);
+#else
 	if (OUT_MODE == 2u) {
 		write_partial(pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win), SCORE2(s), idx);
 	} else {
 		store_index(pc.base_dst, kept_out - pc.dst_win, idx, OUT_MODE == 1u);
 	}
+#endif
 }
 
 #if ELEM_BITS < 64

@@ -22,6 +22,19 @@
 //   WIDE     32-bit elements only: 1 reads 32-byte vectors (u64vec4, needs
 //            shaderInt64; on lavapipe about 1.3x the bytes per
 //            lane-iteration of uvec4), 8 elements per load; 0 reads uvec4.
+//   TICKET   neither ONESG nor ROWS: one dispatch where a combine pass
+//            would follow. Bindings: 0 the input, 1 the output, 2 the
+//            partials (temporary resource), 3 a ticket word (persistent
+//            resource, zeroed by the operator's initializer). Every item
+//            writes its partial; each workgroup then takes a ticket, and
+//            the one that takes the last combines every output's nseg
+//            partials as argmax_combine.comp (TICKET_GROUP 0: a lane per
+//            output) or argmax_combine_group.comp (TICKET_GROUP, FLAGS bit
+//            18: the workgroup per output) would, writes the indices
+//            (OUT_MODE 0 or 1) and puts the ticket back to 0 for the next
+//            execution. The host plans it for one step whose combine is
+//            one workgroup, so it saves a dispatch and costs no
+//            parallelism.
 
 #if WIDE
 #extension GL_ARB_gpu_shader_int64 : require
@@ -39,6 +52,14 @@
 #define ELEM_SRC 0
 #define ELEM_SRC4 0
 #define WORD_DST 1
+#if TICKET
+// Coherent: the last workgroup reads what the others wrote in this
+// dispatch, past their (non-coherent) caches.
+layout(std430, binding = 2) coherent buffer PartDst { uint x[]; } part_dst;
+layout(std430, binding = 3) coherent buffer Ticket { uint x[]; } ticket;
+shared bool sh_last;
+#define PART_DST part_dst
+#endif
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
@@ -67,6 +88,10 @@ bool better1(SCORE s, uint si, SCORE b, uint bi) {
 // the scans of narrow and float elements are integer-ALU bound, while on
 // lavapipe the filter's bookkeeping costs more than the visits it saves.
 const uint ROW_FILTER = (FLAGS >> 17) & 1u;
+const uint TICKET_GROUP = (FLAGS >> 18) & 1u;
+
+// The identity: below every element in the total order.
+const uint ID_IDX = LAST != 0u ? 0u : 0xFFFFFFFFu;
 
 #if ELEM_BITS < 64
 #if WIDE
@@ -81,6 +106,7 @@ const uint ROW_FILTER = (FLAGS >> 17) & 1u;
 shared SCORE sh_s[WG_MAX];
 shared uint sh_idx[WG_MAX];
 #endif
+
 
 #if SUBGROUP
 void sg_reduce(inout SCORE s, inout uint idx) {
@@ -104,6 +130,122 @@ void sg_reduce(inout SCORE s, inout uint idx) {
 }
 #endif
 
+#if !ONESG && !ROWS
+// wg_combine merges every lane's (best, bi) into the workgroup's and
+// returns true in the one lane that holds it; the caller writes it there,
+// then meets a barrier before the shared entries are reused.
+bool wg_combine(inout SCORE best, inout uint bi) {
+#if SUBGROUP
+	sg_reduce(best, bi);
+	if (subgroupElect()) {
+		sh_s[gl_SubgroupID] = best;
+		sh_idx[gl_SubgroupID] = bi;
+	}
+	barrier();
+	bool lead = false;
+	if (gl_SubgroupID == 0u) {
+		best = SCORE_ID;
+		bi = ID_IDX;
+		for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
+			if (better1(sh_s[k], sh_idx[k], best, bi)) {
+				best = sh_s[k];
+				bi = sh_idx[k];
+			}
+		}
+		sg_reduce(best, bi);
+		lead = subgroupElect();
+	}
+	return lead;
+#else
+	uint t = gl_LocalInvocationID.x;
+	sh_s[t] = best;
+	sh_idx[t] = bi;
+	barrier();
+	for (uint hh = gl_WorkGroupSize.x / 2u; hh > 0u; hh >>= 1) {
+		if (t < hh && better1(sh_s[t + hh], sh_idx[t + hh], sh_s[t], sh_idx[t])) {
+			sh_s[t] = sh_s[t + hh];
+			sh_idx[t] = sh_idx[t + hh];
+		}
+		barrier();
+	}
+	best = sh_s[0];
+	bi = sh_idx[0];
+	return t == 0u;
+#endif
+}
+#endif
+
+#if TICKET
+// part_take makes partial w the best when it beats (best, bi) in
+// reduce.glsl's total order (the score, then the index).
+void part_take(uint w, inout SCORE best, inout uint bi) {
+#if ELEM_BITS == 64
+	SCORE s = uvec2(part_dst.x[w], part_dst.x[w + 1u]);
+#else
+	SCORE s = part_dst.x[w];
+#endif
+	uint i = part_dst.x[w + 2u];
+	if (better1(s, i, best, bi)) {
+		best = s;
+		bi = i;
+	}
+}
+
+// ticket_combine runs after the workgroup's last item: the workgroup takes
+// a ticket, and the one that takes the last of ngroups combines the
+// partials. The order: every lane's partial stores, then its
+// memoryBarrierBuffer (device scope: the stores are visible before what
+// follows), the workgroup barrier, then lane 0's atomicAdd; the last
+// workgroup's barrier on memory after the atomic orders its coherent loads
+// of the partials after every other workgroup's stores.
+void ticket_combine(uint ngroups) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	memoryBarrierBuffer();
+	barrier();
+	if (t == 0u) {
+		sh_last = atomicAdd(ticket.x[pc.base_ticket], 1u) == ngroups - 1u;
+	}
+	barrier();
+	if (!sh_last) {
+		return;
+	}
+	memoryBarrierBuffer();
+	uint kin, kout;
+	if (TICKET_GROUP != 0u) {
+		for (uint o = pc.o_begin; o < pc.o_begin + pc.o_count; o++) {
+			uint w0 = pc.base_part + 4u * (o * pc.nseg - pc.dst_win);
+			SCORE best = SCORE_ID;
+			uint bi = ID_IDX;
+			for (uint s = t; s < pc.nseg; s += WG) {
+				part_take(w0 + 4u * s, best, bi);
+			}
+			if (wg_combine(best, bi)) {
+				kept_offsets(o, kin, kout);
+				store_index(pc.base_dst, kout - pc.out_win, bi, OUT_MODE == 1u);
+			}
+			barrier();
+		}
+	} else {
+		for (uint o = pc.o_begin + t; o < pc.o_begin + pc.o_count; o += WG) {
+			uint w0 = pc.base_part + 4u * (o * pc.nseg - pc.dst_win);
+			SCORE best = SCORE_ID;
+			uint bi = ID_IDX;
+			for (uint s = 0u; s < pc.nseg; s++) {
+				part_take(w0 + 4u * s, best, bi);
+			}
+			kept_offsets(o, kin, kout);
+			store_index(pc.base_dst, kout - pc.out_win, bi, OUT_MODE == 1u);
+		}
+	}
+	if (t == 0u) {
+		// Ready for the next execution (which the host orders after
+		// this one with a barrier, as any two dispatches on one resource).
+		atomicExchange(ticket.x[pc.base_ticket], 0u);
+	}
+}
+#endif
+
 void main() {
 	uint items = pc.o_count * pc.nloc;
 	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
@@ -119,8 +261,6 @@ void main() {
 	const uint WG = gl_WorkGroupSize.x;
 	uint first = group, stride = ngroups;
 #endif
-	// The identity: below every element in the total order.
-	const uint ID_IDX = LAST != 0u ? 0u : 0xFFFFFFFFu;
 	for (uint it = first; it < items; it += stride) {
 		uint ol = it / pc.nloc, sl = it % pc.nloc;
 		uint o = pc.o_begin + ol;
@@ -293,43 +433,14 @@ void main() {
 		if (subgroupElect()) {
 			write_result(o, pc.seg_base + sl, kout, best, bi);
 		}
-#elif SUBGROUP
-		sg_reduce(best, bi);
-		if (subgroupElect()) {
-			sh_s[gl_SubgroupID] = best;
-			sh_idx[gl_SubgroupID] = bi;
-		}
-		barrier();
-		if (gl_SubgroupID == 0u) {
-			best = SCORE_ID;
-			bi = ID_IDX;
-			for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
-				if (better1(sh_s[k], sh_idx[k], best, bi)) {
-					best = sh_s[k];
-					bi = sh_idx[k];
-				}
-			}
-			sg_reduce(best, bi);
-			if (subgroupElect()) {
-				write_result(o, pc.seg_base + sl, kout, best, bi);
-			}
-		}
-		barrier();
 #else
-		sh_s[t] = best;
-		sh_idx[t] = bi;
-		barrier();
-		for (uint hh = WG / 2u; hh > 0u; hh >>= 1) {
-			if (t < hh && better1(sh_s[t + hh], sh_idx[t + hh], sh_s[t], sh_idx[t])) {
-				sh_s[t] = sh_s[t + hh];
-				sh_idx[t] = sh_idx[t + hh];
-			}
-			barrier();
-		}
-		if (t == 0u) {
-			write_result(o, pc.seg_base + sl, kout, sh_s[0], sh_idx[0]);
+		if (wg_combine(best, bi)) {
+			write_result(o, pc.seg_base + sl, kout, best, bi);
 		}
 		barrier();
 #endif
 	}
+#if TICKET
+	ticket_combine(ngroups);
+#endif
 }

@@ -101,16 +101,19 @@ const bool RUN_FITS = RUN_COLS <= IW;
 const uint TAP_DIFF_D = KD == 1u ? 0u : IN_SD - IH * IW;
 const bool TAP_DIFF = ((IN_SW - 1u) | (IN_SH - IW) | TAP_DIFF_D) != 0u;
 // What a run compares: the order key, or with FLOAT_CMP the float itself
-// (RUN_KEY_OF), and whether it must track the best tap's offset (for the
+// (RUN_KEY_OF of raw bits, RUN_KEY_AT of a loaded element), and whether
+// it must track the best tap's offset (for the
 // index, or to load the bits again: a key of ±0 is shared).
 #if FLOAT_CMP
 #define RUN_KEY float
 #define RUN_KEY_OF(raw) uintBitsToFloat(raw)
+#define RUN_KEY_AT(a, off) uintBitsToFloat(load_at(a, off))
 #define RUN_GT(a, b) ((a) > (b))
 #define RUN_TRACK (IDX_BITS != 0)
 #else
 #define RUN_KEY KEY
 #define RUN_KEY_OF(raw) pool_key(raw)
+#define RUN_KEY_AT(a, off) pool_key_at(a, off)
 #define RUN_GT(a, b) KEY_GT(a, b)
 #define RUN_TRACK 1
 #endif
@@ -147,7 +150,7 @@ void pool_run(uint a, uint e, uint ie, uint first_idx) {
 		[[unroll]] for (uint kh = 0u; kh < KH; kh++) {
 			RUN_KEY k[RUN_COLS];
 			[[unroll]] for (uint c = 0u; c < RUN_COLS; c++) {
-				k[c] = RUN_KEY_OF(load_at(a, TAP_IN(kd, kh, 0u) + c * IN_SW));
+				k[c] = RUN_KEY_AT(a, TAP_IN(kd, kh, 0u) + c * IN_SW);
 			}
 			// Taps in row-major window order for each output: the window
 			// rows outermost, then the columns.

@@ -102,12 +102,9 @@ const bool FITS = SPAN_D <= ID && SPAN_H <= IH && SPAN_W <= IW;
 KEY pool_key(RAW v) { return elem_key2(v, ELEM_KIND); }
 #else
 const int KEY_OFF = ELEM_BITS == 32 ? 0x7FFFFF : ELEM_BITS == 16 ? 0x7FFF83FF : 0;
-KEY pool_key(RAW v) {
-#if ELEM_BITS == 32
-	int i = int(v);
-#else
-	int i = bitfieldExtract(int(v), 0, ELEM_BITS);
-#endif
+// pool_key_ext is pool_key of raw bits v whose value, sign-extended from
+// ELEM_BITS, is i.
+KEY pool_key_ext(int i, RAW v) {
 	if (ELEM_KIND == KIND_FLOAT) {
 		// Both arms, then a select (mix with a bool selector): no branch.
 		int neg = (KEY_OFF - int(ELEM_SIGN)) - i, pos = i + KEY_OFF;
@@ -117,6 +114,13 @@ KEY pool_key(RAW v) {
 		return i;
 	}
 	return ELEM_BITS == 32 ? int(v ^ 0x80000000u) : int(v);
+}
+KEY pool_key(RAW v) {
+#if ELEM_BITS == 32
+	return pool_key_ext(int(v), v);
+#else
+	return pool_key_ext(bitfieldExtract(int(v), 0, ELEM_BITS), v);
+#endif
 }
 #endif
 
@@ -174,6 +178,27 @@ RAW load_at(uint a, uint off) { return elem_src.x[a + off]; }
 #else
 uint src_addr(uint base, uint e) { return base * ELEM_PER_WORD + e; }
 RAW load_at(uint a, uint off) { return uint(elem_src.x[a + off]); }
+#endif
+
+// pool_key_at is pool_key of the element off elements past address a.
+// With 8/16-bit storage, signed and float elements load through a signed
+// view of the input (read-only buffers may alias), whose conversion to
+// 32 bits sign-extends: one op a tap fewer than extracting the sign from
+// the zero-extended bits.
+#if NATIVE && (ELEM_BITS == 8 || ELEM_BITS == 16)
+#if ELEM_BITS == 8
+layout(std430, binding = ELEM_SRC) readonly buffer ElemSrcSigned { int8_t x[]; } elem_src_signed;
+#else
+layout(std430, binding = ELEM_SRC) readonly buffer ElemSrcSigned { int16_t x[]; } elem_src_signed;
+#endif
+KEY pool_key_at(uint a, uint off) {
+	if (ELEM_KIND == KIND_UNSIGNED) {
+		return pool_key(load_at(a, off));
+	}
+	return pool_key_ext(int(elem_src_signed.x[a + off]), 0u);
+}
+#else
+KEY pool_key_at(uint a, uint off) { return pool_key(load_at(a, off)); }
 #endif
 
 // axis gives the in-bounds taps [lo, hi) of one spatial axis for a window

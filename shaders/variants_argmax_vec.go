@@ -1,6 +1,9 @@
 package shaders
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Vectorised ARGMAX/ARGMIN first passes (argmax_vec_row.comp and
 // argmax_vec_col.comp). The constants
@@ -49,6 +52,21 @@ const (
 	ArgMaxCol8Y = "argmax_vec_b8_coly"
 )
 
+// ArgMaxVecTicket is the one-dispatch twin of the vec-row variant named
+// row (ArgMaxVecRow, ArgMaxVecRowSG, ArgMaxVecRow64, ArgMaxVecRow64SG, or
+// their narrow-width names), whose last workgroup to finish combines the
+// partials (argmax_vec_row.comp TICKET): argTicketBindings bindings and
+// ArgTicketPush's push words. The variants with one subgroup per item
+// have none.
+func ArgMaxVecTicket(row string) string { return row + "_ticket" }
+
+// argTicketBindings: the input, the output, the partials and the ticket.
+const argTicketBindings = 4
+
+// argTicketPush is the ticket variants' push words: the first pass's, and
+// the output window's first element for the combined indices.
+var argTicketPush = concat(argPush, []string{"out_win"})
+
 // ArgMaxCol8YRows is the lanes of ArgMaxCol8Y that share an item: a
 // workgroup of 256 takes 8 items, 128 bytes of each row.
 const ArgMaxCol8YRows = 32
@@ -78,7 +96,16 @@ func argmaxVecVariants() []Variant {
 				Bindings: argBindings, Spec: argSpec, Push: argPush}
 		}
 	}
-	row, col := variant("argmax_vec_row.comp"), variant("argmax_vec_col.comp")
+	col := variant("argmax_vec_col.comp")
+	var tickets []Variant
+	row := func(name string, defines ...string) Variant {
+		v := variant("argmax_vec_row.comp")(name, defines...)
+		if !slices.Contains(defines, "ONESG=1") && !slices.Contains(defines, "ROWS=1") {
+			tickets = append(tickets, Variant{Name: ArgMaxVecTicket(name), Source: v.Source,
+				Defines: append(slices.Clip(defines), "TICKET=1"), Bindings: argTicketBindings, Spec: argSpec, Push: argTicketPush})
+		}
+		return v
+	}
 	out := []Variant{
 		row(ArgMaxVecRow, "SUBGROUP=0", "WIDE=0"),
 		row(ArgMaxVecRowSG, "SUBGROUP=1", "WIDE=0"),
@@ -103,5 +130,5 @@ func argmaxVecVariants() []Variant {
 			col(ArgMaxVecName(bits, ArgMaxVecCol), eb, "WIDE=0"),
 			col(ArgMaxVecName(bits, ArgMaxVecColX4), eb, "WIDE=0", "LOADS=4"))
 	}
-	return out
+	return append(out, tickets...)
 }

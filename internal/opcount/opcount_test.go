@@ -35,9 +35,6 @@ var pending = map[string]bool{
 	"reduce max 4096x16384 INT8 axis 1":    true,
 	"reduce min 4096x16384 FLOAT32 axis 1": true,
 	"reduce max 64M FLOAT32 whole":         true,
-	// f16 2×2 max pooling with indices (73.4 ops an output over 18 bytes,
-	// 4.08): issue 29 item 4.
-	"maxpool 2x2 s2 indices FLOAT16 [16,64,512,512]": true,
 }
 
 const countsFile = "counts.md"

@@ -33,7 +33,7 @@ type Checked struct {
 //   - outputs are poisoned before the run, so an element the kernel forgot
 //     to write differs from the reference, and bytes between strided
 //     elements must stay poisoned (semantics.md rule 6);
-//   - the temporary resource is poisoned too.
+//   - the temporary and persistent resources are poisoned too.
 //
 // It fails the test on any difference and returns both results.
 func CheckOperator(t testing.TB, d *dml.Device, desc ops.Desc, inputs []*tensor.Tensor, rng *rand.Rand) Checked {
@@ -197,6 +197,11 @@ func (r *poisonRun) bind(desc ops.Desc, cop *dml.CompiledOperator, inputs []*ten
 			return nil, err
 		}
 		r.all = append(r.all, &placed{r: res, kind: "persistent"})
+		// Poisoned as well: what a plan keeps there (a split's ticket),
+		// the initializer must set.
+		if err := res.Write(0, bytes.Repeat([]byte{r.poison}, int(props.PersistentResourceSize))); err != nil {
+			return nil, err
+		}
 		b.pers = &dml.BufferBinding{Buffer: res, SizeInBytes: props.PersistentResourceSize}
 	}
 	return b, nil
