@@ -3,6 +3,7 @@ package dml_test
 import (
 	"bytes"
 	"errors"
+	"math/rand"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
@@ -39,7 +40,11 @@ func computeChecked(t *testing.T, d *dml.Device, desc dml.OperatorDesc, in *tens
 }
 
 func randomInput(t *testing.T, d tensor.Desc) *tensor.Tensor {
-	rng := testutil.Rand(t)
+	return randomInputFrom(testutil.Rand(t), d)
+}
+
+// randomInputFrom is a tensor of d with random bits from rng.
+func randomInputFrom(rng *rand.Rand, d tensor.Desc) *tensor.Tensor {
 	in := &tensor.Tensor{Desc: d.Clone(), Data: make([]byte, d.TotalTensorSizeInBytes)}
 	tensor.ForEachIndex(d.Sizes, func(c []uint32) { in.SetBits(c, testutil.RandomBits(rng, d.DataType)) })
 	return in

@@ -352,7 +352,7 @@ func (d *Device) Close() error {
 	// and gpu.Close waits for it (bounded), so the cached pipelines can go
 	// first; those in use go too (their users' next call fails with
 	// ErrDeviceClosed), released inside the guard Close holds.
-	d.cache.Drain((*CompiledOperator).release)
+	d.cache.Drain((*cachedOperator).release)
 	d.closed = true
 	return d.wrap("Close", d.gpu.Close())
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/lru"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/tensor"
@@ -21,14 +22,16 @@ import (
 //
 // The compiled operator is cached by its desc (see
 // DeviceOptions.ComputeCacheSize), so that running one desc again skips
-// validation and pipeline creation.
+// validation and pipeline creation. An operator with a persistent resource
+// (a GPU plan whose combine draws a ticket there) keeps it in the cache,
+// initialized by its first run; concurrent runs of such a desc take turns.
 func (d *Device) Run(desc OperatorDesc, inputs, outputs []*tensor.Tensor) error {
 	p, err := d.prepare("Run", desc)
 	if err != nil {
 		return err
 	}
 	defer p.done()
-	return d.runCompiled("Run("+p.cop.op.kind+")", p.cop, p.initialize, inputs, outputs)
+	return p.run("Run("+p.cop.op.kind+")", inputs, outputs)
 }
 
 // Compute is Run with fresh zeroed outputs shaped as desc says. The desc is
@@ -53,19 +56,58 @@ func (d *Device) Compute(desc OperatorDesc, inputs ...*tensor.Tensor) ([]*tensor
 			outs[i] = &tensor.Tensor{Desc: td.Clone(), Data: make([]byte, td.TotalTensorSizeInBytes)}
 		}
 	}
-	return outs, d.runCompiled(call, p.cop, p.initialize, inputs, outs)
+	return outs, p.run(call, inputs, outs)
 }
 
 // prepared is a compiled operator ready for one Run: from the cache, or
 // compiled for this call (and then initialized by it).
 type prepared struct {
+	d          *Device
 	cop        *CompiledOperator
 	initialize bool
-	done       func()
+	// persistent is the cached operator's persistent resource, bound
+	// instead of a fresh one; nil for a fresh one (or none).
+	persistent *BufferBinding
+	// recorded is set once the run recorded an initializer or submitted
+	// work: a failure after it leaves the persistent resource unknown.
+	recorded bool
+	entry    *lru.Entry[*cachedOperator] // nil when compiled for this call
+}
+
+// run runs the operator on host tensors (runCompiled). For a cached
+// operator with a persistent resource, a success marks it initialized, and
+// a failure after recording evicts the entry: its ticket may be left drawn.
+func (p *prepared) run(call string, inputs, outputs []*tensor.Tensor) error {
+	err := p.d.runCompiled(call, p, inputs, outputs)
+	if p.persistent == nil {
+		return err
+	}
+	c := p.entry.Value
+	switch {
+	case err == nil:
+		c.ready = true
+	case p.recorded:
+		c.broken = true
+		p.d.cache.Evict(p.entry)
+	}
+	return err
+}
+
+// done ends the call's use of the operator.
+func (p *prepared) done() {
+	if p.entry == nil {
+		p.cop.Release()
+		return
+	}
+	if p.persistent != nil {
+		p.entry.Value.runs.Unlock()
+	}
+	p.d.cache.Done(p.entry)
 }
 
 // prepare validates and compiles desc, or takes it from the cache; call
-// is "Run" or "Compute".
+// is "Run" or "Compute". A cached operator with a persistent resource is
+// returned holding the entry's turn (cachedOperator.runs).
 func (d *Device) prepare(call string, desc OperatorDesc) (*prepared, error) {
 	if isNil(desc) {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: call, Field: "desc", Rule: "must not be nil"}
@@ -76,9 +118,16 @@ func (d *Device) prepare(call string, desc OperatorDesc) (*prepared, error) {
 	}
 	leave() // each call below guards itself; this one only keeps nil, zero and closed devices away from the cache
 	key, cacheable := cacheKey(desc)
+	cacheable = cacheable && d.cache.Limit() > 0
 	if cacheable {
-		if e := d.cache.Acquire(key); e != nil {
-			return &prepared{cop: e.Value, done: func() { d.cache.Done(e) }}, nil
+		for {
+			e := d.cache.Acquire(key)
+			if e == nil {
+				break
+			}
+			if p := d.cached(e); p != nil {
+				return p, nil
+			}
 		}
 	}
 	op, err := d.CreateOperator(desc)
@@ -89,14 +138,44 @@ func (d *Device) prepare(call string, desc OperatorDesc) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cacheable && d.cache.Limit() > 0 && cop.props.PersistentResourceSize == 0 {
+	if !cacheable || slices.ContainsFunc(cop.owned, func(o int64) bool { return o >= 0 }) {
+		return &prepared{d: d, cop: cop, initialize: true}, nil
+	}
+	c := &cachedOperator{cop: cop}
+	if size := cop.props.PersistentResourceSize; size > 0 {
+		if c.persistent, err = d.CreateBuffer(size); err != nil {
+			cop.Release()
+			return nil, err
+		}
+	} else {
 		// Initializing such an operator records no command (nothing to
 		// copy), so it is initialized here, once, for every later user.
 		cop.initialized.Store(true)
-		e := d.cache.Add(key, cop)
-		return &prepared{cop: e.Value, done: func() { d.cache.Done(e) }}, nil
 	}
-	return &prepared{cop: cop, initialize: true, done: cop.Release}, nil
+	if p := d.cached(d.cache.Add(key, c)); p != nil {
+		return p, nil
+	}
+	return d.prepare(call, desc) // another call's entry won the Add, and broke
+}
+
+// cached is the prepared run of cache entry e, which the caller acquired:
+// for an operator with a persistent resource, once it is this call's turn.
+// It is nil, e given back, when the run before left e broken.
+func (d *Device) cached(e *lru.Entry[*cachedOperator]) *prepared {
+	c := e.Value
+	p := &prepared{d: d, cop: c.cop, entry: e}
+	if c.persistent == nil {
+		return p
+	}
+	c.runs.Lock()
+	if c.broken {
+		c.runs.Unlock()
+		d.cache.Done(e)
+		return nil
+	}
+	p.persistent = WholeBuffer(c.persistent)
+	p.initialize = !c.ready
+	return p
 }
 
 // CheckFits refuses, with E_OUTOFMEMORY naming the tensor and the limit,
@@ -248,8 +327,9 @@ func (d *Device) RunOperator(op *Operator, inputs, outputs []*tensor.Tensor) err
 	if err != nil {
 		return err
 	}
-	defer cop.Release()
-	return d.runCompiled("Run("+cop.op.kind+")", cop, true, inputs, outputs)
+	p := &prepared{d: d, cop: cop, initialize: true}
+	defer p.done()
+	return d.runCompiled("Run("+cop.op.kind+")", p, inputs, outputs)
 }
 
 // runScratch is the buffers one run allocates; release frees them.
@@ -298,15 +378,17 @@ func (d *Device) ownedBuffer(owned *[]*Resource, size uint64) (*BufferBinding, e
 	return WholeBuffer(r), nil
 }
 
-// runCompiled runs cop once on host tensors, initializing it first when
-// initialize is set; call names the public call in errors.
+// runCompiled runs p's operator once on host tensors, initializing it
+// first when p.initialize is set, with p.persistent as its persistent
+// resource (a fresh one when nil); call names the public call in errors.
 //
 // A wait that times out (gpu.SubmitTimeout) returns an error naming what
 // timed out: a tensor's upload or readback, or the execution. Nothing the
 // GPU may still use is freed then: the host layer keeps the buffers, the
 // staging copies, the list and the pipelines a pending submission uses
 // until a later call, WaitIdle or Close sees it finish.
-func (d *Device) runCompiled(call string, cop *CompiledOperator, initialize bool, inputs, outputs []*tensor.Tensor) error {
+func (d *Device) runCompiled(call string, p *prepared, inputs, outputs []*tensor.Tensor) error {
+	cop, initialize := p.cop, p.initialize
 	if err := checkHost("inputs", cop.op.inputs, inputs); err != nil {
 		return hresult.WithOp(call, err)
 	}
@@ -318,7 +400,7 @@ func (d *Device) runCompiled(call string, cop *CompiledOperator, initialize bool
 	}
 	s := &runScratch{d: d}
 	defer s.release()
-	b, err := s.bindHost(call, cop, inputs, outputs)
+	b, err := s.bindHost(call, cop, p.persistent, inputs, outputs)
 	if err != nil {
 		return err
 	}
@@ -328,6 +410,7 @@ func (d *Device) runCompiled(call string, cop *CompiledOperator, initialize bool
 	}
 	defer list.Release()
 	if initialize {
+		p.recorded = true
 		if err := recordInit(d, rec, list, cop, b.owned, b.initIn, b.persistent); err != nil {
 			return err
 		}
@@ -347,6 +430,7 @@ func (d *Device) runCompiled(call string, cop *CompiledOperator, initialize bool
 	if err := list.Close(); err != nil {
 		return err
 	}
+	p.recorded = true
 	if err := list.Execute(); err != nil {
 		return err
 	}
@@ -392,15 +476,17 @@ type hostBindings struct {
 }
 
 // bindHost uploads the host tensors (outputs too, so that bytes the output
-// strides skip keep their values) and allocates the temporary and
-// persistent resources.
-func (s *runScratch) bindHost(call string, cop *CompiledOperator, inputs, outputs []*tensor.Tensor) (*hostBindings, error) {
+// strides skip keep their values) and allocates the temporary resource,
+// and the persistent one unless persistent is the cached operator's.
+func (s *runScratch) bindHost(call string, cop *CompiledOperator, persistent *BufferBinding, inputs, outputs []*tensor.Tensor) (*hostBindings, error) {
 	props := cop.BindingProperties()
 	b := &hostBindings{execIn: make([]Binding, len(inputs)), initIn: make(BufferArrayBinding, len(inputs)),
 		execOut: make([]Binding, len(outputs)), outBind: make([]*BufferBinding, len(outputs))}
 	var err error
-	if b.persistent, err = s.alloc(props.PersistentResourceSize); err != nil {
-		return nil, err
+	if b.persistent = persistent; persistent == nil {
+		if b.persistent, err = s.alloc(props.PersistentResourceSize); err != nil {
+			return nil, err
+		}
 	}
 	if b.temporary, err = s.alloc(props.TemporaryResourceSize); err != nil {
 		return nil, err

@@ -107,6 +107,25 @@ func (c *Cache[V]) Done(e *Entry[V]) {
 	}
 }
 
+// Evict removes e, which the caller uses, from the cache if it is still
+// there, for a value that must not serve another call (a run that failed
+// left it in an unknown state); the last user's Done releases it.
+func (c *Cache[V]) Evict(e *Entry[V]) {
+	if c == nil || e == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.evicted {
+		return
+	}
+	if el, ok := c.entries[e.key]; ok && el.Value.(*Entry[V]) == e {
+		c.order.Remove(el)
+		delete(c.entries, e.key)
+	}
+	e.evicted = true
+}
+
 // Len is how many values the cache holds.
 func (c *Cache[V]) Len() int {
 	if c == nil {

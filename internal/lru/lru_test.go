@@ -76,3 +76,24 @@ func TestKey(t *testing.T) {
 		t.Fatal("a value JSON cannot encode has a key")
 	}
 }
+
+// TestEvictInUse: Evict takes an entry in use out of the cache at once
+// (a later Acquire misses, Add makes a new one) and its last Done
+// releases it; evicting it again, or after Clear, does nothing.
+func TestEvictInUse(t *testing.T) {
+	c, released := recorder(4)
+	e := c.Add("a", 1)
+	c.Evict(e)
+	if c.Acquire("a") != nil || c.Len() != 0 || len(*released) != 0 {
+		t.Fatalf("after Evict: still cached (%d entries) or released %v while in use", c.Len(), *released)
+	}
+	fresh := c.Add("a", 2)
+	c.Evict(e)
+	if got := c.Acquire("a"); got != fresh {
+		t.Fatal("evicting the old entry again took the new one out")
+	}
+	c.Done(e)
+	if !slices.Equal(*released, []int{1}) {
+		t.Fatalf("released %v after the evicted entry's last Done, want [1]", *released)
+	}
+}

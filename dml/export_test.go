@@ -1,0 +1,17 @@
+package dml
+
+// PrepareCached holds desc's operator as a Compute call holds it, from the
+// cache or compiled for it, until done: the compiled operator and the
+// persistent resource the cache entry keeps for it (nil where it has none
+// or is not cached). A held entry with a persistent resource is this
+// caller's turn: other calls of desc wait for done.
+func PrepareCached(d *Device, desc OperatorDesc) (cop *CompiledOperator, persistent *Resource, done func(), err error) {
+	p, err := d.prepare("Compute", desc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if p.persistent != nil {
+		persistent = p.persistent.Buffer
+	}
+	return p.cop, persistent, p.done, nil
+}
