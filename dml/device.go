@@ -104,7 +104,8 @@ type DeviceOptions struct {
 	// ComputeCacheSize bounds how many compiled operators Run and Compute
 	// keep, keyed by their desc, so that repeating a desc does not compile
 	// it again: 0 means DefaultComputeCacheSize, a negative value turns the
-	// cache off.
+	// cache off. An operator with a persistent resource keeps it in the
+	// cache (initialized once); calls of its desc then take turns.
 	ComputeCacheSize int
 	// MaxAllocation caps the device allocations a buffer is made of, at
 	// least MinAllocation bytes. A buffer

@@ -15,3 +15,7 @@ func PrepareCached(d *Device, desc OperatorDesc) (cop *CompiledOperator, persist
 	}
 	return p.cop, persistent, p.done, nil
 }
+
+// ClearComputeCache evicts every operator Compute cached: those not in
+// use are released now, with their persistent resources.
+func ClearComputeCache(d *Device) { d.cache.Clear() }

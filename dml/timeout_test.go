@@ -189,6 +189,9 @@ func timeoutCases() []timeoutCase {
 			timeoutCase{name + "/mapped", dml.DeviceOptions{}, [][]string{e}, computeStart(1024, owned)},
 			timeoutCase{name + "/staged", staged, [][]string{upload("inputs[0]", 0), upload("outputs[0]", 0), e, readback("outputs[0]", 0)}, computeStart(1024, owned)})
 	}
+	// A ticket plan's cached entry: the run that timed out evicts it
+	// (its ticket's state unknown), and the run after compiles afresh.
+	cases = append(cases, timeoutCase{"Compute with a ticket/mapped", dml.DeviceOptions{Tuning: gpuTuning()}, [][]string{execInit}, ticketComputeStart})
 	cases = append(cases,
 		timeoutCase{"Compute/staged across allocations", split, [][]string{
 			upload("inputs[0]", 0), upload("inputs[0]", 4096), upload("outputs[0]", 0), upload("outputs[0]", 4096),
@@ -240,6 +243,25 @@ func computeStart(n uint32, owned bool) func(*testing.T, *dml.Device) (func() er
 		}
 		return run, check, func() {}
 	}
+}
+
+// ticketComputeStart runs Compute of a whole-tensor ARGMAX whose GPU plan
+// (gpuTuning) draws a ticket from its cached persistent resource; done
+// clears the cache, which frees that resource.
+func ticketComputeStart(t *testing.T, d *dml.Device) (func() error, func(*testing.T), func()) {
+	desc := ticketDescs()[0]
+	in := identityInput(desc.Input.Sizes[0])
+	var outs []*tensor.Tensor
+	run := func() (err error) {
+		outs, err = d.Compute(desc, in)
+		return err
+	}
+	check := func(t *testing.T) {
+		if err := checkOutput(desc, in, outs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return run, check, func() { dml.ClearComputeCache(d) } // the cache's persistent buffer
 }
 
 // identityDesc is an identity over 1024 FLOAT32 values.
