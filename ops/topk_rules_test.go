@@ -105,14 +105,16 @@ func TestTopKRules(t *testing.T) {
 }
 
 // TestTopKStrategyRefusals: an unknown strategy is E_INVALIDARG on
-// Kernel; a list strategy forced with K above 16 is unsupported.
+// Kernel; a list strategy forced with K above 16 is unsupported, filter
+// above 1024, radix above 2048.
 func TestTopKStrategyRefusals(t *testing.T) {
 	for _, c := range []struct {
 		kernel string
 		code   error
 		k      uint32
 	}{{"bogus", hresult.E_INVALIDARG, 17}, {ops.TopKStrategyThread, hresult.DXGI_ERROR_UNSUPPORTED, 17},
-		{ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED, 17}, {ops.TopKStrategyFilter, hresult.DXGI_ERROR_UNSUPPORTED, 1025}} {
+		{ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED, 17}, {ops.TopKStrategyFilter, hresult.DXGI_ERROR_UNSUPPORTED, 1025},
+		{ops.TopKStrategyRadix, hresult.DXGI_ERROR_UNSUPPORTED, 2049}} {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = c.kernel
 		_, err := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 2000}, 1, c.k).Plan(ctx)
