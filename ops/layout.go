@@ -602,6 +602,12 @@ type tuning struct {
 	// order in every lane) and more by a bitonic sort (n log^2 n
 	// compare-exchanges at scattered addresses, a barrier per stage).
 	// Range: 0..2048 (shaders.TopKSortMax, the most it gathers).
+	// On lavapipe (8x32000 FLOAT32, 2026-11-27, two rounds on a machine
+	// loaded 8 on 2 cores): topKRadixSortMul 1 ran K=1024 in 15-24 ms
+	// where 0 (up to 2048 gathered) took 41-58; ranking 2048 entries ran
+	// K=2048 in 34-80 ms where the sort took 22-28, and ranking 1024
+	// entries K=1024 in 13-24 where the sort took 40. Workgroups of 64
+	// and 256 lanes were within the noise of each other.
 	topKRadixRankMax uint32 `tune:"0..2048"`
 }
 
@@ -614,7 +620,7 @@ var (
 		topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits:    64, // unused without the splits; in range
-		topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixRankMax: 1024}
+		topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024}
 )
 
 // tuningFor returns the tuning of a device type.
