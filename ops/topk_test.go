@@ -218,6 +218,9 @@ func TestTopKFilterAdversarial(t *testing.T) {
 				}
 				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
 					for _, strat := range []string{ops.TopKStrategyFilter, ops.TopKStrategySort, ops.TopKStrategyRadix} {
+						if strat == ops.TopKStrategyRadix && testing.Short() && k != 1024 {
+							continue // -short: radix's pipelines cost lavapipe seconds each; TestTopKRadix covers it
+						}
 						t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
 							topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
 						})
