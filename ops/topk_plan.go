@@ -296,7 +296,8 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 			shape = TopKStrategyThread
 		}
 	}
-	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax {
+	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG {
 		shape = TopKStrategyRadix
 	}
 	switch ctx.Kernel {
@@ -304,6 +305,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	case TopKStrategyRadix:
 		if k > shaders.TopKSortMax {
 			return nil, hresult.Unsupported("Kernel", "strategy %q sorts at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax, k, TopKStrategySort)
+		}
+		if wgLimit < topKRadixMinWG {
+			return nil, hresult.Unsupported("Kernel", "strategy %q needs workgroups of %d lanes; the device allows %d", ctx.Kernel, topKRadixMinWG, wgLimit)
 		}
 		shape = ctx.Kernel
 	case TopKStrategyThread, TopKStrategyLane:
@@ -321,7 +325,6 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	default:
 		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, t.typ, TopKStrategies)
 	}
-	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
 	s := &topKSegments{shape: shape, entryBytes: 8}
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
@@ -363,8 +366,8 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 			s.segLen = split
 		}
 	case TopKStrategyRadix:
-		// At least 64 lanes: a lane ranks at most TopKSortMax/64 entries
-		// (topk_select.comp's OWN_MAX); every device has 128.
+		// At least 64 lanes (wgLimit is, above): a lane ranks at most
+		// TopKSortMax/64 entries (topk_select.comp's OWN_MAX).
 		wg := uint64(pow2Floor(uint32(max(min(uint64(ctx.tuning().topKRadixWG), wgLimit), topKRadixMinWG))))
 		s.wg, s.sortN = uint32(wg), shaders.TopKSortMax
 		s.listN = uint64(ctx.tuning().topKRadixRankMax)

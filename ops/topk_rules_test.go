@@ -120,6 +120,17 @@ func TestTopKStrategyRefusals(t *testing.T) {
 		_, err := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 2000}, 1, c.k).Plan(ctx)
 		checkRefusal(t, argRule{name: "kernel " + c.kernel, code: c.code, field: "Kernel"}, err)
 	}
+	// Radix ranks with at least 64 lanes: a device of 32 refuses it
+	// forced and plans another strategy by default.
+	narrow := descfuzz.Lavapipe()
+	narrow.Limits.MaxComputeWorkGroupInvocations = 32
+	long := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 5000}, 1, 100)
+	if p, err := long.Plan(narrow); err != nil || p.Strategy == ops.TopKStrategyRadix {
+		t.Errorf("32-lane device, default: %v (plan %v)", err, p)
+	}
+	narrow.Kernel = ops.TopKStrategyRadix
+	_, err := long.Plan(narrow)
+	checkRefusal(t, argRule{name: "radix on 32 lanes", code: hresult.DXGI_ERROR_UNSUPPORTED, field: "Kernel"}, err)
 	for _, k := range ops.TopKStrategies {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = k
