@@ -585,6 +585,42 @@ type tuning struct {
 	// many planes into one workgroup. Range: 0..1024, the most lanes a
 	// workgroup has on any device (more would refuse every plane).
 	poolGridMinLanes uint32 `tune:"0..1024"`
+	// topKRadixMinLen and topKRadixMinK: TOP_K rows of at least
+	// topKRadixMinLen positions with K in [topKRadixMinK,
+	// shaders.TopKSortMax] take the radix strategy (a radix select on the
+	// order key, then a sort of the entries left; topk_plan.go) in place
+	// of lane, filter and sort. 0 never. Range: 0..2^32 positions (a row
+	// is at most 2^32-1 long) and 0..2048 (shaders.TopKSortMax).
+	topKRadixMinLen uint64 `tune:"0..4294967296"`
+	topKRadixMinK   uint32 `tune:"0..2048"`
+	// topKRadixSplit: the radix strategy cuts rows into split-K segments
+	// (as lane and filter do) when there are too few rows to fill the
+	// device. Lavapipe keeps a row per workgroup: its few threads are
+	// busy with a handful of rows, and every segment's K entries would
+	// have to be merged again.
+	topKRadixSplit bool
+	// topKRadixWG is the radix strategy's workgroup size (at most the
+	// device's; rounded down to a power of two).
+	topKRadixWG uint32 `tune:"1..1024"`
+	// topKRadixSortMul: the radix strategy stops its digit passes once
+	// the entries left fit a sort of min(topKRadixSortMul times K rounded
+	// up to a power of two, shaders.TopKSortMax) entries; 0 counts as
+	// shaders.TopKSortMax. A smaller sort for more passes (scans of the
+	// segment). Range: 0..2048.
+	topKRadixSortMul uint32 `tune:"0..2048"`
+	// topKRadixRankMax: the radix strategy orders at most this many
+	// gathered entries by ranking (each lane counts the entries before
+	// its own: n^2 compares in all, reading shared memory in the same
+	// order in every lane) and more by a bitonic sort (n log^2 n
+	// compare-exchanges at scattered addresses, a barrier per stage).
+	// Range: 0..2048 (shaders.TopKSortMax, the most it gathers).
+	// On lavapipe (8x32000 FLOAT32, 2026-11-27, two rounds on a machine
+	// loaded 8 on 2 cores): topKRadixSortMul 1 ran K=1024 in 15-24 ms
+	// where 0 (up to 2048 gathered) took 41-58; ranking 2048 entries ran
+	// K=2048 in 34-80 ms where the sort took 22-28, and ranking 1024
+	// entries K=1024 in 13-24 where the sort took 40. Workgroups of 64
+	// and 256 lanes were within the noise of each other.
+	topKRadixRankMax uint32 `tune:"0..2048"`
 }
 
 var (
@@ -592,9 +628,11 @@ var (
 		argCombineGroupMin: 32, argTicketOutputs: 64, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
-		argColWG4: 4, argColWG8: 8} // unused without argSmallWG; in range
+		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
+		topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
-		computeUnits: 64} // unused without the splits; in range
+		computeUnits:    64, // unused without the splits; in range
+		topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024}
 )
 
 // tuningFor returns the tuning of a device type.

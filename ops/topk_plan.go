@@ -37,10 +37,24 @@ const (
 	// lavapipe: 128x256000 K=50 about 27 s of CPU with sort). K <= 1024;
 	// chosen for 16 < K <= 1024.
 	TopKStrategyFilter = "filter"
+	// TopKStrategyRadix: one workgroup per (row, segment) finds the K-th
+	// entry's order key a digit at a time (histogram passes over
+	// topk_select.comp's 11-bit digits, each over the entries whose higher
+	// digits match the ones chosen) until the entries at or above the
+	// chosen prefix fit shared memory, then gathers and orders them
+	// (ranking or a bitonic sort): a few scans of the row whatever K
+	// (two or three on random floats), where filter's threshold pays two
+	// barriers per chunk and sort a bitonic sort of every position. Keys
+	// take the position after the score, so every key differs and the
+	// passes end at exactly K entries at worst (all-equal rows). K <=
+	// shaders.TopKSortMax; chosen for rows of at least
+	// tuning.topKRadixMinLen positions with K at least
+	// tuning.topKRadixMinK.
+	TopKStrategyRadix = "radix"
 )
 
 // TopKStrategies lists the strategy names Context.Kernel may force.
-var TopKStrategies = []string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter, TopKStrategySort}
+var TopKStrategies = []string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter, TopKStrategySort, TopKStrategyRadix}
 
 const (
 	// topKIters bounds one invocation's loop iterations, for argIters'
@@ -50,6 +64,8 @@ const (
 	topKLaneWG  = 64
 	topKSortWG  = 256
 	topKMergeWG = 64
+	// topKRadixMinWG is the radix strategy's least workgroup size.
+	topKRadixMinWG = 64
 	// topKShortRow: rows up to this long take the thread strategy (K <=
 	// 16) even when contiguous: a workgroup per row would leave most
 	// lanes idle.
@@ -280,8 +296,20 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 			shape = TopKStrategyThread
 		}
 	}
+	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG {
+		shape = TopKStrategyRadix
+	}
 	switch ctx.Kernel {
 	case "":
+	case TopKStrategyRadix:
+		if k > shaders.TopKSortMax {
+			return nil, hresult.Unsupported("Kernel", "strategy %q sorts at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax, k, TopKStrategySort)
+		}
+		if wgLimit < topKRadixMinWG {
+			return nil, hresult.Unsupported("Kernel", "strategy %q needs workgroups of %d lanes; the device allows %d", ctx.Kernel, topKRadixMinWG, wgLimit)
+		}
+		shape = ctx.Kernel
 	case TopKStrategyThread, TopKStrategyLane:
 		if k > shaders.TopKListMax {
 			return nil, hresult.Unsupported("Kernel", "strategy %q keeps lists of at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKListMax, k, TopKStrategySort)
@@ -297,7 +325,6 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	default:
 		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, t.typ, TopKStrategies)
 	}
-	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
 	s := &topKSegments{shape: shape, entryBytes: 8}
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
@@ -338,6 +365,22 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
 			s.segLen = split
 		}
+	case TopKStrategyRadix:
+		// At least 64 lanes (wgLimit is, above): a lane ranks at most
+		// TopKSortMax/64 entries (topk_select.comp's OWN_MAX).
+		wg := uint64(pow2Floor(uint32(max(min(uint64(ctx.tuning().topKRadixWG), wgLimit), topKRadixMinWG))))
+		s.wg, s.sortN = uint32(wg), shaders.TopKSortMax
+		s.listN = uint64(ctx.tuning().topKRadixRankMax)
+		if mul := uint64(ctx.tuning().topKRadixSortMul); mul > 0 {
+			s.sortN = min(s.sortN, uint64(pow2Ceil(uint32(k)))*mul)
+		}
+		s.segLen = n
+		for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes) > topKIters {
+			s.segLen = ceilDiv(s.segLen, 2)
+		}
+		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
+			s.segLen = split
+		}
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
 		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
@@ -364,6 +407,25 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		}
 	}
 	return s, nil
+}
+
+// topKRadixIters bounds the loop iterations of one lane of the radix
+// strategy on a segment of segLen positions with wg lanes: a scan of the
+// segment for each digit of the key (the score's 32 or 64 bits and the
+// position's) and one to gather, each digit's bin sums and search, and
+// the ranking or sort of at most shaders.TopKSortMax gathered entries.
+func topKRadixIters(segLen, wg, entryBytes uint64) uint64 {
+	keyBits := uint64(32)
+	if entryBytes == 12 {
+		keyBits = 64
+	}
+	for p := segLen - 1; p > 0; p >>= 1 {
+		keyBits++
+	}
+	digits := ceilDiv(keyBits+1, shaders.TopKRadixBits)
+	bins := ceilDiv(1<<shaders.TopKRadixBits, wg)
+	sort := max(shaders.TopKSortMax, topKStages(shaders.TopKSortMax)*max(shaders.TopKSortMax/2/wg, 1)+ceilDiv(shaders.TopKSortMax, wg))
+	return (digits+1)*ceilDiv(segLen, wg) + digits*(3*bins+wg) + sort
 }
 
 // topKStages is the compare-exchange stages of a bitonic sort of p (a

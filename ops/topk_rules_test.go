@@ -105,19 +105,32 @@ func TestTopKRules(t *testing.T) {
 }
 
 // TestTopKStrategyRefusals: an unknown strategy is E_INVALIDARG on
-// Kernel; a list strategy forced with K above 16 is unsupported.
+// Kernel; a list strategy forced with K above 16 is unsupported, filter
+// above 1024, radix above 2048.
 func TestTopKStrategyRefusals(t *testing.T) {
 	for _, c := range []struct {
 		kernel string
 		code   error
 		k      uint32
 	}{{"bogus", hresult.E_INVALIDARG, 17}, {ops.TopKStrategyThread, hresult.DXGI_ERROR_UNSUPPORTED, 17},
-		{ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED, 17}, {ops.TopKStrategyFilter, hresult.DXGI_ERROR_UNSUPPORTED, 1025}} {
+		{ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED, 17}, {ops.TopKStrategyFilter, hresult.DXGI_ERROR_UNSUPPORTED, 1025},
+		{ops.TopKStrategyRadix, hresult.DXGI_ERROR_UNSUPPORTED, 2049}} {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = c.kernel
 		_, err := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 2000}, 1, c.k).Plan(ctx)
 		checkRefusal(t, argRule{name: "kernel " + c.kernel, code: c.code, field: "Kernel"}, err)
 	}
+	// Radix ranks with at least 64 lanes: a device of 32 refuses it
+	// forced and plans another strategy by default.
+	narrow := descfuzz.Lavapipe()
+	narrow.Limits.MaxComputeWorkGroupInvocations = 32
+	long := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 5000}, 1, 100)
+	if p, err := long.Plan(narrow); err != nil || p.Strategy == ops.TopKStrategyRadix {
+		t.Errorf("32-lane device, default: %v (plan %v)", err, p)
+	}
+	narrow.Kernel = ops.TopKStrategyRadix
+	_, err := long.Plan(narrow)
+	checkRefusal(t, argRule{name: "radix on 32 lanes", code: hresult.DXGI_ERROR_UNSUPPORTED, field: "Kernel"}, err)
 	for _, k := range ops.TopKStrategies {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = k

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/x448/float16"
+
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -72,6 +75,8 @@ func topKTakes(strat string, k uint32) bool {
 		return k <= 16
 	case ops.TopKStrategyFilter:
 		return k <= 1024
+	case ops.TopKStrategyRadix:
+		return k <= 2048
 	}
 	return true
 }
@@ -147,7 +152,10 @@ func TestTopKRandom(t *testing.T) {
 		}
 		desc := topKDesc(in.Desc, axis, k, dir, idx)
 		for _, strat := range append([]string{""}, ops.TopKStrategies...) {
-			if !topKTakes(strat, k) {
+			// Radix on every eighth case only: its pipelines take lavapipe
+			// seconds each to compile, and TestTopKRadix and
+			// TestTopKFilterAdversarial cover it.
+			if !topKTakes(strat, k) || strat == ops.TopKStrategyRadix && it%8 != 0 {
 				continue
 			}
 			t.Run(fmt.Sprintf("%d/%v/%v/%s/axis%d/K%d/%v/%s", it, dt, sizes, layout, axis, k, dir, strat), func(t *testing.T) {
@@ -209,11 +217,88 @@ func TestTopKFilterAdversarial(t *testing.T) {
 					continue
 				}
 				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
-					for _, strat := range []string{ops.TopKStrategyFilter, ops.TopKStrategySort} {
+					for _, strat := range []string{ops.TopKStrategyFilter, ops.TopKStrategySort, ops.TopKStrategyRadix} {
+						if strat == ops.TopKStrategyRadix && testing.Short() && k != 1024 {
+							continue // -short: radix's pipelines cost lavapipe seconds each; TestTopKRadix covers it
+						}
 						t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
 							topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
 						})
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestTopKRadix: the radix strategy where its digit passes run (rows
+// longer than the sort it ends with) and where they must go down to the
+// positions' digits: all-equal rows (every key ties on the score), few
+// values, NaNs and signed zeros placed across the rows and the segment
+// boundary, ascending rows, 16-, 32- and 64-bit keys (whose digits
+// straddle key words differently), K = 1, K around the rank's limit
+// (2047, 2048) and between; as lavapipe plans it (a row per workgroup,
+// the sort stopped at 2048 or at K's power of two) and as a GPU plans it
+// (256 lanes, rows cut into split-K segments and merged): one K and one
+// plan for each of the 15 rows, two rows under -short.
+func TestTopKRadix(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	// FLOAT32 bits by position (FLOAT16 and UINT64 rows are made from
+	// them); slices, not maps, so that a seed replays the same rows.
+	fills := []struct {
+		name string
+		bits func(i int) uint64
+	}{
+		{"equal", func(int) uint64 { return 0x3f800000 }},
+		{"ascending", func(i int) uint64 { return uint64(math.Float32bits(float32(i))) }},
+		{"few", func(i int) uint64 { return uint64(math.Float32bits(float32(rng.Intn(3)))) }},
+		{"nan-zeros", func(i int) uint64 {
+			return []uint64{0x7fc00000, 0x80000000, 0, 0xffc00001, 0x3f800000}[(i*7+rng.Intn(2))%5]
+		}},
+		{"random", func(int) uint64 { return uint64(rng.Uint32()) }},
+	}
+	plans := []struct {
+		name string
+		plan testutil.ForcedPlan
+	}{
+		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0"}}},
+		{"cpu-sortK", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "1"}}},
+		{"gpu-split", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeDiscreteGPU,
+			Tuning: ops.Tuning{"topKRadixSplit": "true", "topKRadixSortMul": "0"}}},
+	}
+	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.UInt64}
+	// -short: two (fill, type) rows, the all-equal one among them.
+	short := map[[2]int]bool{{rng.Intn(len(fills)), rng.Intn(len(types))}: true, {0, rng.Intn(len(types))}: true}
+	for fi, f := range fills {
+		name, fill := f.name, f.bits
+		for ti, dt := range types {
+			if testing.Short() && !short[[2]int{fi, ti}] {
+				continue
+			}
+			// From 8192 on, the GPU plan cuts a row into two segments.
+			n := uint32(2500 + rng.Intn(3000) + min(ti, 1)*5700)
+			in := testutil.NewTensor(rng, dt, []uint32{2, n}, testutil.Packed, func(c []uint32) uint64 {
+				b := fill(int(c[1]))
+				switch dt {
+				case tensor.Float16:
+					return uint64(float16.Fromfloat32(math.Float32frombits(uint32(b))).Bits())
+				case tensor.UInt64:
+					return b<<32 | b>>7
+				}
+				return b
+			})
+			// One K and one plan a row (each radix pipeline takes lavapipe
+			// seconds to compile); the plans take turns.
+			ks := []uint32{1, 2047, 2048, uint32(2 + rng.Intn(2000))}
+			for _, k := range ks[rng.Intn(len(ks)):][:1] {
+				dir := ops.AxisDirection(rng.Intn(2))
+				for _, pl := range plans[(fi+ti)%len(plans):][:1] {
+					p, pname := pl.plan, pl.name
+					p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
+					t.Run(fmt.Sprintf("%s/%v/n%d/K%d/%v/%s", name, dt, n, k, dir, pname), func(t *testing.T) {
+						testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+					})
 				}
 			}
 		}

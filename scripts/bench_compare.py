@@ -37,8 +37,8 @@ except ImportError:  # the pooling case is skipped without torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def vkdml_bench(binary, args, repeat):
-    cmd = [binary, "bench", "--json", "--repeat", str(repeat), "--warmup", "2"] + args
+def vkdml_bench(binary, args, repeat, warmup=2):
+    cmd = [binary, "bench", "--json", "--repeat", str(repeat), "--warmup", str(warmup)] + args
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return [json.loads(l) for l in out.splitlines() if l.startswith("{")][0]
 

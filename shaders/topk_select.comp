@@ -22,7 +22,18 @@
 //            to a candidate buffer, which is sorted into the list (one sort
 //            of sort_n entries) when it could overflow: after the first
 //            chunks few positions pass, so most cost one compare (K up to
-//            SORT_MAX/2).
+//            SORT_MAX/2);
+//          4 (radix): one workgroup per item selects on the order key
+//            (score, then the position counted from the segment's end, so
+//            that lower indices come first: a key per entry, all
+//            different): histogram passes over RADIX_BITS-bit digits,
+//            highest first, each over the entries whose higher digits
+//            match the ones chosen so far, find the digits of the
+//            K-th entry's key until the entries at or above the chosen
+//            prefix fit sort_n (at most SORT_MAX); one more scan gathers
+//            those into shared memory, where each lane ranks its share
+//            against all of them (up to list_n of them) or a bitonic sort
+//            orders them (K up to SORT_MAX).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
@@ -53,7 +64,8 @@ layout(push_constant) uniform Push {
 	uint run_cap;  // entries per run in the temporary resource: min(K, seg_len)
 	uint sort_n;   // SHAPE 2: the power of two the segments are padded to; SHAPE 1: lanes x list length;
 	               // SHAPE 3: the entries sorted at a merge
-	uint list_n;   // SHAPE 3: entries of the kept list (a power of two at least K)
+	uint list_n;   // SHAPE 3: entries of the kept list (a power of two at least K); SHAPE 4: the most gathered
+	               // entries ranked (more are sorted)
 	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
@@ -180,6 +192,166 @@ void sh_sort(uint p) {
 	barrier();
 }
 
+#if SHAPE == 4
+// RADIX_BITS: a digit's bits; its histogram (2^RADIX_BITS counts) lives
+// in sh_idx, which holds SORT_MAX words, and the per-lane sums of its bins
+// in sh_lo, until the gather reuses both for the entries.
+const uint RADIX_BITS = 11u;
+shared uint sh_pick;   // the chosen bin
+shared uint sh_before; // entries in the bins above it
+// OWN_MAX: the gathered entries one lane ranks, at most (the planner
+// gives the radix strategy workgroups of at least 64 lanes).
+const uint OWN_MAX = SORT_MAX / 64u;
+
+// radix_key is the entry's key as three words (lowest first): the
+// position from the segment's end, ib bits, under the score.
+uvec3 radix_key(uvec2 s, uint back, uint ib) {
+	return uvec3(back | (s.x << ib), (s.x >> (32u - ib)) | (s.y << ib), s.y >> (32u - ib));
+}
+
+// radix_top is k with the bits below bit lo cleared.
+uvec3 radix_top(uvec3 k, uint lo) {
+	uvec3 m;
+	[[unroll]] for (uint w = 0u; w < 3u; w++) {
+		uint b = 32u * w;
+		m[w] = lo <= b ? 0xFFFFFFFFu : (lo >= b + 32u ? 0u : ~((1u << (lo - b)) - 1u));
+	}
+	return k & m;
+}
+
+// radix_ge: is key a at least key b (high words first)?
+bool radix_ge(uvec3 a, uvec3 b) {
+	return a.z > b.z || (a.z == b.z && (a.y > b.y || (a.y == b.y && a.x >= b.x)));
+}
+
+// radix_digit is bits [lo, lo+w) of k (w <= RADIX_BITS).
+uint radix_digit(uvec3 k, uint lo, uint w) {
+	uint wi = lo >> 5, off = lo & 31u;
+	uint v = k[wi] >> off;
+	if (off + w > 32u && wi < 2u) {
+		v |= k[wi + 1u] << (32u - off);
+	}
+	return v & ((1u << w) - 1u);
+}
+
+// radix_gather leaves in shared memory, sh_count of them, the entries of
+// positions [j0, j1) whose keys are at or above the K-th
+// best's prefix: at least kk of them (every entry of the best kk), at most
+// sort_n (at least kk, at most SORT_MAX).
+void radix_gather(uint kin, uint j0, uint j1, uint kk) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint len = j1 - j0;
+	uint ib = uint(max(findMSB(len - 1u) + 1, 1)); // bits of the position key
+	uint lo = ib + (ENTRY_WORDS == 3 ? 64u : 32u); // bits [lo, ...) of pre are chosen
+	uvec3 pre = uvec3(0u);
+	uint above = 0u, inbin = len; // entries above the prefix, and at it
+	while (above + inbin > pc.sort_n) {
+		uint w = min(RADIX_BITS, lo);
+		uint hi = lo;
+		lo -= w;
+		uint nbins = 1u << w;
+		for (uint q = t; q < nbins; q += WG) {
+			sh_idx[q] = 0u;
+		}
+		barrier();
+		for (uint j = j0 + t; j < j1; j += WG) {
+			uvec3 k = radix_key(score(load_raw(kin + j * AI)), j1 - 1u - j, ib);
+			if (radix_top(k, hi) == pre) {
+				atomicAdd(sh_idx[radix_digit(k, lo, w)], 1u);
+			}
+		}
+		barrier();
+		// Lane t sums bins [t*per, (t+1)*per); lane 0 finds the lane whose
+		// bins hold the (kk-above)-th entry from the top, then the bin.
+		uint per = (nbins + WG - 1u) / WG;
+		uint sum = 0u;
+		for (uint q = t * per; q < min(nbins, (t + 1u) * per); q++) {
+			sum += sh_idx[q];
+		}
+		sh_lo[t] = sum;
+		barrier();
+		if (t == 0u) {
+			uint need = kk - above, acc = 0u;
+			uint c = WG - 1u;
+			while (acc + sh_lo[c] < need) {
+				acc += sh_lo[c];
+				c--;
+			}
+			uint b = min(nbins, (c + 1u) * per) - 1u;
+			while (acc + sh_idx[b] < need) {
+				acc += sh_idx[b];
+				b--;
+			}
+			sh_pick = b;
+			sh_before = acc;
+		}
+		barrier();
+		uint b = sh_pick;
+		above += sh_before;
+		inbin = sh_idx[b];
+		uvec3 dk = uvec3(0u);
+		dk[lo >> 5] = b << (lo & 31u);
+		if ((lo & 31u) + w > 32u && (lo >> 5) < 2u) {
+			dk[(lo >> 5) + 1u] = b >> (32u - (lo & 31u));
+		}
+		pre |= dk;
+		barrier();
+	}
+	// Gather: the entries at or above the prefix, above + inbin of them.
+	if (t == 0u) {
+		sh_count = 0u;
+	}
+	barrier();
+	for (uint j = j0 + t; j < j1; j += WG) {
+		uvec2 s = score(load_raw(kin + j * AI));
+		if (radix_ge(radix_top(radix_key(s, j1 - 1u - j, ib), lo), pre)) {
+			sh_put(atomicAdd(sh_count, 1u), s, j);
+		}
+	}
+	barrier();
+}
+
+// radix_rank_emit writes the best kk of the sh_count gathered entries in
+// order: lane t ranks entries t, t+WG, ... (in registers) by counting the
+// entries that come before each, reading every entry once in the same
+// order as every other lane. Each rank is a count over a strict total
+// order, so the ranks are a permutation and no sort (and no scatter into
+// shared memory) is needed: about sh_count^2/WG compares a lane, which on
+// a CPU's lanes beat a bitonic sort's shared-memory exchanges.
+void radix_rank_emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint kk) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint cnt = sh_count;
+	uvec2 ms[OWN_MAX];
+	uint mi[OWN_MAX], mr[OWN_MAX];
+	[[unroll]] for (uint q = 0u; q < OWN_MAX; q++) {
+		uint e = t + q * WG;
+		ms[q] = uvec2(0u);
+		mi[q] = PAD_INDEX;
+		if (q * WG < SORT_MAX && e < cnt) {
+			ms[q] = sh_score(e);
+			mi[q] = sh_idx[e];
+		}
+		mr[q] = 0u;
+	}
+	for (uint j = 0u; j < cnt; j++) {
+		uvec2 s = sh_score(j);
+		uint i = sh_idx[j];
+		[[unroll]] for (uint q = 0u; q < OWN_MAX; q++) {
+			if (q * WG < SORT_MAX && better(s, i, ms[q], mi[q])) {
+				mr[q]++;
+			}
+		}
+	}
+	[[unroll]] for (uint q = 0u; q < OWN_MAX; q++) {
+		if (q * WG < SORT_MAX && t + q * WG < cnt && mr[q] < kk) {
+			emit(rl, sg, kin, kv, kx, mr[q], ms[q], mi[q]);
+		}
+	}
+}
+#endif
+
 void main() {
 	uint items = pc.r_count * pc.nseg;
 	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
@@ -192,7 +364,9 @@ void main() {
 		uint j0 = sg * pc.seg_len;
 		uint j1 = min(j0 + pc.seg_len, N);
 		uint kk = min(K, j1 - j0);
-#if SHAPE == 1
+#if SHAPE == 4
+		radix_gather(kin, j0, j1, kk);
+#elif SHAPE == 1
 		// Lane t's list, padded, at entries [t*lk, (t+1)*lk) with lk =
 		// sort_n / WG (a power of two at least K).
 		uint lk = pc.sort_n / WG;
@@ -253,12 +427,32 @@ void main() {
 			}
 		}
 #endif
+#if SHAPE == 4
+		// Uniform: every lane reads the count after radix_gather's barrier.
+		uint cnt = sh_count;
+		if (cnt <= pc.list_n) {
+			radix_rank_emit(rl, sg, kin, kv, kx, kk);
+		} else {
+			uint p = 1u;
+			while (p < cnt) {
+				p <<= 1;
+			}
+			for (uint q = cnt + t; q < p; q += WG) {
+				sh_put(q, uvec2(0u), PAD_INDEX);
+			}
+			sh_sort(p);
+			for (uint r = t; r < kk; r += WG) {
+				emit(rl, sg, kin, kv, kx, r, sh_score(r), sh_idx[r]);
+			}
+		}
+#else
 #if SHAPE != 3
 		sh_sort(pc.sort_n);
 #endif
 		for (uint r = t; r < kk; r += WG) {
 			emit(rl, sg, kin, kv, kx, r, sh_score(r), sh_idx[r]);
 		}
+#endif
 		barrier();
 	}
 }

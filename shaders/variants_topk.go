@@ -8,6 +8,7 @@ const (
 	TopKLane   = "lane"   // one workgroup per (row, segment): lanes' lists sorted together
 	TopKSort   = "sort"   // one workgroup per (row, segment): the segment sorted in shared memory
 	TopKFilter = "filter" // one workgroup per (row, segment): a sorted list in shared memory, fed by a threshold
+	TopKRadix  = "radix"  // one workgroup per (row, segment): a radix select on the order key, then a sort of the few left
 )
 
 // TopKSortMax is the most entries topk_select.comp sorts in shared memory
@@ -15,6 +16,9 @@ const (
 const (
 	TopKSortMax = 2048
 	TopKListMax = 16
+	// TopKRadixBits is the bits of one digit of the radix strategy
+	// (topk_select.comp's RADIX_BITS).
+	TopKRadixBits = 11
 )
 
 // TopKSelectName is the first pass for elemBits-bit elements (native:
@@ -55,7 +59,7 @@ var (
 	topKSpec        = concat([]string{SpecWorkgroupSize, "FLAGS", "K", "N", "AI", "AV", "AX"}, numbered("DS", 7), numbered("DI", 7), numbered("DV", 7), numbered("DX", 7))
 	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "in_win", "v_win", "x_win"}
 	topKMergePush   = []string{"r_begin", "r_count", "span", "cap_in", "nruns_in", "cap_out", "nruns_out", "in_win", "v_win", "x_win"}
-	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3}
+	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3, TopKRadix: 4}
 )
 
 // A kernel that writes runs reads no output strides: its row declares
@@ -82,7 +86,7 @@ func topKVariants() []Variant {
 			elem := []string{fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native))}
 			out = append(out, Variant{Name: TopKMergeName(bits, native, true), Source: "topk_merge.comp",
 				Defines: append([]string{"FINAL=1"}, elem...), Bindings: 4, Spec: topKSpec, Push: topKMergePush})
-			for _, shape := range []string{TopKThread, TopKLane, TopKSort, TopKFilter} {
+			for _, shape := range []string{TopKThread, TopKLane, TopKSort, TopKFilter, TopKRadix} {
 				for _, runs := range []bool{false, true} {
 					spec := topKSpec
 					if runs {

@@ -69,6 +69,17 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// Each pass is a grid-stride loop of one work item per trip (the
 	// clear pass loads nothing, so the loop is the outermost one).
 	"maxunpool.comp": func(shaders.Variant) Unit { return Unit{Name: "element", Outermost: true, PerIteration: 1} },
+	// TOP_K's first pass: the hot loop scans one position per trip (the
+	// insertion list's, the filter's threshold test, the sort's load).
+	// What follows the scan in shared memory (the filter's and sort's
+	// bitonic sorts, the lane's sort of the lists) is outside it and not
+	// counted: those rows are the scan's cost only.
+	"topk_select.comp": func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	// A merge pass: the hot loop is the binary search, one step of an
+	// entry slot's rank per trip (about log2 of the run's entries a
+	// slot), which loads one entry of the other run: the rows are per
+	// step.
+	"topk_merge.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 }
 
 // elemBytes is the variant's element size: its ELEM_BITS define, else 32
