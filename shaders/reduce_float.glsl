@@ -73,20 +73,17 @@ uint mul_f32(uint x, uint y) {
 // m·2^39 divided by n in long division, the remainder's sticky bit below
 // the quotient.
 uint div_f32_count(uint x, uint n) {
-	if (f32_is_nan(x)) {
-		return fmt_nan(FMT_F32);
-	}
-	if (f32_is_inf(x)) {
-		return x;
+	if (f32_is_nan(x) || f32_is_inf(x)) {
+		return f32_is_nan(x) ? fmt_nan(FMT_F32) : x;
 	}
 	uint m;
 	int e;
 	f32_parts(x, m, e);
-	uvec2 num = uvec2(0u, m << 7); // m·2^39, m < 2^24
-	uint qhi = num.y / n, r = num.y % n, qlo = 0u;
-	for (int i = 31; i >= 0; i--) { // (r:num.x) / n, r < n
+	// m·2^39 (m < 2^24) is the 64-bit (m·2^7 : 0)
+	uint qhi = (m << 7) / n, r = (m << 7) % n, qlo = 0u;
+	for (int i = 31; i >= 0; i--) { // (r : 0) / n, r < n
 		bool over = (r >> 31) != 0u;
-		r = (r << 1) | ((num.x >> uint(i)) & 1u);
+		r <<= 1;
 		if (over || r >= n) {
 			r -= n;
 			qlo |= 1u << uint(i);
@@ -100,16 +97,10 @@ uint div_f32_count(uint x, uint n) {
 // sqrt_f32 is the correctly rounded square root: -0 for -0, NaN below
 // zero; the integer root of m·2^38 (or 2^39) bit by bit.
 uint sqrt_f32(uint x) {
-	if (f32_is_nan(x)) {
+	if (f32_is_nan(x) || (x >> 31) != 0u && (x & 0x7fffffffu) != 0u) {
 		return fmt_nan(FMT_F32);
 	}
-	if ((x & 0x7fffffffu) == 0u) {
-		return x;
-	}
-	if ((x >> 31) != 0u) {
-		return fmt_nan(FMT_F32);
-	}
-	if (f32_is_inf(x)) {
+	if ((x & 0x7fffffffu) == 0u || f32_is_inf(x)) {
 		return x;
 	}
 	uint m;
