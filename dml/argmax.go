@@ -38,8 +38,8 @@ const (
 	ReduceFunctionAverage   = ops.ReduceFunctionAverage   // DML_REDUCE_FUNCTION_AVERAGE: implemented
 	ReduceFunctionL1        = ops.ReduceFunctionL1        // DML_REDUCE_FUNCTION_L1: implemented
 	ReduceFunctionL2        = ops.ReduceFunctionL2        // DML_REDUCE_FUNCTION_L2: implemented
-	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum    // DML_REDUCE_FUNCTION_LOG_SUM: unsupported
-	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: unsupported
+	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum    // DML_REDUCE_FUNCTION_LOG_SUM: implemented
+	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: implemented
 	ReduceFunctionMax       = ops.ReduceFunctionMax       // DML_REDUCE_FUNCTION_MAX: implemented
 	ReduceFunctionMin       = ops.ReduceFunctionMin       // DML_REDUCE_FUNCTION_MIN: implemented
 	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: implemented for integers

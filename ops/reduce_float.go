@@ -17,7 +17,7 @@ import (
 // reduceFloatFuncs are the float functions vkdml computes.
 var reduceFloatFuncs = map[ReduceFunction]bool{
 	ReduceFunctionSum: true, ReduceFunctionAverage: true, ReduceFunctionL1: true,
-	ReduceFunctionSumSquare: true, ReduceFunctionL2: true,
+	ReduceFunctionSumSquare: true, ReduceFunctionL2: true, ReduceFunctionLogSum: true, ReduceFunctionLogSumExp: true,
 }
 
 // reduceFloatPartial is the bytes of a float partial: ten limbs, the

@@ -16,7 +16,7 @@ import (
 
 // reduceFloatFns are REDUCE's float functions with kernels.
 var reduceFloatFns = []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionAverage, ops.ReduceFunctionL1,
-	ops.ReduceFunctionSumSquare, ops.ReduceFunctionL2}
+	ops.ReduceFunctionSumSquare, ops.ReduceFunctionL2, ops.ReduceFunctionLogSum, ops.ReduceFunctionLogSumExp}
 
 // reduceFloatPatterns are the float value patterns (reduceFloatValue).
 var reduceFloatPatterns = []string{"cancel", "magnitudes", "denormals", "zeros", "specials", "random"}
@@ -102,10 +102,10 @@ func TestReduceFloatRows(t *testing.T) {
 		for ti, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
 			for pi, pattern := range reduceFloatPatterns {
 				// Each case compiles its own pipelines (about 2 s on
-				// lavapipe): half the triples, one per function with
-				// -short.
+				// lavapipe): half the triples, with -short one each of SUM,
+				// L1, L2 and LOG_SUM_EXP.
 				n++
-				if testing.Short() && (ti != fi%2 || pi != fi) || !testing.Short() && pi%2 == n%2 {
+				if testing.Short() && (fi%2 == 1 || ti != fi/2%2 || pi != fi%len(reduceFloatPatterns)) || !testing.Short() && pi%2 == n%2 {
 					continue
 				}
 				k++
@@ -167,6 +167,11 @@ func TestReduceFloatExamples(t *testing.T) {
 		{ops.ReduceFunctionL2, []float32{3e30, 4e30}, float32(math.Inf(1))},
 		{ops.ReduceFunctionL1, []float32{-1e8, 1, 1e8, -1}, 2e8},
 		{ops.ReduceFunctionSumSquare, []float32{1e20, -1e20}, float32(math.Inf(1))},
+		{ops.ReduceFunctionLogSum, []float32{0, 0}, float32(math.Inf(-1))},
+		{ops.ReduceFunctionLogSum, []float32{1, 1}, float32(math.Ln2)},
+		{ops.ReduceFunctionLogSumExp, []float32{1000, 1000}, float32(math.Inf(1))},
+		{ops.ReduceFunctionLogSumExp, []float32{-1000, -1000}, float32(math.Inf(-1))},
+		{ops.ReduceFunctionLogSumExp, []float32{0, 0}, float32(math.Ln2)},
 	}
 	for i, c := range cases {
 		in := argInput(tensor.Float32, []uint32{uint32(len(c.in))}, nil)

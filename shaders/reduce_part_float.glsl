@@ -41,7 +41,7 @@ Part part_merge(Part a, Part b) {
 }
 
 #ifndef REDUCE_COMBINE
-// part_term is the FLOAT32 term of an element's raw bits: x, |x| or x*x
+// part_term is the FLOAT32 term of an element's raw bits: x, |x|, x*x or exp(x)
 // (rule 41).
 uint part_term(uvec2 raw) {
 	uint x = VAL_LOG == 1u ? f16_to_f32(raw.x) : raw.x;
@@ -50,6 +50,9 @@ uint part_term(uvec2 raw) {
 	}
 	if (FFUNC == FF_SUM_SQUARE || FFUNC == FF_L2) {
 		return mul_f32(x, x);
+	}
+	if (FFUNC == FF_LOG_SUM_EXP) {
+		return exp_f32(x);
 	}
 	return x;
 }
@@ -83,14 +86,15 @@ uint block_count() {
 
 // part_value is the output's bits: the exact sum rounded once to the
 // output type (SUM, L1, SUM_SQUARE), or to FLOAT32, then divided by the
-// count (AVERAGE) or its square root taken (L2), then rounded to FLOAT16
+// count (AVERAGE), its square root (L2) or its logarithm (LOG_SUM,
+// LOG_SUM_EXP) taken, then rounded to FLOAT16
 // for FLOAT16 outputs (rules 39-41).
 uint part_value(Part st) {
 	if (FFUNC == FF_SUM || FFUNC == FF_L1 || FFUNC == FF_SUM_SQUARE) {
 		return exact_round(st.acc, st.flags, VAL_LOG == 1u ? FMT_F16 : FMT_F32);
 	}
 	uint s = exact_round(st.acc, st.flags, FMT_F32);
-	uint v = FFUNC == FF_AVERAGE ? div_f32_count(s, block_count()) : sqrt_f32(s);
+	uint v = FFUNC == FF_AVERAGE ? div_f32_count(s, block_count()) : FFUNC == FF_L2 ? sqrt_f32(s) : log_f32(s);
 	return VAL_LOG == 1u ? f32_to_f16(v) : v;
 }
 

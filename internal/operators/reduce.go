@@ -26,7 +26,7 @@ func reduceOperator() *Operator {
 		Name:     "reduce",
 		Type:     "REDUCE",
 		DMLTypes: []string{"REDUCE"},
-		Summary:  "REDUCE: max, min, sum, average, multiply, l1, l2, sum_square, argmax or argmin over the given axes (the output keeps the input's rank)",
+		Summary:  "REDUCE: max, min, sum, average, multiply, l1, l2, log_sum, log_sum_exp, sum_square, argmax or argmin over the given axes (the output keeps the input's rank)",
 		Synopsis: "--function NAME --axes A[,B...] [--index-type uint32|int32|uint64|int64] IN.npy OUT.npy",
 		Help:     reduceHelp,
 		Examples: reduceExamples,
@@ -85,9 +85,9 @@ func reduceShown(t *tensor.Tensor) string {
 var reduceHelp = `--function is DirectML's DML_REDUCE_FUNCTION in lower case: ` + strings.Join(reduceFunctions, ", ") + `.
 vkdml computes max and min on every type, sum, multiply, l1 and sum_square
 on int32, uint32, int64 and uint64 (exact: the integers wrap modulo 2^n),
-sum, average, l1, sum_square and l2 on float32 and float16 (summed exactly
-and rounded once: the same bits on every device and plan), and argmax and
-argmin (an index of --index-type, ties to the first); the others, and
+sum, average, l1, sum_square, l2, log_sum and log_sum_exp on float32 and
+float16 (summed exactly and rounded once: the same bits on every device and
+plan), and argmax and argmin (an index of --index-type, ties to the first); the others, and
 multiply of floats, are DXGI_ERROR_UNSUPPORTED. The output of the value
 functions has the input's type.
 
