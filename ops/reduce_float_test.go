@@ -138,6 +138,11 @@ func TestReduceFloatRows(t *testing.T) {
 		t.Logf("GPU plans (strategy, kernels): %v", used)
 		return
 	}
+	// Split-K's 48 segments a block, at least a subgroup of 16, so
+	// that the workgroup combine runs whatever the shapes drawn above.
+	c := reduceFloatCase(rng, ops.ReduceFunctionSum, argInput(tensor.Float32, []uint32{200000}, nil), []uint32{0}, "cancel")
+	c.desc = &testutil.ForcedPlan{Desc: c.desc, Kernel: ops.ArgStrategySplitK}
+	reduceCheckGPUPlan(t, d, c, ops.Tuning{"argCombineGroupMin": "2"}, used, rng)
 	reduceCheckPlansUsed(t, used, "reduce_float_combine_group", "reduce_float_combine+", "_thread", "_group")
 }
 
