@@ -50,10 +50,13 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 		native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
 		k.words = bits < 32 && !native
 		shape := k.shape
-		if shape == shaders.ArgMaxThread && l.tune.argThreadLoads == 8 {
+		if shape == shaders.ArgMaxThread && l.tune.argThreadLoads == 8 && a.value != funcFloat {
 			shape, k.loads = shaders.ArgMaxThreadX8, 8
 		}
 		k.variant = shaders.ArgMaxName(bits, native, shape)
+		if a.value == funcFloat {
+			k.variant = shaders.ReduceFloatName(bits, native, shape)
+		}
 	}
 	return k
 }

@@ -58,6 +58,7 @@ type argLayout struct {
 	outs, blocks []box
 	tune         *tuning // the device class's
 	cus          uint64  // compute units (computeUnits)
+	partial      uint64  // bytes per partial (argPartial, or reduceFloatPartial)
 }
 
 // col8Y: a column layout that vec-col8y (argmax_col8y.comp) serves where

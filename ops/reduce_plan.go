@@ -92,7 +92,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		return nil, err
 	}
 	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: ctx.tuning(), cus: computeUnits(ctx),
-		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
+		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk), partial: a.partialBytes()}
 	vec := ""
 	if useVec {
 		vec = argVecLayout(kept, red, es, strategy, l.tune)
