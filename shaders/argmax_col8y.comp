@@ -27,8 +27,8 @@
 // y = t / X), in a loop whose trip count is the same for every lane of a
 // workgroup (the barriers of the combine need it).
 //
-// PHASED 1 (vec-col8y-phased): the same for one kept dimension of any
-// length whose row stride is not a multiple of 16 bytes (4097x16383 INT8
+// PHASED 1 (vec-col8y-phased): the same for one kept dimension whose
+// length or row stride is not a multiple of 16 bytes (4097x16383 INT8
 // over axis 0). An item is 16 adjacent outputs (the last one fewer; only
 // its valid outputs are written), whose bytes start at byte phase p of a
 // 32-bit word. A lane's rows are COLY rows apart, COLY * stride bytes, a
