@@ -236,28 +236,17 @@ void main() {
 		// its bests, then lane y < 4 of each item reduces output 4w + y
 		// over the lanes that had rows (the first m), and writes it.
 		uint m = min(n, COLY);
-#if PHASED
-		// Output c is byte p + c of the lane's 20: scores and indices by
-		// byte, for the rounds' dynamic pick.
-		uint fs[20], fi[20];
-		for (uint wd = 0u; wd < 5u; wd++) {
-			uint lo = wd < 4u ? clo[wd] : clo4, hi = wd < 4u ? chi[wd] : chi4;
-			fs[4u * wd] = CB - (lo & 0xFFFFu);
-			fs[4u * wd + 1u] = CB - (hi & 0xFFFFu);
-			fs[4u * wd + 2u] = CB - (lo >> 16);
-			fs[4u * wd + 3u] = CB - (hi >> 16);
-			fi[4u * wd] = wd < 4u ? ib0[wd] : ib40;
-			fi[4u * wd + 1u] = wd < 4u ? ib1[wd] : ib41;
-			fi[4u * wd + 2u] = wd < 4u ? ib2[wd] : ib42;
-			fi[4u * wd + 3u] = wd < 4u ? ib3[wd] : ib43;
-		}
-#endif
 		for (uint w = 0u; w < 4u; w++) {
 			uint base = lid * 4u;
 #if PHASED
+			// Output 4w + c is byte bb of word wd of the lane's 20.
 			for (uint c = 0u; c < 4u; c++) {
-				sh_s[base + c] = fs[p + 4u * w + c];
-				sh_i[base + c] = fi[p + 4u * w + c];
+				uint i = p + 4u * w + c, wd = i >> 2, bb = i & 3u;
+				uint f = (bb & 1u) != 0u ? (wd < 4u ? chi[wd] : chi4) : (wd < 4u ? clo[wd] : clo4);
+				sh_s[base + c] = CB - ((f >> ((bb & 2u) * 8u)) & 0xFFFFu);
+				uvec4 ibq = bb == 0u ? ib0 : bb == 1u ? ib1 : bb == 2u ? ib2 : ib3;
+				uint i4 = bb == 0u ? ib40 : bb == 1u ? ib41 : bb == 2u ? ib42 : ib43;
+				sh_i[base + c] = wd < 4u ? ibq[wd] : i4;
 			}
 #else
 			uint lo = clo[w], hi = chi[w];
