@@ -200,9 +200,15 @@ func argVecColFacts(v *stepValues) (DispatchFacts, error) {
 // argCol8YFacts is argmax_col8y.comp (vec-col8y): COLY lanes per (16
 // adjacent outputs, segment) item, each loading LOADS rows' 16-byte
 // vectors before their scans; a workgroup takes WG / COLY items a trip.
+// PHASED: the last item may hold fewer outputs, and a row's load is five
+// 4-byte words.
 func argCol8YFacts(v *stepValues) (DispatchFacts, error) {
 	a := argStepItemsOf(v)
-	f := v.gridFacts(a.oCount/16*a.nloc*v.define("COLY", 1), 16*v.define("LOADS", 1))
+	groups, load := a.oCount/16, uint64(16)
+	if v.define("PHASED", 0) == 1 {
+		groups, load = (a.oCount+15)/16, 20
+	}
+	f := v.gridFacts(groups*a.nloc*v.define("COLY", 1), load*v.define("LOADS", 1))
 	argFirstPassBytes(v, &f, a, 1)
 	return f, nil
 }

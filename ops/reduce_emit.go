@@ -64,7 +64,7 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 				}
 				items := on * s.nloc[i]
 				if k.vec == "col" {
-					items = on / k.vw * s.nloc[i]
+					items = k.colItems(on) * s.nloc[i]
 				}
 				groups := gridFor(ctx, items, 1)
 				switch {

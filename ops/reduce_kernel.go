@@ -21,6 +21,16 @@ type argKernel struct {
 	words   bool   // a scalar kernel reading 8/16-bit elements as 32-bit words
 	rows    bool   // vec-row with a subgroup (of sgSize lanes) per item
 	y       uint64 // lanes that split an item's rows (vec-col8y), 0 for one
+	phased  bool   // vec-col8y's PHASED variant: any run of outputs, the last item short
+}
+
+// colItems is a vec-col kernel's items over n outputs: runs of vw, the
+// PHASED variant's last one short.
+func (k argKernel) colItems(n uint64) uint64 {
+	if k.phased {
+		return ceilDiv(n, k.vw)
+	}
+	return n / k.vw
 }
 
 // laneBytes is the bytes one lane of a kernel with one invocation per
@@ -90,6 +100,9 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 			}
 			if l.col8Y() {
 				k.variant, k.loads, k.y, k.wg = shaders.ArgMaxCol8Y, 4, shaders.ArgMaxCol8YRows, argGroupWG
+				if l.col8Phased() {
+					k.variant, k.phased = shaders.ArgMaxCol8YPhased, true
+				}
 			}
 		}
 		return k
@@ -138,7 +151,8 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 	wgLimit := min(lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0])
 	k.wg = pow2Floor(min(k.wg, max(wgLimit, 1), argGroupWG))
 	if k.y > 0 && uint64(k.wg) < 2*k.y {
-		// Fewer than two items a workgroup: the one-lane-per-item kernel.
+		// Fewer than two items a workgroup: the one-lane-per-item kernel
+		// (which the PHASED layout cannot take: misfit refuses it).
 		k.variant, k.y = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecColX4), 0
 	}
 	if k.vec == "row" && k.small && f.SubgroupArithmetic && f.SubgroupSizeControl && f.ComputeFullSubgroups &&

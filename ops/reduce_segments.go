@@ -75,7 +75,7 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 	nred := product(l.red)
 	items := product(l.kept)
 	if k.vec == "col" {
-		items = max(items/k.vw, 1) * max(k.y, 1)
+		items = max(k.colItems(items), 1) * max(k.y, 1)
 	}
 	var want uint64
 	switch {
@@ -164,6 +164,13 @@ func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
 // every step's run of outputs must be multiples of its vw outputs per
 // invocation.
 func (l *argLayout) colMisfit(k argKernel, s *argSegments) error {
+	if k.phased {
+		// Any run of outputs; but only vec-col8y takes the layout.
+		if k.y == 0 {
+			return hresult.Unsupported("Kernel", "vec-col8y's misaligned 8-bit columns need a workgroup of at least %d lanes", 2*shaders.ArgMaxCol8YRows)
+		}
+		return nil
+	}
 	for _, ro := range l.outs {
 		if ro.begin%k.vw != 0 || ro.count%k.vw != 0 {
 			return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window holds %d from output %d", k.vw, ro.count, ro.begin)
@@ -203,7 +210,7 @@ func (l *argLayout) outputsPerStep(k argKernel, s *argSegments, ro box, i int) u
 		// entries [o*nseg+segBase, (o+n-1)*nseg+segBase+nloc)
 		n = min(n, firstPassOutputs(l.budget, s.nseg, s.nloc[i], l.partial))
 	}
-	if k.vec == "col" {
+	if k.vec == "col" && !k.phased {
 		n -= n % k.vw
 	}
 	return n

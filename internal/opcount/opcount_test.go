@@ -12,10 +12,6 @@ import (
 // change is bringing down. A case leaves the list when it meets the
 // budget; none may join it but a case new to the table, with its reason.
 var pending = map[string]bool{
-	// 8-bit columns of an odd row length, which vec-col8y's 16-byte loads
-	// cannot take (argmax.comp's thread kernel loads one byte per
-	// element): issue 29 item 3.
-	"argmax 4097x16383 INT8 axis 0": true,
 	// REDUCE MAX/MIN on 8-bit columns: argmax.comp's thread kernel, as
 	// ARGMAX's 8-bit columns took before vec-col8y, which computes
 	// indices only (issue 29 item 3).
