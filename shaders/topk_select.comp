@@ -94,29 +94,89 @@ void emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint r, uvec2 s, uint i)
 uvec2 ls[LIST_MAX];
 uint li[LIST_MAX];
 
+// THE GATE. A position of a scan comes after every position already in
+// the list (each scan goes in increasing index), so it beats the list's
+// last entry (b, bi) only by a higher score, or by an equal one when bi
+// is padding (a NaN beats padding, rule 34). While the last entry is a
+// number, the scan tests each position with gate_key alone: an integer
+// whose order refines the values' (gate_key(x) > gate_key(t) whenever x
+// comes before t; it splits -0 from +0 and places NaNs past the
+// infinities, which only sends those to the full test), computed from
+// the raw bits in a few operations instead of the score and (score,
+// index) order. Only a position the gate passes, or any position while
+// the last entry is padding or a NaN ("open"), takes the full test and
+// the insertion, which is exact on its own: the gate only skips
+// positions that cannot enter.
+#if ELEM_BITS == 64
+#define GATE_T uvec2
+GATE_T gate_key(uvec2 raw) { return elem_key2(raw, KIND); }
+bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? key_gt(a, t) : key_gt(t, a); }
+#else
+#define GATE_T int
+// gate_key: unsigned 32-bit values move to the signed range; signed and
+// float values shift their sign to bit 31; a float's negative values
+// (sign-magnitude) then have their magnitude bits inverted, so that a
+// larger magnitude is a lower integer.
+GATE_T gate_key(uvec2 raw) {
+	int v;
+	if (KIND == KIND_UNSIGNED) {
+		v = int(ELEM_BITS == 32 ? raw.x ^ 0x80000000u : raw.x);
+	} else {
+		v = int(raw.x << (32u - uint(ELEM_BITS)));
+	}
+	if (KIND == KIND_FLOAT) {
+		v ^= (v >> 31) & 0x7FFFFFFF;
+	}
+	return v;
+}
+bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? a > t : a < t; }
+#endif
+
 // list_scan fills the list with the best K entries of positions j0, j0 +
-// stride, ... < j1 (padding where there are fewer). A candidate better
-// than the list's last entry sinks through the list, swapping with every
-// entry it beats: the list stays sorted and its last entry drops out.
+// stride, ... < j1 (padding where there are fewer). A position the gate
+// passes and that beats the list's last entry sinks through the list,
+// swapping with every entry it beats: the list stays sorted and its last
+// entry drops out.
 void list_scan(uint kin, uint j0, uint j1, uint stride) {
 	[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
 		ls[q] = uvec2(0u);
 		li[q] = PAD_INDEX;
 	}
+	// The push constants read once: the loop then costs an address, a
+	// load, the gate and its counter.
+	uint base = pc.base_src;
+	uint e0 = kin - pc.in_win;
+	bool open = true;
+	GATE_T gate = gate_key(uvec2(0u));
 	for (uint j = j0; j < j1; j += stride) {
-		uvec2 s = score(load_raw(kin + j * AI));
-		uint i = j;
-		if (!better(s, i, ls[K - 1u], li[K - 1u])) {
-			continue;
-		}
-		[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
-			if (q < K && better(s, i, ls[q], li[q])) {
-				uvec2 ts = ls[q];
-				uint ti = li[q];
-				ls[q] = s;
-				li[q] = i;
-				s = ts;
-				i = ti;
+		uvec2 raw = elem_load(base, e0 + j * AI);
+		// The insertion, which the common position skips: the gate
+		// fails.
+		if (any(bvec2(open, gate_before(gate_key(raw), gate)))) {
+			uvec2 s = score(raw);
+			uint i = j;
+			if (better(s, i, ls[K - 1u], li[K - 1u])) {
+				[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+					if (q < K && better(s, i, ls[q], li[q])) {
+						uvec2 ts = ls[q];
+						uint ti = li[q];
+						ls[q] = s;
+						li[q] = i;
+						s = ts;
+						i = ti;
+					}
+				}
+				// The new last entry: its value reloaded (an insertion is
+				// rare once the list fills), or open while it is padding
+				// or a NaN.
+				uint bi = li[K - 1u];
+				open = true;
+				if (bi != PAD_INDEX) {
+					uvec2 braw = elem_load(base, e0 + bi * AI);
+					// Only a NaN scores 0 among floats (topk.glsl's ORDER).
+					open = KIND == KIND_FLOAT && score(braw) == uvec2(0u);
+					gate = gate_key(braw);
+				}
 			}
 		}
 	}
