@@ -344,7 +344,7 @@ func topKValueBits(dt tensor.DataType, x float64) uint64 {
 // last entry is a number, on rows where every position enters (ascending
 // for DECREASING, descending for INCREASING), all ties, NaNs before, among
 // and after the numbers, signed zeros, subnormals next to the zeros,
-// negative floats, the types' extremes and random bits; at every element
+// negative floats (one ulp apart too), the types' extremes and random bits; at every element
 // width and with K = 1, 2 and the lists' 16, each row against the
 // reference. -short: FLOAT32 with K = 1 and 16.
 func TestTopKListGate(t *testing.T) {
@@ -377,6 +377,17 @@ func TestTopKListGate(t *testing.T) {
 		},
 		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, sub[i%len(sub)]) },
 		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, -1-float64(i%11)/4) },
+		// Negative floats one ulp apart, each above the one before: the
+		// gate's threshold from a negative score must not skip them.
+		func(dt tensor.DataType, i int) uint64 {
+			switch dt {
+			case tensor.Float32:
+				return 0xbf800002 - uint64(i%3)
+			case tensor.Float16:
+				return 0xbc02 - uint64(i%3)
+			}
+			return topKValueBits(dt, float64(i%3-5))
+		},
 		func(dt tensor.DataType, i int) uint64 {
 			return topKValueBits(dt, []float64{math.Inf(1), 0, math.Inf(-1), 1, -1}[i%5])
 		},

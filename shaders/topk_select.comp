@@ -110,24 +110,31 @@ uint li[LIST_MAX];
 #if ELEM_BITS == 64
 #define GATE_T uvec2
 GATE_T gate_key(uvec2 raw) { return elem_key2(raw, KIND); }
+// gate_of_score is the gate key of a number whose score is s.
+GATE_T gate_of_score(uvec2 s) { return DECR != 0u ? s : ~s; }
 bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? key_gt(a, t) : key_gt(t, a); }
 #else
 #define GATE_T int
-// gate_key: unsigned 32-bit values move to the signed range; signed and
-// float values shift their sign to bit 31; a float's negative values
-// (sign-magnitude) then have their magnitude bits inverted, so that a
-// larger magnitude is a lower integer.
+const uint GATE_SHIFT = 32u - uint(ELEM_BITS);
+// gate_key: an integer's key with its top bit flipped and moved to bit
+// 31 (so signed order is the key's order); a float's bits with the sign
+// moved to bit 31 and, for a negative value (sign-magnitude), the
+// magnitude bits inverted, so that a larger magnitude is a lower integer.
 GATE_T gate_key(uvec2 raw) {
-	int v;
-	if (KIND == KIND_UNSIGNED) {
-		v = int(ELEM_BITS == 32 ? raw.x ^ 0x80000000u : raw.x);
-	} else {
-		v = int(raw.x << (32u - uint(ELEM_BITS)));
-	}
 	if (KIND == KIND_FLOAT) {
-		v ^= (v >> 31) & 0x7FFFFFFF;
+		int v = int(raw.x << GATE_SHIFT);
+		return v ^ ((v >> 31) & 0x7FFFFFFF);
 	}
-	return v;
+	return int((elem_key(raw.x, KIND) ^ ELEM_SIGN) << GATE_SHIFT);
+}
+// gate_of_score is the gate key of a number whose score is s (for a
+// zero, +0's): the key's top bit flipped and moved to bit 31 is the value
+// itself for integers and positive floats, and one above it for a
+// negative float (-m where its gate key is -1-m).
+GATE_T gate_of_score(uvec2 s) {
+	uint k = (DECR != 0u ? s.x : ~s.x) & ELEM_MASK;
+	int x = int((k ^ ELEM_SIGN) << GATE_SHIFT);
+	return KIND == KIND_FLOAT && x < 0 ? x - 1 : x;
 }
 bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? a > t : a < t; }
 #endif
@@ -166,17 +173,11 @@ void list_scan(uint kin, uint j0, uint j1, uint stride) {
 						i = ti;
 					}
 				}
-				// The new last entry: its value reloaded (an insertion is
-				// rare once the list fills), or open while it is padding
-				// or a NaN.
-				uint bi = li[K - 1u];
-				open = true;
-				if (bi != PAD_INDEX) {
-					uvec2 braw = elem_load(base, e0 + bi * AI);
-					// Only a NaN scores 0 among floats (topk.glsl's ORDER).
-					open = KIND == KIND_FLOAT && score(braw) == uvec2(0u);
-					gate = gate_key(braw);
-				}
+				// The new last entry: open while it is padding or a NaN
+				// (only a NaN scores 0 among floats: topk.glsl's ORDER),
+				// else its gate key, from its score.
+				open = li[K - 1u] == PAD_INDEX || KIND == KIND_FLOAT && ls[K - 1u] == uvec2(0u);
+				gate = gate_of_score(ls[K - 1u]);
 			}
 		}
 	}
