@@ -31,19 +31,6 @@ var pending = map[string]bool{
 	"reduce max 4096x16384 INT8 axis 1":    true,
 	"reduce min 4096x16384 FLOAT32 axis 1": true,
 	"reduce max 64M FLOAT32 whole":         true,
-	// TOP_K with K <= 16 (issue 31, new to the table): the insertion
-	// lists of thread and lane compare each position with the list's
-	// last entry through topk.glsl's (score, index) order, 27 ops a
-	// position for K = 1 over 4 bytes; thread's unrolled sink for the MoE
-	// rows costs 38 (K = 2) and 86 (K = 8) ops a position. A
-	// score-only test before the index tie-break, or a subgroup's
-	// threshold, would bring them down; the radix strategy, within its
-	// scans, cannot be counted yet (its passes nest loops of data-bound
-	// trips) and is off on GPUs until one times it.
-	"topk 8x32000 K=1 FLOAT32":    true,
-	"topk 128x256000 K=1 FLOAT32": true,
-	"topk 65536x64 K=2 FLOAT32":   true,
-	"topk 65536x64 K=8 FLOAT32":   true,
 	// REDUCE's float functions (issue 32): each element costs an exact
 	// accumulator add over ten 32-bit limbs (about 60 ops, 15 ops a
 	// byte), and LOG_SUM_EXP an integer exp besides; meeting the budget
