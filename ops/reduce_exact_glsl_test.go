@@ -105,27 +105,12 @@ func glslCheckKernel(t *testing.T, name string, paramBytes int) (*gpu.Device, *g
 // output of outBytes, and returns the output.
 func glslCheckRun(t *testing.T, d *gpu.Device, k *gpu.Kernel, in []byte, outBytes int, params []byte, groups uint32) []byte {
 	t.Helper()
-	src, err := d.NewBuffer(uint64(len(in)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Free()
-	dst, err := d.NewBuffer(uint64(outBytes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Free()
+	src := testutil.NewGPUBuffer(t, d, uint64(len(in)))
+	dst := testutil.NewGPUBuffer(t, d, uint64(outBytes))
 	if err := src.Write(0, in); err != nil {
 		t.Fatal(err)
 	}
-	l, err := d.NewCommandList()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Destroy()
-	if err := l.Begin(); err != nil {
-		t.Fatal(err)
-	}
+	l := testutil.BeginGPUList(t, d)
 	if err := l.Dispatch(k, []gpu.Range{{Buffer: src, Size: uint64(len(in))}, {Buffer: dst, Size: uint64(outBytes)}}, params, [3]uint32{groups, 1, 1}); err != nil {
 		t.Fatal(err)
 	}
