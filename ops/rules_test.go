@@ -236,8 +236,9 @@ func poolRejectCases() []poolRule {
 
 // TestReduceDispatch: REDUCE runs ARGMAX and ARGMIN through the arg
 // reduction (the same plan as the standalone operators, REDUCE's type
-// tables aside), refuses the other defined functions as unsupported and
-// undefined ones as invalid, in Validate, Plan and Reference alike.
+// tables aside), plans float SUM and SUM_SQUARE, refuses MULTIPLY of
+// floats as unsupported and undefined functions as invalid, in Validate,
+// Plan and Reference alike.
 func TestReduceDispatch(t *testing.T) {
 	ctx := descfuzz.Lavapipe()
 	in, out := tensor.NewDesc(tensor.Float32, []uint32{2, 3, 64}), tensor.NewDesc(tensor.UInt32, []uint32{2, 3, 1})
@@ -253,13 +254,17 @@ func TestReduceDispatch(t *testing.T) {
 			t.Errorf("%v plans %s/%s, the standalone operator %s/%s", f, got.Strategy, got.Kernels[0].Variant, want.Strategy, want.Kernels[0].Variant)
 		}
 	}
-	// The float SUM functions (issue 32's) are checked with a well-formed
-	// desc, whose output keeps the input's type, so that only the
-	// function is left to refuse.
+	// MULTIPLY of floats (the one float function vkdml does not compute
+	// yet, issue 32) is checked with a well-formed desc, whose output
+	// keeps the input's type, so that only the function is left to
+	// refuse; SUM and SUM_SQUARE of floats are accepted.
 	outF := tensor.NewDesc(tensor.Float32, []uint32{2, 3, 1})
+	for _, f := range []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionSumSquare} {
+		validPlan(t, ctx, &ops.Reduce{Function: f, Input: in, Output: outF, Axes: []uint32{2}}, fmt.Sprint(f))
+	}
 	for f, code := range map[ops.ReduceFunction]error{
-		ops.ReduceFunctionSum: hresult.DXGI_ERROR_UNSUPPORTED, ops.ReduceFunctionSumSquare: hresult.DXGI_ERROR_UNSUPPORTED,
-		12: hresult.E_INVALIDARG, 1 << 31: hresult.E_INVALIDARG,
+		ops.ReduceFunctionMultiply: hresult.DXGI_ERROR_UNSUPPORTED,
+		12:                         hresult.E_INVALIDARG, 1 << 31: hresult.E_INVALIDARG,
 	} {
 		r := &ops.Reduce{Function: f, Input: in, Output: outF, Axes: []uint32{2}}
 		_, perr := r.Plan(ctx)
