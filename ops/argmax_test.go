@@ -371,13 +371,14 @@ func drawCases(n int, covered func() bool, draw func(i int)) int {
 }
 
 // shortSampled reports whether case i of a sweep runs: every case
-// normally, one in every of them under -short. make test runs ops three
+// normally, one in every of them under -short (testutil.CaseCount, the
+// suite's one switch between the two sizes). make test runs ops three
 // times (subgroup sizes 8, then 4 and 16 with -short), and the longest GPU
 // sweeps would cost minutes of every CI run at each width; callers offset
 // i by the type's position so that the cases a width skips for one type
 // run for the next, and every kind still meets several types.
 func shortSampled(i, every int) bool {
-	return !testing.Short() || i%every == 0
+	return i%testutil.CaseCount(1, every) == 0
 }
 
 func argCheckCase(t *testing.T, d *dml.Device, c argCase, strat string, rng *rand.Rand) {
