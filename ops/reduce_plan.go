@@ -164,8 +164,7 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 	}
 	switch ctx.Kernel {
 	case "", ArgStrategyVec:
-		// The vectorised kernels compute indices only.
-		return strategy, a.value == funcIndex, nil
+		return strategy, true, nil
 	case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
 		return ctx.Kernel, false, nil
 	}

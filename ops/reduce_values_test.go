@@ -153,8 +153,8 @@ func reduceRandomCase(rng *rand.Rand, maxElems int) argCase {
 }
 
 // reduceStrategies are the strategies the tests force, "" the planner's
-// own; vec is refused by the value functions' planner, which reports its
-// own scalar choice.
+// own; vec on a layout no vector kernel fits runs the planner's scalar
+// choice.
 var reduceStrategies = append([]string{"", ops.ArgStrategyVec}, ops.ArgStrategies...)
 
 // TestReduceValueExamples: the rules' examples (the issue, DirectML's

@@ -39,10 +39,11 @@
 #define ELEM_SRC 0
 #define ELEM_SRC4 0
 #define WORD_DST 1
+#define WORD_DST_RW 1
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
-#include "argmax_partial.glsl"
+#include "reduce_part.glsl"
 #include "argmax_vec_common.glsl"
 
 #if WIDE
@@ -53,20 +54,12 @@ const uint VW = 8u; // elements per vector load
 const uint VW = 128u / ELEM_BITS; // EPV
 #endif
 
-// better1 is better() for SCORE.
-bool better1(SCORE s, uint si, SCORE b, uint bi) {
-#if ELEM_BITS == 64
-	return better(s, si, b, bi);
-#else
-	return s > b || (s == b && (LAST != 0u ? si > bi : si < bi));
-#endif
-}
-
 // ROW_FILTER (FLAGS bit 17): the raw-interval filter below runs. The host
 // sets it where the device class's tuning asks (argRowFilter): on a GPU
 // the scans of narrow and float elements are integer-ALU bound, while on
 // lavapipe the filter's bookkeeping costs more than the visits it saves.
-const uint ROW_FILTER = (FLAGS >> 17) & 1u;
+// Only the ORDERED functions have a best to filter against.
+const uint ROW_FILTER = ORDERED ? (FLAGS >> 17) & 1u : 0u;
 
 #if ELEM_BITS < 64
 #if WIDE
@@ -84,6 +77,11 @@ shared uint sh_idx[WG_MAX];
 
 #if SUBGROUP
 void sg_reduce(inout SCORE s, inout uint idx) {
+	if (!ORDERED) {
+		// (The host gives 64-bit MULTIPLY no subgroup variant: sg_part.)
+		s = SCORE1(sg_part(Part(SCORE2(s), 0u, 0u)).s);
+		return;
+	}
 #if ELEM_BITS == 64
 	// The maximum high word, then the maximum low word among the lanes
 	// that hold it: no 64-bit subgroup arithmetic needed.
@@ -133,6 +131,7 @@ void main() {
 		// position of element a is a + jdelta (mod 2^32).
 		uint a0 = elem_base(pc.base_src) + (kin + j0 * DI7 - pc.in_win);
 		uint jdelta = j0 - a0;
+		uint ein = elem_base(pc.base_src) + kin - pc.in_win; // block position 0
 		uint h = min((VW - (a0 & (VW - 1u))) & (VW - 1u), n);
 		uint vb = (a0 + h) / VW;
 		uint nv = (n - h) / VW;
@@ -147,15 +146,8 @@ void main() {
 		for (uint v = vb + t; v < vb + nv; v += WG) {
 			uvec4 q = elem_src4.x[v];
 			uint j = v * 2u + jdelta;
-			uvec2 s0 = score(q.xy, j), s1 = score(q.zw, j + 1u);
-			if (better1(s0, j, best, bi)) {
-				best = s0;
-				bi = j;
-			}
-			if (better1(s1, j + 1u, best, bi)) {
-				best = s1;
-				bi = j + 1u;
-			}
+			fold1(best, bi, q.xy, j);
+			fold1(best, bi, q.zw, j + 1u);
 		}
 #else
 		// One best per vector component (word c of every load). A
@@ -166,20 +158,14 @@ void main() {
 		// later one replaces the best when it scores higher, or as high
 		// under DECREASING (score4_later: j > 0 there). A lane with no
 		// vector keeps the identity.
-		uvec4 b4 = uvec4(0u), i4 = uvec4(ID_IDX);
+		uvec4 b4 = uvec4(SCORE_ID), i4 = uvec4(ID_IDX);
 		uvec4 lane_j = uvec4(0u, 1u, 2u, 3u) * (32u / ELEM_BITS) + jdelta;
 #define FIRST(RAW, J)                                                          \
 	{                                                                          \
 		i4 = (J);                                                              \
-		b4 = score4((RAW), i4);                                                \
+		b4 = start4((RAW), i4);                                                \
 	}
-#define LATER(RAW, J)                                                          \
-	{                                                                          \
-		uvec4 s_ = score4_later(RAW);                                          \
-		bvec4 u_ = LAST != 0u ? greaterThanEqual(s_, b4) : greaterThan(s_, b4); \
-		b4 = mix(b4, s_, u_);                                                  \
-		i4 = mix(i4, (J), u_);                                                 \
-	}
+#define LATER(RAW, J) later4(b4, i4, (RAW), (J));
 // LOAD_VEC(v) is vector v; SCAN_VEC(q, v, UPDATE0, UPDATE) visits its
 // elements, the first component-wise one through UPDATE0, the others
 // through UPDATE; FILTER_VEC(q) is, per component, the least of
@@ -267,23 +253,14 @@ void main() {
 			}
 		}
 		uint best = b4.x, bi = i4.x;
-		if (better1(b4.y, i4.y, best, bi)) { best = b4.y; bi = i4.y; }
-		if (better1(b4.z, i4.z, best, bi)) { best = b4.z; bi = i4.z; }
-		if (better1(b4.w, i4.w, best, bi)) { best = b4.w; bi = i4.w; }
+		merge1(best, bi, b4.y, i4.y);
+		merge1(best, bi, b4.z, i4.z);
+		merge1(best, bi, b4.w, i4.w);
 #endif
 		// The unaligned head and the tail, fewer than VW elements each.
 		for (uint k = t; k < h + ntail; k += WG) {
 			uint a = k < h ? a0 + k : tail0 + (k - h);
-			uint j = a + jdelta;
-#if ELEM_BITS == 64
-			SCORE s = score(elem_load(0u, a), j);
-#else
-			SCORE s = score(elem_load(0u, a), j).x;
-#endif
-			if (better1(s, j, best, bi)) {
-				best = s;
-				bi = j;
-			}
+			fold1(best, bi, elem_load(0u, a), a + jdelta);
 		}
 #if SUBGROUP && (ONESG || ROWS)
 		// The item's lanes are exactly one subgroup: no shared memory, no
@@ -291,7 +268,7 @@ void main() {
 		// between its per-subgroup coroutines).
 		sg_reduce(best, bi);
 		if (subgroupElect()) {
-			write_result(o, pc.seg_base + sl, kout, best, bi);
+			write_result(o, pc.seg_base + sl, kout, ein, best, bi);
 		}
 #elif SUBGROUP
 		sg_reduce(best, bi);
@@ -304,14 +281,11 @@ void main() {
 			best = SCORE_ID;
 			bi = ID_IDX;
 			for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
-				if (better1(sh_s[k], sh_idx[k], best, bi)) {
-					best = sh_s[k];
-					bi = sh_idx[k];
-				}
+				merge1(best, bi, sh_s[k], sh_idx[k]);
 			}
 			sg_reduce(best, bi);
 			if (subgroupElect()) {
-				write_result(o, pc.seg_base + sl, kout, best, bi);
+				write_result(o, pc.seg_base + sl, kout, ein, best, bi);
 			}
 		}
 		barrier();
@@ -320,14 +294,17 @@ void main() {
 		sh_idx[t] = bi;
 		barrier();
 		for (uint hh = WG / 2u; hh > 0u; hh >>= 1) {
-			if (t < hh && better1(sh_s[t + hh], sh_idx[t + hh], sh_s[t], sh_idx[t])) {
-				sh_s[t] = sh_s[t + hh];
-				sh_idx[t] = sh_idx[t + hh];
+			if (t < hh) {
+				SCORE s = sh_s[t];
+				uint si = sh_idx[t];
+				merge1(s, si, sh_s[t + hh], sh_idx[t + hh]);
+				sh_s[t] = s;
+				sh_idx[t] = si;
 			}
 			barrier();
 		}
 		if (t == 0u) {
-			write_result(o, pc.seg_base + sl, kout, sh_s[0], sh_idx[0]);
+			write_result(o, pc.seg_base + sl, kout, ein, sh_s[0], sh_idx[0]);
 		}
 		barrier();
 #endif

@@ -120,6 +120,34 @@ Part part_fold(Part st, uvec2 raw, uint j) {
 }
 #endif // REDUCE_COMBINE
 
+#if SUBGROUP
+// sg_part leaves the subgroup's merged Part in every lane. ORDERED: the
+// maximum high word, then the maximum low word among the lanes holding it,
+// then the first (or, LAST, the last) position among the lanes holding
+// both, and that lane's payload. Sums modulo 2^64 add the low words in
+// 16-bit halves, so that no subgroup sum overflows (a subgroup has at most
+// 2^16 lanes), and carry into the high word. MULTIPLY multiplies the low
+// words: exact modulo 2^32, so the planner gives 64-bit MULTIPLY only the
+// kernels without subgroup arithmetic.
+Part sg_part(Part st) {
+	if (ORDERED) {
+		uint mh = subgroupMax(st.s.y);
+		uint ml = subgroupMax(st.s.y == mh ? st.s.x : 0u);
+		bool top = st.s.x == ml && st.s.y == mh;
+		uint idx = LAST != 0u ? subgroupMax(top ? st.i : 0u) : subgroupMin(top ? st.i : 0xFFFFFFFFu);
+		uint p = FUNC == FUNC_EXTREME ? subgroupMax(top && st.i == idx ? st.p : 0u) : 0u;
+		return Part(uvec2(ml, mh), idx, p);
+	}
+	if (FUNC == FUNC_MULTIPLY) {
+		return Part(uvec2(subgroupMul(st.s.x), 0u), 0u, 0u);
+	}
+	uint a = subgroupAdd(st.s.x & 0xFFFFu), b = subgroupAdd(st.s.x >> 16);
+	uint carry;
+	uint lo = uaddCarry(a, b << 16, carry);
+	return Part(uvec2(lo, subgroupAdd(st.s.y) + (b >> 16) + carry), 0u, 0u);
+}
+#endif
+
 // part_value is the output value of a value function's Part: the best
 // element's bits (MAX / MIN), or the accumulator.
 uvec2 part_value(Part st) {
