@@ -1,5 +1,6 @@
 #version 450
-// argmax_vec_col.comp (vec-col): ARGMAX / ARGMIN first pass when the
+// argmax_vec_col.comp (vec-col): ARGMAX / ARGMIN and REDUCE first pass
+// (argmax_vec_common.glsl's lane state) when the
 // innermost kept dimension has input stride 1, a size that is a multiple
 // of PER, and every other input stride (kept and reduced) is a multiple of
 // PER elements, with argmax_vec_common.glsl's 16-byte loads. One invocation

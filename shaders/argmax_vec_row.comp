@@ -1,6 +1,7 @@
 #version 450
-// argmax_vec_row.comp (vec-row): ARGMAX / ARGMIN first pass when the block
-// is one contiguous run (one reduced dimension of input stride 1), with
+// argmax_vec_row.comp (vec-row): ARGMAX / ARGMIN and REDUCE first pass
+// (argmax_vec_common.glsl's lane state) when the block is one contiguous
+// run (one reduced dimension of input stride 1), with
 // argmax_vec_common.glsl's 16-byte loads. One workgroup per (output,
 // segment); lane t reads the 16-byte vectors t, t+WG, ... of the segment's
 // aligned middle, keeping one best per vector component (below 64 bits, a

@@ -1,6 +1,8 @@
 // reduce_part.glsl: what a reduction carries from its elements to its
 // output, for every DML_REDUCE_FUNCTION the reduction kernels run
-// (argmax.comp, argmax_combine.comp, argmax_combine_group.comp): the
+// (argmax.comp, argmax_combine.comp, argmax_combine_group.comp; the
+// vectorised first passes carry a narrower state, argmax_vec_common.glsl,
+// and write Parts): the
 // Part, how a first pass builds one from an element and folds in the
 // next element, how two merge (lanes, subgroups, segments, in any
 // grouping), the 16-byte partial that carries one between passes, and the
