@@ -1204,8 +1204,8 @@ func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern strin
 // segment boundaries, padded strides and outputs; each block whole (one
 // dispatch) and cut into many short segments (tuning that wants every
 // byte in flight, so that lanes of a segment have no row and partials are
-// combined). Every case must plan vec-col8y, and REDUCE MAX or MIN on
-// its input must not (they need values, vec-col8y gives indices only).
+// combined). Every case must plan vec-col8y, REDUCE MAX or MIN on its
+// input too (the value read back from the winner's position).
 func TestArgCol8Y(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -1233,13 +1233,14 @@ func TestArgCol8Y(t *testing.T) {
 				g.desc = forced
 				argCheckCase(t, d, g, "", rng)
 			}
-			// REDUCE's MAX and MIN on the same layout: vec-col8y computes
-			// indices only, so the value functions plan a scalar kernel.
+			// REDUCE's MAX and MIN on the same layout, the types' extremes
+			// at the ends of every 16 and 256 rows among ties (lanes take
+			// every 32nd row), whole and split.
 			f := []ops.ReduceFunction{ops.ReduceFunctionMax, ops.ReduceFunctionMin}[pi%2]
-			v := reduceCase(rng, f, c.in, []uint32{uint32(len(c.in.Desc.Sizes) - 2)}, "random", "packed")
-			forced := &testutil.ForcedPlan{Desc: v.desc, DeviceType: caps.DeviceTypeDiscreteGPU}
-			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant == shaders.ArgMaxCol8Y {
-				t.Fatalf("%s: GPU plan runs %s, which computes indices only", v.what, shaders.ArgMaxCol8Y)
+			v := reduceCase(rng, f, c.in, []uint32{uint32(len(c.in.Desc.Sizes) - 2)}, []string{"boundary", "ties"}[pi/2%2], "packed", "padded")
+			forced := &testutil.ForcedPlan{Desc: v.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: []ops.Tuning{nil, split}[pi%2]}
+			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant != shaders.ArgMaxCol8Y {
+				t.Fatalf("%s: GPU plan runs %s, want %s", v.what, p.Kernels[0].Variant, shaders.ArgMaxCol8Y)
 			}
 			v.desc = forced
 			argCheckCase(t, d, v, "", rng)

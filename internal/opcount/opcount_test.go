@@ -16,25 +16,6 @@ var pending = map[string]bool{
 	// cannot take (argmax.comp's thread kernel loads one byte per
 	// element): issue 29 item 3.
 	"argmax 4097x16383 INT8 axis 0": true,
-	// REDUCE MAX/MIN on 8-bit columns: argmax.comp's thread kernel, as
-	// ARGMAX's 8-bit columns took before vec-col8y, which computes
-	// indices only (issue 29 item 3).
-	"reduce max 4096x16384 UINT8 axis 0": true,
-	"reduce max 4096x16384 INT8 axis 0":  true,
-	// REDUCE MAX/MIN along rows and whole of 8-, 16-bit and float types:
-	// the value functions plan the scalar group kernel, whose per-element
-	// score and compare the vector row kernels would spread over 4 to 16
-	// elements, but those compute indices only (REDUCE part 2 gives them
-	// the value functions). 32-bit integers and 64-bit types, and every
-	// accumulation, are within the budget on the same kernels.
-	"reduce max 4096x16384 FLOAT32 axis 1": true,
-	"reduce max 4096x16384 FLOAT16 axis 1": true,
-	"reduce max 4096x16384 UINT16 axis 1":  true,
-	"reduce max 4096x16384 INT16 axis 1":   true,
-	"reduce max 4096x16384 UINT8 axis 1":   true,
-	"reduce max 4096x16384 INT8 axis 1":    true,
-	"reduce min 4096x16384 FLOAT32 axis 1": true,
-	"reduce max 64M FLOAT32 whole":         true,
 	// TOP_K with K <= 16 (issue 31, new to the table): the insertion
 	// lists of thread and lane compare each position with the list's
 	// last entry through topk.glsl's (score, index) order, 27 ops a
