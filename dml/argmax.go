@@ -29,21 +29,22 @@ const (
 )
 
 // DML_REDUCE_FUNCTION, with DirectML's values. vkdml's REDUCE implements
-// those marked; the others, and SUM, MULTIPLY, L1 and SUM_SQUARE of
-// floats, return DXGI_ERROR_UNSUPPORTED.
+// those marked (the float functions exactly summed and rounded once, the
+// same bits on every device: docs/semantics.md rules 39-44); the others,
+// and MULTIPLY of floats, return DXGI_ERROR_UNSUPPORTED.
 const (
 	ReduceFunctionArgMax    = ops.ReduceFunctionArgMax    // DML_REDUCE_FUNCTION_ARGMAX: implemented
 	ReduceFunctionArgMin    = ops.ReduceFunctionArgMin    // DML_REDUCE_FUNCTION_ARGMIN: implemented
-	ReduceFunctionAverage   = ops.ReduceFunctionAverage   // DML_REDUCE_FUNCTION_AVERAGE: unsupported
-	ReduceFunctionL1        = ops.ReduceFunctionL1        // DML_REDUCE_FUNCTION_L1: implemented for integers
-	ReduceFunctionL2        = ops.ReduceFunctionL2        // DML_REDUCE_FUNCTION_L2: unsupported
-	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum    // DML_REDUCE_FUNCTION_LOG_SUM: unsupported
-	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: unsupported
+	ReduceFunctionAverage   = ops.ReduceFunctionAverage   // DML_REDUCE_FUNCTION_AVERAGE: implemented
+	ReduceFunctionL1        = ops.ReduceFunctionL1        // DML_REDUCE_FUNCTION_L1: implemented
+	ReduceFunctionL2        = ops.ReduceFunctionL2        // DML_REDUCE_FUNCTION_L2: implemented
+	ReduceFunctionLogSum    = ops.ReduceFunctionLogSum    // DML_REDUCE_FUNCTION_LOG_SUM: implemented
+	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: implemented
 	ReduceFunctionMax       = ops.ReduceFunctionMax       // DML_REDUCE_FUNCTION_MAX: implemented
 	ReduceFunctionMin       = ops.ReduceFunctionMin       // DML_REDUCE_FUNCTION_MIN: implemented
 	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: implemented for integers
-	ReduceFunctionSum       = ops.ReduceFunctionSum       // DML_REDUCE_FUNCTION_SUM: implemented for integers
-	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare // DML_REDUCE_FUNCTION_SUM_SQUARE: implemented for integers
+	ReduceFunctionSum       = ops.ReduceFunctionSum       // DML_REDUCE_FUNCTION_SUM: implemented
+	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare // DML_REDUCE_FUNCTION_SUM_SQUARE: implemented
 )
 
 // ArgMax strategies, for CreateOperatorWithKernel (see package ops for

@@ -80,6 +80,9 @@ type argOp struct {
 	// value is what the reduction computes: funcIndex (the index, ARGMAX
 	// and ARGMIN) or one of REDUCE's value functions (reduce_values.go).
 	value valueFunc
+	// floatFn is the DML_REDUCE_FUNCTION of a funcFloat reduction
+	// (reduce_part_float.glsl's FFUNC).
+	floatFn ReduceFunction
 }
 
 func (o *ArgMax) op() *argOp {

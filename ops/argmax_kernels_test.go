@@ -631,7 +631,9 @@ func TestArgRowRisingBestGPU(t *testing.T) {
 	}
 	t.Logf("vec-row variants run with ROW_FILTER: %v", filtered)
 	for _, v := range shaders.Variants {
-		if v.Source == "argmax_vec_row.comp" && !slices.Contains(v.Defines, "ELEM_BITS=64") && filtered[v.Name] == 0 {
+		// TICKET=1 variants run the same load loop and filter as their
+		// base variant, which must run here; TestArgTicketGPU runs them.
+		if v.Source == "argmax_vec_row.comp" && !slices.Contains(v.Defines, "ELEM_BITS=64") && !slices.Contains(v.Defines, "TICKET=1") && filtered[v.Name] == 0 {
 			t.Errorf("no case ran %s with ROW_FILTER", v.Name)
 		}
 	}
@@ -1155,14 +1157,25 @@ var argCol8YPatterns = append([]string{"rising", "lanes", "extremes"}, argColSpl
 // argCol8YCase is an 8-bit reduction over one non-innermost axis that
 // vec-col8y takes: [R, C] over axis 0 or [A, R, C] over axis 1, with C a
 // multiple of 16 and the outer strides padded by multiples of 16 or not.
-func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern string) argCase {
+// phased: [R, C] over axis 0 that the PHASED variant takes, C of any
+// length (16 or more, mostly odd) and the row stride C or C plus 1 to
+// 20, one of the two not a multiple of 16 (byte phases 1 to 3 of a word,
+// and a last item of 1 to 15 outputs).
+func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern string, phased bool) argCase {
 	cols := 16 * uint32(1+rng.Intn(5))
 	sizes, axes := []uint32{rows, cols}, []uint32{0}
-	if rng.Intn(3) == 0 {
+	if !phased && rng.Intn(3) == 0 {
 		sizes, axes = []uint32{uint32(2 + rng.Intn(2)), rows, cols}, []uint32{1}
 	}
 	var strides []uint32
-	if rng.Intn(2) == 0 {
+	if phased {
+		cols = 16*uint32(1+rng.Intn(4)) + uint32(rng.Intn(16))
+		pad := uint32(rng.Intn(2) * (1 + rng.Intn(20)))
+		for cols%16 == 0 && pad%16 == 0 {
+			pad = uint32(1 + rng.Intn(20))
+		}
+		sizes, strides = []uint32{rows, cols}, []uint32{cols + pad, 1}
+	} else if rng.Intn(2) == 0 {
 		strides = make([]uint32, len(sizes))
 		next := uint32(1)
 		for d := len(sizes) - 1; d >= 0; d-- {
@@ -1193,7 +1206,11 @@ func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern strin
 	default:
 		argColSplitFill(rng, in, axes, pattern)
 	}
-	return argDrawCase(rng, "col8y ", in, axes, pattern, "packed", "padded")
+	label := "col8y "
+	if phased {
+		label = "col8y phased "
+	}
+	return argDrawCase(rng, label, in, axes, pattern, "packed", "padded")
 }
 
 // TestArgCol8Y runs vec-col8y (argmax_col8y.comp: 32 lanes split an
@@ -1204,30 +1221,43 @@ func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern strin
 // segment boundaries, padded strides and outputs; each block whole (one
 // dispatch) and cut into many short segments (tuning that wants every
 // byte in flight, so that lanes of a segment have no row and partials are
-// combined). Every case must plan vec-col8y, REDUCE MAX or MIN on its
-// input too (the value read back from the winner's position).
+// combined); two of every six cases take the PHASED variant (misaligned
+// row strides, odd column counts, the tensor's last byte at the end of
+// its buffer), one in sixteen of those under -short. Every case must plan
+// vec-col8y (or its PHASED variant), REDUCE MAX or MIN on its input too
+// (the value read back from the winner's position).
 func TestArgCol8Y(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
 	split := ops.Tuning{"argColInFlightPerCU": "1073741824", "argColPartialDiv": "1", "argColMinInFlight": "0"}
 	segs := map[bool]int{}
 	for i, rows := range argCol8YRows {
-		// Four patterns per block length, in turn: each pattern meets
-		// several lengths and both types.
-		for pi := i; pi < i+4; pi++ {
-			if !shortSampled(pi, 2) {
+		// Four patterns per block length, in turn, then two PHASED
+		// cases: each pattern meets several lengths and both types.
+		for pi := i; pi < i+6; pi++ {
+			phased := pi >= i+4
+			// -short: every other aligned case, and a PHASED case at every
+			// eighth block length (INT8, then UINT8; both tunings).
+			if !phased && !shortSampled(pi, 2) || phased && !shortSampled(i+pi-4, 16) {
 				continue
 			}
 			pattern := argCol8YPatterns[pi%len(argCol8YPatterns)]
 			dt := []tensor.DataType{tensor.Int8, tensor.UInt8}[(i+pi)%2]
-			c := argCol8YCase(rng, dt, rows+uint32(rng.Intn(2))*uint32(64*rng.Intn(40)), pattern)
+			if phased {
+				dt = []tensor.DataType{tensor.Int8, tensor.UInt8}[(i/8+pi)%2]
+			}
+			want := shaders.ArgMaxCol8Y
+			if phased {
+				want = shaders.ArgMaxCol8YPhased
+			}
+			c := argCol8YCase(rng, dt, rows+uint32(rng.Intn(2))*uint32(64*rng.Intn(40)), pattern, phased)
 			for _, tune := range []ops.Tuning{nil, split} {
 				g := c
 				g.what = fmt.Sprintf("%s tuning %v", c.what, tune)
 				forced := &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: tune}
 				_, p := testutil.GPUPlan(t, d, forced, "", g.what)
-				if v := p.Kernels[0].Variant; v != shaders.ArgMaxCol8Y {
-					t.Fatalf("%s: GPU plan runs %s, want %s", g.what, v, shaders.ArgMaxCol8Y)
+				if v := p.Kernels[0].Variant; v != want {
+					t.Fatalf("%s: GPU plan runs %s, want %s", g.what, v, want)
 				}
 				segs[len(p.Kernels) > 1]++
 				g.desc = forced
@@ -1239,8 +1269,8 @@ func TestArgCol8Y(t *testing.T) {
 			f := []ops.ReduceFunction{ops.ReduceFunctionMax, ops.ReduceFunctionMin}[pi%2]
 			v := reduceCase(rng, f, c.in, []uint32{uint32(len(c.in.Desc.Sizes) - 2)}, []string{"boundary", "ties"}[pi/2%2], "packed", "padded")
 			forced := &testutil.ForcedPlan{Desc: v.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: []ops.Tuning{nil, split}[pi%2]}
-			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant != shaders.ArgMaxCol8Y {
-				t.Fatalf("%s: GPU plan runs %s, want %s", v.what, p.Kernels[0].Variant, shaders.ArgMaxCol8Y)
+			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant != want {
+				t.Fatalf("%s: GPU plan runs %s, want %s", v.what, p.Kernels[0].Variant, want)
 			}
 			v.desc = forced
 			argCheckCase(t, d, v, "", rng)

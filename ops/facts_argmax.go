@@ -20,7 +20,16 @@ func argOutputBytes(v *stepValues, oCount, items uint64) uint64 {
 	case 3: // REDUCE's values, of 2^VAL_LOG bytes
 		return (1 << ((v.s("FLAGS") >> 24) & 3)) * oCount
 	}
-	return 16 * items
+	return argPartialOf(v) * items
+}
+
+// argPartialOf is the bytes of a partial of v's kernel: 16, or 48 for
+// REDUCE's float functions' exact accumulators (REDUCE_FLOAT).
+func argPartialOf(v *stepValues) uint64 {
+	if v.define("REDUCE_FLOAT", 0) == 1 {
+		return reduceFloatPartial
+	}
+	return argPartial
 }
 
 // argFirstPassBytes sets f's bytes for a first pass over a's elements of
@@ -39,10 +48,10 @@ func argFirstPassBytes(v *stepValues, f *DispatchFacts, a argStepItems, es uint6
 // 2) rather than indices.
 func argWritesPartials(v *stepValues) bool { return (v.s("FLAGS")>>4)&3 >= 2 }
 
-// argCombineBytes sets f's bytes for a combine of nseg 16-byte partials
-// per output over oCount outputs.
+// argCombineBytes sets f's bytes for a combine of nseg partials per output
+// over oCount outputs.
 func argCombineBytes(v *stepValues, f *DispatchFacts, oCount, nseg uint64) {
-	f.BytesRead = 16 * oCount * nseg
+	f.BytesRead = argPartialOf(v) * oCount * nseg
 	f.BytesWritten = argOutputBytes(v, oCount, oCount)
 	f.PartialBytes = f.BytesRead
 	f.Units, f.Unit = oCount*nseg, UnitPartial
@@ -191,9 +200,15 @@ func argVecColFacts(v *stepValues) (DispatchFacts, error) {
 // argCol8YFacts is argmax_col8y.comp (vec-col8y): COLY lanes per (16
 // adjacent outputs, segment) item, each loading LOADS rows' 16-byte
 // vectors before their scans; a workgroup takes WG / COLY items a trip.
+// PHASED: the last item may hold fewer outputs, and a row's load is five
+// 4-byte words.
 func argCol8YFacts(v *stepValues) (DispatchFacts, error) {
 	a := argStepItemsOf(v)
-	f := v.gridFacts(a.oCount/16*a.nloc*v.define("COLY", 1), 16*v.define("LOADS", 1))
+	groups, load := a.oCount/16, uint64(16)
+	if v.define("PHASED", 0) == 1 {
+		groups, load = (a.oCount+15)/16, 20
+	}
+	f := v.gridFacts(groups*a.nloc*v.define("COLY", 1), load*v.define("LOADS", 1))
 	argFirstPassBytes(v, &f, a, 1)
 	return f, nil
 }
@@ -202,7 +217,7 @@ func argCol8YFacts(v *stepValues) (DispatchFacts, error) {
 // grid-stride loop, reading its nseg 16-byte partials one after another.
 func argCombineFacts(v *stepValues) (DispatchFacts, error) {
 	oCount, nseg := v.p("o_count"), v.p("nseg")
-	f := v.gridFacts(oCount, 16)
+	f := v.gridFacts(oCount, argPartialOf(v))
 	f.SerialPartials = nseg
 	argCombineBytes(v, &f, oCount, nseg)
 	return f, nil
@@ -215,7 +230,7 @@ func argCombineFacts(v *stepValues) (DispatchFacts, error) {
 func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
 	oCount, nseg, wg := v.p("o_count"), v.p("nseg"), v.wg()
 	groups := v.groupCount()
-	f := DispatchFacts{Lanes: groups * wg, BytesPerLaneInFlight: 16}
+	f := DispatchFacts{Lanes: groups * wg, BytesPerLaneInFlight: argPartialOf(v)}
 	f.EmptyLanes = f.Lanes - min(groups, oCount)*min(wg, nseg)
 	if wg > 0 {
 		f.SerialPartials = (nseg + wg - 1) / wg

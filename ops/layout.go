@@ -531,6 +531,15 @@ type tuning struct {
 	// scalar column kernels, and a shared-memory combine per item costs
 	// its one-thread workgroups more than the scan saves.
 	argCol8Y bool
+	// argCol8Phased: with argCol8Y, 8-bit columns of one kept dimension
+	// whose length or row stride is not a multiple of 16 bytes take
+	// vec-col8y's PHASED variant (five aligned 4-byte words a row, the
+	// bytes at a lane-constant phase) rather than the thread kernel's
+	// byte loads: 4097x16383 INT8 over axis 0 on the h100 profile goes
+	// from 7.03 SPIR-V ops per byte and partials of 13.3% of the bytes
+	// read to within the budget of 4 (internal/opcount). GPU-only, as
+	// argCol8Y.
+	argCol8Phased bool
 	// argRowSubgroups: vec-row gives each (output, segment) a subgroup
 	// rather than a workgroup when segments are at most half a workgroup
 	// of vector loads (subgroupRows): 65,536 rows of 1,000 floats left
@@ -626,7 +635,7 @@ type tuning struct {
 var (
 	tuningGPU = tuning{argColSplitItems: 1 << 17, argColSplitMinBytes: 512, argVecNarrowRow: true, argVecNarrowCol: true, argVecColMinOutputs: 1 << 18, argRowFilter: true, poolVecWG: 64, poolVecGroups: 1 << 16, exactGrid: true,
 		argCombineGroupMin: 32, argTicketOutputs: 64, computeUnits: 64, argRowGroupsPerCU: 32, argRowSplitMinBytes: 8192,
-		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true,
+		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
 		topKRadixWG: 256, topKRadixRankMax: 256}

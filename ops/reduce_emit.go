@@ -59,13 +59,13 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 				if s.partial {
 					first := o0*s.nseg + s.segBase[i]
 					last := (o0+on-1)*s.nseg + s.segBase[i] + s.nloc[i]
-					dst, dstFirst = Slot{Kind: SlotTemporary, Offset: first * argPartial, Size: (last - first) * argPartial}, first
+					dst, dstFirst = Slot{Kind: SlotTemporary, Offset: first * l.partial, Size: (last - first) * l.partial}, first
 				} else {
 					dst, dstFirst = windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
 				}
 				items := on * s.nloc[i]
 				if k.vec == "col" {
-					items = on / k.vw * s.nloc[i]
+					items = k.colItems(on) * s.nloc[i]
 				}
 				groups := gridFor(ctx, items, 1)
 				switch {
@@ -109,12 +109,15 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 // class's tuning asks for it (argCombineGroupMin) by one workgroup per
 // output (argCombineKernel).
 func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegments, plan *Plan, outMode uint32) error {
-	oStep := combineOutputs(l.budget, s.nseg, argPartial)
+	oStep := combineOutputs(l.budget, s.nseg, l.partial)
 	maxOn := uint64(0) // the most outputs one combine step takes
 	for _, ro := range l.outs {
 		maxOn = max(maxOn, min(ro.count, oStep))
 	}
 	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn, a.subgroups(ctx))
+	if a.value == funcFloat {
+		variant = reduceFloatCombine(perGroup)
+	}
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.
 	combine, err := kernelOf(a.spec(variant, l, cwg, outMode, b2u(k.align8)<<16))
@@ -140,7 +143,7 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 			}
 			plan.Steps = append(plan.Steps, Step{
 				Kernel:   1,
-				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * argPartial, Size: on * s.nseg * argPartial}, out},
+				Bindings: []Slot{{Kind: SlotTemporary, Offset: o0 * s.nseg * l.partial, Size: on * s.nseg * l.partial}, out},
 				Params:   params,
 				Groups:   groups,
 				Barrier:  barrier,
@@ -212,7 +215,7 @@ func (a *argOp) spec(variant string, l *argLayout, wg, mode, extra uint32) *shad
 	// REDUCE's MAX and MIN take the later of equal values (LAST).
 	last := a.dir == AxisDirectionDecreasing || a.value == funcExtreme
 	flags := kind | b2u(a.isMin)<<2 | b2u(last)<<3 | mode<<4 | extra |
-		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12 | uint32(a.value)<<20 | a.valueLog()<<24
+		uint32(len(l.kept))<<8 | uint32(len(l.red))<<12 | uint32(a.value)<<20 | a.valueLog()<<24 | uint32(a.floatFn)<<26
 	var ds, di, do [8]uint32
 	for i := range ds {
 		ds[i] = 1

@@ -20,25 +20,7 @@ import (
 // blocks, each summed as two accumulators merged, and checks every sum's
 // bits against the Go reference's exact sum.
 func TestExactAccGLSL(t *testing.T) {
-	glslc, err := exec.LookPath("glslc")
-	if err != nil {
-		t.Skip("glslc is not installed: it compiles the test kernel")
-	}
-	spv := filepath.Join(t.TempDir(), "reduce_exact_check.spv")
-	if out, err := exec.Command(glslc, "--target-env="+shaders.TargetEnv, "-O", "-I", "../shaders", "testdata/reduce_exact_check.comp", "-o", spv).CombinedOutput(); err != nil {
-		t.Fatalf("glslc: %v\n%s", err, out)
-	}
-	code, err := os.ReadFile(spv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := testutil.OpenGPU(t, gpu.Options{})
-	k, err := d.NewKernel(gpu.KernelDesc{Name: "reduce_exact_check", SPIRV: code, Bindings: 2, ParamBytes: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Destroy()
-
+	d, k := glslCheckKernel(t, "reduce_exact_check", 8)
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
@@ -81,12 +63,54 @@ func TestExactAccGLSL(t *testing.T) {
 	for i, x := range xs {
 		binary.LittleEndian.PutUint32(in[4*i:], x)
 	}
+	for _, cut := range []uint32{0, 1, 17, n} {
+		params := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, n), cut)
+		out := glslCheckRun(t, d, k, in, 4*blocks, params, blocks)
+		for b := 0; b < blocks; b++ {
+			want := ops.ExactSumFloat32(xs[b*n : (b+1)*n])
+			if got := binary.LittleEndian.Uint32(out[4*b:]); got != want {
+				t.Fatalf("seed %d, cut %d: block %d %08x: the kernel's sum %08x, the reference's %08x", seed, cut, b, xs[b*n:(b+1)*n], got, want)
+			}
+		}
+	}
+}
+
+// glslCheckKernel compiles testdata/NAME.comp (with shaders/ on the
+// include path) with glslc, skipping the test without it, and returns the
+// device and the kernel of two bindings and paramBytes of push words.
+func glslCheckKernel(t *testing.T, name string, paramBytes int) (*gpu.Device, *gpu.Kernel) {
+	t.Helper()
+	glslc, err := exec.LookPath("glslc")
+	if err != nil {
+		t.Skip("glslc is not installed: it compiles the test kernel")
+	}
+	spv := filepath.Join(t.TempDir(), name+".spv")
+	if out, err := exec.Command(glslc, "--target-env="+shaders.TargetEnv, "-O", "-I", "../shaders", "testdata/"+name+".comp", "-o", spv).CombinedOutput(); err != nil {
+		t.Fatalf("glslc: %v\n%s", err, out)
+	}
+	code, err := os.ReadFile(spv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := testutil.OpenGPU(t, gpu.Options{})
+	k, err := d.NewKernel(gpu.KernelDesc{Name: name, SPIRV: code, Bindings: 2, ParamBytes: uint32(paramBytes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Destroy() })
+	return d, k
+}
+
+// glslCheckRun dispatches k over groups workgroups with input in and an
+// output of outBytes, and returns the output.
+func glslCheckRun(t *testing.T, d *gpu.Device, k *gpu.Kernel, in []byte, outBytes int, params []byte, groups uint32) []byte {
+	t.Helper()
 	src, err := d.NewBuffer(uint64(len(in)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Free()
-	dst, err := d.NewBuffer(4 * blocks)
+	dst, err := d.NewBuffer(uint64(outBytes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,36 +118,65 @@ func TestExactAccGLSL(t *testing.T) {
 	if err := src.Write(0, in); err != nil {
 		t.Fatal(err)
 	}
-	for _, cut := range []uint32{0, 1, 17, n} {
-		l, err := d.NewCommandList()
-		if err != nil {
-			t.Fatal(err)
+	l, err := d.NewCommandList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Destroy()
+	if err := l.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Dispatch(k, []gpu.Range{{Buffer: src, Size: uint64(len(in))}, {Buffer: dst, Size: uint64(outBytes)}}, params, [3]uint32{groups, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.End(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, outBytes)
+	if err := dst.Read(0, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFloatFunctionsGLSL runs shaders/reduce_float.glsl's exp, log, sqrt,
+// division by a count, FLOAT16 narrowing and widening and x*x (through
+// testdata/reduce_float_check.comp) on random FLOAT32 bits (and, for exp,
+// the range where it is neither 0, 1 nor inf) and checks every result
+// against the Go reference bit for bit.
+func TestFloatFunctionsGLSL(t *testing.T) {
+	d, k := glslCheckKernel(t, "reduce_float_check", 8)
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	n := 1 << 16
+	if testing.Short() {
+		n = 1 << 12
+	}
+	xs := make([]uint32, n)
+	in := make([]byte, 4*n)
+	for fn, ref := range ops.FloatFunctionsGLSL {
+		for i := range xs {
+			xs[i] = ops.RandomFloat32Bits(rng)
+			if fn == 0 && i%2 == 0 { // |x| in [2^-27, 128)
+				xs[i] = uint32(0x32000000+rng.Intn(0x43000000-0x32000000)) | uint32(rng.Intn(2))<<31
+			}
+			if fn == 1 && i%2 == 0 { // near 1, where log keeps its scale
+				xs[i] = uint32(0x3f800000 - 0x100000 + rng.Intn(0x200000))
+			}
+			binary.LittleEndian.PutUint32(in[4*i:], xs[i])
 		}
-		params := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, n), cut)
-		if err := l.Begin(); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.Dispatch(k, []gpu.Range{{Buffer: src, Size: uint64(len(in))}, {Buffer: dst, Size: 4 * blocks}}, params, [3]uint32{blocks, 1, 1}); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.End(); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.Submit(); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.Wait(); err != nil {
-			t.Fatal(err)
-		}
-		l.Destroy()
-		out := make([]byte, 4*blocks)
-		if err := dst.Read(0, out); err != nil {
-			t.Fatal(err)
-		}
-		for b := 0; b < blocks; b++ {
-			want := ops.ExactSumFloat32(xs[b*n : (b+1)*n])
-			if got := binary.LittleEndian.Uint32(out[4*b:]); got != want {
-				t.Fatalf("seed %d, cut %d: block %d %08x: the kernel's sum %08x, the reference's %08x", seed, cut, b, xs[b*n:(b+1)*n], got, want)
+		params := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(n)), uint32(fn))
+		out := glslCheckRun(t, d, k, in, 4*n, params, uint32(n/64))
+		for i, x := range xs {
+			if got, want := binary.LittleEndian.Uint32(out[4*i:]), ref(x, i); got != want {
+				t.Fatalf("seed %d: function %d (reduce_float_check.comp) of %08x (element %d): the kernel's %08x, the reference's %08x", seed, fn, x, i, got, want)
 			}
 		}
 	}

@@ -6,3 +6,16 @@ var (
 	ExactSumFloat32   = func(xs []uint32) uint32 { return reduceFloatExact(ReduceFunctionSum, false, xs) }
 	RandomFloat32Bits = randomFloat32Bits
 )
+
+// For TestFloatFunctionsGLSL: the reference's functions that
+// shaders/reduce_float.glsl computes, by testdata/reduce_float_check.comp's
+// numbering.
+var FloatFunctionsGLSL = []func(x uint32, i int) uint32{
+	func(x uint32, _ int) uint32 { return expFloat32(x) },
+	func(x uint32, _ int) uint32 { return logFloat32(x) },
+	func(x uint32, _ int) uint32 { return sqrtFloat32(x) },
+	func(x uint32, i int) uint32 { return divFloat32ByCount(x, uint32(i%1000+1)) },
+	func(x uint32, _ int) uint32 { return uint32(float32ToHalfBits(x)) },
+	func(x uint32, _ int) uint32 { return mulFloat32(x, x) },
+	func(x uint32, _ int) uint32 { return halfToFloat32Bits(uint16(x)) },
+}

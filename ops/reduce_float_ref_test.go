@@ -1,9 +1,12 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -455,5 +458,28 @@ func TestReduceFloatAgainstDirectML(t *testing.T) {
 		if got := reduceFloatExact(c.f, c.half, xs); got != want {
 			t.Errorf("%s: %#x, want %#x (DirectML %#x)", c.name, got, want, c.directml)
 		}
+	}
+}
+
+// TestReduceFloatGLSLConstants: shaders/reduce_float.glsl carries exp's and
+// log's fixed-point constants as fixedConstants computes them.
+func TestReduceFloatGLSLConstants(t *testing.T) {
+	src, err := os.ReadFile("../shaders/reduce_float.glsl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(name string, v uint64) {
+		line := fmt.Sprintf("const uvec2 %s = uvec2(0x%08xu, 0x%08xu);", name, uint32(v), uint32(v>>32))
+		if !strings.Contains(string(src), line+"\n") {
+			t.Errorf("reduce_float.glsl lacks %q", line)
+		}
+	}
+	want("LN2_Q64", fixLn2Q64)
+	want("LOG2E_Q62", fixLog2EQ62)
+	for j, c := range fixExpCoeffs {
+		want(fmt.Sprintf("EXP_C%d", j), uint64(c))
+	}
+	for j, c := range fixAtanhCoeffs {
+		want(fmt.Sprintf("ATANH_C%d", j), uint64(c))
 	}
 }

@@ -22,6 +22,16 @@ type argKernel struct {
 	rows    bool   // vec-row with a subgroup (of sgSize lanes) per item
 	sg      bool   // vec-row combining through subgroup arithmetic (argOp.subgroups)
 	y       uint64 // lanes that split an item's rows (vec-col8y), 0 for one
+	phased  bool   // vec-col8y's PHASED variant: any run of outputs, the last item short
+}
+
+// colItems is a vec-col kernel's items over n outputs: runs of vw, the
+// PHASED variant's last one short.
+func (k argKernel) colItems(n uint64) uint64 {
+	if k.phased {
+		return ceilDiv(n, k.vw)
+	}
+	return n / k.vw
 }
 
 // laneBytes is the bytes one lane of a kernel with one invocation per
@@ -51,10 +61,13 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 		native := bits == 8 && f.StorageBuffer8Bit || bits == 16 && f.StorageBuffer16Bit
 		k.words = bits < 32 && !native
 		shape := k.shape
-		if shape == shaders.ArgMaxThread && l.tune.argThreadLoads == 8 {
+		if shape == shaders.ArgMaxThread && l.tune.argThreadLoads == 8 && a.value != funcFloat {
 			shape, k.loads = shaders.ArgMaxThreadX8, 8
 		}
 		k.variant = shaders.ArgMaxName(bits, native, shape)
+		if a.value == funcFloat {
+			k.variant = shaders.ReduceFloatName(bits, native, shape)
+		}
 	}
 	return k
 }
@@ -88,6 +101,9 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 			}
 			if l.col8Y() {
 				k.variant, k.loads, k.y, k.wg = shaders.ArgMaxCol8Y, 4, shaders.ArgMaxCol8YRows, argGroupWG
+				if l.col8Phased() {
+					k.variant, k.phased = shaders.ArgMaxCol8YPhased, true
+				}
 			}
 		}
 		return k
@@ -136,7 +152,8 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 	wgLimit := min(lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0])
 	k.wg = pow2Floor(min(k.wg, max(wgLimit, 1), argGroupWG))
 	if k.y > 0 && uint64(k.wg) < 2*k.y {
-		// Fewer than two items a workgroup: the one-lane-per-item kernel.
+		// Fewer than two items a workgroup: the one-lane-per-item kernel
+		// (which the PHASED layout cannot take: misfit refuses it).
 		k.variant, k.y = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecColX4), 0
 	}
 	if k.vec == "row" && k.small && k.sg && f.SubgroupSizeControl && f.ComputeFullSubgroups &&

@@ -21,11 +21,26 @@ func argVecLayout(kept, red []dim, es uint64, strategy string, t *tuning) string
 	if len(kept) == 0 || narrow && !t.argVecNarrowCol {
 		return ""
 	}
+	if col8Phased(kept, red, es, t) {
+		return "col"
+	}
 	in, per := kept[len(kept)-1], argVecPer(es)
 	if in.in != 1 || in.size%per != 0 || !argVecAligned(kept, red, per) {
 		return ""
 	}
 	return "col"
+}
+
+// col8Phased: 8-bit columns that vec-col8y's PHASED variant
+// (argmax_col8y.comp) takes where the device class's tuning asks for it
+// (argCol8Y and argCol8Phased): one kept dimension of stride 1 and one
+// reduced axis, with the kept length or the row stride not a multiple
+// of 16 elements (the aligned variant takes the rest).
+func col8Phased(kept, red []dim, es uint64, t *tuning) bool {
+	if !t.argCol8Y || !t.argCol8Phased || es != 1 || len(kept) != 1 || len(red) != 1 || kept[0].in != 1 {
+		return false
+	}
+	return kept[0].size%16 != 0 || red[0].in%16 != 0
 }
 
 // argVecPer is the elements of one 16-byte load, which vec-col gives an
@@ -58,6 +73,7 @@ type argLayout struct {
 	outs, blocks []box
 	tune         *tuning // the device class's
 	cus          uint64  // compute units (computeUnits)
+	partial      uint64  // bytes per partial (argPartial, or reduceFloatPartial)
 }
 
 // col8Y: a column layout that vec-col8y (argmax_col8y.comp) serves where
@@ -67,3 +83,6 @@ type argLayout struct {
 func (l *argLayout) col8Y() bool {
 	return l.tune.argCol8Y && l.es == 1 && len(l.red) == 1
 }
+
+// col8Phased: the layout takes vec-col8y's PHASED variant (col8Phased).
+func (l *argLayout) col8Phased() bool { return col8Phased(l.kept, l.red, l.es, l.tune) }

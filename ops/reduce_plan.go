@@ -92,7 +92,7 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		return nil, err
 	}
 	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: ctx.tuning(), cus: computeUnits(ctx),
-		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk)}
+		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk), partial: a.partialBytes()}
 	vec := ""
 	if useVec {
 		vec = argVecLayout(kept, red, es, strategy, l.tune)
@@ -164,7 +164,10 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 	}
 	switch ctx.Kernel {
 	case "", ArgStrategyVec:
-		return strategy, true, nil
+		// The vectorised kernels carry integer state (a score, or a sum
+		// modulo 2^32 or 2^64): the float functions' exact accumulator
+		// runs on the scalar kernels only (REDUCE_FLOAT).
+		return strategy, a.value != funcFloat, nil
 	case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
 		return ctx.Kernel, false, nil
 	}

@@ -48,7 +48,7 @@ func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSe
 		colSplit: split > 0 && strategy != ArgStrategySplitK}
 	s.partial = s.nseg > 1 || strategy == ArgStrategySplitK
 	if s.partial {
-		s.temp = partialsBytes(nout, s.nseg, argPartial)
+		s.temp = partialsBytes(nout, s.nseg, l.partial)
 	}
 	return s
 }
@@ -75,7 +75,7 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 	nred := product(l.red)
 	items := product(l.kept)
 	if k.vec == "col" {
-		items = max(items/k.vw, 1) * max(k.y, 1)
+		items = max(k.colItems(items), 1) * max(k.y, 1)
 	}
 	var want uint64
 	switch {
@@ -86,7 +86,7 @@ func (l *argLayout) colSplitLen(k argKernel) uint64 {
 			return 0
 		}
 		want = target / laneBytes / items
-		cap := partialSegments(nred*l.es, argPartial, l.tune.argColPartialDiv)
+		cap := partialSegments(nred*l.es, l.partial, l.tune.argColPartialDiv)
 		if satMul(product(l.kept)*nred, l.es) >= argColBigRead*l.tune.argColMinInFlight {
 			cap = max(cap, ceilDiv(lanesFor(l.tune.argColMinInFlight, laneBytes), items))
 		}
@@ -143,7 +143,7 @@ func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
 		if s.temp > argMaxTempMiB<<20 {
 			return hresult.Unsupported("InputTensor", "the split reduction needs %d bytes of temporary partials, more than vkdml's %d MiB limit", s.temp, argMaxTempMiB)
 		}
-		if combineOutputs(l.budget, s.nseg, argPartial) == 0 {
+		if combineOutputs(l.budget, s.nseg, l.partial) == 0 {
 			return hresult.Unsupported("InputTensor", "%d partials per output do not fit one storage binding", s.nseg)
 		}
 	}
@@ -164,6 +164,13 @@ func (l *argLayout) misfit(k argKernel, s *argSegments, strategy string) error {
 // every step's run of outputs must be multiples of its vw outputs per
 // invocation.
 func (l *argLayout) colMisfit(k argKernel, s *argSegments) error {
+	if k.phased {
+		// Any run of outputs; but only vec-col8y takes the layout.
+		if k.y == 0 {
+			return hresult.Unsupported("Kernel", "vec-col8y's misaligned 8-bit columns need a workgroup of at least %d lanes", 2*shaders.ArgMaxCol8YRows)
+		}
+		return nil
+	}
 	for _, ro := range l.outs {
 		if ro.begin%k.vw != 0 || ro.count%k.vw != 0 {
 			return hresult.Unsupported("Kernel", "vec-col needs runs of %d outputs; a window holds %d from output %d", k.vw, ro.count, ro.begin)
@@ -187,7 +194,7 @@ func (l *argLayout) countSteps(k argKernel, s *argSegments) uint64 {
 			}
 		}
 		if s.partial {
-			per := max(combineOutputs(l.budget, s.nseg, argPartial), 1)
+			per := max(combineOutputs(l.budget, s.nseg, l.partial), 1)
 			n += (ro.count + per - 1) / per
 		}
 	}
@@ -201,9 +208,9 @@ func (l *argLayout) outputsPerStep(k argKernel, s *argSegments, ro box, i int) u
 	n := ro.count
 	if s.partial {
 		// entries [o*nseg+segBase, (o+n-1)*nseg+segBase+nloc)
-		n = min(n, firstPassOutputs(l.budget, s.nseg, s.nloc[i], argPartial))
+		n = min(n, firstPassOutputs(l.budget, s.nseg, s.nloc[i], l.partial))
 	}
-	if k.vec == "col" {
+	if k.vec == "col" && !k.phased {
 		n -= n % k.vw
 	}
 	return n

@@ -20,6 +20,7 @@ const (
 	funcMultiply                   // REDUCE MULTIPLY
 	funcL1                         // REDUCE L1: the sum of |x|
 	funcSumSquare                  // REDUCE SUM_SQUARE: the sum of x*x
+	funcFloat                      // REDUCE's float functions: an exact sum (argOp.floatFn, reduce_float.go)
 )
 
 // reduceValueFuncs maps REDUCE's exact value functions to the kernels'.
@@ -33,7 +34,7 @@ var reduceValueFuncs = map[ReduceFunction]valueFunc{
 // for 64-bit MULTIPLY, whose subgroup product would be exact modulo 2^32
 // only (reduce_group.glsl).
 func (a *argOp) subgroups(ctx *Context) bool {
-	return ctx.Features.SubgroupArithmetic && !(a.value == funcMultiply && a.in.DataType.Size() == 8)
+	return ctx.Features.SubgroupArithmetic && !(a.value == funcMultiply && a.in.DataType.Size() == 8) && a.value != funcFloat
 }
 
 // valueLog is reduce_part.glsl's VAL_LOG: log2 of a value function's output
@@ -58,8 +59,11 @@ type valueOp struct {
 
 func newValueOp(o *Reduce) *valueOp {
 	value, ok := reduceValueFuncs[o.Function]
+	if o.Input.DataType.IsFloat() && reduceFloatFuncs[o.Function] {
+		value, ok = funcFloat, true
+	}
 	return &valueOp{fn: o.Function, implemented: ok, argOp: &argOp{typ: "REDUCE", in: &o.Input, out: &o.Output, axes: o.Axes,
-		isMin: o.Function == ReduceFunctionMin, reduce: true, value: value}}
+		isMin: o.Function == ReduceFunctionMin, reduce: true, value: value, floatFn: o.Function}}
 }
 
 // unsupported says why vkdml does not compute v, or nil when it does:
@@ -68,9 +72,9 @@ func newValueOp(o *Reduce) *valueOp {
 // work).
 func (v *valueOp) unsupported() error {
 	if !v.implemented {
-		return hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE computes ARGMAX, ARGMIN, MAX, MIN, and SUM, MULTIPLY, L1 and SUM_SQUARE of integers)", v.fn)
+		return hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE computes ARGMAX, ARGMIN, MAX, MIN, SUM, MULTIPLY, L1 and SUM_SQUARE of integers, and %s of floats)", v.fn, reduceFloatFuncNames())
 	}
-	if v.value != funcExtreme && v.in.DataType.IsFloat() {
+	if v.value != funcExtreme && v.value != funcFloat && v.in.DataType.IsFloat() {
 		return hresult.Unsupported("Function", "%v of %v is not implemented by vkdml yet (its integer types are)", v.fn, v.in.DataType)
 	}
 	return nil
@@ -179,6 +183,10 @@ func (v *valueOp) reference(inputs, outputs []*tensor.Tensor) error {
 		var ioff uint64
 		for i, x := range c {
 			ioff += uint64(x) * uint64(istr[i])
+		}
+		if v.value == funcFloat {
+			out.SetBits(c, v.floatBlock(bsizes, bstrides, ioff, read))
+			return
 		}
 		var acc uint64
 		first := true

@@ -117,10 +117,10 @@ func TestReduceValueValidate(t *testing.T) {
 		{rSq, ops.FeatureLevel5_0, tensor.Int32, 1, 0, nil},
 		{rSum, ops.FeatureLevel5_0, tensor.Int8, 2, 0, bad},
 		{rL1, ops.FeatureLevel5_0, tensor.Int16, 2, 0, bad},
-		{rSum, ops.FeatureLevel5_0, tensor.Float32, 2, 0, unsup},
+		{rSum, ops.FeatureLevel5_0, tensor.Float32, 2, 0, nil}, // exact (issue 32)
 		{rMul, ops.FeatureLevel5_0, tensor.Float16, 2, 0, unsup},
 		{ops.ReduceFunctionAverage, ops.FeatureLevel5_0, tensor.Int32, 2, 0, bad}, // measured
-		{ops.ReduceFunctionAverage, ops.FeatureLevel5_0, tensor.Float32, 2, 0, unsup},
+		{ops.ReduceFunctionAverage, ops.FeatureLevel5_0, tensor.Float16, 2, 0, nil},
 		{ops.ReduceFunctionLogSumExp, ops.FeatureLevel5_0, tensor.UInt64, 2, 0, bad},
 		{ops.ReduceFunctionL2, ops.FeatureLevel5_0, tensor.Float16, 2, tensor.Float32, bad},
 		{rMax, ops.FeatureLevel5_0, tensor.Int32, 2, tensor.Int64, bad},

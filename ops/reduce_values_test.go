@@ -263,25 +263,40 @@ func TestReduceValueRows(t *testing.T) {
 				}
 				argCheckCase(t, d, c, strat, rng)
 				for _, tune := range []ops.Tuning{nil, {"argCombineGroupMin": "2", "argThreadLoads": "1"}} {
-					g := c
-					g.desc = &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: tune, Kernel: gpuKernel}
-					p, err := g.desc.Plan(testutil.PlanContext(d))
-					if err != nil {
-						t.Fatalf("%s: GPU plan: %v", c.what, err)
-					}
-					variants := []string{}
-					for _, k := range p.Kernels {
-						variants = append(variants, k.Variant)
-					}
-					used[p.Strategy+" "+strings.Join(variants, "+")]++
-					argCheckCase(t, d, g, "", rng)
+					reduceCheckGPUPlan(t, d, c, tune, gpuKernel, used, rng)
 				}
 			}
 		}
 	}
+	reduceCheckPlansUsed(t, used, "argmax_combine_groupsg", "argmax_combine_group+", "threadx8", "groupsg",
+		"vec_row64sg+", "vec_b16_rowsg", "vec_b64_row", "_colx4", "vec_b8_coly")
+}
+
+// reduceCheckGPUPlan checks c on the discrete-GPU plan with tuning tune
+// and strategy kernel ("" for the planner's), counting its (strategy,
+// kernels) in used.
+func reduceCheckGPUPlan(t *testing.T, d *dml.Device, c argCase, tune ops.Tuning, kernel string, used map[string]int, rng *rand.Rand) {
+	t.Helper()
+	g := c
+	g.desc = &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: tune, Kernel: kernel}
+	p, err := g.desc.Plan(testutil.PlanContext(d))
+	if err != nil {
+		t.Fatalf("%s: GPU plan: %v", c.what, err)
+	}
+	variants := []string{}
+	for _, k := range p.Kernels {
+		variants = append(variants, k.Variant)
+	}
+	used[p.Strategy+" "+strings.Join(variants, "+")]++
+	argCheckCase(t, d, g, "", rng)
+}
+
+// reduceCheckPlansUsed logs the GPU plans used and fails unless some plan
+// ran each of wants (a substring of "strategy kernel+kernel+").
+func reduceCheckPlansUsed(t *testing.T, used map[string]int, wants ...string) {
+	t.Helper()
 	t.Logf("GPU plans (strategy, kernels): %v", used)
-	for _, want := range []string{"argmax_combine_groupsg", "argmax_combine_group+", "threadx8", "groupsg",
-		"vec_row64sg+", "vec_b16_rowsg", "vec_b64_row", "_colx4", "vec_b8_coly"} {
+	for _, want := range wants {
 		n := 0
 		for k, v := range used {
 			if strings.Contains(k+"+", want) {

@@ -304,3 +304,111 @@ func TestTopKRadix(t *testing.T) {
 		}
 	}
 }
+
+// topKValueBits is x's bits as dt: a float's (NaN a quiet NaN, -0 kept),
+// or an integer's, x rounded toward zero and clamped to the type's range
+// (NaN is 0).
+func topKValueBits(dt tensor.DataType, x float64) uint64 {
+	switch dt {
+	case tensor.Float32:
+		return uint64(math.Float32bits(float32(x)))
+	case tensor.Float16:
+		return uint64(float16.Fromfloat32(float32(x)).Bits())
+	}
+	if math.IsNaN(x) {
+		return 0
+	}
+	w := uint(dt.Size() * 8)
+	lo, hi := 0.0, math.Ldexp(1, int(w))-1
+	if dt.IsSigned() {
+		lo, hi = -math.Ldexp(1, int(w)-1), math.Ldexp(1, int(w)-1)-1
+	}
+	x = math.Trunc(math.Max(lo, math.Min(hi, x)))
+	var v uint64
+	switch {
+	case x >= math.Ldexp(1, 63):
+		v = math.MaxUint64 // UINT64's maximum (hi rounds up to 2^64)
+	case x >= 0:
+		v = uint64(x)
+	default:
+		v = uint64(int64(x))
+	}
+	if w < 64 {
+		v &= 1<<w - 1
+	}
+	return v
+}
+
+// TestTopKListGate: the thread and lane lists' gate (topk_select.comp
+// THE GATE), which skips a position by its value alone once the list's
+// last entry is a number, on rows where every position enters (ascending
+// for DECREASING, descending for INCREASING), all ties, NaNs before, among
+// and after the numbers, signed zeros, subnormals next to the zeros,
+// negative floats (one ulp apart too), the types' extremes and random bits; at every element
+// width and with K = 1, 2 and the lists' 16, each row against the
+// reference. -short: FLOAT32 with K = 1 and 16.
+func TestTopKListGate(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 1500
+	nan := math.NaN()
+	sub := []float64{0, math.Copysign(0, -1), 1e-45, -1e-45, 6e-8, -6e-8}
+	rowFills := []func(dt tensor.DataType, i int) uint64{
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, float64(i-n/2)) },
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, float64(n/2-i)) },
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, 3) },
+		func(dt tensor.DataType, i int) uint64 {
+			if i < n/2 {
+				return topKValueBits(dt, nan)
+			}
+			return topKValueBits(dt, float64(i%5))
+		},
+		func(dt tensor.DataType, i int) uint64 {
+			if i%3 == 0 {
+				return topKValueBits(dt, nan)
+			}
+			return topKValueBits(dt, float64(i%7-3))
+		},
+		func(dt tensor.DataType, i int) uint64 {
+			if i >= n-3 {
+				return topKValueBits(dt, float64(-i))
+			}
+			return topKValueBits(dt, nan)
+		},
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, sub[i%len(sub)]) },
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, -1-float64(i%11)/4) },
+		// Negative floats one ulp apart, each above the one before: the
+		// gate's threshold from a negative score must not skip them.
+		func(dt tensor.DataType, i int) uint64 {
+			switch dt {
+			case tensor.Float32:
+				return 0xbf800002 - uint64(i%3)
+			case tensor.Float16:
+				return 0xbc02 - uint64(i%3)
+			}
+			return topKValueBits(dt, float64(i%3-5))
+		},
+		func(dt tensor.DataType, i int) uint64 {
+			return topKValueBits(dt, []float64{math.Inf(1), 0, math.Inf(-1), 1, -1}[i%5])
+		},
+		func(dt tensor.DataType, i int) uint64 { return testutil.RandomBits(rng, dt) },
+	}
+	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int8, tensor.UInt32, tensor.Int32, tensor.UInt16, tensor.Int64, tensor.UInt64}
+	ks := []uint32{1, 2, 16}
+	if testing.Short() {
+		types, ks = []tensor.DataType{tensor.Float32}, []uint32{1, 16}
+	}
+	for _, dt := range types {
+		sizes := []uint32{uint32(len(rowFills)), n}
+		in := testutil.NewTensor(rng, dt, sizes, testutil.Packed, func(c []uint32) uint64 { return rowFills[c[0]](dt, int(c[1])) })
+		for _, k := range ks {
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				for _, strat := range []string{ops.TopKStrategyThread, ops.TopKStrategyLane} {
+					t.Run(fmt.Sprintf("%v/K%d/%v/%s", dt, k, dir, strat), func(t *testing.T) {
+						topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
+					})
+				}
+			}
+		}
+	}
+}

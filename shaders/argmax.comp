@@ -73,7 +73,11 @@
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
+#if REDUCE_FLOAT
+#include "reduce_part_float.glsl"
+#else
 #include "reduce_part.glsl"
+#endif
 
 layout(push_constant) uniform Push {
 	uint base_src;   // words
@@ -98,7 +102,7 @@ uvec2 load(uint off) {
 
 void write_result(uint o, uint seg, uint kept_out, Part st) {
 	if (OUT_MODE == 2u) {
-		write_part(pc.base_dst + 4u * (o * pc.nseg + seg - pc.dst_win), st);
+		write_part(pc.base_dst + PART_WORDS * (o * pc.nseg + seg - pc.dst_win), st);
 	} else {
 		store_result(pc.base_dst, kept_out - pc.dst_win, st);
 	}

@@ -15,7 +15,11 @@
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
+#if REDUCE_FLOAT
+#include "reduce_part_float.glsl"
+#else
 #include "reduce_part.glsl"
+#endif
 
 layout(push_constant) uniform Push {
 	uint base_tmp;  // words
@@ -31,10 +35,10 @@ void main() {
 	uint step = grid_size();
 	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
 		uint o = pc.o_begin + ol;
-		uint w = pc.base_tmp + 4u * (o * pc.nseg - pc.tmp_win);
+		uint w = pc.base_tmp + PART_WORDS * (o * pc.nseg - pc.tmp_win);
 		Part st = READ_PART(word_src, w);
 		for (uint s = 1u; s < pc.nseg; s++) {
-			w += 4u;
+			w += PART_WORDS;
 			st = part_merge(st, READ_PART(word_src, w));
 		}
 		uint kin, kout;

@@ -29,7 +29,11 @@
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
+#if REDUCE_FLOAT
+#include "reduce_part_float.glsl"
+#else
 #include "reduce_part.glsl"
+#endif
 #include "reduce_group.glsl"
 
 layout(push_constant) uniform Push {
@@ -48,10 +52,10 @@ void main() {
 	const uint WG = gl_WorkGroupSize.x;
 	for (uint ol = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; ol < pc.o_count; ol += ngroups) {
 		uint o = pc.o_begin + ol;
-		uint w0 = pc.base_tmp + 4u * (o * pc.nseg - pc.tmp_win);
+		uint w0 = pc.base_tmp + PART_WORDS * (o * pc.nseg - pc.tmp_win);
 		Part st = part_identity();
 		for (uint s = t; s < pc.nseg; s += WG) {
-			st = part_merge(st, READ_PART(word_src, w0 + 4u * s));
+			st = part_merge(st, READ_PART(word_src, w0 + PART_WORDS * s));
 		}
 		if (group_combine(st)) {
 			uint kin, kout;

@@ -9,6 +9,27 @@
 // WG_MAX.
 
 #define WG_MAX 256
+#if REDUCE_FLOAT
+// One exact accumulator (reduce_part_float.glsl) per lane: ten limbs and
+// the flags. The float functions combine without subgroup arithmetic.
+shared uint sh_acc[WG_MAX * 11];
+
+void sh_put(uint k, Part st) {
+#define SH_PUT(i) sh_acc[11u * k + uint(i)] = st.acc[i];
+	EXACT_UNROLL(SH_PUT)
+#undef SH_PUT
+	sh_acc[11u * k + 10u] = st.flags;
+}
+
+Part sh_get(uint k) {
+	Part p;
+#define SH_GET(i) p.acc[i] = sh_acc[11u * k + uint(i)];
+	EXACT_UNROLL(SH_GET)
+#undef SH_GET
+	p.flags = sh_acc[11u * k + 10u];
+	return p;
+}
+#else
 // One entry per lane (SUBGROUP 0) or per subgroup (SUBGROUP 1).
 shared uint sh_lo[WG_MAX], sh_hi[WG_MAX], sh_idx[WG_MAX], sh_p[WG_MAX];
 
@@ -21,6 +42,7 @@ void sh_put(uint k, Part st) {
 
 Part sh_get(uint k) { return Part(uvec2(sh_lo[k], sh_hi[k]), sh_idx[k], sh_p[k]); }
 
+#endif
 
 // group_combine merges every lane's st into the workgroup's Part and
 // returns true in the one lane that holds it. The caller writes it there,

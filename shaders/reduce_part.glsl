@@ -34,6 +34,9 @@
 
 const uint VAL_LOG = (FLAGS >> 24) & 3u;
 
+// PART_WORDS is a partial's words (reduce_part_float.glsl's are 12).
+#define PART_WORDS 4u
+
 // Part: s is the score (ORDERED) or the accumulator (low word x), i the
 // position (ORDERED), p the raw low word of the best element (FUNC_EXTREME).
 struct Part {

@@ -94,29 +94,90 @@ void emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint r, uvec2 s, uint i)
 uvec2 ls[LIST_MAX];
 uint li[LIST_MAX];
 
+// THE GATE. A position of a scan comes after every position already in
+// the list (each scan goes in increasing index), so it beats the list's
+// last entry (b, bi) only by a higher score, or by an equal one when bi
+// is padding (a NaN beats padding, rule 34). While the last entry is a
+// number, the scan tests each position with gate_key alone: an integer
+// whose order refines the values' (gate_key(x) > gate_key(t) whenever x
+// comes before t; it splits -0 from +0 and places NaNs past the
+// infinities, which only sends those to the full test), computed from
+// the raw bits in a few operations instead of the score and (score,
+// index) order. Only a position the gate passes, or any position while
+// the last entry is padding or a NaN ("open"), takes the full test and
+// the insertion, which is exact on its own: the gate only skips
+// positions that cannot enter.
+#if ELEM_BITS == 64
+#define GATE_T uvec2
+GATE_T gate_key(uvec2 raw) { return elem_key2(raw, KIND); }
+// gate_of_score is the gate key of a number whose score is s.
+GATE_T gate_of_score(uvec2 s) { return DECR != 0u ? s : ~s; }
+bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? key_gt(a, t) : key_gt(t, a); }
+#else
+#define GATE_T int
+const uint GATE_SHIFT = 32u - uint(ELEM_BITS);
+// gate_key: an integer's key with its top bit flipped and moved to bit
+// 31 (so signed order is the key's order); a float's bits with the sign
+// moved to bit 31 and, for a negative value (sign-magnitude), the
+// magnitude bits inverted, so that a larger magnitude is a lower integer.
+GATE_T gate_key(uvec2 raw) {
+	if (KIND == KIND_FLOAT) {
+		int v = int(raw.x << GATE_SHIFT);
+		return v ^ ((v >> 31) & 0x7FFFFFFF);
+	}
+	return int((elem_key(raw.x, KIND) ^ ELEM_SIGN) << GATE_SHIFT);
+}
+// gate_of_score is the gate key of a number whose score is s (for a
+// zero, +0's): the key's top bit flipped and moved to bit 31 is the value
+// itself for integers and positive floats, and one above it for a
+// negative float (-m where its gate key is -1-m).
+GATE_T gate_of_score(uvec2 s) {
+	uint k = (DECR != 0u ? s.x : ~s.x) & ELEM_MASK;
+	int x = int((k ^ ELEM_SIGN) << GATE_SHIFT);
+	return KIND == KIND_FLOAT && x < 0 ? x - 1 : x;
+}
+bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? a > t : a < t; }
+#endif
+
 // list_scan fills the list with the best K entries of positions j0, j0 +
-// stride, ... < j1 (padding where there are fewer). A candidate better
-// than the list's last entry sinks through the list, swapping with every
-// entry it beats: the list stays sorted and its last entry drops out.
+// stride, ... < j1 (padding where there are fewer). A position the gate
+// passes and that beats the list's last entry sinks through the list,
+// swapping with every entry it beats: the list stays sorted and its last
+// entry drops out.
 void list_scan(uint kin, uint j0, uint j1, uint stride) {
 	[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
 		ls[q] = uvec2(0u);
 		li[q] = PAD_INDEX;
 	}
+	// The push constants read once: the loop then costs an address, a
+	// load, the gate and its counter.
+	uint base = pc.base_src;
+	uint e0 = kin - pc.in_win;
+	bool open = true;
+	GATE_T gate = gate_key(uvec2(0u));
 	for (uint j = j0; j < j1; j += stride) {
-		uvec2 s = score(load_raw(kin + j * AI));
-		uint i = j;
-		if (!better(s, i, ls[K - 1u], li[K - 1u])) {
-			continue;
-		}
-		[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
-			if (q < K && better(s, i, ls[q], li[q])) {
-				uvec2 ts = ls[q];
-				uint ti = li[q];
-				ls[q] = s;
-				li[q] = i;
-				s = ts;
-				i = ti;
+		uvec2 raw = elem_load(base, e0 + j * AI);
+		// The insertion, which the common position skips: the gate
+		// fails.
+		if (any(bvec2(open, gate_before(gate_key(raw), gate)))) {
+			uvec2 s = score(raw);
+			uint i = j;
+			if (better(s, i, ls[K - 1u], li[K - 1u])) {
+				[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
+					if (q < K && better(s, i, ls[q], li[q])) {
+						uvec2 ts = ls[q];
+						uint ti = li[q];
+						ls[q] = s;
+						li[q] = i;
+						s = ts;
+						i = ti;
+					}
+				}
+				// The new last entry: open while it is padding or a NaN
+				// (only a NaN scores 0 among floats: topk.glsl's ORDER),
+				// else its gate key, from its score.
+				open = li[K - 1u] == PAD_INDEX || KIND == KIND_FLOAT && ls[K - 1u] == uvec2(0u);
+				gate = gate_of_score(ls[K - 1u]);
 			}
 		}
 	}

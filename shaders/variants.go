@@ -10,6 +10,7 @@ var Variants = concat(
 	maxPoolGridVariants(),
 	argmaxVariants(),
 	argmaxVecVariants(),
+	reduceFloatVariants(),
 	maxPoolVecVariants(),
 	maxUnpoolVariants(),
 	topKVariants(),

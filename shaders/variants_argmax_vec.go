@@ -50,6 +50,11 @@ const (
 	// item's rows, combined in shared memory; a SWAR filter on whole
 	// words (argmax_col8y.comp).
 	ArgMaxCol8Y = "argmax_vec_b8_coly"
+	// ArgMaxCol8YPhased: ArgMaxCol8Y for one kept dimension of any
+	// length and any row stride (not a multiple of 16 bytes): each row's
+	// 16 bytes from the five aligned words that hold them
+	// (argmax_col8y.comp PHASED).
+	ArgMaxCol8YPhased = "argmax_vec_b8_coly_phased"
 )
 
 // ArgMaxVecTicket is the one-dispatch twin of the vec-row variant named
@@ -119,7 +124,9 @@ func argmaxVecVariants() []Variant {
 		col(ArgMaxVecCol8, "WIDE=1"),
 		col(ArgMaxVecCol8W64, "WIDE=1", "W64=1"),
 	}
-	out = append(out, variant("argmax_col8y.comp")(ArgMaxCol8Y, fmt.Sprintf("COLY=%d", ArgMaxCol8YRows), "LOADS=4"))
+	coly := fmt.Sprintf("COLY=%d", ArgMaxCol8YRows)
+	out = append(out, variant("argmax_col8y.comp")(ArgMaxCol8Y, coly, "LOADS=4"),
+		variant("argmax_col8y.comp")(ArgMaxCol8YPhased, coly, "LOADS=4", "PHASED=1"))
 	for _, bits := range ArgMaxVecNarrowWidths {
 		eb := fmt.Sprintf("ELEM_BITS=%d", bits)
 		out = append(out,

@@ -127,10 +127,10 @@ var apiCases = []apiCase{
 		return &dml.ArgMin{Input: tensor.NewDesc(tensor.Float64, a.Input.Sizes), Output: a.Output, Axes: a.Axes}
 	})},
 	{"reduce unimplemented function", hresult.DXGI_ERROR_UNSUPPORTED, "Function", "not implemented", createOp(func() dml.OperatorDesc {
-		// FLOAT32 SUM, whose output keeps the type: a well-formed desc of
-		// a function vkdml does not compute yet (issue 32).
+		// FLOAT32 MULTIPLY, whose output keeps the type: a well-formed desc
+		// of a function vkdml does not compute yet (issue 32).
 		a := argDescSmall()
-		return &dml.Reduce{Function: dml.ReduceFunctionSum, Input: a.Input, Output: tensor.NewDesc(tensor.Float32, []uint32{4, 1}), Axes: a.Axes}
+		return &dml.Reduce{Function: dml.ReduceFunctionMultiply, Input: a.Input, Output: tensor.NewDesc(tensor.Float32, []uint32{4, 1}), Axes: a.Axes}
 	})},
 	{"reduce unknown function", invalid, "Function", "not a DML_REDUCE_FUNCTION", createOp(func() dml.OperatorDesc {
 		a := argDescSmall()

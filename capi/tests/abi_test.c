@@ -135,7 +135,7 @@ static void desc_errors(vkdml_device dev) {
     vkdml_operator_desc d3 = {VKDML_OPERATOR_ARGMAX, &no_axes};
     EXPECT_HR(vkdml_operator_create(dev, &d3, &op), VKDML_E_INVALIDARG, "axes");
     vkdml_tensor_desc float21 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes21, NULL, 0, 0};
-    vkdml_reduce_desc sum = {VKDML_REDUCE_FUNCTION_LOG_SUM_EXP, &in23, &float21, 1, axis1};
+    vkdml_reduce_desc sum = {VKDML_REDUCE_FUNCTION_MULTIPLY, &in23, &float21, 1, axis1};
     vkdml_operator_desc d4 = {VKDML_OPERATOR_REDUCE, &sum};
     EXPECT_HR(vkdml_operator_create(dev, &d4, &op), VKDML_DXGI_ERROR_UNSUPPORTED, "Function");
     EXPECT_HR(vkdml_operator_create(4242, &argmax_op, &op), VKDML_E_INVALIDARG, "device");

@@ -56,7 +56,7 @@ var family = map[string]func(v shaders.Variant) Unit{
 	"argmax.comp":               func(v shaders.Variant) Unit { return Unit{Name: "element", PerIteration: define(v, "LOADS", 1)} },
 	"argmax_vec_row.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_vec_col.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
-	"argmax_col8y.comp":         func(shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: 1} },
+	"argmax_col8y.comp":         col8yUnit,
 	"argmax_combine.comp":       func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },
@@ -80,6 +80,15 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// slot), which loads one entry of the other run: the rows are per
 	// step.
 	"topk_merge.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
+}
+
+// col8yUnit is argmax_col8y.comp's unit: bytes of 16-byte loads, but
+// PHASED's row of 16 elements is five 4-byte words, LOADS rows a trip.
+func col8yUnit(v shaders.Variant) Unit {
+	if define(v, "PHASED", 0) == 1 {
+		return Unit{Name: "element", PerIteration: 16 * define(v, "LOADS", 1)}
+	}
+	return Unit{Name: "element", ElemBytes: 1}
 }
 
 // elemBytes is the variant's element size: its ELEM_BITS define, else 32

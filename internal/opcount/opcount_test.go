@@ -12,23 +12,17 @@ import (
 // change is bringing down. A case leaves the list when it meets the
 // budget; none may join it but a case new to the table, with its reason.
 var pending = map[string]bool{
-	// 8-bit columns of an odd row length, which vec-col8y's 16-byte loads
-	// cannot take (argmax.comp's thread kernel loads one byte per
-	// element): issue 29 item 3.
-	"argmax 4097x16383 INT8 axis 0": true,
-	// TOP_K with K <= 16 (issue 31, new to the table): the insertion
-	// lists of thread and lane compare each position with the list's
-	// last entry through topk.glsl's (score, index) order, 27 ops a
-	// position for K = 1 over 4 bytes; thread's unrolled sink for the MoE
-	// rows costs 38 (K = 2) and 86 (K = 8) ops a position. A
-	// score-only test before the index tie-break, or a subgroup's
-	// threshold, would bring them down; the radix strategy, within its
-	// scans, cannot be counted yet (its passes nest loops of data-bound
-	// trips) and is off on GPUs until one times it.
-	"topk 8x32000 K=1 FLOAT32":    true,
-	"topk 128x256000 K=1 FLOAT32": true,
-	"topk 65536x64 K=2 FLOAT32":   true,
-	"topk 65536x64 K=8 FLOAT32":   true,
+	// REDUCE's float functions (issue 32): each element costs an exact
+	// accumulator add over ten 32-bit limbs (about 60 ops, 15 ops a
+	// byte), and LOG_SUM_EXP an integer exp besides; meeting the budget
+	// needs a cheaper per-lane accumulator (a few exponent bins of 64-bit
+	// words, carried into the limbs at the end), issue 32's speed part.
+	"reduce sum 4096x16384 FLOAT32 axis 1":         true,
+	"reduce sum 4096x16384 FLOAT32 axis 0":         true,
+	"reduce sum 4096x16384 FLOAT16 axis 1":         true,
+	"reduce sum 4096x16384 FLOAT16 axis 0":         true,
+	"reduce sum 64M FLOAT32 whole":                 true,
+	"reduce log_sum_exp 4096x16384 FLOAT32 axis 1": true,
 }
 
 const countsFile = "counts.md"

@@ -101,6 +101,14 @@ func Cases() []Case {
 		}
 	}
 	reduce(ops.ReduceFunctionSum, tensor.Int32, "64M", []uint32{64 << 20}, "whole", 0)
+	// The float functions' exact accumulators (issue 32): SUM on both
+	// float types, LOG_SUM_EXP's exp per element.
+	for _, dt := range []tensor.DataType{f32, tensor.Float16} {
+		reduce(ops.ReduceFunctionSum, dt, "4096x16384", rows, "axis 1", 1)
+		reduce(ops.ReduceFunctionSum, dt, "4096x16384", rows, "axis 0", 0)
+	}
+	reduce(ops.ReduceFunctionSum, f32, "64M", []uint32{64 << 20}, "whole", 0)
+	reduce(ops.ReduceFunctionLogSumExp, f32, "4096x16384", rows, "axis 1", 1)
 	pool := func(name string, dt tensor.DataType, shape []uint32, k, s, p, d uint32, idx bool) {
 		out := append([]uint32(nil), shape...)
 		for i := 2; i < 4; i++ {

@@ -26,7 +26,7 @@ func reduceOperator() *Operator {
 		Name:     "reduce",
 		Type:     "REDUCE",
 		DMLTypes: []string{"REDUCE"},
-		Summary:  "REDUCE: max, min, sum, multiply, l1, sum_square, argmax or argmin over the given axes (the output keeps the input's rank)",
+		Summary:  "REDUCE: max, min, sum, average, multiply, l1, l2, log_sum, log_sum_exp, sum_square, argmax or argmin over the given axes (the output keeps the input's rank)",
 		Synopsis: "--function NAME --axes A[,B...] [--index-type uint32|int32|uint64|int64] IN.npy OUT.npy",
 		Help:     reduceHelp,
 		Examples: reduceExamples,
@@ -85,9 +85,11 @@ func reduceShown(t *tensor.Tensor) string {
 var reduceHelp = `--function is DirectML's DML_REDUCE_FUNCTION in lower case: ` + strings.Join(reduceFunctions, ", ") + `.
 vkdml computes max and min on every type, sum, multiply, l1 and sum_square
 on int32, uint32, int64 and uint64 (exact: the integers wrap modulo 2^n),
-and argmax and argmin (an index of --index-type, ties to the first); the
-others are DXGI_ERROR_UNSUPPORTED. The output of the value functions has
-the input's type.
+sum, average, l1, sum_square, l2, log_sum and log_sum_exp on float32 and
+float16 (summed exactly and rounded once: the same bits on every device and
+plan), and argmax and argmin (an index of --index-type, ties to the first); the others, and
+multiply of floats, are DXGI_ERROR_UNSUPPORTED. The output of the value
+functions has the input's type.
 
 --axes counts from the end when negative, as numpy and ONNX do.
 
@@ -106,6 +108,8 @@ var reduceExamples = []Example{
 	{Flags: "--function max --axes 0", Input: "[0, -0]", Output: "[-0]"},
 	{Flags: "--function max --axes -1", Input: argMatrix, Output: "[[3], [4], [5]]"},
 	{Flags: "--function argmax --axes 0,1", Input: argMatrix, Output: "[[7]]"},
+	{Flags: "--function sum --axes 0", Input: "[1e8, 1, -1e8, 1]", Output: "[2]"},
+	{Flags: "--function l2 --axes 0", Input: "[3, 4]", Output: "[5]"},
 }
 
 // reduceFlags registers --function, --axes and --index-type.

@@ -26,8 +26,8 @@ def test_reduce_refuses_other_functions(device):
     with pytest.raises(vkdml.InvalidArgumentError) as e:
         vkdml.reduce(np.zeros(3, np.float32), "mean", axes=0, device=device)
     assert "function" in str(e.value)
-    with pytest.raises(vkdml.UnsupportedError):  # part 2: rounded results
-        vkdml.reduce(np.zeros(3, np.float32), "sum", axes=0, device=device)
+    with pytest.raises(vkdml.UnsupportedError):  # no canonical-order kernel yet
+        vkdml.reduce(np.zeros(3, np.float32), "multiply", axes=0, device=device)
     with pytest.raises(vkdml.InvalidArgumentError):  # DirectML has no SUM of INT8
         vkdml.reduce(np.zeros(3, np.int8), "sum", axes=0, device=device)
     with pytest.raises(vkdml.InvalidArgumentError) as e:
@@ -74,6 +74,14 @@ def test_reduce_values(device, rng, dtype, function):
         want = _values_reference(x, axes, function)
         assert got.dtype == x.dtype
         np.testing.assert_array_equal(got.view(np.uint8), np.ascontiguousarray(want).view(np.uint8))
+
+
+def test_reduce_float_sum_is_exact(device):
+    """Float SUM is the exact sum rounded once (a FLOAT32 scan gives 1)."""
+    x = np.array([[1e8, 1, -1e8, 1], [3, 4, 0, 0]], np.float32)
+    np.testing.assert_array_equal(vkdml.reduce(x, "sum", axes=1, device=device).ravel(), [2, 7])
+    np.testing.assert_array_equal(vkdml.reduce(x[1:], "l2", axes=1, device=device).ravel(), [5])
+    assert vkdml.reduce(np.ones(5000, np.float16), "sum", axes=0, device=device)[0] == 5000
 
 
 def test_reduce_value_rules(device):

@@ -53,17 +53,20 @@ _DATA_TYPES = {
 }
 
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
-# DML_REDUCE_FUNCTION by DirectML's names in lower case; vkdml computes
-# those below (MAX and MIN on every type, the others on 32/64-bit integers).
-_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1, "l1": 3, "max": 7, "min": 8, "multiply": 9, "sum": 10,
-                     "sum_square": 11}
+# DML_REDUCE_FUNCTION by DirectML's names in lower case: all twelve (MAX
+# and MIN on every type, the integer functions on 32/64-bit integers, the
+# float functions exactly on float32/float16; multiply of floats is refused
+# as unsupported).
+_REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1, "average": 2, "l1": 3, "l2": 4, "log_sum": 5,
+                     "log_sum_exp": 6, "max": 7, "min": 8, "multiply": 9, "sum": 10, "sum_square": 11}
 _REDUCE_INDEX_FUNCTIONS = ("argmax", "argmin")
 
 # The types the public functions take (PEP 484; py.typed marks the package).
 # Axes=None is every axis, as NumPy's axis=None.
 Axes = Union[int, Sequence[int]]
 Direction = Literal["increasing", "decreasing"]
-ReduceFunction = Literal["argmax", "argmin", "max", "min", "sum", "multiply", "l1", "sum_square"]
+ReduceFunction = Literal["argmax", "argmin", "max", "min", "sum", "multiply", "l1", "sum_square", "average",
+                         "l2", "log_sum", "log_sum_exp"]
 PoolVersion = Literal[0, 1, 2]
 # How max_unpool's indices count: "directml", flat over the whole output as
 # max_pool returns them; "torch", PyTorch's int64 within each (n, c) plane.
@@ -678,7 +681,10 @@ def reduce(x: npt.ArrayLike, function: ReduceFunction, axes: Optional[Axes] = No
     sits, and of equal values the later wins, so max([-0., 0.]) is +0 and
     max([0., -0.]) is -0), "sum", "multiply", "l1" or "sum_square" (int32,
     uint32, int64, uint64; the integers wrap modulo 2^n), whose result has
-    x's dtype; or "argmax" / "argmin", ARGMAX/ARGMIN's index with
+    x's dtype; "sum", "average", "l1", "sum_square", "l2", "log_sum" or
+    "log_sum_exp" on float32 and float16, summed exactly and rounded once
+    (the same bits on every device; DirectML's formulas, so log_sum_exp
+    subtracts no maximum and l2 can overflow); or "argmax" / "argmin", ARGMAX/ARGMIN's index with
     INCREASING ties, of index_dtype (default uint32). The result keeps x's
     rank, reduced axes of size 1; an empty axes list is the identity.
     reduce(x, axes, function), the order before the value functions, is

@@ -1,0 +1,68 @@
+package ops
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// REDUCE's float functions on the reduction planner (docs/semantics.md
+// rules 39-44): a valueOp of value funcFloat runs ARGMAX's kernels
+// compiled with REDUCE_FLOAT (shaders/reduce_part_float.glsl), whose Part
+// is the exact accumulator of reduce_float_ref.go, so every plan, lane
+// count and segment cut gives the reference's bits.
+
+// reduceFloatFuncs are the float functions vkdml computes.
+var reduceFloatFuncs = map[ReduceFunction]bool{
+	ReduceFunctionSum: true, ReduceFunctionAverage: true, ReduceFunctionL1: true,
+	ReduceFunctionSumSquare: true, ReduceFunctionL2: true, ReduceFunctionLogSum: true, ReduceFunctionLogSumExp: true,
+}
+
+// reduceFloatPartial is the bytes of a float partial: ten limbs, the
+// flags and a spare word (reduce_part_float.glsl PART_WORDS).
+const reduceFloatPartial = 48
+
+// reduceFloatFuncNames lists reduceFloatFuncs' names, for messages.
+func reduceFloatFuncNames() string {
+	var names []string
+	for f := range reduceFloatFuncs {
+		names = append(names, reduceFunctionNames[f])
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// partialBytes is the bytes of one of a's partials.
+func (a *argOp) partialBytes() uint64 {
+	if a.value == funcFloat {
+		return reduceFloatPartial
+	}
+	return argPartial
+}
+
+// reduceFloatCombine is the float functions' combine pass: one invocation
+// (or, perGroup, one workgroup) per output.
+func reduceFloatCombine(perGroup bool) string {
+	if perGroup {
+		return shaders.ReduceFloatCombineGroup
+	}
+	return shaders.ReduceFloatCombine
+}
+
+// floatBlock is the reference's answer for the block at input offset
+// ioff: its values widened to FLOAT32 in row-major order, reduced by
+// reduceFloatExact.
+func (v *valueOp) floatBlock(bsizes, bstrides []uint64, ioff uint64, read func(uint64) uint64) uint64 {
+	half := v.in.DataType == tensor.Float16
+	var xs []uint32
+	argWalkBlock(bsizes, bstrides, ioff, func(off uint64) {
+		x := uint32(read(off))
+		if half {
+			x = halfToFloat32Bits(uint16(x))
+		}
+		xs = append(xs, x)
+	})
+	return uint64(reduceFloatExact(v.fn, half, xs))
+}

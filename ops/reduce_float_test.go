@@ -1,0 +1,225 @@
+//go:build cgo
+
+package ops_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// reduceFloatFns are REDUCE's float functions with kernels.
+var reduceFloatFns = []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionAverage, ops.ReduceFunctionL1,
+	ops.ReduceFunctionSumSquare, ops.ReduceFunctionL2, ops.ReduceFunctionLogSum, ops.ReduceFunctionLogSumExp}
+
+// reduceFloatPatterns are the float value patterns (reduceFloatValue).
+var reduceFloatPatterns = []string{"cancel", "magnitudes", "denormals", "zeros", "specials", "random"}
+
+// reduceFloatValue is the bits of dt's element at block position j: terms
+// that cancel earlier ones (and the exact sum with them), huge and tiny
+// magnitudes side by side, denormals, signed zeros, infinities and NaN,
+// any bits.
+func reduceFloatValue(rng *rand.Rand, dt tensor.DataType, pattern string, j uint32) uint64 {
+	half := dt == tensor.Float16
+	bits := func(f float64) uint64 {
+		t := tensor.New(dt, 1)
+		t.SetFloat64([]uint32{0}, f)
+		return t.Bits(0)
+	}
+	sign := uint64(rng.Intn(2))
+	top := uint64(31)
+	if half {
+		top = 15
+	}
+	switch pattern {
+	case "cancel": // ±(a few magnitudes): long runs cancel exactly
+		v := []float64{1e8, 1, 3.5, 1e-3, 65504, 0.1}[rng.Intn(6)]
+		if half {
+			v = []float64{1000, 1, 3.5, 1e-3, 65504, 0.1}[rng.Intn(6)]
+		}
+		return bits(v) | sign<<top
+	case "magnitudes":
+		if half {
+			return uint64(rng.Intn(0x7c00)) | sign<<top
+		}
+		return uint64(rng.Intn(0x7f800000)) | sign<<top
+	case "denormals":
+		if half {
+			return uint64(rng.Intn(0x400)) | sign<<top
+		}
+		return uint64(rng.Intn(0x800000)) | sign<<top
+	case "zeros":
+		if rng.Intn(8) == 0 {
+			return bits(1) | sign<<top
+		}
+		return sign << top
+	case "specials":
+		switch rng.Intn(12) {
+		case 0:
+			return bits(math.Inf(1)) | sign<<top
+		case 1:
+			return reduceNaNs[dt][rng.Intn(len(reduceNaNs[dt]))]
+		case 2:
+			return bits(65504) | sign<<top // FLOAT16's largest, x·x past it
+		}
+		return bits(float64(rng.Intn(5))) | sign<<top
+	}
+	if half {
+		return uint64(rng.Intn(1 << 16))
+	}
+	return uint64(rng.Uint32())
+}
+
+// reduceFloatCase is function f over axes of in filled with pattern.
+func reduceFloatCase(rng *rand.Rand, f ops.ReduceFunction, in *tensor.Tensor, axes []uint32, pattern string) argCase {
+	rng.Read(in.Data)
+	tensor.ForEachIndex(in.Desc.Sizes, func(c []uint32) {
+		in.SetBits(c, reduceFloatValue(rng, in.Desc.DataType, pattern, 0))
+	})
+	os := argOutSizes(in.Desc.Sizes, axes)
+	out := tensor.NewStridedDesc(in.Desc.DataType, os, argLayout(rng, os, []string{"packed", "padded"}[rng.Intn(2)]))
+	what := fmt.Sprintf("%v %v sizes %v strides %v axes %v values %s", f, in.Desc.DataType, in.Desc.Sizes, in.Desc.Strides, axes, pattern)
+	return argCase{desc: &ops.Reduce{Function: f, Input: in.Desc, Output: out, Axes: axes}, in: in, what: what}
+}
+
+// TestReduceFloatRows runs every float function on FLOAT32 and FLOAT16
+// over rows short and long (split-K segments), columns (the column
+// split), whole tensors and random shapes, on lavapipe's plans with each
+// strategy forced and on the GPU plans (workgroups of 256 lanes, the row
+// and column splits, both combines), against the reference bit for bit.
+func TestReduceFloatRows(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	used := map[string]int{}
+	k, n := 0, 0
+	for fi, f := range reduceFloatFns {
+		for ti, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
+			for pi, pattern := range reduceFloatPatterns {
+				// Each case compiles its own pipelines (about 2 s on
+				// lavapipe): half the triples, with -short one each of SUM,
+				// L1, L2 and LOG_SUM_EXP.
+				n++
+				if testing.Short() && (fi%2 == 1 || ti != fi/2%2 || pi != fi%len(reduceFloatPatterns)) || !testing.Short() && pi%2 == n%2 {
+					continue
+				}
+				k++
+				var c argCase
+				switch k % 5 {
+				case 0:
+					c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(4)), uint32(1 + rng.Intn(40))}, nil), []uint32{1}, pattern)
+				case 1:
+					c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(5)), uint32(256 + rng.Intn(1200))}, nil), []uint32{1}, pattern)
+				case 2:
+					c = reduceFloatCase(rng, f, argInput(dt, []uint32{1 + uint32(rng.Intn(2)), uint32(40000 + rng.Intn(9000))}, nil), []uint32{1}, pattern)
+				case 3:
+					c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1000 + rng.Intn(3000)), uint32(3 + 2*rng.Intn(6))}, nil), []uint32{0}, pattern)
+				case 4:
+					sizes, axes := argRandomShape(rng, 3000)
+					c = reduceFloatCase(rng, f, argInput(dt, sizes, argLayout(rng, sizes, argLayoutModes[rng.Intn(len(argLayoutModes))])), axes, pattern)
+				}
+				argCheckCase(t, d, c, reduceStrategies[k%len(reduceStrategies)], rng)
+				tunes := []ops.Tuning{nil, {"argCombineGroupMin": "2"}}
+				if testing.Short() {
+					tunes = tunes[k%2 : k%2+1]
+				}
+				for _, tune := range tunes {
+					reduceCheckGPUPlan(t, d, c, tune, "", used, rng)
+				}
+			}
+		}
+	}
+	if testing.Short() {
+		t.Logf("GPU plans (strategy, kernels): %v", used)
+		return
+	}
+	// Split-K's 48 segments a block, at least a subgroup of 16, so
+	// that the workgroup combine runs whatever the shapes drawn above.
+	c := reduceFloatCase(rng, ops.ReduceFunctionSum, argInput(tensor.Float32, []uint32{200000}, nil), []uint32{0}, "cancel")
+	c.desc = &testutil.ForcedPlan{Desc: c.desc, Kernel: ops.ArgStrategySplitK}
+	reduceCheckGPUPlan(t, d, c, ops.Tuning{"argCombineGroupMin": "2"}, "", used, rng)
+	reduceCheckPlansUsed(t, used, "reduce_float_combine_group", "reduce_float_combine+", "_thread", "_group")
+}
+
+// TestReduceFloatExamples: the measured blocks, whose exact
+// answers differ from a left-to-right FLOAT32 scan, on every strategy.
+func TestReduceFloatExamples(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	ones := func(first float32, n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = 1
+		}
+		v[0] = first
+		return v
+	}
+	cases := []struct {
+		fn   ops.ReduceFunction
+		in   []float32
+		want float32
+	}{
+		{ops.ReduceFunctionSum, []float32{1e8, 1, -1e8, 1}, 2},
+		{ops.ReduceFunctionSum, ones(1<<24, 5), 1<<24 + 4},
+		{ops.ReduceFunctionSum, ones(1<<24, 64), 16777280}, // 16777279 rounds to even
+		{ops.ReduceFunctionAverage, []float32{0.1, 0.2, 0.4}, 0.23333333},
+		{ops.ReduceFunctionL2, []float32{3, 4}, 5},
+		{ops.ReduceFunctionL2, []float32{3e30, 4e30}, float32(math.Inf(1))},
+		{ops.ReduceFunctionL1, []float32{-1e8, 1, 1e8, -1}, 2e8},
+		{ops.ReduceFunctionSumSquare, []float32{1e20, -1e20}, float32(math.Inf(1))},
+		{ops.ReduceFunctionLogSum, []float32{0, 0}, float32(math.Inf(-1))},
+		{ops.ReduceFunctionLogSum, []float32{1, 1}, float32(math.Ln2)},
+		{ops.ReduceFunctionLogSumExp, []float32{1000, 1000}, float32(math.Inf(1))},
+		{ops.ReduceFunctionLogSumExp, []float32{-1000, -1000}, float32(math.Inf(-1))},
+		{ops.ReduceFunctionLogSumExp, []float32{0, 0}, float32(math.Ln2)},
+	}
+	for i, c := range cases {
+		in := argInput(tensor.Float32, []uint32{uint32(len(c.in))}, nil)
+		for i, v := range c.in {
+			in.SetBits([]uint32{uint32(i)}, uint64(math.Float32bits(v)))
+		}
+		strats := reduceStrategies
+		if testing.Short() { // each strategy compiles its own pipelines
+			strats = strats[i%len(strats) : i%len(strats)+1]
+		}
+		for _, strat := range strats {
+			desc := &ops.Reduce{Function: c.fn, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
+			res := testutil.CheckOperator(t, d, reduceForced(desc, strat), []*tensor.Tensor{in}, rng)
+			if got := res.Outputs[0].Bits(0); got != uint64(math.Float32bits(c.want)) {
+				t.Errorf("%v %v [%q]: got %g, want %g", c.fn, c.in[:min(len(c.in), 5)], strat, math.Float32frombits(uint32(got)), c.want)
+			}
+		}
+	}
+}
+
+// TestReduceFloatPast2To24 sums 2^24 + 4099 ones after a 0.5 (a FLOAT32
+// scan stalls at 2^24; the exact sum is 16781315.5, which rounds to
+// 16781316) on the GPU plan and on split-K; not under -short.
+func TestReduceFloatPast2To24(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 64 MiB input")
+	}
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 1<<24 + 4100
+	in := argInput(tensor.Float32, []uint32{n}, nil)
+	for i := uint32(0); i < n; i++ {
+		v := float32(1)
+		if i == 0 {
+			v = 0.5
+		}
+		in.SetBits([]uint32{i}, uint64(math.Float32bits(v)))
+	}
+	for _, strat := range []string{"", ops.ArgStrategySplitK} {
+		desc := &ops.Reduce{Function: ops.ReduceFunctionSum, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
+		res := testutil.CheckOperator(t, d, reduceForced(desc, strat), []*tensor.Tensor{in}, rng)
+		if got := math.Float32frombits(uint32(res.Outputs[0].Bits(0))); got != 16781316 {
+			t.Errorf("[%q]: got %v, want 16781316", strat, got)
+		}
+	}
+}

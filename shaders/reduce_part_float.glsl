@@ -1,0 +1,132 @@
+// reduce_part_float.glsl: reduce_part.glsl's vocabulary (Part,
+// part_identity, part_elem, part_fold, part_merge, the partial, the
+// stored result) for REDUCE's float functions (docs/semantics.md rules
+// 39-44), which argmax.comp, argmax_combine.comp and
+// argmax_combine_group.comp run when compiled with REDUCE_FLOAT 1. A Part
+// is reduce_exact.glsl's exact accumulator of the block's terms: merging
+// two is an integer addition, associative and commutative, so every lane,
+// workgroup, segment and plan reaches the same state, and the one rounding
+// and the function's last step (reduce_float.glsl) come after the last
+// merge. FLOAT16 elements widen exactly and their terms are FLOAT32's
+// (rule 41).
+//
+// FLAGS bits 26-29 hold FFUNC, the DML_REDUCE_FUNCTION; VAL_LOG (bits
+// 24-25) is 2 for FLOAT32, 1 for FLOAT16 outputs. A partial is
+// PART_WORDS words: the ten limbs, the flags and one unused word.
+
+#include "reduce_exact.glsl"
+#include "reduce_float.glsl"
+
+const uint VAL_LOG = (FLAGS >> 24) & 3u;
+const uint FFUNC = (FLAGS >> 26) & 15u;
+// DML_REDUCE_FUNCTION values (ops/reduce.go).
+const uint FF_AVERAGE = 2u, FF_L1 = 3u, FF_L2 = 4u, FF_LOG_SUM = 5u, FF_LOG_SUM_EXP = 6u, FF_SUM = 10u, FF_SUM_SQUARE = 11u;
+
+#define PART_WORDS 12u
+
+struct Part {
+	uint acc[EXACT_LIMBS];
+	uint flags;
+};
+
+Part part_identity() {
+	Part p;
+	exact_zero(p.acc, p.flags);
+	return p;
+}
+
+Part part_merge(Part a, Part b) {
+	exact_merge(a.acc, a.flags, b.acc, b.flags);
+	return a;
+}
+
+#ifndef REDUCE_COMBINE
+// part_term is the FLOAT32 term of an element's raw bits: x, |x|, x*x or exp(x)
+// (rule 41).
+uint part_term(uvec2 raw) {
+	uint x = VAL_LOG == 1u ? f16_to_f32(raw.x) : raw.x;
+	if (FFUNC == FF_L1) {
+		return f32_is_nan(x) ? x : x & 0x7fffffffu;
+	}
+	if (FFUNC == FF_SUM_SQUARE || FFUNC == FF_L2) {
+		return mul_f32(x, x);
+	}
+	if (FFUNC == FF_LOG_SUM_EXP) {
+		return exp_f32(x);
+	}
+	return x;
+}
+
+Part part_elem(uvec2 raw, uint j) {
+	Part p = part_identity();
+	exact_add(p.acc, p.flags, part_term(raw));
+	return p;
+}
+
+Part part_fold(Part st, uvec2 raw, uint j) {
+	exact_add(st.acc, st.flags, part_term(raw));
+	return st;
+}
+#endif
+
+// block_count is the elements of a block: the product of the reduced
+// dimensions' sizes.
+uint block_count() {
+	uint n = 1u;
+	if (NR > 0u) n *= DS7;
+	if (NR > 1u) n *= DS6;
+	if (NR > 2u) n *= DS5;
+	if (NR > 3u) n *= DS4;
+	if (NR > 4u) n *= DS3;
+	if (NR > 5u) n *= DS2;
+	if (NR > 6u) n *= DS1;
+	if (NR > 7u) n *= DS0;
+	return n;
+}
+
+// part_value is the output's bits: the exact sum rounded once to the
+// output type (SUM, L1, SUM_SQUARE), or to FLOAT32, then divided by the
+// count (AVERAGE), its square root (L2) or its logarithm (LOG_SUM,
+// LOG_SUM_EXP) taken, then rounded to FLOAT16
+// for FLOAT16 outputs (rules 39-41).
+uint part_value(Part st) {
+	if (FFUNC == FF_SUM || FFUNC == FF_L1 || FFUNC == FF_SUM_SQUARE) {
+		return exact_round(st.acc, st.flags, VAL_LOG == 1u ? FMT_F16 : FMT_F32);
+	}
+	uint s = exact_round(st.acc, st.flags, FMT_F32);
+	uint v = FFUNC == FF_AVERAGE ? div_f32_count(s, block_count()) : FFUNC == FF_L2 ? sqrt_f32(s) : log_f32(s);
+	return VAL_LOG == 1u ? f32_to_f16(v) : v;
+}
+
+void write_part(uint w, Part st) {
+#define PART_PUT(i) word_dst.x[w + uint(i)] = st.acc[i];
+	EXACT_UNROLL(PART_PUT)
+#undef PART_PUT
+	word_dst.x[w + 10u] = st.flags;
+}
+
+#define READ_PART(view, w) read_part_##view(w)
+#ifdef WORD_SRC
+Part read_part_word_src(uint w) {
+	Part p;
+#define PART_GET(i) p.acc[i] = word_src.x[w + uint(i)];
+	EXACT_UNROLL(PART_GET)
+#undef PART_GET
+	p.flags = word_src.x[w + 10u];
+	return p;
+}
+#endif
+
+// store_result writes a Part's value to output element e of the word view
+// whose base offset is base words; a FLOAT16 through atomics that leave
+// the neighbouring element, which another invocation owns, as it is.
+void store_result(uint base, uint e, Part st) {
+	uint v = part_value(st);
+	if (VAL_LOG == 2u) {
+		word_dst.x[base + e] = v;
+	} else {
+		uint t = base * 2u + e, sh = (t & 1u) * 16u;
+		atomicAnd(word_dst.x[t >> 1], ~(0xffffu << sh));
+		atomicOr(word_dst.x[t >> 1], v << sh);
+	}
+}

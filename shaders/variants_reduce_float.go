@@ -1,0 +1,49 @@
+package shaders
+
+import "fmt"
+
+// REDUCE's float functions (AVERAGE, L1, L2, SUM, SUM_SQUARE of FLOAT32 and
+// FLOAT16) run ARGMAX's kernels compiled with REDUCE_FLOAT 1, whose Part is
+// reduce_part_float.glsl's exact accumulator: the same contract (bindings,
+// specialization constants, push words) with 48-byte partials, in the
+// thread shape and the group shape without subgroup arithmetic (an exact
+// accumulator merges through shared memory).
+
+// ReduceFloatName is the first pass for elemBits-bit floats (16 or 32),
+// native as in ArgMaxName, shape ArgMaxThread or ArgMaxGroup.
+func ReduceFloatName(elemBits int, native bool, shape string) string {
+	return "reduce_float" + ArgMaxName(elemBits, native, shape)[len("argmax"):]
+}
+
+// The float functions' combine passes, as ArgMaxCombineName and
+// ArgMaxCombineGroup.
+const (
+	ReduceFloatCombine      = "reduce_float_combine"
+	ReduceFloatCombineGroup = "reduce_float_combine_group"
+)
+
+func reduceFloatVariants() []Variant {
+	out := []Variant{
+		{Name: ReduceFloatCombine, Source: "argmax_combine.comp", Defines: []string{"REDUCE_FLOAT=1"},
+			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
+		{Name: ReduceFloatCombineGroup, Source: "argmax_combine_group.comp", Defines: []string{"REDUCE_FLOAT=1", "SUBGROUP=0"},
+			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
+	}
+	for _, bits := range []int{16, 32} {
+		natives := []bool{false}
+		if bits < 32 {
+			natives = []bool{true, false}
+		}
+		for _, native := range natives {
+			for _, shape := range []string{ArgMaxThread, ArgMaxGroup} {
+				out = append(out, Variant{
+					Name: ReduceFloatName(bits, native, shape), Source: "argmax.comp",
+					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0"},
+					Bindings: argBindings, Spec: argSpec, Push: argPush,
+				})
+			}
+		}
+	}
+	return out
+}
