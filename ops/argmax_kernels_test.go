@@ -1223,9 +1223,9 @@ func argCol8YCase(rng *rand.Rand, dt tensor.DataType, rows uint32, pattern strin
 // byte in flight, so that lanes of a segment have no row and partials are
 // combined); two of every six cases take the PHASED variant (misaligned
 // row strides, odd column counts, the tensor's last byte at the end of
-// its buffer), one in sixteen of those under -short. Every case must plan vec-col8y (or its PHASED variant),
-// and REDUCE MAX or MIN on its input must not (they need values,
-// vec-col8y gives indices only).
+// its buffer), one in sixteen of those under -short. Every case must plan
+// vec-col8y (or its PHASED variant), REDUCE MAX or MIN on its input too
+// (the value read back from the winner's position).
 func TestArgCol8Y(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -1263,16 +1263,14 @@ func TestArgCol8Y(t *testing.T) {
 				g.desc = forced
 				argCheckCase(t, d, g, "", rng)
 			}
-			// REDUCE's MAX and MIN on the same layout: vec-col8y computes
-			// indices only, so the value functions plan a scalar kernel.
+			// REDUCE's MAX and MIN on the same layout, the types' extremes
+			// at the ends of every 16 and 256 rows among ties (lanes take
+			// every 32nd row), whole and split.
 			f := []ops.ReduceFunction{ops.ReduceFunctionMax, ops.ReduceFunctionMin}[pi%2]
-			v := reduceCase(rng, f, c.in, []uint32{uint32(len(c.in.Desc.Sizes) - 2)}, "random", "packed")
-			forced := &testutil.ForcedPlan{Desc: v.desc, DeviceType: caps.DeviceTypeDiscreteGPU}
-			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant == want {
-				t.Fatalf("%s: GPU plan runs %s, which computes indices only", v.what, want)
-			}
-			if phased && testing.Short() {
-				continue // the same scalar kernel as the aligned cases': its plan is the check
+			v := reduceCase(rng, f, c.in, []uint32{uint32(len(c.in.Desc.Sizes) - 2)}, []string{"boundary", "ties"}[pi/2%2], "packed", "padded")
+			forced := &testutil.ForcedPlan{Desc: v.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: []ops.Tuning{nil, split}[pi%2]}
+			if _, p := testutil.GPUPlan(t, d, forced, "", v.what); p.Kernels[0].Variant != want {
+				t.Fatalf("%s: GPU plan runs %s, want %s", v.what, p.Kernels[0].Variant, want)
 			}
 			v.desc = forced
 			argCheckCase(t, d, v, "", rng)

@@ -46,20 +46,8 @@ func TestArgTicketGPU(t *testing.T) {
 			in := argInput(dt, sizes, nil)
 			argColSplitFill(rng, in, axes, pattern)
 			c := argDrawCase(rng, layout+" ", in, axes, pattern, "packed")
-			_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
-			k := p.Kernels[0]
-			if len(p.Steps) != 1 || !strings.HasSuffix(k.Variant, "_ticket") || p.PersistentSize == 0 {
-				t.Fatalf("%s: GPU plan %q: kernels %v, %d steps, persistent %d B: want one ticket dispatch", c.what, p.Strategy, p.Kernels, len(p.Steps), p.PersistentSize)
-			}
-			group := k.Spec[1]>>18&1 == 1 // FLAGS' TICKET_GROUP
-			if want := layout == "whole"; group != want {
-				t.Fatalf("%s: %s's last workgroup combines a workgroup per output: %v, want %v", c.what, k.Variant, group, want)
-			}
+			argTicketCheck(t, d, c, layout, rng, func() { argColSplitFill(rng, c.in, axes, pattern) })
 			used[layout]++
-			// Once with every resource poisoned, the persistent one
-			// included: the initializer must zero the ticket.
-			argCheckCase(t, d, argCase{desc: &asGPU{Desc: c.desc}, in: c.in, what: c.what}, "", rng)
-			argTicketRuns(t, d, c, pattern, rng)
 		})
 		t.Logf("ticket plans: %v", used)
 		if used["whole"] == 0 || used["rows"] == 0 {
@@ -68,10 +56,64 @@ func TestArgTicketGPU(t *testing.T) {
 	})
 }
 
+// TestReduceValueTicketGPU is TestArgTicketGPU for REDUCE's value
+// functions, whose ticket tail merges Parts (reduce_part.glsl's
+// part_merge: MAX / MIN's payload, the 64-bit accumulations) and writes
+// values: every function, a type of it in turn (three under the full
+// run, one under -short), the layouts alternating, every value pattern
+// in turn, on both combine forms.
+func TestReduceValueTicketGPU(t *testing.T) {
+	eachCombineForm(t, func(t *testing.T, si int, opts dml.DeviceOptions) {
+		d := testutil.OpenDML(t, opts)
+		rng := testutil.Rand(t)
+		used := map[string]int{}
+		k := si
+		for fi, f := range reduceValueFns {
+			types := reduceTypesOf(f)
+			for n := 0; n < testutil.CaseCount(3, 1); n++ {
+				dt := types[(fi+si+3*n)%len(types)]
+				pattern := reducePatterns[k%len(reducePatterns)]
+				layout := []string{"whole", "rows"}[k%2]
+				k++
+				sizes := []uint32{uint32(32*4096 + rng.Intn(8*4096))}
+				if layout == "rows" {
+					sizes = []uint32{uint32(2 + rng.Intn(3)), uint32(65536 + rng.Intn(30000))}
+				}
+				axes := []uint32{uint32(len(sizes) - 1)}
+				c := reduceCase(rng, f, argInput(dt, sizes, nil), axes, pattern, "packed")
+				c.what = layout + " " + c.what
+				argTicketCheck(t, d, c, layout, rng, func() { reduceFill(rng, c.in, axes, pattern) })
+				used[layout]++
+			}
+		}
+		t.Logf("ticket plans: %v", used)
+	})
+}
+
+// argTicketCheck requires c's GPU plan to be one ticket dispatch whose
+// last workgroup combines a workgroup per output for layout "whole" and a
+// lane per output for "rows", runs it once with every resource poisoned
+// (the persistent one included: the initializer must zero the ticket),
+// then argTicketRuns.
+func argTicketCheck(t *testing.T, d *dml.Device, c argCase, layout string, rng *rand.Rand, refill func()) {
+	t.Helper()
+	_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
+	k := p.Kernels[0]
+	if len(p.Steps) != 1 || !strings.HasSuffix(k.Variant, "_ticket") || p.PersistentSize == 0 {
+		t.Fatalf("%s: GPU plan %q: kernels %v, %d steps, persistent %d B: want one ticket dispatch", c.what, p.Strategy, p.Kernels, len(p.Steps), p.PersistentSize)
+	}
+	group := k.Spec[1]>>18&1 == 1 // FLAGS' TICKET_GROUP
+	if want := layout == "whole"; group != want {
+		t.Fatalf("%s: %s's last workgroup combines a workgroup per output: %v, want %v", c.what, k.Variant, group, want)
+	}
+	argCheckCase(t, d, argCase{desc: &asGPU{Desc: c.desc}, in: c.in, what: c.what}, "", rng)
+	argTicketRuns(t, d, c, refill)
+}
+
 // argTicketRuns runs c's GPU plan three times on one prepared operator,
-// refilling the input (pattern) before each run, and compares each run's
-// output with the reference.
-func argTicketRuns(t *testing.T, d *dml.Device, c argCase, pattern string, rng *rand.Rand) {
+// refilling the input (refill) before each run but the first, and
+// compares each run's output with the reference.
+func argTicketRuns(t *testing.T, d *dml.Device, c argCase, refill func()) {
 	t.Helper()
 	p, err := d.Prepare(&asGPU{Desc: c.desc}, dml.PrepareOptions{})
 	if err != nil {
@@ -79,10 +121,9 @@ func argTicketRuns(t *testing.T, d *dml.Device, c argCase, pattern string, rng *
 	}
 	defer p.Release()
 	out := c.desc.Outputs()[0]
-	axes := []uint32{uint32(c.in.Desc.Rank() - 1)}
 	for run := 0; run < testutil.CaseCount(3, 2); run++ {
 		if run > 0 {
-			argColSplitFill(rng, c.in, axes, pattern)
+			refill()
 		}
 		want := &tensor.Tensor{Desc: *out, Data: make([]byte, out.TotalTensorSizeInBytes)}
 		if err := c.desc.Reference([]*tensor.Tensor{c.in}, []*tensor.Tensor{want}); err != nil {

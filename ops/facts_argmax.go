@@ -168,8 +168,8 @@ func argVecRowFacts(v *stepValues) (DispatchFacts, error) {
 // what its last workgroup does in place of a combine pass: every item
 // writes a 16-byte partial, which the last workgroup reads back, a lane
 // per output in a serial loop (TICKET_GROUP 0) or the workgroup per
-// output, ceil(nseg / WG) partials a lane; it writes the indices
-// (OUT_MODE 0 or 1, which argFirstPassBytes counted).
+// output, ceil(nseg / WG) partials a lane; it writes the indices or
+// values (OUT_MODE 0, 1 or 3, which argFirstPassBytes counted).
 func argTicketFacts(v *stepValues, f *DispatchFacts, a argStepItems) {
 	part := 16 * a.items()
 	f.BytesWritten += part

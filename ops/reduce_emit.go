@@ -24,7 +24,8 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 	switch {
 	case ticket:
 		// The ticket variant writes partials whatever its OUT_MODE,
-		// which says how its last workgroup writes the indices.
+		// which says how its last workgroup writes the indices or
+		// values (it merges Parts, so every function takes it).
 		variant = shaders.ArgMaxVecTicket(k.variant)
 	case s.partial:
 		firstMode = 2

@@ -129,7 +129,7 @@ func TestReduceFloatRows(t *testing.T) {
 					tunes = tunes[k%2 : k%2+1]
 				}
 				for _, tune := range tunes {
-					reduceCheckGPUPlan(t, d, c, tune, used, rng)
+					reduceCheckGPUPlan(t, d, c, tune, "", used, rng)
 				}
 			}
 		}
@@ -142,7 +142,7 @@ func TestReduceFloatRows(t *testing.T) {
 	// that the workgroup combine runs whatever the shapes drawn above.
 	c := reduceFloatCase(rng, ops.ReduceFunctionSum, argInput(tensor.Float32, []uint32{200000}, nil), []uint32{0}, "cancel")
 	c.desc = &testutil.ForcedPlan{Desc: c.desc, Kernel: ops.ArgStrategySplitK}
-	reduceCheckGPUPlan(t, d, c, ops.Tuning{"argCombineGroupMin": "2"}, used, rng)
+	reduceCheckGPUPlan(t, d, c, ops.Tuning{"argCombineGroupMin": "2"}, "", used, rng)
 	reduceCheckPlansUsed(t, used, "reduce_float_combine_group", "reduce_float_combine+", "_thread", "_group")
 }
 

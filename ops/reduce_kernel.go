@@ -20,6 +20,7 @@ type argKernel struct {
 	loads   uint64 // block positions a vec-col or thread lane loads before scanning them (0: 1)
 	words   bool   // a scalar kernel reading 8/16-bit elements as 32-bit words
 	rows    bool   // vec-row with a subgroup (of sgSize lanes) per item
+	sg      bool   // vec-row combining through subgroup arithmetic (argOp.subgroups)
 	y       uint64 // lanes that split an item's rows (vec-col8y), 0 for one
 	phased  bool   // vec-col8y's PHASED variant: any run of outputs, the last item short
 }
@@ -90,7 +91,7 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 		k.vw = argVecPer(l.es)
 		if vec == "row" {
 			k.variant, k.label = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecRow), "vec-row"
-			if f.SubgroupArithmetic {
+			if k.sg = a.subgroups(ctx); k.sg {
 				k.variant = shaders.ArgMaxVecName(bits, shaders.ArgMaxVecRowSG)
 			}
 		} else {
@@ -109,13 +110,13 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 	}
 	switch vec {
 	case "row":
-		k.variant, k.label = shaders.ArgMaxVecRow, "vec-row"
+		k.variant, k.label, k.sg = shaders.ArgMaxVecRow, "vec-row", a.subgroups(ctx)
 		switch {
-		case f.ShaderInt64 && f.SubgroupArithmetic:
+		case f.ShaderInt64 && k.sg:
 			k.variant, k.vw = shaders.ArgMaxVecRow64SG, 8
 		case f.ShaderInt64:
 			k.variant, k.vw = shaders.ArgMaxVecRow64, 8
-		case f.SubgroupArithmetic:
+		case k.sg:
 			k.variant = shaders.ArgMaxVecRowSG
 		}
 	case "col":
@@ -155,7 +156,7 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 		// (which the PHASED layout cannot take: misfit refuses it).
 		k.variant, k.y = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecColX4), 0
 	}
-	if k.vec == "row" && k.small && f.SubgroupArithmetic && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
+	if k.vec == "row" && k.small && k.sg && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
 		k.wg == lim.SubgroupSize && k.wg >= lim.MinSubgroupSize && k.wg <= lim.MaxSubgroupSize {
 		k.sgSize = k.wg
 		if k.variant == shaders.ArgMaxVecRow64SG {

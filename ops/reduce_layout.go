@@ -78,9 +78,8 @@ type argLayout struct {
 
 // col8Y: a column layout that vec-col8y (argmax_col8y.comp) serves where
 // the device class's tuning asks for it (argCol8Y): 8-bit integers over
-// one reduced axis, whose lanes step one constant stride. It computes
-// indices only: REDUCE's value functions never reach it, as they plan no
-// vectorised kernel (chooseStrategy's useVec).
+// one reduced axis, whose lanes step one constant stride: ARGMAX, ARGMIN
+// and REDUCE's MAX and MIN (the only functions of 8-bit types).
 func (l *argLayout) col8Y() bool {
 	return l.tune.argCol8Y && l.es == 1 && len(l.red) == 1
 }

@@ -52,7 +52,7 @@ var ArgStrategies = []string{ArgStrategyThread, ArgStrategyGroup, ArgStrategySpl
 const (
 	argThreadWG = 64
 	argGroupWG  = 256 // argmax.comp's WG_MAX
-	argPartial  = 16  // bytes per (score, index) partial (argmax_partial.glsl)
+	argPartial  = 16  // bytes per partial (reduce_part.glsl write_part)
 	// argIters bounds the loop iterations of one invocation: lavapipe
 	// (gallivm) stops every shader after 65535 loop iterations in all
 	// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by every loop), silently, and
@@ -164,8 +164,10 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 	}
 	switch ctx.Kernel {
 	case "", ArgStrategyVec:
-		// The vectorised kernels compute indices only.
-		return strategy, a.value == funcIndex, nil
+		// The vectorised kernels carry integer state (a score, or a sum
+		// modulo 2^32 or 2^64): the float functions' exact accumulator
+		// runs on the scalar kernels only (REDUCE_FLOAT).
+		return strategy, a.value != funcFloat, nil
 	case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
 		return ctx.Kernel, false, nil
 	}

@@ -153,8 +153,8 @@ func reduceRandomCase(rng *rand.Rand, maxElems int) argCase {
 }
 
 // reduceStrategies are the strategies the tests force, "" the planner's
-// own; vec is refused by the value functions' planner, which reports its
-// own scalar choice.
+// own; vec on a layout no vector kernel fits runs the planner's scalar
+// choice.
 var reduceStrategies = append([]string{"", ops.ArgStrategyVec}, ops.ArgStrategies...)
 
 // TestReduceValueExamples: the rules' examples (the issue, DirectML's
@@ -209,10 +209,15 @@ func reduceRowsCase(rng *rand.Rand, f ops.ReduceFunction, dt tensor.DataType, ro
 }
 
 // reduceColsCase: columns over axis 0 (or a middle axis), whose GPU plans
-// cut the blocks by the column split.
-func reduceColsCase(rng *rand.Rand, f ops.ReduceFunction, dt tensor.DataType, pattern string) argCase {
+// cut the blocks by the column split: an odd number of them, or with vec
+// 16 or 32, which every width's vec-col kernel takes (16-byte loads of 16
+// 8-bit, 8 16-bit, 4 or 8 32-bit and 2 64-bit adjacent outputs).
+func reduceColsCase(rng *rand.Rand, f ops.ReduceFunction, dt tensor.DataType, pattern string, vec bool) argCase {
 	nred := uint32(1000 + rng.Intn(3000))
 	cols := uint32(3 + 2*rng.Intn(6))
+	if vec {
+		cols = 16 * uint32(1+rng.Intn(2))
+	}
 	sizes, axes := []uint32{nred, cols}, []uint32{0}
 	if rng.Intn(2) == 0 {
 		sizes, axes = []uint32{2, nred, cols}, []uint32{1}
@@ -225,7 +230,8 @@ func reduceColsCase(rng *rand.Rand, f ops.ReduceFunction, dt tensor.DataType, pa
 // the GPU plans (workgroups of 256 lanes, the row and column splits, the
 // workgroup combine, eight loads in flight per thread): short rows, rows
 // of a few hundred (lanes and subgroups), long ones (split-K segments)
-// and columns (the column split).
+// and columns (the column split), and columns that the vec-col kernels
+// take, forced to them (vec) on both devices.
 func TestReduceValueRows(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -241,7 +247,8 @@ func TestReduceValueRows(t *testing.T) {
 				}
 				k++
 				var c argCase
-				switch k % 4 {
+				strat, gpuKernel := reduceStrategies[k/5%len(reduceStrategies)], ""
+				switch k % 5 {
 				case 0:
 					c = reduceRowsCase(rng, f, dt, uint32(1+rng.Intn(4)), uint32(1+rng.Intn(40)), pattern)
 				case 1:
@@ -249,24 +256,29 @@ func TestReduceValueRows(t *testing.T) {
 				case 2:
 					c = reduceRowsCase(rng, f, dt, 1+uint32(rng.Intn(2)), uint32(70000+rng.Intn(9000)), pattern)
 				case 3:
-					c = reduceColsCase(rng, f, dt, pattern)
+					c = reduceColsCase(rng, f, dt, pattern, false)
+				case 4:
+					c = reduceColsCase(rng, f, dt, pattern, true)
+					strat, gpuKernel = ops.ArgStrategyVec, ops.ArgStrategyVec
 				}
-				argCheckCase(t, d, c, reduceStrategies[k%len(reduceStrategies)], rng)
+				argCheckCase(t, d, c, strat, rng)
 				for _, tune := range []ops.Tuning{nil, {"argCombineGroupMin": "2", "argThreadLoads": "1"}} {
-					reduceCheckGPUPlan(t, d, c, tune, used, rng)
+					reduceCheckGPUPlan(t, d, c, tune, gpuKernel, used, rng)
 				}
 			}
 		}
 	}
-	reduceCheckPlansUsed(t, used, "argmax_combine_groupsg", "argmax_combine_group+", "threadx8", "groupsg")
+	reduceCheckPlansUsed(t, used, "argmax_combine_groupsg", "argmax_combine_group+", "threadx8", "groupsg",
+		"vec_row64sg+", "vec_b16_rowsg", "vec_b64_row", "_colx4", "vec_b8_coly")
 }
 
-// reduceCheckGPUPlan checks c on the discrete-GPU plan with tuning tune,
-// counting its (strategy, kernels) in used.
-func reduceCheckGPUPlan(t *testing.T, d *dml.Device, c argCase, tune ops.Tuning, used map[string]int, rng *rand.Rand) {
+// reduceCheckGPUPlan checks c on the discrete-GPU plan with tuning tune
+// and strategy kernel ("" for the planner's), counting its (strategy,
+// kernels) in used.
+func reduceCheckGPUPlan(t *testing.T, d *dml.Device, c argCase, tune ops.Tuning, kernel string, used map[string]int, rng *rand.Rand) {
 	t.Helper()
 	g := c
-	g.desc = &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: tune}
+	g.desc = &testutil.ForcedPlan{Desc: c.desc, DeviceType: caps.DeviceTypeDiscreteGPU, Tuning: tune, Kernel: kernel}
 	p, err := g.desc.Plan(testutil.PlanContext(d))
 	if err != nil {
 		t.Fatalf("%s: GPU plan: %v", c.what, err)

@@ -1,5 +1,6 @@
 #version 450
-// argmax_col8y.comp (vec-col8y): ARGMAX / ARGMIN first pass for 8-bit
+// argmax_col8y.comp (vec-col8y): ARGMAX / ARGMIN (and REDUCE MAX / MIN,
+// whose LAST is DECREASING's order) first pass for 8-bit
 // integer elements over one reduced axis when the innermost kept dimension
 // has input stride 1 (vec-col's layout: its size and every other input
 // stride multiples of 16 elements). An item is 16 adjacent outputs and a
@@ -49,6 +50,7 @@
 #define ELEM_SRC 0
 #define ELEM_SRC4 0
 #define WORD_DST 1
+#define WORD_DST_RW 1
 #ifndef PHASED
 #define PHASED 0
 #endif
@@ -58,7 +60,7 @@
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
-#include "argmax_partial.glsl"
+#include "reduce_part.glsl"
 #include "argmax_vec_common.glsl"
 
 #ifndef COLY
@@ -275,7 +277,8 @@ void main() {
 					bs |= 0xFFFFFF00u; // reduce.glsl's score of ARGMIN: the inverted 32-bit key
 				}
 				uint oc = w * 4u + b;
-				write_result(o + oc, pc.seg_base + sl, kout + oc * DO0, bs, bi);
+				uint ein = elem_base(pc.base_src) - pc.in_win + kin + oc; // output o + oc's block position 0
+				write_result(o + oc, pc.seg_base + sl, kout + oc * DO0, ein, bs, bi);
 			}
 			barrier();
 		}

@@ -1,5 +1,6 @@
 #version 450
-// argmax_vec_col.comp (vec-col): ARGMAX / ARGMIN first pass when the
+// argmax_vec_col.comp (vec-col): ARGMAX / ARGMIN and REDUCE first pass
+// (argmax_vec_common.glsl's lane state) when the
 // innermost kept dimension has input stride 1, a size that is a multiple
 // of PER, and every other input stride (kept and reduced) is a multiple of
 // PER elements, with argmax_vec_common.glsl's 16-byte loads. One invocation
@@ -34,10 +35,11 @@
 #define ELEM_SRC 0
 #define ELEM_SRC4 0
 #define WORD_DST 1
+#define WORD_DST_RW 1
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
-#include "argmax_partial.glsl"
+#include "reduce_part.glsl"
 #include "argmax_vec_common.glsl"
 
 #if W64
@@ -76,6 +78,7 @@ void main() {
 		uint c[8];
 		uint roff = red_coords(j, c);
 		uint seg = pc.seg_base + sl;
+		uint ein = elem_base(pc.base_src) - pc.in_win + kin; // output o's block position 0
 		// The rest of the block, in order (sequential scans: a later
 		// element wins when greater, or equal under DECREASING).
 #define NEXT()                               \
@@ -85,13 +88,7 @@ void main() {
 		red_next(c, roff);                       \
 	}                                            \
 	j++;
-#define SCAN(S, B, I)                                                         \
-	{                                                                         \
-		uvec4 s_ = score4_later(S);                                           \
-		bvec4 u_ = LAST != 0u ? greaterThanEqual(s_, B) : greaterThan(s_, B); \
-		B = mix(B, s_, u_);                                                   \
-		I = mix(I, uvec4(j), u_);                                             \
-	}
+#define SCAN(S, B, I) later4(B, I, (S), uvec4(j));
 // SCAN_ROWS scans rows 1..n-1 of the segment with the width's LOAD_AT (the
 // load of block offset R) and SCAN_ALL (the scans of one load's
 // elements). With LOADS 4 it issues four rows' loads before their scans,
@@ -129,10 +126,10 @@ void main() {
 #endif
 #if ELEM_BITS == 32
 		uint wbase = pc.base_src - pc.in_win + kin; // + roff: a multiple of 4
-		uvec4 best = score4(elem_src4.x[(wbase + roff) >> 2], uvec4(j));
+		uvec4 best = start4(elem_src4.x[(wbase + roff) >> 2], uvec4(j));
 		uvec4 bi = uvec4(j);
 #if WIDE
-		uvec4 best2 = score4(elem_src4.x[((wbase + roff) >> 2) + 1u], uvec4(j));
+		uvec4 best2 = start4(elem_src4.x[((wbase + roff) >> 2) + 1u], uvec4(j));
 		uvec4 bi2 = uvec4(j);
 #endif
 #if W64
@@ -153,49 +150,43 @@ void main() {
 			SCAN(elem_src4.x[v + 1u], best2, bi2)
 #endif
 		}
-		write_result(o, seg, kout, best.x, bi.x);
-		write_result(o + 1u, seg, kout + DO0, best.y, bi.y);
-		write_result(o + 2u, seg, kout + 2u * DO0, best.z, bi.z);
-		write_result(o + 3u, seg, kout + 3u * DO0, best.w, bi.w);
+#define WRITE4(B, I, c)                                                         \
+	write_result(o + (c), seg, kout + (c) * DO0, ein + (c), B.x, I.x);                  \
+	write_result(o + (c) + 1u, seg, kout + ((c) + 1u) * DO0, ein + (c) + 1u, B.y, I.y); \
+	write_result(o + (c) + 2u, seg, kout + ((c) + 2u) * DO0, ein + (c) + 2u, B.z, I.z); \
+	write_result(o + (c) + 3u, seg, kout + ((c) + 3u) * DO0, ein + (c) + 3u, B.w, I.w);
+		WRITE4(best, bi, 0u)
 #if WIDE
-		write_result(o + 4u, seg, kout + 4u * DO0, best2.x, bi2.x);
-		write_result(o + 5u, seg, kout + 5u * DO0, best2.y, bi2.y);
-		write_result(o + 6u, seg, kout + 6u * DO0, best2.z, bi2.z);
-		write_result(o + 7u, seg, kout + 7u * DO0, best2.w, bi2.w);
+		WRITE4(best2, bi2, 4u)
 #endif
 #elif ELEM_BITS == 64
 		// Two outputs: the two elements of each load.
 		uint ebase = elem_base(pc.base_src) - pc.in_win + kin; // + roff: even
 		uvec4 q = elem_src4.x[(ebase + roff) >> 1];
-		uvec2 b0 = score(q.xy, j), b1 = score(q.zw, j);
-		uint i0 = j, i1 = j;
+		// reduce_part.glsl's Parts: part_fold is the sequential step.
+		Part p0 = part_elem(q.xy, j), p1 = part_elem(q.zw, j);
 #define LOAD_AT(R) elem_src4.x[(ebase + (R)) >> 1]
-#define SCAN_ALL(Q)                                    \
-	{                                                  \
-		uvec2 s0 = score((Q).xy, j), s1 = score((Q).zw, j); \
-		if (later_wins(s0, b0)) {                      \
-			b0 = s0;                                   \
-			i0 = j;                                    \
-		}                                              \
-		if (later_wins(s1, b1)) {                      \
-			b1 = s1;                                   \
-			i1 = j;                                    \
-		}                                              \
+#define SCAN_ALL(Q)                    \
+	{                                  \
+		p0 = part_fold(p0, (Q).xy, j); \
+		p1 = part_fold(p1, (Q).zw, j); \
 	}
 		SCAN_ROWS()
-		write_result(o, seg, kout, b0, i0);
-		write_result(o + 1u, seg, kout + DO0, b1, i1);
+		// (part_elem's position is already j + 1 for MAX / MIN.)
+		uint d = FUNC == FUNC_EXTREME ? 1u : 0u;
+		write_result(o, seg, kout, ein, p0.s, p0.i - d);
+		write_result(o + 1u, seg, kout + DO0, ein + 1u, p1.s, p1.i - d);
 #else
 		// VW outputs: sub-element b of word w of each load is output
 		// o + w * (32 / ELEM_BITS) + b, scanned in component w of best_b.
 		const uint EPW = 32u / ELEM_BITS;
 		uint ebase = elem_base(pc.base_src) - pc.in_win + kin; // + roff: a multiple of VW
 		uvec4 q = elem_src4.x[(ebase + roff) / VW];
-		uvec4 best0 = score4(ELEM_SUB(q, 0), uvec4(j)), bi0 = uvec4(j);
-		uvec4 best1 = score4(ELEM_SUB(q, 1), uvec4(j)), bi1 = uvec4(j);
+		uvec4 best0 = start4(ELEM_SUB(q, 0), uvec4(j)), bi0 = uvec4(j);
+		uvec4 best1 = start4(ELEM_SUB(q, 1), uvec4(j)), bi1 = uvec4(j);
 #if ELEM_BITS == 8
-		uvec4 best2 = score4(ELEM_SUB(q, 2), uvec4(j)), bi2 = uvec4(j);
-		uvec4 best3 = score4(ELEM_SUB(q, 3), uvec4(j)), bi3 = uvec4(j);
+		uvec4 best2 = start4(ELEM_SUB(q, 2), uvec4(j)), bi2 = uvec4(j);
+		uvec4 best3 = start4(ELEM_SUB(q, 3), uvec4(j)), bi3 = uvec4(j);
 #endif
 #define LOAD_AT(R) elem_src4.x[(ebase + (R)) / VW]
 #if ELEM_BITS == 8
@@ -210,11 +201,11 @@ void main() {
 	SCAN(ELEM_SUB(Q, 1), best1, bi1)
 #endif
 		SCAN_ROWS()
-#define WRITE4(B, I, b)                                                                 \
-	write_result(o + (b), seg, kout + (b) * DO0, B.x, I.x);                             \
-	write_result(o + EPW + (b), seg, kout + (EPW + (b)) * DO0, B.y, I.y);               \
-	write_result(o + 2u * EPW + (b), seg, kout + (2u * EPW + (b)) * DO0, B.z, I.z);     \
-	write_result(o + 3u * EPW + (b), seg, kout + (3u * EPW + (b)) * DO0, B.w, I.w);
+#define WRITE4(B, I, b)                                                                                     \
+	write_result(o + (b), seg, kout + (b) * DO0, ein + (b), B.x, I.x);                                      \
+	write_result(o + EPW + (b), seg, kout + (EPW + (b)) * DO0, ein + EPW + (b), B.y, I.y);                  \
+	write_result(o + 2u * EPW + (b), seg, kout + (2u * EPW + (b)) * DO0, ein + 2u * EPW + (b), B.z, I.z);   \
+	write_result(o + 3u * EPW + (b), seg, kout + (3u * EPW + (b)) * DO0, ein + 3u * EPW + (b), B.w, I.w);
 		WRITE4(best0, bi0, 0u)
 		WRITE4(best1, bi1, 1u)
 #if ELEM_BITS == 8

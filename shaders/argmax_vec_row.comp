@@ -1,6 +1,7 @@
 #version 450
-// argmax_vec_row.comp (vec-row): ARGMAX / ARGMIN first pass when the block
-// is one contiguous run (one reduced dimension of input stride 1), with
+// argmax_vec_row.comp (vec-row): ARGMAX / ARGMIN and REDUCE first pass
+// (argmax_vec_common.glsl's lane state) when the block is one contiguous
+// run (one reduced dimension of input stride 1), with
 // argmax_vec_common.glsl's 16-byte loads. One workgroup per (output,
 // segment); lane t reads the 16-byte vectors t, t+WG, ... of the segment's
 // aligned middle, keeping one best per vector component (below 64 bits, a
@@ -30,8 +31,9 @@
 //            the one that takes the last combines every output's nseg
 //            partials as argmax_combine.comp (TICKET_GROUP 0: a lane per
 //            output) or argmax_combine_group.comp (TICKET_GROUP, FLAGS bit
-//            18: the workgroup per output) would, writes the indices
-//            (OUT_MODE 0 or 1) and puts the ticket back to 0 for the next
+//            18: the workgroup per output) would, merging Parts
+//            (reduce_part.glsl), writes the indices or values (OUT_MODE
+//            0, 1 or 3) and puts the ticket back to 0 for the next
 //            execution. The host plans it for one step whose combine is
 //            one workgroup, so it saves a dispatch and costs no
 //            parallelism.
@@ -52,6 +54,7 @@
 #define ELEM_SRC 0
 #define ELEM_SRC4 0
 #define WORD_DST 1
+#define WORD_DST_RW 1
 #if TICKET
 // Coherent: the last workgroup reads what the others wrote in this
 // dispatch, past their (non-coherent) caches.
@@ -63,8 +66,12 @@ shared bool sh_last;
 #include "elem.glsl"
 #include "common.glsl"
 #include "reduce.glsl"
-#include "argmax_partial.glsl"
+#include "reduce_part.glsl"
 #include "argmax_vec_common.glsl"
+#if TICKET
+// group_combine, the workgroup-per-output tail's merge of Parts.
+#include "reduce_group.glsl"
+#endif
 
 #if WIDE
 // A third view for 32-byte loads.
@@ -74,20 +81,12 @@ const uint VW = 8u; // elements per vector load
 const uint VW = 128u / ELEM_BITS; // EPV
 #endif
 
-// better1 is better() for SCORE.
-bool better1(SCORE s, uint si, SCORE b, uint bi) {
-#if ELEM_BITS == 64
-	return better(s, si, b, bi);
-#else
-	return s > b || (s == b && (LAST != 0u ? si > bi : si < bi));
-#endif
-}
-
 // ROW_FILTER (FLAGS bit 17): the raw-interval filter below runs. The host
 // sets it where the device class's tuning asks (argRowFilter): on a GPU
 // the scans of narrow and float elements are integer-ALU bound, while on
 // lavapipe the filter's bookkeeping costs more than the visits it saves.
-const uint ROW_FILTER = (FLAGS >> 17) & 1u;
+// Only the ORDERED functions have a best to filter against.
+const uint ROW_FILTER = ORDERED ? (FLAGS >> 17) & 1u : 0u;
 const uint TICKET_GROUP = (FLAGS >> 18) & 1u;
 
 // The identity: below every element in the total order.
@@ -102,14 +101,20 @@ const uint ID_IDX = LAST != 0u ? 0u : 0xFFFFFFFFu;
 #endif
 
 #if !ONESG && !ROWS
+#ifndef WG_MAX
 #define WG_MAX 256
-shared SCORE sh_s[WG_MAX];
-shared uint sh_idx[WG_MAX];
 #endif
-
+shared SCORE sh_s[WG_MAX];
+shared uint sh_si[WG_MAX];
+#endif
 
 #if SUBGROUP
 void sg_reduce(inout SCORE s, inout uint idx) {
+	if (!ORDERED) {
+		// (The host gives 64-bit MULTIPLY no subgroup variant: sg_part.)
+		s = SCORE1(sg_part(Part(SCORE2(s), 0u, 0u)).s);
+		return;
+	}
 #if ELEM_BITS == 64
 	// The maximum high word, then the maximum low word among the lanes
 	// that hold it: no 64-bit subgroup arithmetic needed.
@@ -139,7 +144,7 @@ bool wg_combine(inout SCORE best, inout uint bi) {
 	sg_reduce(best, bi);
 	if (subgroupElect()) {
 		sh_s[gl_SubgroupID] = best;
-		sh_idx[gl_SubgroupID] = bi;
+		sh_si[gl_SubgroupID] = bi;
 	}
 	barrier();
 	bool lead = false;
@@ -147,10 +152,7 @@ bool wg_combine(inout SCORE best, inout uint bi) {
 		best = SCORE_ID;
 		bi = ID_IDX;
 		for (uint k = gl_SubgroupInvocationID; k < gl_NumSubgroups; k += gl_SubgroupSize) {
-			if (better1(sh_s[k], sh_idx[k], best, bi)) {
-				best = sh_s[k];
-				bi = sh_idx[k];
-			}
+			merge1(best, bi, sh_s[k], sh_si[k]);
 		}
 		sg_reduce(best, bi);
 		lead = subgroupElect();
@@ -159,45 +161,36 @@ bool wg_combine(inout SCORE best, inout uint bi) {
 #else
 	uint t = gl_LocalInvocationID.x;
 	sh_s[t] = best;
-	sh_idx[t] = bi;
+	sh_si[t] = bi;
 	barrier();
 	for (uint hh = gl_WorkGroupSize.x / 2u; hh > 0u; hh >>= 1) {
-		if (t < hh && better1(sh_s[t + hh], sh_idx[t + hh], sh_s[t], sh_idx[t])) {
-			sh_s[t] = sh_s[t + hh];
-			sh_idx[t] = sh_idx[t + hh];
+		if (t < hh) {
+			SCORE s = sh_s[t];
+			uint si = sh_si[t];
+			merge1(s, si, sh_s[t + hh], sh_si[t + hh]);
+			sh_s[t] = s;
+			sh_si[t] = si;
 		}
 		barrier();
 	}
 	best = sh_s[0];
-	bi = sh_idx[0];
+	bi = sh_si[0];
 	return t == 0u;
 #endif
 }
 #endif
 
 #if TICKET
-// part_take makes partial w the best when it beats (best, bi) in
-// reduce.glsl's total order (the score, then the index).
-void part_take(uint w, inout SCORE best, inout uint bi) {
-#if ELEM_BITS == 64
-	SCORE s = uvec2(part_dst.x[w], part_dst.x[w + 1u]);
-#else
-	SCORE s = part_dst.x[w];
-#endif
-	uint i = part_dst.x[w + 2u];
-	if (better1(s, i, best, bi)) {
-		best = s;
-		bi = i;
-	}
-}
-
 // ticket_combine runs after the workgroup's last item: the workgroup takes
 // a ticket, and the one that takes the last of ngroups combines the
-// partials. The order: every lane's partial stores, then its
-// memoryBarrierBuffer (device scope: the stores are visible before what
-// follows), the workgroup barrier, then lane 0's atomicAdd; the last
-// workgroup's barrier on memory after the atomic orders its coherent loads
-// of the partials after every other workgroup's stores.
+// partials, Parts merged by reduce_part.glsl's part_merge as the combine
+// passes merge them (so for every function the first pass runs), and
+// writes each output's index or value (store_result). The order: every
+// lane's partial stores, then its memoryBarrierBuffer (device scope: the
+// stores are visible before what follows), the workgroup barrier, then
+// lane 0's atomicAdd; the last workgroup's barrier on memory after the
+// atomic orders its coherent loads of the partials after every other
+// workgroup's stores.
 void ticket_combine(uint ngroups) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
@@ -215,27 +208,26 @@ void ticket_combine(uint ngroups) {
 	if (TICKET_GROUP != 0u) {
 		for (uint o = pc.o_begin; o < pc.o_begin + pc.o_count; o++) {
 			uint w0 = pc.base_part + 4u * (o * pc.nseg - pc.dst_win);
-			SCORE best = SCORE_ID;
-			uint bi = ID_IDX;
+			Part st = part_identity();
 			for (uint s = t; s < pc.nseg; s += WG) {
-				part_take(w0 + 4u * s, best, bi);
+				st = part_merge(st, READ_PART(part_dst, w0 + 4u * s));
 			}
-			if (wg_combine(best, bi)) {
+			if (group_combine(st)) {
 				kept_offsets(o, kin, kout);
-				store_index(pc.base_dst, kout - pc.out_win, bi, OUT_MODE == 1u);
+				store_result(pc.base_dst, kout - pc.out_win, st);
 			}
+			// The next output reuses the shared entries.
 			barrier();
 		}
 	} else {
 		for (uint o = pc.o_begin + t; o < pc.o_begin + pc.o_count; o += WG) {
 			uint w0 = pc.base_part + 4u * (o * pc.nseg - pc.dst_win);
-			SCORE best = SCORE_ID;
-			uint bi = ID_IDX;
+			Part st = part_identity();
 			for (uint s = 0u; s < pc.nseg; s++) {
-				part_take(w0 + 4u * s, best, bi);
+				st = part_merge(st, READ_PART(part_dst, w0 + 4u * s));
 			}
 			kept_offsets(o, kin, kout);
-			store_index(pc.base_dst, kout - pc.out_win, bi, OUT_MODE == 1u);
+			store_result(pc.base_dst, kout - pc.out_win, st);
 		}
 	}
 	if (t == 0u) {
@@ -273,6 +265,7 @@ void main() {
 		// position of element a is a + jdelta (mod 2^32).
 		uint a0 = elem_base(pc.base_src) + (kin + j0 * DI7 - pc.in_win);
 		uint jdelta = j0 - a0;
+		uint ein = elem_base(pc.base_src) + kin - pc.in_win; // block position 0
 		uint h = min((VW - (a0 & (VW - 1u))) & (VW - 1u), n);
 		uint vb = (a0 + h) / VW;
 		uint nv = (n - h) / VW;
@@ -287,15 +280,8 @@ void main() {
 		for (uint v = vb + t; v < vb + nv; v += WG) {
 			uvec4 q = elem_src4.x[v];
 			uint j = v * 2u + jdelta;
-			uvec2 s0 = score(q.xy, j), s1 = score(q.zw, j + 1u);
-			if (better1(s0, j, best, bi)) {
-				best = s0;
-				bi = j;
-			}
-			if (better1(s1, j + 1u, best, bi)) {
-				best = s1;
-				bi = j + 1u;
-			}
+			fold1(best, bi, q.xy, j);
+			fold1(best, bi, q.zw, j + 1u);
 		}
 #else
 		// One best per vector component (word c of every load). A
@@ -306,20 +292,14 @@ void main() {
 		// later one replaces the best when it scores higher, or as high
 		// under DECREASING (score4_later: j > 0 there). A lane with no
 		// vector keeps the identity.
-		uvec4 b4 = uvec4(0u), i4 = uvec4(ID_IDX);
+		uvec4 b4 = uvec4(SCORE_ID), i4 = uvec4(ID_IDX);
 		uvec4 lane_j = uvec4(0u, 1u, 2u, 3u) * (32u / ELEM_BITS) + jdelta;
 #define FIRST(RAW, J)                                                          \
 	{                                                                          \
 		i4 = (J);                                                              \
-		b4 = score4((RAW), i4);                                                \
+		b4 = start4((RAW), i4);                                                \
 	}
-#define LATER(RAW, J)                                                          \
-	{                                                                          \
-		uvec4 s_ = score4_later(RAW);                                          \
-		bvec4 u_ = LAST != 0u ? greaterThanEqual(s_, b4) : greaterThan(s_, b4); \
-		b4 = mix(b4, s_, u_);                                                  \
-		i4 = mix(i4, (J), u_);                                                 \
-	}
+#define LATER(RAW, J) later4(b4, i4, (RAW), (J));
 // LOAD_VEC(v) is vector v; SCAN_VEC(q, v, UPDATE0, UPDATE) visits its
 // elements, the first component-wise one through UPDATE0, the others
 // through UPDATE; FILTER_VEC(q) is, per component, the least of
@@ -407,23 +387,14 @@ void main() {
 			}
 		}
 		uint best = b4.x, bi = i4.x;
-		if (better1(b4.y, i4.y, best, bi)) { best = b4.y; bi = i4.y; }
-		if (better1(b4.z, i4.z, best, bi)) { best = b4.z; bi = i4.z; }
-		if (better1(b4.w, i4.w, best, bi)) { best = b4.w; bi = i4.w; }
+		merge1(best, bi, b4.y, i4.y);
+		merge1(best, bi, b4.z, i4.z);
+		merge1(best, bi, b4.w, i4.w);
 #endif
 		// The unaligned head and the tail, fewer than VW elements each.
 		for (uint k = t; k < h + ntail; k += WG) {
 			uint a = k < h ? a0 + k : tail0 + (k - h);
-			uint j = a + jdelta;
-#if ELEM_BITS == 64
-			SCORE s = score(elem_load(0u, a), j);
-#else
-			SCORE s = score(elem_load(0u, a), j).x;
-#endif
-			if (better1(s, j, best, bi)) {
-				best = s;
-				bi = j;
-			}
+			fold1(best, bi, elem_load(0u, a), a + jdelta);
 		}
 #if SUBGROUP && (ONESG || ROWS)
 		// The item's lanes are exactly one subgroup: no shared memory, no
@@ -431,11 +402,11 @@ void main() {
 		// between its per-subgroup coroutines).
 		sg_reduce(best, bi);
 		if (subgroupElect()) {
-			write_result(o, pc.seg_base + sl, kout, best, bi);
+			write_result(o, pc.seg_base + sl, kout, ein, best, bi);
 		}
 #else
 		if (wg_combine(best, bi)) {
-			write_result(o, pc.seg_base + sl, kout, best, bi);
+			write_result(o, pc.seg_base + sl, kout, ein, best, bi);
 		}
 		barrier();
 #endif

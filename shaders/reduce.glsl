@@ -3,7 +3,7 @@
 // an output and of a block position, each element's score, and the order
 // in which a later element replaces the best so far. ARGMAX / ARGMIN and
 // REDUCE are its users (argmax.comp, argmax_vec_row.comp, argmax_vec_col.comp,
-// argmax_combine.comp, argmax_combine_group.comp); argmax.comp explains
+// argmax_col8y.comp, argmax_combine.comp, argmax_combine_group.comp); argmax.comp explains
 // why the order is correct. Include elem.glsl first; a combine pass,
 // which reads partials rather than elements, defines REDUCE_COMBINE to
 // leave out the block coordinates and the score.

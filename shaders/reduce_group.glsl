@@ -3,7 +3,8 @@
 // (SUBGROUP 1) or a shared-memory tree (SUBGROUP 0). argmax.comp's group
 // kernels and argmax_combine_group.comp use it. The Parts merge in an
 // order that is not the block's, which is correct because part_merge is
-// associative and commutative (reduce_part.glsl). Include it after
+// associative and commutative (reduce_part.glsl, which also has the
+// subgroup merge, sg_part). Include it after
 // reduce_part.glsl; the workgroup size is a power of two of at most
 // WG_MAX.
 
@@ -41,34 +42,6 @@ void sh_put(uint k, Part st) {
 
 Part sh_get(uint k) { return Part(uvec2(sh_lo[k], sh_hi[k]), sh_idx[k], sh_p[k]); }
 
-#endif
-
-#if SUBGROUP
-// sg_part leaves the subgroup's merged Part in every lane. ORDERED: the
-// maximum high word, then the maximum low word among the lanes holding it,
-// then the first (or, LAST, the last) position among the lanes holding
-// both, and that lane's payload. Sums modulo 2^64 add the low words in
-// 16-bit halves, so that no subgroup sum overflows (a subgroup has at most
-// 2^16 lanes), and carry into the high word. MULTIPLY multiplies the low
-// words: exact modulo 2^32, so the planner gives 64-bit MULTIPLY only the
-// kernels without subgroup arithmetic.
-Part sg_part(Part st) {
-	if (ORDERED) {
-		uint mh = subgroupMax(st.s.y);
-		uint ml = subgroupMax(st.s.y == mh ? st.s.x : 0u);
-		bool top = st.s.x == ml && st.s.y == mh;
-		uint idx = LAST != 0u ? subgroupMax(top ? st.i : 0u) : subgroupMin(top ? st.i : 0xFFFFFFFFu);
-		uint p = FUNC == FUNC_EXTREME ? subgroupMax(top && st.i == idx ? st.p : 0u) : 0u;
-		return Part(uvec2(ml, mh), idx, p);
-	}
-	if (FUNC == FUNC_MULTIPLY) {
-		return Part(uvec2(subgroupMul(st.s.x), 0u), 0u, 0u);
-	}
-	uint a = subgroupAdd(st.s.x & 0xFFFFu), b = subgroupAdd(st.s.x >> 16);
-	uint carry;
-	uint lo = uaddCarry(a, b << 16, carry);
-	return Part(uvec2(lo, subgroupAdd(st.s.y) + (b >> 16) + carry), 0u, 0u);
-}
 #endif
 
 // group_combine merges every lane's st into the workgroup's Part and

@@ -1,6 +1,8 @@
 // reduce_part.glsl: what a reduction carries from its elements to its
 // output, for every DML_REDUCE_FUNCTION the reduction kernels run
-// (argmax.comp, argmax_combine.comp, argmax_combine_group.comp): the
+// (argmax.comp, argmax_combine.comp, argmax_combine_group.comp; the
+// vectorised first passes carry a narrower state, argmax_vec_common.glsl,
+// and write Parts): the
 // Part, how a first pass builds one from an element and folds in the
 // next element, how two merge (lanes, subgroups, segments, in any
 // grouping), the 16-byte partial that carries one between passes, and the
@@ -123,6 +125,34 @@ Part part_fold(Part st, uvec2 raw, uint j) {
 }
 #endif // REDUCE_COMBINE
 
+#if SUBGROUP
+// sg_part leaves the subgroup's merged Part in every lane. ORDERED: the
+// maximum high word, then the maximum low word among the lanes holding it,
+// then the first (or, LAST, the last) position among the lanes holding
+// both, and that lane's payload. Sums modulo 2^64 add the low words in
+// 16-bit halves, so that no subgroup sum overflows (a subgroup has at most
+// 2^16 lanes), and carry into the high word. MULTIPLY multiplies the low
+// words: exact modulo 2^32, so the planner gives 64-bit MULTIPLY only the
+// kernels without subgroup arithmetic.
+Part sg_part(Part st) {
+	if (ORDERED) {
+		uint mh = subgroupMax(st.s.y);
+		uint ml = subgroupMax(st.s.y == mh ? st.s.x : 0u);
+		bool top = st.s.x == ml && st.s.y == mh;
+		uint idx = LAST != 0u ? subgroupMax(top ? st.i : 0u) : subgroupMin(top ? st.i : 0xFFFFFFFFu);
+		uint p = FUNC == FUNC_EXTREME ? subgroupMax(top && st.i == idx ? st.p : 0u) : 0u;
+		return Part(uvec2(ml, mh), idx, p);
+	}
+	if (FUNC == FUNC_MULTIPLY) {
+		return Part(uvec2(subgroupMul(st.s.x), 0u), 0u, 0u);
+	}
+	uint a = subgroupAdd(st.s.x & 0xFFFFu), b = subgroupAdd(st.s.x >> 16);
+	uint carry;
+	uint lo = uaddCarry(a, b << 16, carry);
+	return Part(uvec2(lo, subgroupAdd(st.s.y) + (b >> 16) + carry), 0u, 0u);
+}
+#endif
+
 // part_value is the output value of a value function's Part: the best
 // element's bits (MAX / MIN), or the accumulator.
 uvec2 part_value(Part st) {
@@ -140,13 +170,20 @@ uvec2 part_value(Part st) {
 	return KIND == KIND_SIGNED ? uvec2(k.x, k.y ^ 0x80000000u) : k;
 }
 
+// PART_DST is the buffer the partials go to: word_dst, or the one a
+// kernel names (argmax_vec_row.comp's TICKET variants, whose word_dst is
+// the output).
+#ifndef PART_DST
+#define PART_DST word_dst
+#endif
+
 // write_part writes a Part as a 16-byte partial, 4 words, at word w of the
-// temporary resource; read_part reads one from a word view.
+// temporary resource (PART_DST); READ_PART reads one from a word view.
 void write_part(uint w, Part st) {
-	word_dst.x[w] = st.s.x;
-	word_dst.x[w + 1u] = st.s.y;
-	word_dst.x[w + 2u] = st.i;
-	word_dst.x[w + 3u] = st.p;
+	PART_DST.x[w] = st.s.x;
+	PART_DST.x[w + 1u] = st.s.y;
+	PART_DST.x[w + 2u] = st.i;
+	PART_DST.x[w + 3u] = st.p;
 }
 
 #define READ_PART(view, w) Part(uvec2(view.x[w], view.x[(w) + 1u]), view.x[(w) + 2u], view.x[(w) + 3u])

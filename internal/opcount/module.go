@@ -211,8 +211,10 @@ func (m *module) loopBlocks(h *block) map[string]bool {
 }
 
 // hotLoop is the cost of one iteration of the hot loop (the outermost
-// loop, or the loop loading the most source bytes per iteration with the
-// deepest of equals) and the source bytes that iteration loads.
+// loop, or the deepest loop that loads source bytes, the one loading the
+// most of equals: a loop around it loads once per pass, such as a first
+// element or the value a MAX reads back, not per element) and the source
+// bytes that iteration loads.
 func (m *module) hotLoop(outermost bool) (cost, loaded float64, err error) {
 	var headers []*block
 	bodies := map[string]map[string]bool{}
@@ -252,8 +254,10 @@ func (m *module) hotLoop(outermost bool) (cost, loaded float64, err error) {
 			if depth(h) == 0 && (best == nil || bytes > 0 && bestBytes == 0) {
 				best, bestBytes = h, bytes
 			}
-		case bytes > bestBytes || bytes == bestBytes && bytes > 0 && best != nil && depth(h) > depth(best):
+		case bytes > 0 && (bestBytes == 0 || depth(h) > depth(best) || depth(h) == depth(best) && bytes > bestBytes):
 			best, bestBytes = h, bytes
+		case best == nil:
+			best = h
 		}
 	}
 	if best == nil {

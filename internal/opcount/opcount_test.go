@@ -12,25 +12,6 @@ import (
 // change is bringing down. A case leaves the list when it meets the
 // budget; none may join it but a case new to the table, with its reason.
 var pending = map[string]bool{
-	// REDUCE MAX/MIN on 8-bit columns: argmax.comp's thread kernel, as
-	// ARGMAX's 8-bit columns took before vec-col8y, which computes
-	// indices only (issue 29 item 3).
-	"reduce max 4096x16384 UINT8 axis 0": true,
-	"reduce max 4096x16384 INT8 axis 0":  true,
-	// REDUCE MAX/MIN along rows and whole of 8-, 16-bit and float types:
-	// the value functions plan the scalar group kernel, whose per-element
-	// score and compare the vector row kernels would spread over 4 to 16
-	// elements, but those compute indices only (REDUCE part 2 gives them
-	// the value functions). 32-bit integers and 64-bit types, and every
-	// accumulation, are within the budget on the same kernels.
-	"reduce max 4096x16384 FLOAT32 axis 1": true,
-	"reduce max 4096x16384 FLOAT16 axis 1": true,
-	"reduce max 4096x16384 UINT16 axis 1":  true,
-	"reduce max 4096x16384 INT16 axis 1":   true,
-	"reduce max 4096x16384 UINT8 axis 1":   true,
-	"reduce max 4096x16384 INT8 axis 1":    true,
-	"reduce min 4096x16384 FLOAT32 axis 1": true,
-	"reduce max 64M FLOAT32 whole":         true,
 	// REDUCE's float functions (issue 32): each element costs an exact
 	// accumulator add over ten 32-bit limbs (about 60 ops, 15 ops a
 	// byte), and LOG_SUM_EXP an integer exp besides; meeting the budget

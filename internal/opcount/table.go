@@ -75,10 +75,9 @@ func Cases() []Case {
 	arg("argmax 4097x16383 INT8 axis 0", tensor.Int8, []uint32{4097, 16383}, 0)
 	arg("argmax 4097x16383 FLOAT16 axis 1", tensor.Float16, []uint32{4097, 16383}, 1)
 	arg("argmax 63x1031x1025 FLOAT32 axis 1", f32, []uint32{63, 1031, 1025}, 1)
-	// REDUCE's value functions run ARGMAX's scalar kernels (the vector
-	// kernels compute indices only): MAX in every type, MIN, and the
-	// integer accumulations in their four types, along rows, columns and
-	// whole.
+	// REDUCE's value functions on ARGMAX's kernels: MAX in every type,
+	// MIN, and the integer accumulations in their four types, along rows,
+	// columns and whole.
 	reduce := func(fn ops.ReduceFunction, dt tensor.DataType, size string, shape []uint32, how string, axes ...uint32) {
 		out := append([]uint32(nil), shape...)
 		for _, a := range axes {
