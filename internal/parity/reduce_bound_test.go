@@ -59,6 +59,14 @@ func TestCheckReduceFloatExamples(t *testing.T) {
 		{"rig: SUM of inf, -inf, 2", "SUM", "FLOAT32", []float64{inf, -inf, 2}, nan, -nan, Equal},
 		{"rig: SUM with a partial overflow", "SUM", "FLOAT32", []float64{f(3.4e38), f(3.4e38), -f(3.4e38)}, f(3.4e38), inf, WithinBound},
 		{"rig: MULTIPLY order", "MULTIPLY", "FLOAT32", []float64{f(1e30), f(1e30), f(1e-30), f(1e-30)}, nan, inf, WithinBound},
+		{"rig: FLOAT16 SUM past the range, saturated", "SUM", "FLOAT16", rep(60000, 4), inf, 65504, WithinBound},
+		{"rig: FLOAT16 L2 past the range, saturated", "L2", "FLOAT16", rep(60000, 4), inf, 65504, WithinBound},
+		{"FLOAT16 SUM past the range, another finite", "SUM", "FLOAT16", rep(60000, 4), inf, 65490, OutsideBound},
+		{"FLOAT16 SUM past the range, the other sign", "SUM", "FLOAT16", rep(60000, 4), inf, -65504, OutsideBound},
+		{"FLOAT16 SUM at the overflow, 65504", "SUM", "FLOAT16", []float64{65504, 8, 8}, inf, 65504, WithinBound},
+		{"FLOAT16 SUM of an infinity, 65504", "SUM", "FLOAT16", []float64{inf, 1}, inf, 65504, OutsideBound},
+		{"rig: LOG_SUM of a denormal sum", "LOG_SUM", "FLOAT32", []float64{0x1p-149, 0x1p-149, 0x3p-149, -0x1p-149}, f(-147 * math.Ln2), float64(math.Float32frombits(0xc2b00f34)), WithinBound},
+		{"LOG_SUM of a tiny normal sum, off", "LOG_SUM", "FLOAT32", []float64{0x1p-120, 0x1p-120}, f(-119 * math.Ln2), f(-127 * math.Ln2), OutsideBound},
 		{"rig: AVERAGE", "AVERAGE", "FLOAT32", []float64{f(0.1), f(0.2), f(0.4)}, float64(math.Float32frombits(0x3e6eeeef)), float64(math.Float32frombits(0x3e6eeef0)), WithinBound},
 	}
 	for _, c := range cases {

@@ -68,6 +68,8 @@ func Corpus(seed int64) *Set {
 			g.set.inputs[indicesKey(c.Name)] = in
 		}
 	}
+	// Families added later draw from g, after all of the above.
+	g.reduceFloat()
 	return g.set
 }
 
