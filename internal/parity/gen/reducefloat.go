@@ -10,6 +10,7 @@
 package gen
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/vkdml/vkdml/tensor"
@@ -127,4 +128,45 @@ func (g *gen) reduceFloatMeasured() {
 	g.reduceRows("reduce_measured_l2_overflow", "L2", covers, tensor.Float32, []float64{3e30, 4e30})
 	g.reduceRows("reduce_measured_log_sum_zeros", "LOG_SUM", covers, tensor.Float32, []float64{0, 0})
 	g.reduceRows("reduce_measured_average_tenths", "AVERAGE", covers, tensor.Float32, []float64{0.1, 0.2, 0.4})
+}
+
+// randomReduceFloat: per round, each float function on FLOAT32 or FLOAT16
+// over random sizes and a random set of axes (now and then rows of up to
+// 3,500, past FLOAT16's 2^11), its values drawn as reduceFloatDraw's with
+// an occasional special: ±0, ±inf, NaN, a denormal or a value whose
+// square overflows.
+func (g *gen) randomReduceFloat() {
+	for _, fn := range reduceFloatFunctions {
+		dt := []tensor.DataType{tensor.Float32, tensor.Float16}[g.rng.Intn(2)]
+		var sizes, axes []uint32
+		if g.rng.Intn(4) == 0 {
+			sizes, axes = u32(uint32(1+g.rng.Intn(2)), uint32(500+g.rng.Intn(3000))), u32(1)
+		} else {
+			rank := 1 + g.rng.Intn(4)
+			sizes = g.sizes(rank, 200)
+			for a := 0; a < rank; a++ {
+				if g.rng.Intn(2) == 0 {
+					axes = append(axes, uint32(a))
+				}
+			}
+			if len(axes) == 0 {
+				axes = u32(uint32(g.rng.Intn(rank)))
+			}
+		}
+		draw := g.reduceFloatDraw(fn)
+		big, denorm := 3e38, 0x1p-149
+		if dt == tensor.Float16 {
+			big, denorm = 60000, 0x1p-24
+		}
+		specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), denorm, big}
+		g.reduceValue(fmt.Sprintf("random_reduce_float_%s_%s", lower(fn), lower(dt.String())), fn,
+			[]string{"random", "rule 39", "rule 44"}, dt, sizes, axes,
+			func(t *tensor.Tensor, c []uint32, i int) {
+				if g.rng.Intn(40) == 0 {
+					t.SetFloat64(c, specials[g.rng.Intn(len(specials))])
+					return
+				}
+				draw(t, c, i)
+			})
+	}
 }
