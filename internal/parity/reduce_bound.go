@@ -29,14 +29,18 @@ type ReduceBoundCheck struct {
 
 // floatFormat is what the bound needs of an output type.
 type floatFormat struct {
-	unit     float64 // unit roundoff 2^-p: half an ULP at 1
-	minULP   float64 // the smallest denormal
-	overflow float64 // the magnitude from which a value rounds to infinity
+	unit float64 // unit roundoff 2^-p: half an ULP at 1
+	// narrowULP is how many of the format's ULPs DirectML's result may be
+	// from its FLOAT32 value: ½ for FLOAT32 (IEEE rounding), 1 for FLOAT16
+	// (measured: the rig's kernels narrow towards zero, rule 44).
+	narrowULP float64
+	minULP    float64 // the smallest denormal
+	overflow  float64 // the magnitude from which a value rounds to infinity
 }
 
 var (
-	boundFloat32 = floatFormat{unit: 0x1p-24, minULP: 0x1p-149, overflow: 0x1p128 - 0x1p103}
-	boundFloat16 = floatFormat{unit: 0x1p-11, minULP: 0x1p-24, overflow: 65520}
+	boundFloat32 = floatFormat{unit: 0x1p-24, minULP: 0x1p-149, overflow: 0x1p128 - 0x1p103, narrowULP: 0.5}
+	boundFloat16 = floatFormat{unit: 0x1p-11, minULP: 0x1p-24, overflow: 65520, narrowULP: 1}
 )
 
 // minNormal is the format's smallest normal number.
@@ -221,7 +225,8 @@ func reduceFloatBound(function string, out floatFormat, block []float64, vkdml f
 	sumErr := g*abs + 2*delta*abs // |DirectML's sum − vkdml's exact sum|
 	switch function {
 	case "SUM", "L1", "SUM_SQUARE":
-		return sumErr + out.ulp(vkdml), nil
+		// vkdml's rounding (½ ULP) and DirectML's narrowing.
+		return sumErr + (0.5+out.narrowULP)*out.ulp(vkdml), nil
 	}
 	// The inner sum vkdml rounds to FLOAT32, and its error from DirectML's.
 	inner := sumErr + boundFloat32.ulp(sum)/2

@@ -51,6 +51,11 @@ func TestCheckReduceFloatExamples(t *testing.T) {
 		{"MULTIPLY off", "MULTIPLY", "FLOAT32", []float64{2, 3, 4}, 24, 24.01, OutsideBound},
 		{"FLOAT16 SUM an FP16 ULP apart", "SUM", "FLOAT16", []float64{1024, 0.5, 0.5}, 1025, 1024, WithinBound},
 		{"FLOAT16 SUM off", "SUM", "FLOAT16", []float64{1, 2}, 3, 3.5, OutsideBound},
+		// γ·A is 0.54 ULP: DirectML's FLOAT32 sum may be below 5996, which
+		// narrows towards zero to 5992, two ULPs from vkdml's 6000.
+		{"FLOAT16 SUM two ULPs off, narrowed towards zero", "SUM", "FLOAT16", rep(1, 6000), 6000, 5992, WithinBound},
+		{"FLOAT16 SUM three ULPs off", "SUM", "FLOAT16", rep(1, 6000), 6000, 5988, OutsideBound},
+		{"rig: FLOAT16 LOG_SUM_EXP of 0, 0, 0 narrowed towards zero", "LOG_SUM_EXP", "FLOAT16", []float64{0, 0, 0}, 1.0986328125, 1.09765625, WithinBound},
 		{"FLOAT16 SUM at the overflow", "SUM", "FLOAT16", []float64{65504, 7.99}, 65504, inf, WithinBound},
 		{"FLOAT16 SUM short of the overflow", "SUM", "FLOAT16", []float64{60000, 1}, 60000, inf, OutsideBound},
 		// Measured on the rig where DirectML's answer is not vkdml's
