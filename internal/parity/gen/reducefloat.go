@@ -1,6 +1,7 @@
 // REDUCE's floating-point functions (docs/semantics.md rules 39-44): per
-// function x FLOAT32/FLOAT16, random blocks over two axes, cancelling
-// terms, huge and tiny magnitudes with denormals, ±0, ±inf and NaN, and
+// function x FLOAT32/FLOAT16, rows of random values, cancelling terms,
+// huge and tiny magnitudes with denormals, ±0, ±inf and NaN (and for SUM
+// random blocks over two axes), and
 // for FLOAT16 blocks longer than 2^11 (where a FLOAT16 accumulator would
 // stall); then the measured FLOAT32 examples. vkdml's answers are
 // compared with DirectML's within rule 44's bound (parity.CheckReduceFloat).
