@@ -441,7 +441,9 @@ VKDML_API VKDML_HRESULT vkdml_run(vkdml_device device, const vkdml_operator_desc
  * The result is JSON (docs/schema/parity-case.schema.json without the
  * device fields): verdict ("equal", "differ explained", "differ
  * unexplained", "rejected by both", "rejected by vkdml", "rejected by
- * expected", "not compared"), rule, outputs and differences. It is written
+ * expected", "not compared"; for REDUCE's float functions "within bound"
+ * and "outside bound", docs/semantics.md rule 44), rule, outputs and
+ * differences. It is written
  * as vkdml_devices_json writes; a result longer than capacity is
  * truncated, and a second call with a larger buffer runs the comparison
  * again. A case that cannot be compared (desc, buffer sizes or types) is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,41 @@ func TestParityCaseRefusals(t *testing.T) {
 		code, _, stderr := vkdml(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+}
+
+// TestParityCaseReduceFloatBound: a REDUCE SUM of FLOAT32 whose expected
+// output differs from vkdml's within docs/semantics.md rule 44's bound is
+// "within bound" with exit status 0; beyond it "outside bound", exit 1.
+func TestParityCaseReduceFloatBound(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{})
+	dir := t.TempDir()
+	desc := map[string]any{
+		"Type":         "DML_OPERATOR_REDUCE",
+		"Function":     "DML_REDUCE_FUNCTION_SUM",
+		"InputTensor":  map[string]any{"DataType": "DML_TENSOR_DATA_TYPE_FLOAT32", "Sizes": []int{1, 4}, "TotalTensorSizeInBytes": 16},
+		"OutputTensor": map[string]any{"DataType": "DML_TENSOR_DATA_TYPE_FLOAT32", "Sizes": []int{1, 1}, "TotalTensorSizeInBytes": 4},
+		"Axes":         []int{1},
+	}
+	// vkdml's exact sum is 2; a left-to-right FLOAT32 scan gives 1, within
+	// γ_3·(2e8 + 2) + ulp(2); 100 is not.
+	if err := os.WriteFile(filepath.Join(dir, "x.npy"), paritytest.Float32Npy([]float32{1e8, 1, -1e8, 1}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		expected float32
+		verdict  string
+		code     int
+	}{{2, "equal", 0}, {1, "within bound", 0}, {100, "outside bound", 1}} {
+		name := fmt.Sprintf("sum%g", c.expected)
+		os.WriteFile(filepath.Join(dir, name+".npy"), paritytest.Float32Npy([]float32{c.expected}), 0o644)
+		b, _ := json.Marshal(map[string]any{"desc": desc, "inputs": []string{"x.npy"}, "expected": []string{name + ".npy"}})
+		path := filepath.Join(dir, name+".json")
+		os.WriteFile(path, b, 0o644)
+		code, out, stderr := vkdml("parity", "--case", path)
+		if code != c.code || !strings.Contains(out, "verdict:  "+c.verdict+"\n") {
+			t.Errorf("expected %g: exit %d, want %d and %q\n%s\n%s", c.expected, code, c.code, c.verdict, out, stderr)
 		}
 	}
 }

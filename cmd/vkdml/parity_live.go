@@ -281,7 +281,7 @@ func runParityLive(o *liveOptions, stdout, stderr io.Writer) error {
 		if o.verbose {
 			fmt.Fprintf(stderr, "%s: %s\n", c.Name, row.Verdict)
 		}
-		if row.Verdict == parity.Differ && o.out != "" {
+		if (row.Verdict == parity.Differ || row.Verdict == parity.OutsideBound) && o.out != "" {
 			if err := diffs.add(c, inputs, dmlOut); err != nil {
 				return err
 			}

@@ -17,7 +17,8 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// Verdicts.
+// Verdicts. REDUCE's floating-point functions also have WithinBound and
+// OutsideBound (reduce_bound.go); OutsideBound counts as a difference.
 const (
 	Equal          = "equal"
 	Differ         = "DIFFER"
@@ -65,6 +66,11 @@ func (c *Case) Is16Bit() bool {
 // Counts are the verdicts of a group of cases.
 type Counts struct {
 	Equal int `json:"equal"`
+	// WithinBound are REDUCE float results that differ from DirectML's
+	// within semantics.md rule 44's bound, which passes; OutsideBound
+	// those beyond it, counted in Unexplained too.
+	WithinBound  int `json:"within_bound"`
+	OutsideBound int `json:"differ_outside_bound"`
 	// Explained are differences with a documented reason (a known
 	// difference); Unexplained are the others, which fail the comparison.
 	Explained      int `json:"differ_explained"`
@@ -79,6 +85,11 @@ func (n *Counts) add(verdict string) {
 	switch verdict {
 	case Equal:
 		n.Equal++
+	case WithinBound:
+		n.WithinBound++
+	case OutsideBound:
+		n.OutsideBound++
+		n.Unexplained++
 	case Known:
 		n.Explained++
 	case Differ:
@@ -158,6 +169,10 @@ type Report struct {
 
 	Rows                                                          []Row
 	Equal, Differ, RejectedByBoth, Known, None, Skipped, NoAnswer int
+	// WithinBound counts the REDUCE float cases within rule 44's bound
+	// of DirectML (apart from Equal), OutsideBound those beyond it
+	// (among Differ).
+	WithinBound, OutsideBound int
 	// Groups counts the verdicts per input data type and operator family;
 	// Sixteen counts those of the 16-bit cases.
 	Groups  map[GroupKey]*Counts
@@ -239,6 +254,27 @@ func (r *Report) verdict(c *Case, inputs [][]byte, golden, vk *Outcome, known ma
 		}
 		diff = diffText(row.Outputs, row.Differences, problems)
 	}
+	differ := Differ
+	if diff != "" && !failed && len(problems) == 0 && c.isReduceFloat() {
+		if inputs == nil {
+			inputs = vk.Inputs
+		}
+		bound, err := compareReduceFloat(c, inputs, golden, vk, row.Outputs)
+		switch {
+		case err != nil:
+			diff += fmt.Sprintf("; rule 44's bound: %v", err)
+		case !bound.ok:
+			diff += "; compared bit for bit (rule 44's bound needs the input and differing logical elements only)"
+		case bound.Verdict == Equal: // only NaN payloads differ (rule 43)
+			diff = ""
+		case bound.Verdict == WithinBound:
+			row.Verdict, row.Detail = WithinBound, bound.Detail
+			r.WithinBound++
+			return row
+		default:
+			diff, differ = bound.Detail, OutsideBound
+		}
+	}
 	rule := known[c.Name]
 	if rule == "" && diff != "" && signedZeroValuesOnly(c, row.Outputs) {
 		rule = SignedZeroReason
@@ -267,8 +303,11 @@ func (r *Report) verdict(c *Case, inputs [][]byte, golden, vk *Outcome, known ma
 		row.Verdict, row.Detail, row.Rule = Known, diff+"; known: "+rule, rule
 		r.Known++
 	default:
-		row.Verdict, row.Detail = Differ, diff
+		row.Verdict, row.Detail = differ, diff
 		r.Differ++
+		if differ == OutsideBound {
+			r.OutsideBound++
+		}
 	}
 	return row
 }
@@ -422,9 +461,12 @@ func isZero(b []byte) bool {
 // followed by the same counts for the 16-bit cases and, when there are
 // any, the known differences, skipped cases and cases without an answer.
 func (r *Report) Summary() string {
-	s := fmt.Sprintf("parity: %d equal, %d differ, %d rejected by both; 16-bit: %d equal, %d differ, %d rejected by both",
-		r.Equal, r.Differ, r.RejectedByBoth, r.Sixteen.Equal, r.Sixteen.Unexplained, r.Sixteen.RejectedByBoth)
+	s := fmt.Sprintf("parity: %d equal, %d within bound, %d differ, %d rejected by both; 16-bit: %d equal, %d within bound, %d differ, %d rejected by both",
+		r.Equal, r.WithinBound, r.Differ, r.RejectedByBoth, r.Sixteen.Equal, r.Sixteen.WithinBound, r.Sixteen.Unexplained, r.Sixteen.RejectedByBoth)
 	var more []string
+	if r.OutsideBound > 0 {
+		more = append(more, fmt.Sprintf("%d of the differences outside rule 44's bound", r.OutsideBound))
+	}
 	if r.Known > 0 {
 		more = append(more, fmt.Sprintf("%d known differences", r.Known))
 	}
@@ -461,10 +503,10 @@ func (r *Report) GroupKeys() []GroupKey {
 // an explanation, and were rejected by both.
 func (r *Report) PrintGroups(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "type\tfamily\tequal\tdiffer explained\tdiffer unexplained\trejected by both\tskipped\tno answer\t")
+	fmt.Fprintln(tw, "type\tfamily\tequal\twithin bound\tdiffer explained\tdiffer unexplained\trejected by both\tskipped\tno answer\t")
 	for _, k := range r.GroupKeys() {
 		n := r.Groups[k]
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k.Type, k.Family, n.Equal, n.Explained, n.Unexplained, n.RejectedByBoth, n.Skipped, n.NoAnswer)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", k.Type, k.Family, n.Equal, n.WithinBound, n.Explained, n.Unexplained, n.RejectedByBoth, n.Skipped, n.NoAnswer)
 	}
 	tw.Flush()
 }

@@ -94,7 +94,7 @@ func TestCountsByTypeAndFamily(t *testing.T) {
 	if w := (Counts{Equal: 1, RejectedByBoth: 1, Explained: 1, NoAnswer: 1}); r.Sixteen != w {
 		t.Errorf("16-bit counts %+v, want %+v", r.Sixteen, w)
 	}
-	if s := r.Summary(); !strings.Contains(s, "parity: 2 equal, 0 differ, 1 rejected by both; 16-bit: 1 equal, 0 differ, 1 rejected by both") {
+	if s := r.Summary(); !strings.Contains(s, "parity: 2 equal, 0 within bound, 0 differ, 1 rejected by both; 16-bit: 1 equal, 0 within bound, 0 differ, 1 rejected by both") {
 		t.Errorf("summary %q", s)
 	}
 }

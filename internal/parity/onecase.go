@@ -63,6 +63,11 @@ const (
 	VerdictRejectedByBoth     = "rejected by both"
 	VerdictRejectedByVKDML    = "rejected by vkdml"
 	VerdictRejectedByExpected = "rejected by expected"
+	// VerdictWithinBound: a REDUCE float function's outputs differ within
+	// docs/semantics.md rule 44's bound (passes); VerdictOutsideBound:
+	// beyond it (fails).
+	VerdictWithinBound  = WithinBound
+	VerdictOutsideBound = OutsideBound
 	// VerdictNotCompared: no expected result was given; only vkdml's is
 	// reported.
 	VerdictNotCompared = "not compared"
@@ -82,7 +87,8 @@ type OutcomeRecord struct {
 type CaseResult struct {
 	Case    string `json:"case"`
 	Verdict string `json:"verdict"`
-	// Passed: equal, explained or rejected by both with one code.
+	// Passed: equal, within rule 44's bound (REDUCE's float functions),
+	// explained or rejected by both with one code.
 	Passed bool `json:"passed"`
 	// Rule is the documented reason of an explained difference.
 	Rule     string         `json:"rule,omitempty"`
@@ -249,6 +255,10 @@ func CompareCase(c *Case, inputs [][]byte, expected, vk *Outcome, source SourceF
 		res.Verdict, res.Passed = VerdictRejectedByBoth, true
 	case Known:
 		res.Verdict, res.Passed = VerdictExplained, true
+	case WithinBound:
+		res.Verdict, res.Passed = VerdictWithinBound, true
+	case OutsideBound:
+		res.Verdict = VerdictOutsideBound
 	default:
 		switch {
 		case expected.HR.Failed() && !vk.HR.Failed():

@@ -51,6 +51,11 @@ func TestCheckReduceFloatExamples(t *testing.T) {
 		{"MULTIPLY off", "MULTIPLY", "FLOAT32", []float64{2, 3, 4}, 24, 24.01, OutsideBound},
 		{"FLOAT16 SUM an FP16 ULP apart", "SUM", "FLOAT16", []float64{1024, 0.5, 0.5}, 1025, 1024, WithinBound},
 		{"FLOAT16 SUM off", "SUM", "FLOAT16", []float64{1, 2}, 3, 3.5, OutsideBound},
+		// γ·A is 0.54 ULP: DirectML's FLOAT32 sum may be below 5996, which
+		// narrows towards zero to 5992, two ULPs from vkdml's 6000.
+		{"FLOAT16 SUM two ULPs off, narrowed towards zero", "SUM", "FLOAT16", rep(1, 6000), 6000, 5992, WithinBound},
+		{"FLOAT16 SUM three ULPs off", "SUM", "FLOAT16", rep(1, 6000), 6000, 5988, OutsideBound},
+		{"rig: FLOAT16 LOG_SUM_EXP of 0, 0, 0 narrowed towards zero", "LOG_SUM_EXP", "FLOAT16", []float64{0, 0, 0}, 1.0986328125, 1.09765625, WithinBound},
 		{"FLOAT16 SUM at the overflow", "SUM", "FLOAT16", []float64{65504, 7.99}, 65504, inf, WithinBound},
 		{"FLOAT16 SUM short of the overflow", "SUM", "FLOAT16", []float64{60000, 1}, 60000, inf, OutsideBound},
 		// Measured on the rig where DirectML's answer is not vkdml's
@@ -59,6 +64,14 @@ func TestCheckReduceFloatExamples(t *testing.T) {
 		{"rig: SUM of inf, -inf, 2", "SUM", "FLOAT32", []float64{inf, -inf, 2}, nan, -nan, Equal},
 		{"rig: SUM with a partial overflow", "SUM", "FLOAT32", []float64{f(3.4e38), f(3.4e38), -f(3.4e38)}, f(3.4e38), inf, WithinBound},
 		{"rig: MULTIPLY order", "MULTIPLY", "FLOAT32", []float64{f(1e30), f(1e30), f(1e-30), f(1e-30)}, nan, inf, WithinBound},
+		{"rig: FLOAT16 SUM past the range, saturated", "SUM", "FLOAT16", rep(60000, 4), inf, 65504, WithinBound},
+		{"rig: FLOAT16 L2 past the range, saturated", "L2", "FLOAT16", rep(60000, 4), inf, 65504, WithinBound},
+		{"FLOAT16 SUM past the range, another finite", "SUM", "FLOAT16", rep(60000, 4), inf, 65490, OutsideBound},
+		{"FLOAT16 SUM past the range, the other sign", "SUM", "FLOAT16", rep(60000, 4), inf, -65504, OutsideBound},
+		{"FLOAT16 SUM at the overflow, 65504", "SUM", "FLOAT16", []float64{65504, 8, 8}, inf, 65504, WithinBound},
+		{"FLOAT16 SUM of an infinity, 65504", "SUM", "FLOAT16", []float64{inf, 1}, inf, 65504, OutsideBound},
+		{"rig: LOG_SUM of a denormal sum", "LOG_SUM", "FLOAT32", []float64{0x1p-149, 0x1p-149, 0x3p-149, -0x1p-149}, f(-147 * math.Ln2), float64(math.Float32frombits(0xc2b00f34)), WithinBound},
+		{"LOG_SUM of a tiny normal sum, off", "LOG_SUM", "FLOAT32", []float64{0x1p-120, 0x1p-120}, f(-119 * math.Ln2), f(-127 * math.Ln2), OutsideBound},
 		{"rig: AVERAGE", "AVERAGE", "FLOAT32", []float64{f(0.1), f(0.2), f(0.4)}, float64(math.Float32frombits(0x3e6eeeef)), float64(math.Float32frombits(0x3e6eeef0)), WithinBound},
 	}
 	for _, c := range cases {

@@ -32,8 +32,17 @@ POOL = {"Type": "MAX_POOLING", "InputTensor": tensor(np.float32, [1, 1, 1, 4]),
         "OutputTensor": tensor(np.float32, [1, 1, 1, 3]), "Strides": [1, 2], "WindowSize": [1, 2],
         "StartPadding": [0, 1], "EndPadding": [0, 1]}
 
+# REDUCE SUM of FLOAT32 [1e8, 1, -1e8, 1]: vkdml's exact sum is 2; a
+# left-to-right FLOAT32 scan's 1 is within docs/semantics.md rule 44's
+# bound, 100 is not.
+SUM_IN = np.array([[1e8, 1, -1e8, 1]], np.float32)
+SUM = {"Type": "DML_OPERATOR_REDUCE", "Function": "DML_REDUCE_FUNCTION_SUM", "InputTensor": tensor(np.float32, [1, 4]),
+       "OutputTensor": tensor(np.float32, [1, 1]), "Axes": [1]}
+
 # name: (desc, inputs, expected outputs or None, hresult or None, verdict)
 CASES = {
+    "reduce_sum_within_bound": (SUM, [SUM_IN], [np.array([[1]], np.float32)], None, "within bound"),
+    "reduce_sum_outside_bound": (SUM, [SUM_IN], [np.array([[100]], np.float32)], None, "outside bound"),
     "equal": (ARGMAX, [X], [np.array([[1], [0], [0]], np.uint32)], None, "equal"),
     "doctored": (ARGMAX, [X], [np.array([[2], [0], [0]], np.uint32)], None, "differ unexplained"),
     # rule 11a: DirectML's value may be the other zero where +0 and -0 tie.
@@ -83,7 +92,7 @@ def test_compare_verdict(name):
     desc, inputs, expected, hresult, verdict = CASES[name]
     r = vkdml.compare(desc, inputs, expected, hresult=hresult)
     assert r.verdict == verdict, str(r)
-    assert r.passed == (verdict in ("equal", "differ explained", "rejected by both"))
+    assert r.passed == (verdict in ("equal", "within bound", "differ explained", "rejected by both"))
 
 
 def test_cli_and_compare_agree(cli, tmp_path):

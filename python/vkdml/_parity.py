@@ -35,6 +35,10 @@ DIFFER_UNEXPLAINED = "differ unexplained"
 REJECTED_BY_BOTH = "rejected by both"
 REJECTED_BY_VKDML = "rejected by vkdml"
 REJECTED_BY_EXPECTED = "rejected by expected"
+# REDUCE's float functions: the outputs differ from the expected ones
+# within docs/semantics.md rule 44's bound (passes), or beyond it.
+WITHIN_BOUND = "within bound"
+OUTSIDE_BOUND = "outside bound"
 NOT_COMPARED = "not compared"
 
 # The first result buffer; a longer result is asked for again at its size.
@@ -87,7 +91,9 @@ class Difference:
 class Comparison:
     """vkdml.compare's result. verdict is one of EQUAL, DIFFER_EXPLAINED,
     DIFFER_UNEXPLAINED, REJECTED_BY_BOTH, REJECTED_BY_VKDML,
-    REJECTED_BY_EXPECTED or NOT_COMPARED (no expected result given); rule
+    REJECTED_BY_EXPECTED, WITHIN_BOUND and OUTSIDE_BOUND (REDUCE's float
+    functions, docs/semantics.md rule 44) or NOT_COMPARED (no expected
+    result given); rule
     is the documented reason of an explained difference; outputs says per
     output what was compared ("buffer" or "elements") and how many
     elements differ; differences lists the first 16 per output; expected

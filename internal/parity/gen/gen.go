@@ -68,6 +68,8 @@ func Corpus(seed int64) *Set {
 			g.set.inputs[indicesKey(c.Name)] = in
 		}
 	}
+	// Families added later draw from g, after all of the above.
+	g.reduceFloat()
 	return g.set
 }
 
@@ -91,7 +93,8 @@ func shared(seed int64) *gen {
 // and ARGMIN with several axes, either direction, strided and broadcast
 // layouts and ties; REDUCE; MAX_POOLING, MAX_POOLING1 and MAX_POOLING2
 // with dilations, padding, non-floor extents and windows in padding only;
-// MAX_UNPOOLING with duplicate and out-of-range indices; and per round
+// MAX_UNPOOLING with duplicate and out-of-range indices; REDUCE's float
+// functions on FLOAT32 and FLOAT16 (reducefloat.go); and per round
 // one large case of each of ARGMAX/ARGMIN, max pooling and MAX_UNPOOLING,
 // of one to tens of MiB, largecases.go), every data type, in rounds of
 // fresh draws from seed. keep, when not nil, says which cases
@@ -110,6 +113,7 @@ func Random(seed int64, n int, keep func(*parity.Case) bool) (*Set, error) {
 		g.randomPool()
 		g.randomUnpool()
 		g.randomLarge()
+		g.randomReduceFloat()
 		kept := 0
 		for _, c := range g.set.Corpus.Cases[before:] {
 			if keep != nil && !keep(&c) {

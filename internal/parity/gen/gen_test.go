@@ -29,6 +29,9 @@ func TestRandom(t *testing.T) {
 		}
 		seen[c.Name] = true
 		ops[c.Operator] = true
+		if strings.HasPrefix(c.Name, "random_reduce_float_") {
+			ops["REDUCE float"] = true
+		}
 		if c.Input.DataType == "INT64" {
 			t.Errorf("case %s: INT64 was not to be kept", c.Name)
 		}
@@ -46,7 +49,7 @@ func TestRandom(t *testing.T) {
 			t.Errorf("case %s lacks its round suffix", c.Name)
 		}
 	}
-	for _, op := range []string{"ARGMAX", "ARGMIN", "REDUCE", "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2", "MAX_UNPOOLING"} {
+	for _, op := range []string{"ARGMAX", "ARGMIN", "REDUCE", "REDUCE float", "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2", "MAX_UNPOOLING"} {
 		if !ops[op] {
 			t.Errorf("no %s case", op)
 		}
