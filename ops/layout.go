@@ -597,10 +597,9 @@ type tuning struct {
 	// topKLaneWG is the lane strategy's workgroup size (at most the
 	// device's and shaders.TopKSortMax over K rounded up to a power of
 	// two; rounded down to a power of two). On lavapipe (128x256000
-	// FLOAT32 K=1, 2026-11-27, loaded 4-6 on 2 cores) 8 lanes, one
-	// subgroup, ran in 140 ms where 64 lanes took 645: a workgroup of
-	// several subgroups runs them one after another between its
-	// barriers.
+	// FLOAT32 K=1, 2026-11-27, loaded 4-6 on 2 cores) 8 lanes (one
+	// subgroup, as ARGMAX's vec-row has) ran in 140 ms where 64 lanes
+	// took 645, both with 16-byte loads.
 	topKLaneWG uint32 `tune:"1..1024"`
 	// topKRadixMinLen and topKRadixMinK: TOP_K rows of at least
 	// topKRadixMinLen positions with K in [topKRadixMinK,
