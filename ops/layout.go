@@ -594,6 +594,13 @@ type tuning struct {
 	// many planes into one workgroup. Range: 0..1024, the most lanes a
 	// workgroup has on any device (more would refuse every plane).
 	poolGridMinLanes uint32 `tune:"0..1024"`
+	// topKLaneWG is the lane strategy's workgroup size (at most the
+	// device's and shaders.TopKSortMax over K rounded up to a power of
+	// two; rounded down to a power of two). On lavapipe (128x256000
+	// FLOAT32 K=1, 2026-11-27, loaded 4-6 on 2 cores) 8 lanes (one
+	// subgroup, as ARGMAX's vec-row has) ran in 140 ms where 64 lanes
+	// took 645, both with 16-byte loads.
+	topKLaneWG uint32 `tune:"1..1024"`
 	// topKRadixMinLen and topKRadixMinK: TOP_K rows of at least
 	// topKRadixMinLen positions with K in [topKRadixMinK,
 	// shaders.TopKSortMax] take the radix strategy (a radix select on the
@@ -638,10 +645,10 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKRadixWG: 256, topKRadixRankMax: 256}
+		topKLaneWG: 64, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
-		computeUnits:    64, // unused without the splits; in range
-		topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024}
+		computeUnits: 64, // unused without the splits; in range
+		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024}
 )
 
 // tuningFor returns the tuning of a device type.

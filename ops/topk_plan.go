@@ -61,7 +61,6 @@ const (
 	// reasons (lavapipe's 65535 in all, watchdogs on GPUs): a list
 	// insertion counts K+1 for each position scanned.
 	topKIters   = 16384
-	topKLaneWG  = 64
 	topKSortWG  = 256
 	topKMergeWG = 64
 	// topKRadixMinWG is the radix strategy's least workgroup size.
@@ -335,7 +334,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		s.segLen = min(n, max(topKIters/(k+1), 1))
 	case TopKStrategyLane:
 		lk := uint64(pow2Ceil(uint32(k)))
-		wg := uint64(pow2Floor(uint32(min(topKLaneWG, wgLimit, shaders.TopKSortMax/lk))))
+		wg := uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKLaneWG), wgLimit, shaders.TopKSortMax/lk))))
 		s.wg, s.sortN = uint32(wg), wg*lk
 		// The sort of wg*lk entries takes stages*(wg*lk/2/wg) iterations;
 		// the lists the rest.
