@@ -236,23 +236,28 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			// branches (better() is a strict total order, so the four
 			// bests and the head and tail combine in any order); on
 			// lavapipe a data-dependent branch costs every lane of the
-			// SIMD row whenever one lane takes it.
-			uvec4 b4 = uvec4(0u), i4 = uvec4(PAD_INDEX);
-			for (uint v = lane; v < nv; v += lanes) {
-				uvec4 s4 = score4(elem_src4.x[v0 + v]);
-				uvec4 j4 = uvec4(mid + 4u * v) + uvec4(0u, 1u, 2u, 3u);
-				bvec4 take = bvec4(uvec4(greaterThan(s4, b4)) | (uvec4(equal(s4, b4)) & uvec4(lessThan(j4, i4))));
-				b4 = mix(b4, s4, take);
-				i4 = mix(i4, j4, take);
+			// SIMD row whenever one lane takes it. A lane's vectors come
+			// in rising position, so a later one wins a component only
+			// with a strictly greater score (ties go to the lower
+			// index), and the winner is kept as its vector number: the
+			// loop is a load, the scores, a max and a select.
+			if (lane < nv) {
+				uvec4 b4 = score4(elem_src4.x[v0 + lane]);
+				uvec4 bv = uvec4(lane);
+				for (uint v = lane + lanes; v < nv; v += lanes) {
+					uvec4 s4 = score4(elem_src4.x[v0 + v]);
+					bv = mix(bv, uvec4(v), greaterThan(s4, b4));
+					b4 = max(b4, s4);
+				}
+				[[unroll]] for (uint c = 0u; c < 4u; c++) {
+					list_take1(uvec2(b4[c], 0u), mid + 4u * bv[c] + c);
+				}
 			}
 			for (uint j = j0 + lane; j < mid; j += lanes) {
 				list_take1(score(elem_load(base, e0 + j)), j);
 			}
 			for (uint j = mid + 4u * nv + lane; j < j1; j += lanes) {
 				list_take1(score(elem_load(base, e0 + j)), j);
-			}
-			[[unroll]] for (uint c = 0u; c < 4u; c++) {
-				list_take1(uvec2(b4[c], 0u), i4[c]);
 			}
 			return;
 		}

@@ -70,11 +70,12 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// clear pass loads nothing, so the loop is the outermost one).
 	"maxunpool.comp": func(shaders.Variant) Unit { return Unit{Name: "element", Outermost: true, PerIteration: 1} },
 	// TOP_K's first pass: the hot loop scans one position per trip (the
-	// insertion list's, the filter's threshold test, the sort's load).
-	// What follows the scan in shared memory (the filter's and sort's
-	// bitonic sorts, the lane's sort of the lists) is outside it and not
-	// counted: those rows are the scan's cost only.
-	"topk_select.comp": func(shaders.Variant) Unit { return Unit{Name: "element", PerIteration: 1} },
+	// insertion list's, the filter's threshold test, the sort's load), or
+	// with VEC4 one 16-byte vector of four (scan_split): the bytes it
+	// loads say which. What follows the scan in shared memory (the
+	// filter's and sort's bitonic sorts, the lane's sort of the lists) is
+	// outside it and not counted: those rows are the scan's cost only.
+	"topk_select.comp": func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	// A merge pass: the hot loop is the binary search, one step of an
 	// entry slot's rank per trip (about log2 of the run's entries a
 	// slot), which loads one entry of the other run: the rows are per
