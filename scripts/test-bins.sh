@@ -7,8 +7,10 @@
 #                                      binary per package with tests, or per
 #                                      PKG given (DIR/PKG.test, PKG with _
 #                                      for /; stripped, ~5-15 MB each), and
-#                                      copies ONNX's ArgMax/ArgMin/MaxPool
-#                                      node tests into DIR/onnx (1.8 MB)
+#                                      copies the ONNX node tests of the
+#                                      operators vkdml maps (and the one
+#                                      GlobalMaxPool set the conformance
+#                                      tests name) into DIR/onnx (3.5 MB)
 #   scripts/test-bins.sh run [DIR]     there, from the repository root:
 #                                      runs each binary in its package folder
 #                                      with CI=true, VKDML_BIN=DIR/vkdml and
@@ -41,7 +43,9 @@ build)
 		echo "$rel" >>"$dir/packages.new"
 	done
 	mv "$dir/packages.new" "$dir/packages"
-	cp -r "$ONNX"/test_argmax_* "$ONNX"/test_argmin_* "$ONNX"/test_maxpool_* "$ONNX"/test_maxunpool_* "$dir/onnx/"
+	# tests/conformance_test.go checks that these cover every data set
+	# `vkdml conformance` runs.
+	cp -r "$ONNX"/test_argmax_* "$ONNX"/test_argmin_* "$ONNX"/test_maxpool_* "$ONNX"/test_maxunpool_* "$ONNX"/test_reduce_* "$ONNX"/test_top_k* "$ONNX"/test_globalmaxpool "$dir/onnx/"
 	du -sh "$dir"
 	;;
 run)

@@ -2,11 +2,14 @@ package conformance
 
 import (
 	"errors"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/onnx"
+	"github.com/vkdml/vkdml/internal/operators"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -64,6 +67,15 @@ func TestMapReduce(t *testing.T) {
 		{"default", node("ReduceMax"), shaped(2, 3), dml.ReduceFunctionMax, []uint32{0, 1}, []uint32{1, 1}},
 		{"axes input", node("ReduceMax"), append(shaped(2, 3), tensor.FromInt64As(tensor.Int64, []uint32{1}, []int64{-1})), dml.ReduceFunctionMax, []uint32{1}, []uint32{2, 1}},
 		{"noop", node("ReduceMax", i64("noop_with_empty_axes", 1)), shaped(2, 3), dml.ReduceFunctionMax, nil, []uint32{2, 3}},
+		// ReduceSum-13's empty axes input reads as nil (onnx.ErrEmpty).
+		{"empty axes input", node("ReduceSum"), append(shaped(2, 3), nil), dml.ReduceFunctionSum, []uint32{0, 1}, []uint32{1, 1}},
+		{"empty axes input noop", node("ReduceSum", i64("noop_with_empty_axes", 1)), append(shaped(2, 3), nil), dml.ReduceFunctionSum, nil, []uint32{2, 3}},
+		{"mean", node("ReduceMean", ints("axes", 1), i64("keepdims", 0)), shaped(2, 3), dml.ReduceFunctionAverage, []uint32{1}, []uint32{2}},
+		{"l1", node("ReduceL1"), shaped(2), dml.ReduceFunctionL1, []uint32{0}, []uint32{1}},
+		{"l2", node("ReduceL2"), shaped(2), dml.ReduceFunctionL2, []uint32{0}, []uint32{1}},
+		{"log_sum", node("ReduceLogSum"), shaped(2), dml.ReduceFunctionLogSum, []uint32{0}, []uint32{1}},
+		{"log_sum_exp", node("ReduceLogSumExp"), shaped(2), dml.ReduceFunctionLogSumExp, []uint32{0}, []uint32{1}},
+		{"sum_square", node("ReduceSumSquare"), shaped(2), dml.ReduceFunctionSumSquare, []uint32{0}, []uint32{1}},
 	}
 	for _, c := range cases {
 		m, err := Map(c.n, c.ins, 1)
@@ -74,12 +86,44 @@ func TestMapReduce(t *testing.T) {
 		if r.Function != c.fn || !slices.Equal(r.Axes, c.axes) || !slices.Equal(m.OutputSizes[0], c.out) {
 			t.Errorf("%s: %v axes %v output %v, want %v %v %v", c.name, r.Function, r.Axes, m.OutputSizes[0], c.fn, c.axes, c.out)
 		}
+		exact := c.fn == dml.ReduceFunctionMax || c.fn == dml.ReduceFunctionMin
+		if exact != (m.Tolerance == nil) {
+			t.Errorf("%s: tolerance %v; MAX and MIN compare bit for bit, the sums within ONNX's tolerance", c.name, m.Tolerance)
+		}
 		if m.Bind != nil && len(m.Bind(c.ins)) != 1 {
 			t.Errorf("%s: binds %d inputs, want the data only", c.name, len(m.Bind(c.ins)))
 		}
 	}
 	if _, err := Map(node("ReduceMax", ints("axes", 2)), shaped(2, 3), 1); err == nil {
 		t.Fatal("axis 2 of a rank-2 input was accepted")
+	}
+}
+
+// TestDiffsTolerance: within ONNX's tolerance a few ULPs pass and a
+// relative 2e-3 does not; NaN matches NaN only and an infinity itself;
+// without a tolerance any bit differs.
+func TestDiffsTolerance(t *testing.T) {
+	tol := &operators.ONNXTolerance
+	f32 := func(v ...float32) []byte { return tensor.FromFloat32([]uint32{uint32(len(v))}, v).Data }
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	next := math.Nextafter32(1000, 2000)
+	for _, c := range []struct {
+		name string
+		w, g []byte
+		tol  *operators.Tolerance
+		want string // "" for no difference
+	}{
+		{"ulps", f32(1000, 0, nan, inf), f32(next, 5e-8, nan, inf), tol, ""},
+		{"ulps exact", f32(1000), f32(next), nil, "1 of 1 elements differ: [0] want 1000 got 1000.00006"},
+		{"relative", f32(1, 2, 3), f32(1, 2.004, 3), tol, "1 of 3 elements differ beyond rtol 0.001, atol 1e-07: [1] want 2 got 2.004"},
+		{"atol", f32(0), f32(2e-7), tol, "beyond"},
+		{"nan", f32(nan, 1), f32(1, nan), tol, "2 of 2"},
+		{"inf", f32(inf, inf), f32(float32(math.MaxFloat32), float32(math.Inf(-1))), tol, "2 of 2"},
+	} {
+		err := diffs(tensor.Float32, c.w, c.g, c.tol)
+		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
 	}
 }
 

@@ -12,9 +12,11 @@ package onnx
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/vkdml/vkdml/internal/safefile"
 	"github.com/vkdml/vkdml/tensor"
@@ -54,6 +56,30 @@ var dataTypes = map[int32]tensor.DataType{
 	TypeUint32:  tensor.UInt32,
 	TypeUint64:  tensor.UInt64,
 }
+
+// typeNames are TensorProto.DataType's names for the types vkdml has no
+// tensors of, for messages.
+var typeNames = map[int32]string{TypeString: "STRING", TypeDouble: "DOUBLE (FLOAT64)", TypeBfloat16: "BFLOAT16", 14: "COMPLEX64", 15: "COMPLEX128"}
+
+// TypeName names an ONNX element type: "DOUBLE (FLOAT64)", or vkdml's
+// name of the type it maps onto ("FLOAT32"), or "type N" when unknown.
+func TypeName(onnxType int32) string {
+	if dt, ok := dataTypes[onnxType]; ok {
+		return dt.String()
+	}
+	if n, ok := typeNames[onnxType]; ok {
+		return n
+	}
+	return fmt.Sprintf("type %d", onnxType)
+}
+
+// ErrDataType says that a tensor's element type is one vkdml has no
+// tensors of (DOUBLE, STRING, BFLOAT16, complex, ...).
+var ErrDataType = errors.New("a data type vkdml has no tensors of")
+
+// ErrEmpty says that a well-formed tensor has no elements (a dimension of
+// 0, as ReduceSum's empty axes input): vkdml's tensors have at least one.
+var ErrEmpty = errors.New("no elements (a dimension of 0)")
 
 // DataType maps an ONNX element type onto vkdml's (dataTypes). The second
 // result is false for types vkdml has no tensors of (STRING, DOUBLE,
@@ -241,13 +267,16 @@ func ParseTensorProto(b []byte) (*TensorProto, error) {
 func (p *TensorProto) Tensor() (*tensor.Tensor, error) {
 	dt, ok := DataType(p.DataType)
 	if !ok {
-		return nil, fmt.Errorf("onnx: tensor %q: data type %d is not supported", p.Name, p.DataType)
+		return nil, fmt.Errorf("onnx: tensor %q: %s elements: %w", p.Name, TypeName(p.DataType), ErrDataType)
 	}
 	if p.External {
 		return nil, fmt.Errorf("onnx: tensor %q: external data is not supported", p.Name)
 	}
 	sizes := make([]uint32, 0, max(len(p.Dims), 1))
 	count := uint64(1)
+	if slices.Contains(p.Dims, 0) {
+		return nil, p.empty()
+	}
 	for i, d := range p.Dims {
 		if d <= 0 || d > math.MaxUint32 {
 			return nil, fmt.Errorf("onnx: tensor %q: dims[%d] = %d is not in [1, 2^32-1]", p.Name, i, d)
@@ -309,6 +338,20 @@ func (p *TensorProto) Tensor() (*tensor.Tensor, error) {
 		put(t.Data[i*es:], es, v)
 	}
 	return t, nil
+}
+
+// empty checks a tensor with a dimension of 0: its dims are otherwise in
+// range and it holds no data; then the error is ErrEmpty.
+func (p *TensorProto) empty() error {
+	for i, d := range p.Dims {
+		if d < 0 || d > math.MaxUint32 {
+			return fmt.Errorf("onnx: tensor %q: dims[%d] = %d is not in [0, 2^32-1]", p.Name, i, d)
+		}
+	}
+	if n := len(p.RawData) + len(p.FloatData) + len(p.Int32Data) + len(p.Int64Data) + len(p.Uint64Data) + len(p.DoubleData); n > 0 {
+		return fmt.Errorf("onnx: tensor %q: dims %v hold no elements, but its data has %d values or bytes", p.Name, p.Dims, n)
+	}
+	return fmt.Errorf("onnx: tensor %q: dims %v: %w", p.Name, p.Dims, ErrEmpty)
 }
 
 func put(b []byte, es, v uint64) {

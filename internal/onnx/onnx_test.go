@@ -3,6 +3,7 @@ package onnx
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -201,11 +202,12 @@ func TestTensorErrors(t *testing.T) {
 		{"truncated", good[:len(good)-3], "field 9"},
 		{"bad tag", []byte{0x80}, "bad field tag"},
 		{"raw length", withDims(3), "raw_data has 8 bytes, want 12"},
-		{"dim 0", withDims(2, 0), "dims[1] = 0"},
+		{"dim 0 with data", withDims(2, 0), "dims [2 0] hold no elements, but its data has 8"},
+		{"dim 0 and a negative dim", appendVarint(appendVarints(nil, 1, []uint64{0, 1<<64 - 1}, true), 2, TypeInt64), "dims[1] = -1 is not in [0, 2^32-1]"},
 		{"negative dim", withDims(uint64(1<<64-1), 2), "dims[0] = -1"},
 		{"too many elements", withDims(1<<20, 1<<20), "more than 2^32-1 elements"},
-		{"string type", appendVarint(withDims(2), 2, TypeString), "data type 8"},
-		{"double type", appendVarint(withDims(1), 2, TypeDouble), "data type 11"},
+		{"string type", appendVarint(withDims(2), 2, TypeString), "STRING elements: a data type vkdml has no tensors of"},
+		{"double type", appendVarint(withDims(1), 2, TypeDouble), "DOUBLE (FLOAT64) elements"},
 		{"external", appendVarint(good, 14, 1), "external data"},
 		{"typed count", appendFixed32s(appendVarint(appendVarints(nil, 1, []uint64{3}, false), 2, TypeFloat), 4, []uint32{1, 2}, true), "float_data has 2 elements, want 3"},
 		{"wire type", appendVarint(nil, 9, 1), "field 9 has wire type 0"},
@@ -222,6 +224,30 @@ func TestTensorErrors(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestTensorSentinels: an empty tensor (ReduceSum's empty axes input) is
+// ErrEmpty, a DOUBLE one ErrDataType, so that the conformance runner can
+// tell them from a broken file.
+func TestTensorSentinels(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want error
+	}{
+		{"empty axes", appendVarint(appendVarints(nil, 1, []uint64{0}, true), 2, TypeInt64), ErrEmpty},
+		{"empty 2D", appendVarint(appendVarints(nil, 1, []uint64{3, 0}, true), 2, TypeFloat), ErrEmpty},
+		{"double", appendBytes(appendVarint(appendVarints(nil, 1, []uint64{1}, true), 2, TypeDouble), 9, make([]byte, 8)), ErrDataType},
+		{"empty double", appendVarint(appendVarints(nil, 1, []uint64{0}, true), 2, TypeDouble), ErrDataType},
+	} {
+		p, err := ParseTensorProto(c.b)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if _, err := p.Tensor(); !errors.Is(err, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+		}
 	}
 }
 

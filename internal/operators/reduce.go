@@ -23,18 +23,16 @@ var reduceFunctions = []string{"argmax", "argmin", "average", "l1", "l2", "log_s
 
 func reduceOperator() *Operator {
 	return &Operator{
-		Name:     "reduce",
-		Type:     "REDUCE",
-		DMLTypes: []string{"REDUCE"},
-		Summary:  "REDUCE: max, min, sum, average, multiply, l1, l2, log_sum, log_sum_exp, sum_square, argmax or argmin over the given axes (the output keeps the input's rank)",
-		Synopsis: "--function NAME --axes A[,B...] [--index-type uint32|int32|uint64|int64] IN.npy OUT.npy",
-		Help:     reduceHelp,
-		Examples: reduceExamples,
-		Flags:    func(fs *flag.FlagSet, _ Use) *Builder { return reduceFlags(fs) },
-		FromCase: reduceFromCase,
-		// ONNX's other Reduce* map onto REDUCE too; their data sets are
-		// floating-point, which vkdml's part 1 does not compute.
-		ONNXTypes: []string{"ReduceMax", "ReduceMin"},
+		Name:      "reduce",
+		Type:      "REDUCE",
+		DMLTypes:  []string{"REDUCE"},
+		Summary:   "REDUCE: max, min, sum, average, multiply, l1, l2, log_sum, log_sum_exp, sum_square, argmax or argmin over the given axes (the output keeps the input's rank)",
+		Synopsis:  "--function NAME --axes A[,B...] [--index-type uint32|int32|uint64|int64] IN.npy OUT.npy",
+		Help:      reduceHelp,
+		Examples:  reduceExamples,
+		Flags:     func(fs *flag.FlagSet, _ Use) *Builder { return reduceFlags(fs) },
+		FromCase:  reduceFromCase,
+		ONNXTypes: onnxReduceTypes(),
 		FromONNX:  reduceFromONNX,
 		Demos: []Demo{
 			{"REDUCE: MAX ignores NaN and takes the later of equal values (-0, +0)", func(d *dml.Device, w io.Writer) error {
@@ -181,12 +179,45 @@ func reduceFromCase(c *parity.Case, t CaseTensors) (dml.OperatorDesc, error) {
 	return &dml.Reduce{Function: dml.ReduceFunction(f), Input: t.Input, Output: t.Output, Axes: c.Axes}, nil
 }
 
-// reduceFromONNX maps ReduceMax and ReduceMin as ONNX Runtime's DirectML
-// provider does: the axes from the attribute (before opset 18) or the
-// optional second input (from 18), negative ones counting from the end,
-// all axes when there are none, unless noop_with_empty_axes=1, which is
-// the explicit empty list (AxisCount = 0, the identity); DirectML keeps
-// the rank, so keepdims=0 is a reshape of the result.
+// onnxReduction is an ONNX reduction's REDUCE function.
+type onnxReduction struct {
+	onnxType string
+	function dml.ReduceFunction
+	tolerant bool
+}
+
+// onnxReductions map ONNX's Reduce* operators onto REDUCE functions, as
+// ONNX Runtime's DirectML provider does; one row each. Tolerant rows
+// compare a floating-point result within ONNX's tolerances (ONNX's
+// expected outputs are numpy's sums, in numpy's order; vkdml's are exact
+// sums rounded once), the others bit for bit.
+var onnxReductions = []onnxReduction{
+	{"ReduceMax", dml.ReduceFunctionMax, false},
+	{"ReduceMin", dml.ReduceFunctionMin, false},
+	{"ReduceL1", dml.ReduceFunctionL1, true},
+	{"ReduceL2", dml.ReduceFunctionL2, true},
+	{"ReduceLogSum", dml.ReduceFunctionLogSum, true},
+	{"ReduceLogSumExp", dml.ReduceFunctionLogSumExp, true},
+	{"ReduceMean", dml.ReduceFunctionAverage, true},
+	{"ReduceSum", dml.ReduceFunctionSum, true},
+	{"ReduceSumSquare", dml.ReduceFunctionSumSquare, true},
+}
+
+func onnxReduceTypes() []string {
+	var ts []string
+	for _, r := range onnxReductions {
+		ts = append(ts, r.onnxType)
+	}
+	return ts
+}
+
+// reduceFromONNX maps ONNX's Reduce* (onnxReductions) as ONNX Runtime's
+// DirectML provider does: the axes from the attribute (before opset 18;
+// ReduceSum's from 13) or the optional second input, negative ones
+// counting from the end, all axes when there are none (an empty axes
+// input is nil), unless noop_with_empty_axes=1, which is the explicit
+// empty list (AxisCount = 0, the identity); DirectML keeps the rank, so
+// keepdims=0 is a reshape of the result.
 func reduceFromONNX(n *onnx.Node, ins []*tensor.Tensor, _ int) (*ONNXMapping, error) {
 	if len(ins) != 1 && len(ins) != 2 {
 		return nil, fmt.Errorf("%d inputs; %s takes data and optional axes", len(ins), n.OpType)
@@ -229,21 +260,27 @@ func reduceFromONNX(n *onnx.Node, ins []*tensor.Tensor, _ int) (*ONNXMapping, er
 			onnxOut = []uint32{1}
 		}
 	}
-	fn := dml.ReduceFunctionMax
-	if n.OpType == "ReduceMin" {
-		fn = dml.ReduceFunctionMin
+	row := slices.IndexFunc(onnxReductions, func(r onnxReduction) bool { return r.onnxType == n.OpType })
+	if row < 0 {
+		return nil, fmt.Errorf("%s is not one of ONNX's reductions vkdml maps (%s)", n.OpType, strings.Join(onnxReduceTypes(), ", "))
 	}
+	fn := onnxReductions[row].function
 	r := &dml.Reduce{Function: fn, Input: tensor.NewDesc(tensor.Float32, in), Output: tensor.NewDesc(tensor.Float32, out), Axes: axes}
 	m := &ONNXMapping{Desc: r, InputSizes: in, OutputSizes: [][]uint32{onnxOut}, OutputNames: []string{"reduced"},
 		Retype: func(dt tensor.DataType) {
 			r.Input, r.Output = tensor.NewDesc(dt, r.Input.Sizes), tensor.NewDesc(dt, r.Output.Sizes)
 		},
 		Mapping: fmt.Sprintf("%v axes %s", fn, tensor.Shape(axes))}
+
 	if len(ins) == 2 {
 		m.Bind = func(ins []*tensor.Tensor) []*tensor.Tensor { return ins[:1] }
 	}
 	if !keep {
 		m.Mapping += ", keepdims=0 as a reshape"
+	}
+	if onnxReductions[row].tolerant {
+		m.Tolerance = &ONNXTolerance
+		m.Mapping += ", within ONNX's " + ONNXTolerance.String()
 	}
 	return m, nil
 }

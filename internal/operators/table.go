@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -275,7 +276,36 @@ type ONNXMapping struct {
 	// output_shape: the whole buffer a strided output lies in); nil takes
 	// the desc's outputs as they are.
 	View func(outs []*tensor.Tensor) []*tensor.Tensor
+	// Tolerance, when set, compares floating-point outputs with ONNX's
+	// within it (the functions whose ONNX outputs are rounded sums in
+	// numpy's order); nil compares them bit for bit. Integer outputs are
+	// compared exactly either way.
+	Tolerance *Tolerance
 }
+
+// Tolerance is numpy's assert_allclose test, which ONNX's backend test
+// runner applies: |got - want| <= ATol + RTol·|want|, NaN where NaN is
+// expected, an infinity of the same sign where one is expected.
+type Tolerance struct{ RTol, ATol float64 }
+
+// ONNXTolerance is the ONNX backend test runner's default for node tests
+// loaded from data sets (onnx.backend.test.loader: rtol 1e-3, atol 1e-7);
+// no Reduce* node test sets its own.
+var ONNXTolerance = Tolerance{RTol: 1e-3, ATol: 1e-7}
+
+// Allows reports whether got is within the tolerance of want.
+func (tol Tolerance) Allows(want, got float64) bool {
+	switch {
+	case math.IsNaN(want) || math.IsNaN(got):
+		return math.IsNaN(want) && math.IsNaN(got)
+	case math.IsInf(want, 0) || math.IsInf(got, 0):
+		return want == got
+	}
+	return math.Abs(got-want) <= tol.ATol+tol.RTol*math.Abs(want)
+}
+
+// String is "rtol 0.001, atol 1e-07".
+func (tol Tolerance) String() string { return fmt.Sprintf("rtol %g, atol %g", tol.RTol, tol.ATol) }
 
 // NoEquivalentError says that an ONNX node has no DirectML equivalent (the
 // conformance suite skips such a case with the reason).
@@ -379,14 +409,20 @@ func caseTensors(c *parity.Case) (CaseTensors, error) {
 // FromONNX maps ONNX node n with inputs ins through the operator whose
 // ONNXTypes hold its type.
 func FromONNX(n *onnx.Node, ins []*tensor.Tensor, outputs int) (*ONNXMapping, error) {
-	for _, op := range Table {
-		for _, t := range op.ONNXTypes {
-			if t == n.OpType {
-				return op.FromONNX(n, ins, outputs)
-			}
-		}
+	if op := ForONNX(n.OpType); op != nil {
+		return op.FromONNX(n, ins, outputs)
 	}
 	return nil, &NoEquivalentError{fmt.Sprintf("operator %s is not part of this suite", n.OpType)}
+}
+
+// ForONNX returns the operator whose ONNXTypes hold onnxType, or nil.
+func ForONNX(onnxType string) *Operator {
+	for _, op := range Table {
+		if slices.Contains(op.ONNXTypes, onnxType) {
+			return op
+		}
+	}
+	return nil
 }
 
 // Demos lists every operator's examples, in Table order.
