@@ -14,7 +14,6 @@ import (
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/operators"
-	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -150,24 +149,13 @@ func (c *opCases) descs() ([]dml.OperatorDesc, error) {
 	return descs, nil
 }
 
-// tunedDevice is the device flags' options with --tune's knobs.
-func tunedDevice(devOpts func() dml.DeviceOptions, tune stringList) (dml.DeviceOptions, error) {
-	tuning, err := ops.ParseTuning(tune)
-	if err != nil {
-		return dml.DeviceOptions{}, fmt.Errorf("%w: --tune: %v", errUsage, err)
-	}
-	dev := devOpts()
-	dev.Tuning = tuning
-	return dev, nil
-}
-
 // benchOptions are `vkdml bench`'s parsed flags.
 type benchOptions struct {
 	opCases
 	submit         bool
 	repeat, warmup int
 	kernels        []string // "" = vkdml chooses
-	tune           stringList
+	forcing        planForcing
 	format         string // one of benchFormats
 	plot           string
 	dev            dml.DeviceOptions
@@ -202,11 +190,10 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	o.flags(fs, name, " (copy = identity), or submit", "input sizes, e.g. 4096,16384 (repeat the flag for a sweep)")
 	fs.IntVar(&o.repeat, "repeat", 20, "timed runs per case")
 	fs.IntVar(&o.warmup, "warmup", 3, "untimed runs before timing")
-	kernel := fs.String("kernel", "", "force a strategy, or all (default: vkdml chooses; listed below)")
+	o.forcing.flags(fs, "force a strategy, or all (default: vkdml chooses; listed below)")
 	format := fs.String("format", formatTable, "output: "+strings.Join(benchFormats, ", ")+" (below)")
 	asJSON := fs.Bool("json", false, "print one JSON object per case (--format json)")
 	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
-	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; vkdml plan -h lists the knobs)")
 	devOpts := deviceFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: vkdml bench --op OP [flags]\n\nFlags (with --op OP, also the operator's own):\n")
@@ -232,13 +219,13 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	if o.repeat < 1 || o.repeat > 100000 || o.warmup < 0 || o.warmup > 100000 {
 		return nil, fmt.Errorf("%w: --repeat must be in [1,100000] and --warmup in [0,100000]", errUsage)
 	}
-	if o.kernels, err = kernelsFor(o.op, *kernel); err != nil {
+	if o.kernels, err = o.forcing.kernels(o.op, true); err != nil {
 		return nil, err
 	}
 	if err := checkPlotPath(o.plot); err != nil {
 		return nil, err
 	}
-	if o.dev, err = tunedDevice(devOpts, o.tune); err != nil {
+	if o.dev, err = o.forcing.device(devOpts); err != nil {
 		return nil, err
 	}
 	return o, o.build.Check()
@@ -257,22 +244,6 @@ func benchFormat(format string, asJSON bool) (string, error) {
 		f = formatJSON
 	}
 	return f, nil
-}
-
-// kernelsFor expands --kernel: "" (vkdml chooses), one strategy, or all.
-func kernelsFor(op *operators.Operator, k string) ([]string, error) {
-	switch k {
-	case "":
-		return []string{""}, nil
-	case "all":
-		return op.Kernels(), nil
-	}
-	for _, s := range op.Kernels() {
-		if s == k {
-			return []string{k}, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s, or all)", errUsage, k, op.Name, strings.Join(op.Kernels(), ", "))
 }
 
 // benchInputs are the inputs bench gives op at one --shape: every required

@@ -227,9 +227,8 @@ func (r *planRecord) check() *planCheck {
 // planOptions are `vkdml plan`'s parsed flags.
 type planOptions struct {
 	opCases
-	kernel  string
+	forcing planForcing
 	profile string
-	tune    stringList
 	asJSON  bool
 	check   bool
 	dev     dml.DeviceOptions
@@ -239,9 +238,8 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 	o := &planOptions{}
 	fs := newFlagSet("plan", "plan --op OP [--dtype T] --shape A,B[,..] [op flags] [--kernel K] [--profile NAME|FILE] [--tune KEY=VALUE] [--json] [--check]", stderr)
 	o.flags(fs, opFromArgs(args), " (copy = identity)", "input sizes, e.g. 4096,16384 (repeat the flag for several plans)")
-	fs.StringVar(&o.kernel, "kernel", "", "force a strategy (default: vkdml chooses; vkdml bench -h lists them)")
+	o.forcing.flags(fs, "force a strategy (default: vkdml chooses; vkdml bench -h lists them)")
 	fs.StringVar(&o.profile, "profile", "", "plan for a shipped profile ("+strings.Join(profiles.Names(), ", ")+") or a profile file (default: the selected device)")
-	fs.Var(&o.tune, "tune", "set a tuning knob, KEY=VALUE (repeatable; over $VKDML_TUNING's file; knobs and their ranges: "+tuningKnobs()+")")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per plan (docs/json.md)")
 	fs.BoolVar(&o.check, "check", false, "judge each plan by the GPU goals (below); exit 1 when one misses")
 	devOpts := deviceFlags(fs)
@@ -257,12 +255,10 @@ func parsePlan(args []string, stdout, stderr io.Writer) (*planOptions, error) {
 	if err := o.validate(" or copy"); err != nil {
 		return nil, err
 	}
-	if o.kernel != "" {
-		if _, err := kernelsFor(o.op, o.kernel); err != nil || o.kernel == "all" {
-			return nil, fmt.Errorf("%w: --kernel %q is not a strategy of %s (strategies: %s)", errUsage, o.kernel, o.op.Name, strings.Join(o.op.Kernels(), ", "))
-		}
+	if _, err := o.forcing.kernels(o.op, false); err != nil {
+		return nil, err
 	}
-	if o.dev, err = tunedDevice(devOpts, o.tune); err != nil {
+	if o.dev, err = o.forcing.device(devOpts); err != nil {
 		return nil, err
 	}
 	return o, o.build.Check()
@@ -342,7 +338,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	failed := false
 	for i, desc := range descs {
-		p, err := dml.PlanOperator(ctx, desc, o.kernel)
+		p, err := dml.PlanOperator(ctx, desc, o.forcing.kernel)
 		if err != nil {
 			return fmt.Errorf("shape %s: %w", tensor.Shape(o.shapes[i]), err)
 		}
@@ -352,7 +348,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		r.countOps(ctx, p)
 		r.SchemaVersion, r.VkdmlVersion, r.Profile = jsonSchemaVersion, vkdmlVersion(), prof
-		r.Op, r.Params, r.Shape, r.DType, r.KernelRequested = o.op.Name, o.build.Params(), o.shapes[i], o.dt.String(), o.kernel
+		r.Op, r.Params, r.Shape, r.DType, r.KernelRequested = o.op.Name, o.build.Params(), o.shapes[i], o.dt.String(), o.forcing.kernel
 		if o.check {
 			r.Check = r.check()
 			failed = failed || !r.Check.Pass

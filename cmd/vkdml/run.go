@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/operators"
+	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -54,12 +57,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown operator %q (operators: %s)", errUsage, args[0], strings.Join(operators.Names(), ", "))
 	}
-	fs := newFlagSet("run "+op.Name, "run "+op.Name+" "+op.Synopsis, stderr)
+	synopsis := op.Synopsis + " " + runForcingSynopsis
+	fs := newFlagSet("run "+op.Name, "run "+op.Name+" "+synopsis, stderr)
 	devOpts := deviceFlags(fs)
+	var forcing planForcing
+	forcing.flags(fs, "force a kernel strategy of "+op.Name+": "+strings.Join(op.Kernels(), ", ")+" (default: vkdml chooses; below)")
 	b := op.Flags(fs, operators.UseRun)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage: vkdml run %s %s\n\n%s\n\nFlags:\n", op.Name, op.Synopsis, op.Summary)
+		fmt.Fprintf(w, "Usage: vkdml run %s %s\n\n%s\n\nFlags:\n", op.Name, synopsis, op.Summary)
 		fs.PrintDefaults()
 		if op.Help != "" {
 			fmt.Fprintf(w, "\n%s", op.Help)
@@ -67,13 +73,20 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		if ex := op.ExamplesHelp(); ex != "" {
 			fmt.Fprintf(w, "\n%s", ex)
 		}
-		fmt.Fprintf(w, "\n%s", outputHelp)
+		fmt.Fprintf(w, "\n%s\n%s", runForcingHelp, outputHelp)
 	}
 	pos, err := parseInterleaved(fs, args[1:], stdout)
 	if err != nil {
 		return err
 	}
 	if err := b.Check(); err != nil {
+		return err
+	}
+	if _, err := forcing.kernels(op, false); err != nil {
+		return err
+	}
+	dev, err := forcing.device(devOpts)
+	if err != nil {
 		return err
 	}
 	// The files are the operator's inputs in order, then one file per
@@ -98,7 +111,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := createDevice(devOpts())
+	d, err := createDevice(dev)
 	if err != nil {
 		return err
 	}
@@ -108,13 +121,72 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, m)
 		}
 	}()
-	outs, err := d.Compute(desc, tensors...)
+	outs, err := computeForced(d, desc, forcing.kernel, tensors)
 	if err != nil {
 		return err
 	}
 	// The outputs present are the first len(paths): an absent optional
 	// output is never among them.
 	return writeOutputs(inPaths, paths, outs[:len(paths)])
+}
+
+// runForcingSynopsis and runForcingHelp document run's --kernel and --tune.
+const (
+	runForcingSynopsis = "[--kernel K] [--tune KEY=VALUE]"
+	runForcingHelp     = `--kernel forces the planner's kernel strategy and --tune sets tuning knobs, as
+in vkdml bench and vkdml plan (which shows the plan). A strategy that cannot
+run the case is an error saying why, never a silent fallback. vkdml's answer
+is the same bits under every strategy and tuning: run one input under each
+and compare the files, e.g.
+  vkdml run reduce --function sum --axes 0 --kernel thread IN.npy A.npy
+  vkdml run reduce --function sum --axes 0 --kernel splitk IN.npy B.npy
+  cmp A.npy B.npy
+`
+)
+
+// computeForced is Device.Compute with kernel forced on the planner ("":
+// vkdml chooses, and the compiled operator cache serves).
+func computeForced(d *dml.Device, desc dml.OperatorDesc, kernel string, ins []*tensor.Tensor) ([]*tensor.Tensor, error) {
+	if kernel == "" {
+		return d.Compute(desc, ins...)
+	}
+	p, err := d.Prepare(desc, dml.PrepareOptions{Kernel: kernel})
+	var he *hresult.Error
+	if errors.As(err, &he) && he.Field == "Kernel" { // the strategy cannot run this desc
+		return nil, fmt.Errorf("%w: --kernel %s: %w", errUsage, kernel, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer p.Release()
+	if ran := p.Strategy(); ran != kernel && !strings.HasPrefix(ran, kernel+"-") {
+		// The planner takes vec as a preference (ops.ArgStrategyVec):
+		// running its fallback would show a plan the user did not ask for.
+		return nil, fmt.Errorf("%w: --kernel %s cannot run this %s: %s; the planner would run %s instead", errUsage, kernel, desc.OperatorType(), forcedRule(kernel), ran)
+	}
+	in := make([][]byte, len(ins))
+	for i, t := range ins {
+		if t != nil {
+			in[i] = t.Data
+		}
+	}
+	outs := make([]*tensor.Tensor, len(p.Outputs()))
+	out := make([][]byte, len(outs))
+	for i, td := range p.Outputs() {
+		if td != nil {
+			outs[i] = &tensor.Tensor{Desc: td.Clone(), Data: make([]byte, td.TotalTensorSizeInBytes)}
+			out[i] = outs[i].Data
+		}
+	}
+	return outs, p.Run(in, out)
+}
+
+// forcedRule says when a strategy the planner may decline applies.
+func forcedRule(kernel string) string {
+	if kernel == ops.ArgStrategyVec {
+		return "the vectorised kernels need a layout of 16- or 32-byte loads (the reduced block contiguous, or the innermost kept axis) and integer state, so REDUCE's float functions never run on them"
+	}
+	return "the strategy does not fit this case"
 }
 
 // readInputs reads the input files, one per input of op in order; the

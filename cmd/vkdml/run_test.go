@@ -331,3 +331,120 @@ func TestRunMaxUnpool(t *testing.T) {
 		}
 	}
 }
+
+// TestRunKernelSameBits runs REDUCE SUM under every strategy the case
+// admits, forced with --kernel (and one with --tune), and requires the
+// output files to be byte-identical to the unforced run's: a FLOAT32 sum
+// of cancelling terms of random magnitudes, which the scalar strategies
+// run (vec is refused: TestRunKernelErrors), and an INT32 sum under vec
+// (vec-col), which the float one cannot run.
+func TestRunKernelSameBits(t *testing.T) {
+	testutil.OpenDML(t, dml.DeviceOptions{}) // skips (or fails under CI) without a device
+	rng := testutil.Rand(t)
+	dir := t.TempDir()
+	const rows, cols = 64, 8
+	f := make([]float32, rows*cols)
+	ints := make([]int64, rows*cols)
+	for i := range f {
+		f[i] = float32(math.Ldexp(rng.Float64()-0.5, rng.Intn(80)-40))
+		if i%cols == 0 && i >= cols { // a column's cancelling partner
+			f[i] = -f[i-cols]
+		}
+		ints[i] = rng.Int63n(1<<32) - 1<<31
+	}
+	floatIn := tensor.FromFloat32([]uint32{rows, cols}, f)
+	cases := []struct {
+		name    string
+		in      *tensor.Tensor
+		kernels []string
+	}{
+		{"float32", floatIn, []string{"thread", "group", "splitk", "splitk --tune computeUnits=1"}},
+		{"int32", tensor.FromInt64As(tensor.Int32, []uint32{rows, cols}, ints), []string{"vec"}},
+	}
+	for _, c := range cases {
+		in := writeNpy(t, dir, c.name+".npy", c.in)
+		runs := [][]string{nil}
+		for _, k := range c.kernels {
+			runs = append(runs, append([]string{"--kernel"}, strings.Fields(k)...))
+		}
+		var first []byte
+		for i, flags := range runs {
+			out := filepath.Join(dir, c.name+"-"+strings.Join(flags, "")+".npy")
+			args := append([]string{"run", "reduce", "--function", "sum", "--axes", "0"}, flags...)
+			if code, _, stderr := vkdml(append(args, in, out)...); code != 0 {
+				t.Fatalf("vkdml %v: exit %d: %s", args, code, stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first = b
+				checkReduceReference(t, c.in, readNpy(t, out))
+			} else if !bytes.Equal(b, first) {
+				t.Errorf("%s: %v wrote %v, the unforced run %v", c.name, flags, readNpy(t, out).Float64s(), readNpy(t, filepath.Join(dir, c.name+"-.npy")).Float64s())
+			}
+		}
+	}
+}
+
+// checkReduceReference holds the unforced run's output to the CPU
+// reference of SUM over axis 0, so that byte-identical files are also
+// the right ones.
+func checkReduceReference(t *testing.T, in, got *tensor.Tensor) {
+	t.Helper()
+	desc, err := operators.ReduceDesc(in.Desc, "sum", "0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := desc.Outputs()[0]
+	ref := &tensor.Tensor{Desc: out.Clone(), Data: make([]byte, out.TotalTensorSizeInBytes)}
+	if err := desc.(*dml.Reduce).Reference([]*tensor.Tensor{in}, []*tensor.Tensor{ref}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ref.Data, got.ToPacked().Data) {
+		t.Errorf("%v: got %v, the CPU reference %v", in.Desc.DataType, got.Float64s(), ref.Float64s())
+	}
+}
+
+// TestRunKernelErrors: an unknown strategy, all (bench's alone), a
+// strategy that cannot run the case and a malformed --tune are usage
+// errors (exit 2) naming the flag and the rule, and write nothing.
+func TestRunKernelErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNpy(t, dir, "in.npy", tensor.FromFloat32([]uint32{2, 3}, []float32{1, 2, 3, 4, 5, 6}))
+	row := make([]float32, 20)
+	for i := range row {
+		row[i] = float32(i % 7)
+	}
+	long := writeNpy(t, dir, "row.npy", tensor.FromFloat32([]uint32{1, 20}, row))
+	out := filepath.Join(dir, "out.npy")
+	sum := []string{"reduce", "--function", "sum", "--axes", "0"}
+	cases := []struct {
+		args []string
+		msg  []string
+	}{
+		{append(sum, "--kernel", "bogus", in, out), []string{`--kernel "bogus" is not a strategy of reduce (strategies: thread, group, splitk, vec)`}},
+		{append(sum, "--kernel", "all", in, out), []string{`--kernel "all" is not a strategy of reduce`}},
+		{append(sum, "--kernel", "vec", in, out), []string{"--kernel vec cannot run this REDUCE", "float functions never run on them", "would run thread"}},
+		{[]string{"topk", "--k", "17", "--axis", "1", "--kernel", "lane", long, out, filepath.Join(dir, "idx.npy")}, []string{"--kernel lane", `strategy "lane" keeps lists of at most 16 entries; K is 17`}},
+		{append(sum, "--tune", "argColLoads", in, out), []string{"--tune", `"argColLoads" is not key=value`}},
+		{append(sum, "--tune", "nosuchknob=1", in, out), []string{"--tune", `unknown knob "nosuchknob"`}},
+		{append(sum, "--tune", "argColLoads=3", in, out), []string{"--tune", "argColLoads", "want one of 0, 1, 4"}},
+	}
+	for _, c := range cases {
+		args := append([]string{"run"}, c.args...)
+		code, _, stderr := vkdml(args...)
+		if strings.Contains(stderr, "no usable Vulkan device") {
+			testutil.NoDevice(t, stderrError(stderr))
+		}
+		for _, m := range c.msg {
+			if code != 2 || !strings.Contains(stderr, m) {
+				t.Errorf("vkdml %v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr, m)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("vkdml %v: wrote %s despite failing", args, out)
+		}
+	}
+}
