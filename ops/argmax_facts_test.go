@@ -266,3 +266,47 @@ func TestPoolPlanFactsH100(t *testing.T) {
 		}
 	}
 }
+
+// TestReducePartialBytes: a first pass counts partials only where it
+// writes them (OUT_MODE 2) for a combine to read; REDUCE's values (OUT_MODE
+// 3) are its outputs, as ARGMAX's indices are, so a one-pass REDUCE plan
+// has none (argWritesPartials once counted them, and vkdml plan --check
+// failed REDUCE MAX of [16384,8] over axis 1 for 12.5% of partials), and a
+// split plan counts the partials its first pass writes and its combine
+// reads, of 16 bytes, or 48 for the float functions' exact sums.
+func TestReducePartialBytes(t *testing.T) {
+	ctx := h100Context(t)
+	for _, c := range []struct {
+		fn    ops.ReduceFunction
+		dt    tensor.DataType
+		shape []uint32
+		axis  uint32
+		split bool
+	}{
+		{ops.ReduceFunctionMax, tensor.Float32, []uint32{16384, 8}, 1, false},
+		{ops.ReduceFunctionSum, tensor.Int32, []uint32{16384, 8}, 1, false},
+		{ops.ReduceFunctionSum, tensor.Float32, []uint32{16384, 8}, 1, false},
+		{ops.ReduceFunctionArgMax, tensor.Float32, []uint32{16384, 8}, 1, false},
+		{ops.ReduceFunctionSum, tensor.Int32, []uint32{4096, 16384}, 0, true},
+		{ops.ReduceFunctionSum, tensor.Float32, []uint32{4096, 16384}, 0, true},
+	} {
+		out := slices.Clone(c.shape)
+		out[c.axis] = 1
+		od := tensor.NewDesc(c.dt, out)
+		if c.fn == ops.ReduceFunctionArgMax {
+			od = tensor.NewDesc(tensor.UInt32, out)
+		}
+		desc := &ops.Reduce{Function: c.fn, Input: tensor.NewDesc(c.dt, c.shape), Output: od, Axes: []uint32{c.axis}}
+		what := fmt.Sprintf("%v %v %v axis %d", c.fn, c.dt, c.shape, c.axis)
+		p := validPlan(t, ctx, desc, what)
+		f := argPlanFacts(t, ctx, p)
+		switch {
+		case (len(f) > 1) != c.split || p.PersistentSize != 0:
+			t.Errorf("%s: %d dispatches, persistent %d B; want split %v without a ticket", what, len(f), p.PersistentSize, c.split)
+		case !c.split && f[0].PartialBytes != 0:
+			t.Errorf("%s: one pass counts %d bytes of partials, writing %d bytes of outputs", what, f[0].PartialBytes, f[0].BytesWritten)
+		case c.split && (f[0].PartialBytes != f[0].BytesWritten || f[1].PartialBytes != f[1].BytesRead || f[0].PartialBytes != f[1].PartialBytes):
+			t.Errorf("%s: first pass %v, combine %v; want the partials written and read counted", what, f[0], f[1])
+		}
+	}
+}

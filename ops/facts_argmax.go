@@ -45,8 +45,8 @@ func argFirstPassBytes(v *stepValues, f *DispatchFacts, a argStepItems, es uint6
 }
 
 // argWritesPartials reports whether a first pass writes partials (OUT_MODE
-// 2) rather than indices.
-func argWritesPartials(v *stepValues) bool { return (v.s("FLAGS")>>4)&3 >= 2 }
+// 2) rather than outputs: indices (0, 1) or REDUCE's values (3).
+func argWritesPartials(v *stepValues) bool { return (v.s("FLAGS")>>4)&3 == 2 }
 
 // argCombineBytes sets f's bytes for a combine of nseg partials per output
 // over oCount outputs.
