@@ -59,6 +59,23 @@ func reduceFloatValue(rng *rand.Rand, dt tensor.DataType, pattern string, j uint
 			return bits(1) | sign<<top
 		}
 		return sign << top
+	case "near1": // ±(1 + d), |d| < 1/16: long products stay finite and round every step
+		return bits(1+(rng.Float64()*2-1)/16) | sign<<top
+	case "crossing": // huge and tiny factors: partial products leave the range in some orders
+		e := 20 + rng.Intn(100)
+		if half {
+			e = 2 + rng.Intn(14)
+		}
+		if rng.Intn(2) == 0 {
+			e = -e
+		}
+		return bits(math.Ldexp(1+rng.Float64(), e)) | sign<<top
+	case "underflow": // factors below 1: products sink through the denormals to 0
+		e := 1 + rng.Intn(24)
+		if half {
+			e = 1 + rng.Intn(4)
+		}
+		return bits(math.Ldexp(1+rng.Float64(), -e)) | sign<<top
 	case "specials":
 		switch rng.Intn(12) {
 		case 0:
