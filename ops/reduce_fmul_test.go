@@ -32,9 +32,9 @@ var reduceFmulSplits = []ops.Tuning{
 }
 
 // TestReduceFloatMultiply: MULTIPLY of FLOAT32 and FLOAT16 (rule 42's
-// canonical tree) over rows short, long (segments of the thread kernel)
-// and of lengths that are not powers of two, columns, random shapes and
-// axes, on each strategy forced and on the GPU plans with their row and
+// canonical tree) over reduceFloatShapedCase's rows short, long
+// (segments) and of lengths that are not powers of two, columns, random
+// shapes and axes, on each strategy forced and on the GPU plans with their row and
 // column splits and both combines, and through binding windows that cut
 // blocks into boxes: every result equal to the reference bit for bit.
 func TestReduceFloatMultiply(t *testing.T) {
@@ -51,20 +51,7 @@ func TestReduceFloatMultiply(t *testing.T) {
 				continue
 			}
 			k++
-			var c argCase
-			switch k % 5 {
-			case 0:
-				c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(4)), uint32(1 + rng.Intn(40))}, nil), []uint32{1}, pattern)
-			case 1:
-				c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(5)), uint32(257 + rng.Intn(1200))}, nil), []uint32{1}, pattern)
-			case 2:
-				c = reduceFloatCase(rng, f, argInput(dt, []uint32{1 + uint32(rng.Intn(2)), uint32(20000 + rng.Intn(9000))}, nil), []uint32{1}, pattern)
-			case 3:
-				c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(700 + rng.Intn(3000)), uint32(3 + 2*rng.Intn(6))}, nil), []uint32{0}, pattern)
-			case 4:
-				sizes, axes := argRandomShape(rng, 3000)
-				c = reduceFloatCase(rng, f, argInput(dt, sizes, argLayout(rng, sizes, argLayoutModes[rng.Intn(len(argLayoutModes))])), axes, pattern)
-			}
+			c := reduceFloatShapedCase(rng, f, dt, pattern, k)
 			// Each case runs on one or two of the strategies forced and
 			// of the GPU tunings, in turn.
 			runs := testutil.CaseCount(2, 1)
@@ -132,5 +119,28 @@ func TestReduceFloatMultiplyExamples(t *testing.T) {
 				t.Errorf("MULTIPLY%v [%q]: got %#x (%g), want %#x", c.in, strat, got, math.Float32frombits(got), want)
 			}
 		}
+	}
+}
+
+// TestReduceFloatMultiplyLong: a block of 2^22 + 3 factors 1 ± 2^-23·k,
+// whose product stays near 1 but rounds differently in every order, on
+// the planner's plan and on split-K (hundreds of segments finished by the
+// combine's scan), against the reference bit for bit; not under -short.
+func TestReduceFloatMultiplyLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 16 MiB input")
+	}
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 1<<22 + 3
+	in := argInput(tensor.Float32, []uint32{n}, nil)
+	for i := uint32(0); i < n; i++ {
+		v := float32(1 + float64(rng.Intn(9)-4)*0x1p-23)
+		in.SetBits([]uint32{i}, uint64(math.Float32bits(v)))
+	}
+	desc := &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
+	c := argCase{desc: desc, in: in, what: "MULTIPLY of 2^22+3 factors near 1"}
+	for _, strat := range []string{"", ops.ArgStrategySplitK} {
+		argCheckCase(t, d, c, strat, rng)
 	}
 }
