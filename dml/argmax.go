@@ -29,9 +29,9 @@ const (
 )
 
 // DML_REDUCE_FUNCTION, with DirectML's values. vkdml's REDUCE implements
-// those marked (the float functions exactly summed and rounded once, the
-// same bits on every device: docs/semantics.md rules 39-44); the others,
-// and MULTIPLY of floats, return DXGI_ERROR_UNSUPPORTED.
+// every one (the float functions exactly summed and rounded once, MULTIPLY
+// of floats in one canonical tree: the same bits on every device,
+// docs/semantics.md rules 39-44).
 const (
 	ReduceFunctionArgMax    = ops.ReduceFunctionArgMax    // DML_REDUCE_FUNCTION_ARGMAX: implemented
 	ReduceFunctionArgMin    = ops.ReduceFunctionArgMin    // DML_REDUCE_FUNCTION_ARGMIN: implemented
@@ -42,7 +42,7 @@ const (
 	ReduceFunctionLogSumExp = ops.ReduceFunctionLogSumExp // DML_REDUCE_FUNCTION_LOG_SUM_EXP: implemented
 	ReduceFunctionMax       = ops.ReduceFunctionMax       // DML_REDUCE_FUNCTION_MAX: implemented
 	ReduceFunctionMin       = ops.ReduceFunctionMin       // DML_REDUCE_FUNCTION_MIN: implemented
-	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: implemented for integers
+	ReduceFunctionMultiply  = ops.ReduceFunctionMultiply  // DML_REDUCE_FUNCTION_MULTIPLY: implemented
 	ReduceFunctionSum       = ops.ReduceFunctionSum       // DML_REDUCE_FUNCTION_SUM: implemented
 	ReduceFunctionSumSquare = ops.ReduceFunctionSumSquare // DML_REDUCE_FUNCTION_SUM_SQUARE: implemented
 )

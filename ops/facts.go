@@ -142,6 +142,7 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"argmax_col8y.comp":         argCol8YFacts,
 	"argmax_combine.comp":       argCombineFacts,
 	"argmax_combine_group.comp": argCombineGroupFacts,
+	"reduce_fmul.comp":          reduceFmulFacts,
 	"maxpool.comp":              maxPoolDirectFacts,
 	"maxpool_vec.comp":          maxPoolVec2x2Facts,
 	"maxpool_grid.comp":         maxPoolGridFacts,

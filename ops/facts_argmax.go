@@ -23,10 +23,15 @@ func argOutputBytes(v *stepValues, oCount, items uint64) uint64 {
 	return argPartialOf(v) * items
 }
 
-// argPartialOf is the bytes of a partial of v's kernel: 16, or 48 for
-// REDUCE's float functions' exact accumulators (REDUCE_FLOAT).
+// argPartialOf is the bytes a partial of v's kernel moves: 16, 48 for
+// REDUCE's float functions' exact accumulators (REDUCE_FLOAT), 4 for
+// MULTIPLY's tree nodes (reduce_fmul.comp: one FLOAT32 word of a 48-byte
+// entry).
 func argPartialOf(v *stepValues) uint64 {
-	if v.define("REDUCE_FLOAT", 0) == 1 {
+	switch {
+	case v.row.Source == "reduce_fmul.comp":
+		return 4
+	case v.define("REDUCE_FLOAT", 0) == 1:
 		return reduceFloatPartial
 	}
 	return argPartial
@@ -236,5 +241,51 @@ func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
 		f.SerialPartials = (nseg + wg - 1) / wg
 	}
 	argCombineBytes(v, &f, oCount, nseg)
+	return f, nil
+}
+
+// reduceFmulFacts is reduce_fmul.comp (REDUCE MULTIPLY of floats, rule
+// 42's tree): the first pass has argmax.comp's shapes, but a lane of the
+// group shape scans an aligned run of c = max(1, P/WG) positions (P the
+// segment length rounded up to a power of two), so ceil(n/c) lanes hold
+// elements; the combines read partials as argmax_combine*.comp's, a lane
+// of the group combine a run of them.
+func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
+	wg := v.wg()
+	chunk := func(n uint64) uint64 {
+		p := uint64(1)
+		for p < n {
+			p *= 2
+		}
+		return max(1, p/max(wg, 1))
+	}
+	if v.define("COMBINE", 0) == 1 {
+		if v.define("GROUP", 0) == 0 {
+			return argCombineFacts(v)
+		}
+		f, err := argCombineGroupFacts(v)
+		if err != nil {
+			return f, err
+		}
+		oCount, nseg := v.p("o_count"), v.p("nseg")
+		c := chunk(nseg)
+		f.EmptyLanes = f.Lanes - min(v.groupCount(), oCount)*min(wg, (nseg+c-1)/c)
+		f.SerialPartials = c
+		return f, nil
+	}
+	if v.define("GROUP", 0) == 0 {
+		return argScalarFacts(v)
+	}
+	a := argStepItemsOf(v)
+	c := chunk(a.segLen)
+	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return (n + c - 1) / c })
+	if err != nil {
+		return DispatchFacts{}, err
+	}
+	f := DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: v.define("ELEM_BITS", 32) / 8}
+	if f.BytesPerLaneInFlight < 4 && v.define("NATIVE", 1) == 0 {
+		f.BytesPerLaneInFlight = 4 // one 32-bit word holds the element
+	}
+	argFirstPassBytes(v, &f, a, v.define("ELEM_BITS", 32)/8)
 	return f, nil
 }

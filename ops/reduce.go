@@ -42,8 +42,9 @@ func (f ReduceFunction) String() string {
 // in favour of the standalone operators, and equal to them with INCREASING
 // direction, with REDUCE's own feature-level tables), and the exact value
 // functions (reduce_values.go): MAX and MIN on every type, SUM, MULTIPLY,
-// L1 and SUM_SQUARE on the integer types; the others (and SUM, MULTIPLY,
-// L1, SUM_SQUARE of floats) are DXGI_ERROR_UNSUPPORTED.
+// L1 and SUM_SQUARE on the integer types; and the float functions
+// (reduce_float.go, semantics.md rules 39-44): every function on FLOAT32
+// and FLOAT16, the sums exact, MULTIPLY in one canonical tree.
 //
 // A new function adds a case to impl, its own file with validate, plan
 // and reference, and, when its results may differ from the reference by

@@ -12,12 +12,15 @@ import (
 // rules 39-44): a valueOp of value funcFloat runs ARGMAX's kernels
 // compiled with REDUCE_FLOAT (shaders/reduce_part_float.glsl), whose Part
 // is the exact accumulator of reduce_float_ref.go, so every plan, lane
-// count and segment cut gives the reference's bits.
+// count and segment cut gives the reference's bits. MULTIPLY (rule 42)
+// runs reduce_fmul.comp on the same plans, its segments cut at the
+// canonical tree's nodes.
 
 // reduceFloatFuncs are the float functions vkdml computes.
 var reduceFloatFuncs = map[ReduceFunction]bool{
 	ReduceFunctionSum: true, ReduceFunctionAverage: true, ReduceFunctionL1: true,
 	ReduceFunctionSumSquare: true, ReduceFunctionL2: true, ReduceFunctionLogSum: true, ReduceFunctionLogSumExp: true,
+	ReduceFunctionMultiply: true,
 }
 
 // reduceFloatPartial is the bytes of a float partial: ten limbs, the
@@ -43,12 +46,25 @@ func (a *argOp) partialBytes() uint64 {
 }
 
 // reduceFloatCombine is the float functions' combine pass: one invocation
-// (or, perGroup, one workgroup) per output.
-func reduceFloatCombine(perGroup bool) string {
-	if perGroup {
+// (or, perGroup, one workgroup) per output; tree: MULTIPLY's, which
+// finishes rule 42's tree over the partials in order.
+func reduceFloatCombine(perGroup, tree bool) string {
+	switch {
+	case tree && perGroup:
+		return shaders.ReduceFmulCombineGroup
+	case tree:
+		return shaders.ReduceFmulCombine
+	case perGroup:
 		return shaders.ReduceFloatCombineGroup
 	}
 	return shaders.ReduceFloatCombine
+}
+
+// treeOrder: a is MULTIPLY of floats, whose product follows rule 42's
+// canonical tree (reduce_fmul.comp), so its segments must be aligned
+// nodes of it (argLayout.treeSegmentLen).
+func (a *argOp) treeOrder() bool {
+	return a.value == funcFloat && a.floatFn == ReduceFunctionMultiply
 }
 
 // floatBlock is the reference's answer for the block at input offset

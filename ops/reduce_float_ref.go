@@ -576,7 +576,11 @@ func reduceFloatTerm(f ReduceFunction, x uint32) uint32 {
 // FLOAT32 bits, or FLOAT16 bits in the low half when half is set.
 func reduceFloatExact(f ReduceFunction, half bool, xs []uint32) uint32 {
 	if f == ReduceFunctionMultiply {
-		return narrowIf(half, multiplyTree(xs))
+		p := multiplyTree(xs)
+		if isNaN32(p) { // a lone NaN keeps its bits in the tree; rule 43 writes one NaN
+			p = formatFloat32.nan
+		}
+		return narrowIf(half, p)
 	}
 	var acc exactAcc
 	for _, x := range xs {

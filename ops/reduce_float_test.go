@@ -59,6 +59,23 @@ func reduceFloatValue(rng *rand.Rand, dt tensor.DataType, pattern string, j uint
 			return bits(1) | sign<<top
 		}
 		return sign << top
+	case "near1": // ±(1 + d), |d| < 1/16: long products stay finite and round every step
+		return bits(1+(rng.Float64()*2-1)/16) | sign<<top
+	case "crossing": // huge and tiny factors: partial products leave the range in some orders
+		e := 20 + rng.Intn(100)
+		if half {
+			e = 2 + rng.Intn(14)
+		}
+		if rng.Intn(2) == 0 {
+			e = -e
+		}
+		return bits(math.Ldexp(1+rng.Float64(), e)) | sign<<top
+	case "underflow": // factors below 1: products sink through the denormals to 0
+		e := 1 + rng.Intn(24)
+		if half {
+			e = 1 + rng.Intn(4)
+		}
+		return bits(math.Ldexp(1+rng.Float64(), -e)) | sign<<top
 	case "specials":
 		switch rng.Intn(12) {
 		case 0:
@@ -88,6 +105,24 @@ func reduceFloatCase(rng *rand.Rand, f ops.ReduceFunction, in *tensor.Tensor, ax
 	return argCase{desc: &ops.Reduce{Function: f, Input: in.Desc, Output: out, Axes: axes}, in: in, what: what}
 }
 
+// reduceFloatShapedCase is f over one of five shapes, by k: rows of up to
+// 40, rows of hundreds, rows of 40,000 and more (split-K segments),
+// columns (the column split), and a random shape, layout and axes.
+func reduceFloatShapedCase(rng *rand.Rand, f ops.ReduceFunction, dt tensor.DataType, pattern string, k int) argCase {
+	switch k % 5 {
+	case 0:
+		return reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(4)), uint32(1 + rng.Intn(40))}, nil), []uint32{1}, pattern)
+	case 1:
+		return reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(5)), uint32(256 + rng.Intn(1200))}, nil), []uint32{1}, pattern)
+	case 2:
+		return reduceFloatCase(rng, f, argInput(dt, []uint32{1 + uint32(rng.Intn(2)), uint32(40000 + rng.Intn(9000))}, nil), []uint32{1}, pattern)
+	case 3:
+		return reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1000 + rng.Intn(3000)), uint32(3 + 2*rng.Intn(6))}, nil), []uint32{0}, pattern)
+	}
+	sizes, axes := argRandomShape(rng, 3000)
+	return reduceFloatCase(rng, f, argInput(dt, sizes, argLayout(rng, sizes, argLayoutModes[rng.Intn(len(argLayoutModes))])), axes, pattern)
+}
+
 // TestReduceFloatRows runs every float function on FLOAT32 and FLOAT16
 // over rows short and long (split-K segments), columns (the column
 // split), whole tensors and random shapes, on lavapipe's plans with each
@@ -109,20 +144,7 @@ func TestReduceFloatRows(t *testing.T) {
 					continue
 				}
 				k++
-				var c argCase
-				switch k % 5 {
-				case 0:
-					c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(4)), uint32(1 + rng.Intn(40))}, nil), []uint32{1}, pattern)
-				case 1:
-					c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1 + rng.Intn(5)), uint32(256 + rng.Intn(1200))}, nil), []uint32{1}, pattern)
-				case 2:
-					c = reduceFloatCase(rng, f, argInput(dt, []uint32{1 + uint32(rng.Intn(2)), uint32(40000 + rng.Intn(9000))}, nil), []uint32{1}, pattern)
-				case 3:
-					c = reduceFloatCase(rng, f, argInput(dt, []uint32{uint32(1000 + rng.Intn(3000)), uint32(3 + 2*rng.Intn(6))}, nil), []uint32{0}, pattern)
-				case 4:
-					sizes, axes := argRandomShape(rng, 3000)
-					c = reduceFloatCase(rng, f, argInput(dt, sizes, argLayout(rng, sizes, argLayoutModes[rng.Intn(len(argLayoutModes))])), axes, pattern)
-				}
+				c := reduceFloatShapedCase(rng, f, dt, pattern, k)
 				argCheckCase(t, d, c, reduceStrategies[k%len(reduceStrategies)], rng)
 				tunes := []ops.Tuning{nil, {"argCombineGroupMin": "2"}}
 				if testing.Short() {

@@ -65,7 +65,10 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			shape, k.loads = shaders.ArgMaxThreadX8, 8
 		}
 		k.variant = shaders.ArgMaxName(bits, native, shape)
-		if a.value == funcFloat {
+		switch {
+		case a.treeOrder():
+			k.variant = shaders.ReduceFmulName(bits, native, shape)
+		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
 		}
 	}

@@ -74,6 +74,9 @@ type argLayout struct {
 	tune         *tuning // the device class's
 	cus          uint64  // compute units (computeUnits)
 	partial      uint64  // bytes per partial (argPartial, or reduceFloatPartial)
+	// tree: the segments must follow MULTIPLY's canonical tree of floats
+	// (rule 42, argOp.treeOrder): one power-of-two length, aligned.
+	tree bool
 }
 
 // col8Y: a column layout that vec-col8y (argmax_col8y.comp) serves where

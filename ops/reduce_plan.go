@@ -91,8 +91,13 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.treeOrder() && c.redChunk > 0 {
+		// Block boxes at multiples of a power of two, so that rule 42's
+		// aligned segments stay long (argLayout.treeSegmentLen).
+		c.redChunk = pow2Floor64(c.redChunk)
+	}
 	l := &argLayout{kept: kept, red: red, es: es, os: os, budget: budget, tune: ctx.tuning(), cus: computeUnits(ctx),
-		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk), partial: a.partialBytes()}
+		outs: boxes(kept, c.keptPeel, c.keptChunk), blocks: boxes(red, c.redPeel, c.redChunk), partial: a.partialBytes(), tree: a.treeOrder()}
 	vec := ""
 	if useVec {
 		vec = argVecLayout(kept, red, es, strategy, l.tune)

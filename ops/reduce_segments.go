@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
@@ -44,13 +45,46 @@ func (l *argLayout) segments(k argKernel, strategy string, colSplit bool) *argSe
 	for i, r := range l.blocks {
 		blocks[i] = r.count
 	}
-	s := &argSegments{segmentCut: cutSegments(blocks, segmentCap(argIters, lanes, per), split),
-		colSplit: split > 0 && strategy != ArgStrategySplitK}
+	maxLen, colSplit := segmentCap(argIters, lanes, per), split > 0 && strategy != ArgStrategySplitK
+	if l.tree {
+		maxLen, split = l.treeSegmentLen(lanes, split), 0
+	}
+	s := &argSegments{segmentCut: cutSegments(blocks, maxLen, split), colSplit: colSplit}
 	s.partial = s.nseg > 1 || strategy == ArgStrategySplitK
 	if s.partial {
 		s.temp = partialsBytes(nout, s.nseg, l.partial)
 	}
 	return s
+}
+
+// treeSegmentLen is the segment length of MULTIPLY's canonical tree
+// (rule 42, reduce_fmul.comp) for a reducer of lanes lanes and the split
+// length split (0: none): a power of two L, so that a segment starting at
+// a multiple of L is one node of the tree and the combine pass, taking the
+// partials in order, builds the nodes above; every block box starts at a
+// multiple of L (the boxes' segments are numbered on). A lane scans at
+// most argIters/2 positions, leaving lavapipe's loop limit room for the
+// scan's stack merges (one per position at most). A block no longer than
+// L is one segment, the whole tree.
+func (l *argLayout) treeSegmentLen(lanes, split uint64) uint64 {
+	n := pow2Floor64(segmentCap(argIters/2, lanes, 1))
+	if split > 0 {
+		n = min(n, pow2Floor64(split))
+	}
+	for _, r := range l.blocks {
+		for r.begin%n != 0 {
+			n /= 2
+		}
+	}
+	return n
+}
+
+// pow2Floor64 is the largest power of two at most n (1 for 0).
+func pow2Floor64(n uint64) uint64 {
+	if n == 0 {
+		return 1
+	}
+	return 1 << (bits.Len64(n) - 1)
 }
 
 // argColBigRead: a column reduction reading at least this many times

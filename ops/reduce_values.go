@@ -48,9 +48,8 @@ func (a *argOp) valueLog() uint32 {
 
 // valueOp is REDUCE with a value function: ARGMAX's planner and kernels
 // with a value in place of the index (reduce_part.glsl), its own type
-// tables and reference. The functions vkdml does not compute (AVERAGE,
-// L2, LOG_SUM, LOG_SUM_EXP) are valueOps too, so that a desc DirectML
-// rejects is E_INVALIDARG before one it accepts is DXGI_ERROR_UNSUPPORTED.
+// tables and reference; the float functions are valueOps of value
+// funcFloat (reduce_float.go).
 type valueOp struct {
 	*argOp
 	fn          ReduceFunction
@@ -67,9 +66,9 @@ func newValueOp(o *Reduce) *valueOp {
 }
 
 // unsupported says why vkdml does not compute v, or nil when it does:
-// AVERAGE, L2, LOG_SUM and LOG_SUM_EXP, and SUM, MULTIPLY, L1 and
-// SUM_SQUARE of floats, whose results are rounded (part 2 of the REDUCE
-// work).
+// since every float function has a kernel (issue 32), only a function and
+// type pair that validate refuses first (AVERAGE of an integer), which
+// reference may still be handed.
 func (v *valueOp) unsupported() error {
 	if !v.implemented {
 		return hresult.Unsupported("Function", "%v is not implemented by vkdml (REDUCE computes ARGMAX, ARGMIN, MAX, MIN, SUM, MULTIPLY, L1 and SUM_SQUARE of integers, and %s of floats)", v.fn, reduceFloatFuncNames())
@@ -121,10 +120,9 @@ func reduceValueTypes(f ReduceFunction, lvl FeatureLevel) []tensor.DataType {
 
 // validate applies DirectML's rules: the rank (4 before feature level 3.0,
 // 1 to 8 from it), the function's types at the level, equal input and
-// output types, and the shapes every reduction shares. vkdml computes the
-// exact functions on every type DirectML has, and SUM, MULTIPLY, L1 and
-// SUM_SQUARE of floats not yet (DXGI_ERROR_UNSUPPORTED: their results are
-// rounded, part 2 of the REDUCE work).
+// output types, and the shapes every reduction shares. vkdml computes
+// every function on every type DirectML has (unsupported is left for a
+// function and type pair it does not name).
 func (v *valueOp) validate(ctx *Context) error {
 	lvl := ctx.FeatureLevel
 	minRank, maxRank := 1, argMaxRank

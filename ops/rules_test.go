@@ -54,7 +54,6 @@ func argRejectCases() []argRule {
 		{"direction", &ops.ArgMax{Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}, AxisDirection: 2}, 0, hresult.E_INVALIDARG, "AxisDirection"},
 		{"int32 index of a 2^31+1 block", &ops.ArgMax{Input: broadcast, Output: tensor.NewDesc(tensor.Int32, []uint32{1}), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.DataType"},
 		{"reduce function unknown", &ops.Reduce{Function: 12, Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "Function"},
-		{"reduce function multiply of floats", &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in, Output: f32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.DXGI_ERROR_UNSUPPORTED, "Function"},
 		{"reduce max output type", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.DataType"},
 		{"reduce max sizes", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: in, Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.Sizes[0]"},
 		{"reduce sum of int8", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: tensor.NewDesc(tensor.Int8, []uint32{4}), Output: tensor.NewDesc(tensor.Int8, []uint32{1}), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "InputTensor.DataType"},
@@ -236,8 +235,8 @@ func poolRejectCases() []poolRule {
 
 // TestReduceDispatch: REDUCE runs ARGMAX and ARGMIN through the arg
 // reduction (the same plan as the standalone operators, REDUCE's type
-// tables aside), plans float SUM and SUM_SQUARE, refuses MULTIPLY of
-// floats as unsupported and undefined functions as invalid, in Validate,
+// tables aside), plans every float function, MULTIPLY's tree kernel
+// included, and refuses undefined functions as invalid, in Validate,
 // Plan and Reference alike.
 func TestReduceDispatch(t *testing.T) {
 	ctx := descfuzz.Lavapipe()
@@ -254,17 +253,19 @@ func TestReduceDispatch(t *testing.T) {
 			t.Errorf("%v plans %s/%s, the standalone operator %s/%s", f, got.Strategy, got.Kernels[0].Variant, want.Strategy, want.Kernels[0].Variant)
 		}
 	}
-	// MULTIPLY of floats (the one float function vkdml does not compute
-	// yet, issue 32) is checked with a well-formed desc, whose output
-	// keeps the input's type, so that only the function is left to
-	// refuse; SUM and SUM_SQUARE of floats are accepted.
+	// Undefined functions are checked with a well-formed desc, whose
+	// output keeps the input's type, so that only the function is left
+	// to refuse; the float functions are accepted, MULTIPLY on its own
+	// kernels (rule 42's tree).
 	outF := tensor.NewDesc(tensor.Float32, []uint32{2, 3, 1})
-	for _, f := range []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionSumSquare} {
-		validPlan(t, ctx, &ops.Reduce{Function: f, Input: in, Output: outF, Axes: []uint32{2}}, fmt.Sprint(f))
+	for _, f := range []ops.ReduceFunction{ops.ReduceFunctionSum, ops.ReduceFunctionSumSquare, ops.ReduceFunctionMultiply} {
+		p := validPlan(t, ctx, &ops.Reduce{Function: f, Input: in, Output: outF, Axes: []uint32{2}}, fmt.Sprint(f))
+		if fmul := strings.HasPrefix(p.Kernels[0].Variant, "reduce_fmul"); fmul != (f == ops.ReduceFunctionMultiply) {
+			t.Errorf("%v plans %s", f, p.Kernels[0].Variant)
+		}
 	}
 	for f, code := range map[ops.ReduceFunction]error{
-		ops.ReduceFunctionMultiply: hresult.DXGI_ERROR_UNSUPPORTED,
-		12:                         hresult.E_INVALIDARG, 1 << 31: hresult.E_INVALIDARG,
+		12: hresult.E_INVALIDARG, 1 << 31: hresult.E_INVALIDARG,
 	} {
 		r := &ops.Reduce{Function: f, Input: in, Output: outF, Axes: []uint32{2}}
 		_, perr := r.Plan(ctx)

@@ -117,11 +117,10 @@ Part read_part_word_src(uint w) {
 }
 #endif
 
-// store_result writes a Part's value to output element e of the word view
+// store_value writes output bits v to output element e of the word view
 // whose base offset is base words; a FLOAT16 through atomics that leave
 // the neighbouring element, which another invocation owns, as it is.
-void store_result(uint base, uint e, Part st) {
-	uint v = part_value(st);
+void store_value(uint base, uint e, uint v) {
 	if (VAL_LOG == 2u) {
 		word_dst.x[base + e] = v;
 	} else {
@@ -130,3 +129,6 @@ void store_result(uint base, uint e, Part st) {
 		atomicOr(word_dst.x[t >> 1], v << sh);
 	}
 }
+
+// store_result writes a Part's value (store_value).
+void store_result(uint base, uint e, Part st) { store_value(base, e, part_value(st)); }

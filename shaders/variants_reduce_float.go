@@ -2,12 +2,13 @@ package shaders
 
 import "fmt"
 
-// REDUCE's float functions (AVERAGE, L1, L2, SUM, SUM_SQUARE of FLOAT32 and
-// FLOAT16) run ARGMAX's kernels compiled with REDUCE_FLOAT 1, whose Part is
+// REDUCE's float functions (AVERAGE, L1, L2, LOG_SUM, LOG_SUM_EXP, SUM,
+// SUM_SQUARE of FLOAT32 and FLOAT16) run ARGMAX's kernels compiled with REDUCE_FLOAT 1, whose Part is
 // reduce_part_float.glsl's exact accumulator: the same contract (bindings,
 // specialization constants, push words) with 48-byte partials, in the
 // thread shape and the group shape without subgroup arithmetic (an exact
-// accumulator merges through shared memory).
+// accumulator merges through shared memory). MULTIPLY's canonical tree
+// (rule 42) runs reduce_fmul.comp in the same contract.
 
 // ReduceFloatName is the first pass for elemBits-bit floats (16 or 32),
 // native as in ArgMaxName, shape ArgMaxThread or ArgMaxGroup.
@@ -16,17 +17,30 @@ func ReduceFloatName(elemBits int, native bool, shape string) string {
 }
 
 // The float functions' combine passes, as ArgMaxCombineName and
-// ArgMaxCombineGroup.
+// ArgMaxCombineGroup; the ReduceFmul ones are MULTIPLY's
+// (reduce_fmul.comp), whose partials continue rule 42's tree in order.
 const (
 	ReduceFloatCombine      = "reduce_float_combine"
 	ReduceFloatCombineGroup = "reduce_float_combine_group"
+	ReduceFmulCombine       = "reduce_fmul_combine"
+	ReduceFmulCombineGroup  = "reduce_fmul_combine_group"
 )
+
+// ReduceFmulName is MULTIPLY's first pass (reduce_fmul.comp) for
+// elemBits-bit floats, native and shape as ReduceFloatName's.
+func ReduceFmulName(elemBits int, native bool, shape string) string {
+	return "reduce_fmul" + ArgMaxName(elemBits, native, shape)[len("argmax"):]
+}
 
 func reduceFloatVariants() []Variant {
 	out := []Variant{
 		{Name: ReduceFloatCombine, Source: "argmax_combine.comp", Defines: []string{"REDUCE_FLOAT=1"},
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 		{Name: ReduceFloatCombineGroup, Source: "argmax_combine_group.comp", Defines: []string{"REDUCE_FLOAT=1", "SUBGROUP=0"},
+			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
+		{Name: ReduceFmulCombine, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=0"},
+			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
+		{Name: ReduceFmulCombineGroup, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=1"},
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 	}
 	for _, bits := range []int{16, 32} {
@@ -40,6 +54,11 @@ func reduceFloatVariants() []Variant {
 					Name: ReduceFloatName(bits, native, shape), Source: "argmax.comp",
 					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0"},
+					Bindings: argBindings, Spec: argSpec, Push: argPush,
+				}, Variant{
+					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
+					Defines: []string{"COMBINE=0", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup))},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				})
 			}

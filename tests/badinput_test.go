@@ -126,12 +126,6 @@ var apiCases = []apiCase{
 		a := argDescSmall()
 		return &dml.ArgMin{Input: tensor.NewDesc(tensor.Float64, a.Input.Sizes), Output: a.Output, Axes: a.Axes}
 	})},
-	{"reduce unimplemented function", hresult.DXGI_ERROR_UNSUPPORTED, "Function", "not implemented", createOp(func() dml.OperatorDesc {
-		// FLOAT32 MULTIPLY, whose output keeps the type: a well-formed desc
-		// of a function vkdml does not compute yet (issue 32).
-		a := argDescSmall()
-		return &dml.Reduce{Function: dml.ReduceFunctionMultiply, Input: a.Input, Output: tensor.NewDesc(tensor.Float32, []uint32{4, 1}), Axes: a.Axes}
-	})},
 	{"reduce unknown function", invalid, "Function", "not a DML_REDUCE_FUNCTION", createOp(func() dml.OperatorDesc {
 		a := argDescSmall()
 		return &dml.Reduce{Function: 99, Input: a.Input, Output: a.Output, Axes: a.Axes}

@@ -134,10 +134,13 @@ static void desc_errors(vkdml_device dev) {
     no_axes.axes = NULL;
     vkdml_operator_desc d3 = {VKDML_OPERATOR_ARGMAX, &no_axes};
     EXPECT_HR(vkdml_operator_create(dev, &d3, &op), VKDML_E_INVALIDARG, "axes");
-    vkdml_tensor_desc float21 = {VKDML_DATA_TYPE_FLOAT32, 0, 2, sizes21, NULL, 0, 0};
-    vkdml_reduce_desc sum = {VKDML_REDUCE_FUNCTION_MULTIPLY, &in23, &float21, 1, axis1};
-    vkdml_operator_desc d4 = {VKDML_OPERATOR_REDUCE, &sum};
-    EXPECT_HR(vkdml_operator_create(dev, &d4, &op), VKDML_DXGI_ERROR_UNSUPPORTED, "Function");
+    /* A valid desc vkdml does not compute: pooling coordinates past 2^30. */
+    uint32_t p6[4] = {2, 3, 6, 6}, p3[4] = {2, 3, 3, 3}, two[2] = {2, 2}, far[2] = {1u << 30, 0}, zero[2] = {0, 0}, one[2] = {1, 1};
+    vkdml_tensor_desc pin = {VKDML_DATA_TYPE_FLOAT32, 0, 4, p6, NULL, 0, 0};
+    vkdml_tensor_desc pout = {VKDML_DATA_TYPE_FLOAT32, 0, 4, p3, NULL, 0, 0};
+    vkdml_max_pooling2_desc pool = {&pin, &pout, NULL, 2, two, two, far, zero, one};
+    vkdml_operator_desc d4 = {VKDML_OPERATOR_MAX_POOLING2, &pool};
+    EXPECT_HR(vkdml_operator_create(dev, &d4, &op), VKDML_DXGI_ERROR_UNSUPPORTED, "StartPadding[0]");
     EXPECT_HR(vkdml_operator_create(4242, &argmax_op, &op), VKDML_E_INVALIDARG, "device");
 
     uint64_t size = 0;
@@ -388,7 +391,7 @@ static void fork_during_runs(vkdml_device dev) {
 }
 #endif
 
-/* REDUCE (ARGMIN, MAX, SUM), MAX_POOLING without indices, and MAX_POOLING1
+/* REDUCE (ARGMIN, MAX, SUM, MULTIPLY), MAX_POOLING without indices, and MAX_POOLING1
  * with the optional indices absent and present. */
 static void other_operators(vkdml_device dev) {
     vkdml_reduce_desc rd = {VKDML_REDUCE_FUNCTION_ARGMIN, &in23, &out21, 1, axis1};
@@ -415,6 +418,14 @@ static void other_operators(vkdml_device dev) {
     vkdml_buffer sins[1] = {{xs, sizeof xs}}, souts[1] = {{ys, sizeof ys}};
     MUST(vkdml_run(dev, &dsum, sins, 1, souts, 1));
     EXPECT(ys[0] == INT32_MIN && ys[1] == 0);
+    /* MULTIPLY of FLOAT32 in rule 42's tree: ((x0*x1)*x2), 1e30*1e30
+     * overflows first. */
+    vkdml_reduce_desc rmul = {VKDML_REDUCE_FUNCTION_MULTIPLY, &in23, &f21, 1, axis1};
+    vkdml_operator_desc dmul = {VKDML_OPERATOR_REDUCE, &rmul};
+    float xp[6] = {2, 3, 4, 1e30f, 1e30f, 1e-30f}, yp[2];
+    vkdml_buffer mulins[1] = {{xp, sizeof xp}}, mulouts[1] = {{yp, sizeof yp}};
+    MUST(vkdml_run(dev, &dmul, mulins, 1, mulouts, 1));
+    EXPECT(yp[0] == 24 && isinf(yp[1]) && yp[1] > 0);
 
     uint32_t in_sizes[4] = {1, 1, 2, 3}, out_sizes[4] = {1, 1, 1, 2};
     uint32_t strides[2] = {1, 2}, window[2] = {2, 2}, zero[2] = {0, 0};

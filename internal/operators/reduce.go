@@ -85,9 +85,10 @@ vkdml computes max and min on every type, sum, multiply, l1 and sum_square
 on int32, uint32, int64 and uint64 (exact: the integers wrap modulo 2^n),
 sum, average, l1, sum_square, l2, log_sum and log_sum_exp on float32 and
 float16 (summed exactly and rounded once: the same bits on every device and
-plan), and argmax and argmin (an index of --index-type, ties to the first); the others, and
-multiply of floats, are DXGI_ERROR_UNSUPPORTED. The output of the value
-functions has the input's type.
+plan), multiply on float32 and float16 (in one canonical order, a pairwise
+tree over the block's row-major values, in float32: the same bits on every
+device and plan), and argmax and argmin (an index of --index-type, ties to
+the first). The output of the value functions has the input's type.
 
 --axes counts from the end when negative, as numpy and ONNX do.
 

@@ -281,6 +281,8 @@ func multiplyBound(out, acc floatFormat, block []float64, vkdml float64) float64
 	if math.IsNaN(product) { // a zero or an infinity decides it
 		return 0
 	}
+	// vkdml's FLOAT16 rounding of its FLOAT32 product (½ ULP) and
+	// DirectML's narrowing, as for SUM.
 	n := len(block) - 1
-	return 2*gamma(n, acc.unit)*math.Abs(product) + out.ulp(vkdml)
+	return 2*gamma(n, acc.unit)*math.Abs(product) + (0.5+out.narrowULP)*out.ulp(vkdml)
 }

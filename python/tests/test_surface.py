@@ -26,8 +26,6 @@ def test_reduce_refuses_other_functions(device):
     with pytest.raises(vkdml.InvalidArgumentError) as e:
         vkdml.reduce(np.zeros(3, np.float32), "mean", axes=0, device=device)
     assert "function" in str(e.value)
-    with pytest.raises(vkdml.UnsupportedError):  # no canonical-order kernel yet
-        vkdml.reduce(np.zeros(3, np.float32), "multiply", axes=0, device=device)
     with pytest.raises(vkdml.InvalidArgumentError):  # DirectML has no SUM of INT8
         vkdml.reduce(np.zeros(3, np.int8), "sum", axes=0, device=device)
     with pytest.raises(vkdml.InvalidArgumentError) as e:
@@ -82,6 +80,29 @@ def test_reduce_float_sum_is_exact(device):
     np.testing.assert_array_equal(vkdml.reduce(x, "sum", axes=1, device=device).ravel(), [2, 7])
     np.testing.assert_array_equal(vkdml.reduce(x[1:], "l2", axes=1, device=device).ravel(), [5])
     assert vkdml.reduce(np.ones(5000, np.float16), "sum", axes=0, device=device)[0] == 5000
+
+
+def _tree_product(v):
+    """semantics.md rule 42: the pairwise tree over aligned powers of two,
+    each product a float32 multiplication."""
+    if len(v) == 1:
+        return v[0]
+    half = 1 << (len(v) - 1).bit_length() - 1
+    return np.float32(_tree_product(v[:half]) * _tree_product(v[half:]))
+
+
+def test_reduce_float_multiply_tree(device, rng):
+    """Float MULTIPLY follows rule 42's canonical tree, whose partial
+    products decide overflow (1e30*1e30 is inf, times 1e-30*1e-30 = 0 NaN)."""
+    x = np.array([[1e30, 1e30, 1e-30, 1e-30], [1e30, 1e-30, 1e30, 1e-30], [2, 3, 4, -0.5]], np.float32)
+    got = vkdml.reduce(x, "multiply", axes=1, device=device).ravel()
+    assert np.isnan(got[0]) and got[1] == 1 and got[2] == -12
+    with np.errstate(over="ignore", under="ignore"):
+        y = (1 + (rng.random((3, 1000)) - 0.5) / 8).astype(np.float32)
+        want = [_tree_product(list(row)) for row in y]
+        np.testing.assert_array_equal(vkdml.reduce(y, "multiply", axes=1, device=device).ravel(), want)
+        h = np.array([256, 256, 1 / 256, 1 / 256], np.float16)  # computed in float32: no float16 overflow
+        assert vkdml.reduce(h, "multiply", axes=0, device=device)[0] == 1
 
 
 def test_reduce_value_rules(device):

@@ -55,8 +55,8 @@ _DATA_TYPES = {
 _DIRECTIONS = {"increasing": 0, "decreasing": 1}
 # DML_REDUCE_FUNCTION by DirectML's names in lower case: all twelve (MAX
 # and MIN on every type, the integer functions on 32/64-bit integers, the
-# float functions exactly on float32/float16; multiply of floats is refused
-# as unsupported).
+# float functions on float32/float16: the sums exactly, multiply in
+# semantics.md rule 42's canonical tree).
 _REDUCE_FUNCTIONS = {"argmax": 0, "argmin": 1, "average": 2, "l1": 3, "l2": 4, "log_sum": 5,
                      "log_sum_exp": 6, "max": 7, "min": 8, "multiply": 9, "sum": 10, "sum_square": 11}
 _REDUCE_INDEX_FUNCTIONS = ("argmax", "argmin")
@@ -684,7 +684,10 @@ def reduce(x: npt.ArrayLike, function: ReduceFunction, axes: Optional[Axes] = No
     x's dtype; "sum", "average", "l1", "sum_square", "l2", "log_sum" or
     "log_sum_exp" on float32 and float16, summed exactly and rounded once
     (the same bits on every device; DirectML's formulas, so log_sum_exp
-    subtracts no maximum and l2 can overflow); or "argmax" / "argmin", ARGMAX/ARGMIN's index with
+    subtracts no maximum and l2 can overflow); "multiply" on float32 and
+    float16 in one canonical order, a pairwise tree over the block's
+    row-major values padded to a power of two, in float32 (the same bits
+    on every device); or "argmax" / "argmin", ARGMAX/ARGMIN's index with
     INCREASING ties, of index_dtype (default uint32). The result keeps x's
     rank, reduced axes of size 1; an empty axes list is the identity.
     reduce(x, axes, function), the order before the value functions, is

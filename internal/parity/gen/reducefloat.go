@@ -17,8 +17,8 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// reduceFloatFunctions are the float functions vkdml computes (MULTIPLY's
-// float kernel is not there yet: rule 42).
+// reduceFloatFunctions are the float functions whose cases draw alike;
+// MULTIPLY's (rule 42), added later, come after them (reduceFmul).
 var reduceFloatFunctions = []string{"SUM", "AVERAGE", "L1", "SUM_SQUARE", "L2", "LOG_SUM", "LOG_SUM_EXP"}
 
 // values sets the logical elements from float64 values (row-major), each
@@ -47,6 +47,78 @@ func (g *gen) reduceFloat() {
 		}
 	}
 	g.reduceFloatMeasured()
+	g.reduceFmul()
+}
+
+// reduceFmul: MULTIPLY of FLOAT32 and FLOAT16 (rule 42's tree, rules 41,
+// 43 and 44): rows of five (not a power of two) of random factors near 1,
+// exact products, partial products that overflow or underflow in some
+// orders, products sinking into the denormals and to zero, ±0, ±inf and
+// NaN; a row of 3000 factors near 1; a block over axes 0 and 2 (the
+// row-major order of a block of two axes); then the measured FLOAT32
+// examples of rule 42.
+func (g *gen) reduceFmul() {
+	const fn = "MULTIPLY"
+	inf, nan := math.Inf(1), math.NaN()
+	negz := math.Copysign(0, -1)
+	for _, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
+		base := "reduce_multiply_" + lower(dt.String())
+		// big·big overflows, small·small underflows to 0 in FLOAT32;
+		// tiny^2·tiny2 is a FLOAT32 (then FLOAT16) denormal, tiny^5 a
+		// FLOAT16 0.
+		big, small, tiny, tiny2 := 1e30, 1e-30, 0x1p-60, 0x1p-10
+		if dt == tensor.Float16 {
+			big, small, tiny, tiny2 = 60000, 0x1p-24, 0x1p-8, 0x1p-4
+		}
+		var random [][]float64
+		for range 6 {
+			row := make([]float64, 5)
+			for i := range row {
+				row[i] = g.reduceFmulValue(dt)
+			}
+			random = append(random, row)
+		}
+		g.reduceRows(base+"_rows", fn, []string{"random", "rule 41", "rule 42", "rule 43", "rule 44"}, dt, append(random,
+			[]float64{2, 3, 4, 5, 6},
+			[]float64{3, 1.0 / 3, 7, 1.0 / 7, 11},
+			[]float64{big, big, small, small, 1}, // FLOAT32: inf·0 in the tree (FLOAT16: finite FLOAT32 products)
+			[]float64{big, small, big, small, 1},
+			[]float64{big, big, 1, 1, 1}, // past the overflow
+			[]float64{tiny, tiny, tiny2, 3, 1},
+			[]float64{small, small, small, small, small}, // to zero
+			[]float64{negz, 5, 2, 1, 3},
+			[]float64{negz, negz, 1, 1, 1},
+			[]float64{0, -1, 1, 1, 1},
+			[]float64{inf, 2, 3, 1, 1},
+			[]float64{-inf, 2, -3, 1, 1},
+			[]float64{inf, 0, 1, 1, 1},
+			[]float64{1, nan, 2, 3, 4})...)
+		long := make([]float64, 3000)
+		for i := range long {
+			long[i] = 1 + (g.rng.Float64()-0.5)/32
+		}
+		g.reduceRows(base+"_long", fn, []string{"rule 41", "rule 42", "rule 44"}, dt, long)
+		g.reduceValue(base+"_random_axes02", fn, []string{"random", "rule 1", "rule 42", "rule 44"}, dt,
+			u32(3, 4, 5), u32(0, 2), func(t *tensor.Tensor, c []uint32, _ int) { t.SetFloat64(c, g.reduceFmulValue(dt)) })
+	}
+	covers := []string{"rule 42", "rule 44", "fact:reduce float measured"}
+	g.reduceRows("reduce_measured_multiply_order_overflow", fn, covers, tensor.Float32, []float64{1e30, 1e30, 1e-30, 1e-30})
+	g.reduceRows("reduce_measured_multiply_thirds", fn, covers, tensor.Float32, []float64{3, 1.0 / 3, 7, 1.0 / 7, 11})
+}
+
+// reduceFmulValue is a random factor for MULTIPLY: ±(1 + d)·2^e with d
+// in [0, 1) and e in [-4, 4) ([-2, 2) for FLOAT16), whose products over
+// tens of values stay in range.
+func (g *gen) reduceFmulValue(dt tensor.DataType) float64 {
+	e := g.rng.Intn(8) - 4
+	if dt == tensor.Float16 {
+		e = g.rng.Intn(4) - 2
+	}
+	v := math.Ldexp(1+g.rng.Float64(), e)
+	if g.rng.Intn(2) == 0 {
+		v = -v
+	}
+	return v
 }
 
 // reduceFloatCases: the cases of one function and type.
@@ -182,4 +254,21 @@ func (g *gen) randomReduceFloat() {
 				draw(t, c, i)
 			})
 	}
+	// MULTIPLY (rule 42), after the others: factors near 1, so that
+	// products over hundreds of values stay in range (rule 44 bounds
+	// them there), with an occasional special.
+	dt := []tensor.DataType{tensor.Float32, tensor.Float16}[g.rng.Intn(2)]
+	rank := 1 + g.rng.Intn(3)
+	sizes := g.sizes(rank, 200)
+	axes := u32(uint32(g.rng.Intn(rank)))
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e-30, 1e30}
+	g.reduceValue(fmt.Sprintf("random_reduce_float_multiply_%s", lower(dt.String())), "MULTIPLY",
+		[]string{"random", "rule 42", "rule 44"}, dt, sizes, axes,
+		func(t *tensor.Tensor, c []uint32, _ int) {
+			if g.rng.Intn(100) == 0 {
+				t.SetFloat64(c, specials[g.rng.Intn(len(specials))])
+				return
+			}
+			t.SetFloat64(c, 1+(g.rng.Float64()-0.5)/8)
+		})
 }

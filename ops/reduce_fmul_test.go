@@ -1,0 +1,146 @@
+//go:build cgo
+
+package ops_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// reduceFmulPatterns are MULTIPLY's value patterns (reduceFloatValue):
+// factors near 1 (every product rounds, so any other order shows), huge
+// and tiny factors whose partial products overflow or underflow in some
+// orders (and meet as inf·0), factors sinking through the denormals,
+// signed zeros, infinities and NaN.
+var reduceFmulPatterns = []string{"near1", "crossing", "underflow", "zeros", "specials", "denormals"}
+
+// reduceFmulSplits are tunings that cut short blocks into many segments
+// on the GPU plans: the column split of the thread kernel and the row
+// split of the group kernel, with segment lengths that are not powers of
+// two before the planner rounds them (rule 42's aligned segments), and
+// the combine by workgroups.
+var reduceFmulSplits = []ops.Tuning{
+	nil,
+	{"argColInFlightPerCU": "0", "argColSplitItems": "3000", "argColSplitMinBytes": "12", "argCombineGroupMin": "2"},
+	{"argRowGroupsPerCU": "4096", "argRowSplitMinBytes": "20"},
+	{"argRowGroupsPerCU": "4096", "argRowSplitMinBytes": "200", "argCombineGroupMin": "2"},
+}
+
+// TestReduceFloatMultiply: MULTIPLY of FLOAT32 and FLOAT16 (rule 42's
+// canonical tree) over reduceFloatShapedCase's rows short, long
+// (segments) and of lengths that are not powers of two, columns, random
+// shapes and axes, on each strategy forced and on the GPU plans with their row and
+// column splits and both combines, and through binding windows that cut
+// blocks into boxes: every result equal to the reference bit for bit.
+func TestReduceFloatMultiply(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	used := map[string]int{}
+	f := ops.ReduceFunctionMultiply
+	k := 0
+	for ti, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
+		for pi, pattern := range reduceFmulPatterns {
+			// Each case compiles its own pipelines (about 2 s on
+			// lavapipe): with -short two patterns a type.
+			if testing.Short() && pi%3 != ti {
+				continue
+			}
+			k++
+			c := reduceFloatShapedCase(rng, f, dt, pattern, k)
+			// Each case runs on one or two of the strategies forced and
+			// of the GPU tunings, in turn.
+			runs := testutil.CaseCount(2, 1)
+			for r := range runs {
+				argCheckCase(t, d, c, reduceStrategies[(runs*k+r)%len(reduceStrategies)], rng)
+				reduceCheckGPUPlan(t, d, c, reduceFmulSplits[(runs*k+r)%len(reduceFmulSplits)], "", used, rng)
+			}
+		}
+	}
+	// Binding windows of 4 KiB cut a block of 3000 into boxes that the
+	// segments must stay aligned to.
+	devices := testutil.WindowDevices(t)
+	wrefused := map[string]int{}
+	for i, strat := range []string{ops.ArgStrategyGroup, ops.ArgStrategyThread}[:testutil.CaseCount(2, 1)] {
+		c := reduceFloatCase(rng, f, argInput(tensor.Float32, []uint32{uint32(3000 + rng.Intn(100))}, nil), []uint32{0}, reduceFmulPatterns[i])
+		argCheckOrRefused(t, devices(4096), c, strat, rng, wrefused)
+	}
+	if wrefused["refused"] > 0 {
+		_, err := devices(4096).CreateOperatorWithKernel(&ops.Reduce{Function: f, Input: argInput(tensor.Float32, []uint32{3000}, nil).Desc,
+			Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}, ops.ArgStrategyThread)
+		t.Errorf("windowed MULTIPLY refused: %v (%v)", wrefused, err)
+	}
+	if testing.Short() {
+		t.Logf("GPU plans (strategy, kernels): %v", used)
+		return
+	}
+	reduceCheckPlansUsed(t, used, "reduce_fmul_combine_group", "reduce_fmul_combine+", "_thread", "_group")
+}
+
+// TestReduceFloatMultiplyExamples: rule 42's examples, whose answers
+// depend on the order, on every strategy.
+func TestReduceFloatMultiplyExamples(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	inf, nan, negZero := float32(math.Inf(1)), float32(math.NaN()), float32(math.Copysign(0, -1))
+	cases := []struct {
+		in   []float32
+		want float32
+	}{
+		{[]float32{2, 3, 4}, 24},
+		{[]float32{1e30, 1e30, 1e-30, 1e-30}, nan}, // (1e30·1e30)·(1e-30·1e-30) = inf·0
+		{[]float32{1e30, 1e-30, 1e30, 1e-30}, 1},
+		{[]float32{1e30, 1e30, 1e-5, 1e-5}, inf},
+		{[]float32{3, 1.0 / 3, 7, 1.0 / 7, 11}, 11},
+		{[]float32{negZero, 5}, negZero},
+		{[]float32{0x1p-100, 0x1p-40, 0x1p100, 2}, 0x1p-39}, // 2^-140 is a denormal, exact
+	}
+	for i, c := range cases {
+		in := argInput(tensor.Float32, []uint32{uint32(len(c.in))}, nil)
+		for i, v := range c.in {
+			in.SetBits([]uint32{uint32(i)}, uint64(math.Float32bits(v)))
+		}
+		strats := reduceStrategies
+		if testing.Short() {
+			strats = strats[i%len(strats) : i%len(strats)+1]
+		}
+		for _, strat := range strats {
+			desc := &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
+			res := testutil.CheckOperator(t, d, reduceForced(desc, strat), []*tensor.Tensor{in}, rng)
+			want := math.Float32bits(c.want)
+			if math.IsNaN(float64(c.want)) {
+				want = 0x7fc00000 // rule 43's one NaN
+			}
+			if got := uint32(res.Outputs[0].Bits(0)); got != want {
+				t.Errorf("MULTIPLY%v [%q]: got %#x (%g), want %#x", c.in, strat, got, math.Float32frombits(got), want)
+			}
+		}
+	}
+}
+
+// TestReduceFloatMultiplyLong: a block of 2^22 + 3 factors 1 ± 2^-23·k,
+// whose product stays near 1 but rounds differently in every order, on
+// the planner's plan and on split-K (hundreds of segments finished by the
+// combine's scan), against the reference bit for bit; not under -short.
+func TestReduceFloatMultiplyLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 16 MiB input")
+	}
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 1<<22 + 3
+	in := argInput(tensor.Float32, []uint32{n}, nil)
+	for i := uint32(0); i < n; i++ {
+		v := float32(1 + float64(rng.Intn(9)-4)*0x1p-23)
+		in.SetBits([]uint32{i}, uint64(math.Float32bits(v)))
+	}
+	desc := &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
+	c := argCase{desc: desc, in: in, what: "MULTIPLY of 2^22+3 factors near 1"}
+	for _, strat := range []string{"", ops.ArgStrategySplitK} {
+		argCheckCase(t, d, c, strat, rng)
+	}
+}

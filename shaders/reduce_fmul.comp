@@ -1,0 +1,260 @@
+#version 450
+// reduce_fmul.comp: REDUCE MULTIPLY of FLOAT32 and FLOAT16
+// (docs/semantics.md rule 42). A floating-point product depends on its
+// order, so every plan follows the canonical one: the block's values in
+// row-major order, padded with 1s to a power of two, multiplied as a
+// balanced binary tree of aligned power-of-two ranges, each product
+// reduce_float.glsl's mul_f32 (integer arithmetic: no fused multiply-add,
+// no denormal flushing, no driver rounding). Multiplying by 1 is exact
+// (NaN aside, which the output writes as the one NaN, rule 43), so a node
+// whose right part lies past the block is its left part, and a scan can
+// build the tree with a stack (tree_push): the k-th value merges with the
+// stack's top once per trailing one bit of k.
+//
+// The planner (ops/reduce_segments.go) cuts a block into segments of one
+// power-of-two length L that start at multiples of L (window boxes too),
+// so a segment's value is the tree's node over it and the combine pass,
+// scanning an output's partials in order with the same stack, finishes
+// the tree. One segment per block (no partials) is the whole tree.
+//
+// Shapes, as argmax.comp's (same bindings, specialization constants and
+// push words, so ops/reduce_emit.go emits them alike):
+//   COMBINE 0, GROUP 0: one invocation per (output, segment) scans the
+//     segment in order.
+//   COMBINE 0, GROUP 1: one workgroup per (output, segment); lane t takes
+//     the t-th aligned chunk of c = max(1, P/WG) positions, P the segment's
+//     length rounded up to a power of two, and the lanes' values meet in a
+//     shared-memory tree whose level h pairs lane t with lane t + h for t a
+//     multiple of 2h: the canonical tree above the chunks (lanes past the
+//     segment hold 1).
+//   COMBINE 1, GROUP 0: one invocation per output scans its partials.
+//   COMBINE 1, GROUP 1: one workgroup per output, chunks of partials as
+//     the first pass's chunks of positions.
+// A partial is word 0 of reduce_part_float.glsl's PART_WORDS-word entry
+// (the float functions share one partial size): the node's FLOAT32 bits.
+// FLOAT16 inputs widen exactly; the products are FLOAT32 and the answer is
+// rounded to FLOAT16 once at the end (DirectML computes FLOAT16 in
+// FLOAT32, rule 41).
+
+#if COMBINE
+#define REDUCE_COMBINE 1
+#define WORD_SRC 0
+#else
+#define ELEM_SRC 0
+#endif
+#define WORD_DST 1
+#define WORD_DST_RW 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "reduce.glsl"
+#include "reduce_part_float.glsl"
+
+const uint F32_ONE = 0x3f800000u;
+
+// The tree's stack: node values of strictly decreasing sizes, bottom
+// first. A scan pushes at most argIters values (2^14), so 16 levels hold
+// it; 32 hold any 32-bit count.
+#define TREE_DEPTH 32
+uint tree_v[TREE_DEPTH];
+uint tree_depth, tree_count;
+
+void tree_start() {
+	tree_depth = 0u;
+	tree_count = 0u;
+}
+
+// tree_push appends the next value in order: its subtree merges with each
+// complete left sibling on the stack.
+void tree_push(uint x) {
+	uint v = x;
+	for (uint m = tree_count; (m & 1u) != 0u; m >>= 1) {
+		tree_depth--;
+		v = mul_f32(tree_v[tree_depth], v);
+	}
+	tree_v[tree_depth] = v;
+	tree_depth++;
+	tree_count++;
+}
+
+// tree_value is the tree over the values pushed, padded with 1s: the
+// stack's nodes multiplied from the top down (1 for none).
+uint tree_value() {
+	if (tree_depth == 0u) {
+		return F32_ONE;
+	}
+	uint v = tree_v[tree_depth - 1u];
+	for (uint i = tree_depth - 1u; i > 0u; i--) {
+		v = mul_f32(tree_v[i - 1u], v);
+	}
+	return v;
+}
+
+// output_bits is the value written: the one NaN (rule 43), and FLOAT16
+// outputs rounded once.
+uint output_bits(uint v) {
+	if (f32_is_nan(v)) {
+		v = fmt_nan(FMT_F32);
+	}
+	return VAL_LOG == 1u ? f32_to_f16(v) : v;
+}
+
+#if GROUP
+#define WG_MAX 256
+shared uint sh_v[WG_MAX];
+
+// lane_chunk is the positions (or partials) a lane takes of a range of
+// len: the range's power-of-two cover split over the workgroup's lanes.
+uint lane_chunk(uint len) {
+	uint p = len <= 1u ? 1u : 1u << uint(findMSB(len - 1u) + 1);
+	return max(1u, p / gl_WorkGroupSize.x);
+}
+
+// lanes_tree multiplies the lanes' values, lane 0 first, as the canonical
+// tree over them; every lane gets the result. The caller meets a barrier
+// before sh_v is reused.
+uint lanes_tree(uint v) {
+	uint t = gl_LocalInvocationID.x;
+	sh_v[t] = v;
+	barrier();
+	for (uint h = 1u; h < gl_WorkGroupSize.x; h <<= 1) {
+		if ((t & (2u * h - 1u)) == 0u) {
+			sh_v[t] = mul_f32(sh_v[t], sh_v[t + h]);
+		}
+		barrier();
+	}
+	return sh_v[0];
+}
+#endif
+
+#if !COMBINE
+
+layout(push_constant) uniform Push {
+	uint base_src;   // words
+	uint base_dst;   // words
+	uint o_begin;    // first output of this step
+	uint o_count;    // outputs in this step
+	uint j_begin;    // first block position of this step's range
+	uint j_count;    // block positions in the range
+	uint seg_len;    // block positions per segment
+	uint nloc;       // segments in the range: ceil(j_count / seg_len)
+	uint seg_base;   // global number of the range's first segment
+	uint nseg;       // segments per output in all (partials layout)
+	uint in_win;     // element offset of the input window (mod 2^32)
+	uint dst_win;    // output element offset / partial entry of the window
+} pc;
+
+// term is block position j's value as FLOAT32 bits.
+uint term(uint kin, uint j) {
+	uint x = elem_load(pc.base_src, kin + red_offset(j) - pc.in_win).x;
+	return VAL_LOG == 1u ? f16_to_f32(x) : x;
+}
+
+void write_value(uint o, uint seg, uint kout, uint v) {
+	if (OUT_MODE == 2u) {
+		word_dst.x[pc.base_dst + PART_WORDS * (o * pc.nseg + seg - pc.dst_win)] = v;
+	} else {
+		store_value(pc.base_dst, kout - pc.dst_win, output_bits(v));
+	}
+}
+
+#if !GROUP
+void main() {
+	uint items = pc.o_count * pc.nloc;
+	uint step = grid_size();
+	for (uint it = grid_index(); it < items; it += step) {
+		uint ol = it % pc.o_count, sl = it / pc.o_count;
+		uint o = pc.o_begin + ol;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j0 = pc.j_begin + jb;
+		tree_start();
+		for (uint k = 0u; k < n; k++) {
+			tree_push(term(kin, j0 + k));
+		}
+		write_value(o, pc.seg_base + sl, kout, tree_value());
+	}
+}
+#else
+void main() {
+	uint items = pc.o_count * pc.nloc;
+	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint t = gl_LocalInvocationID.x;
+	uint c = lane_chunk(pc.seg_len);
+	for (uint it = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; it < items; it += ngroups) {
+		uint ol = it / pc.nloc, sl = it % pc.nloc;
+		uint o = pc.o_begin + ol;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j0 = pc.j_begin + jb;
+		tree_start();
+		// (lanes past the segment scan nothing: t*c >= n)
+		for (uint k = min(t * c, n), end = min(t * c + c, n); k < end; k++) {
+			tree_push(term(kin, j0 + k));
+		}
+		uint v = lanes_tree(tree_value());
+		if (t == 0u) {
+			write_value(o, pc.seg_base + sl, kout, v);
+		}
+		barrier();
+	}
+}
+#endif
+
+#else // COMBINE
+
+layout(push_constant) uniform Push {
+	uint base_tmp;  // words
+	uint base_out;  // words
+	uint o_begin;
+	uint o_count;
+	uint nseg;      // partials per output
+	uint tmp_win;   // partial entry at the start of the temporary window
+	uint out_win;   // output element offset of the output window (mod 2^32)
+} pc;
+
+uint partial(uint o, uint s) {
+	return word_src.x[pc.base_tmp + PART_WORDS * (o * pc.nseg + s - pc.tmp_win)];
+}
+
+#if !GROUP
+void main() {
+	uint step = grid_size();
+	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
+		uint o = pc.o_begin + ol;
+		tree_start();
+		for (uint s = 0u; s < pc.nseg; s++) {
+			tree_push(partial(o, s));
+		}
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		store_value(pc.base_out, kout - pc.out_win, output_bits(tree_value()));
+	}
+}
+#else
+void main() {
+	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+	uint t = gl_LocalInvocationID.x;
+	uint c = lane_chunk(pc.nseg);
+	for (uint ol = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; ol < pc.o_count; ol += ngroups) {
+		uint o = pc.o_begin + ol;
+		tree_start();
+		for (uint s = min(t * c, pc.nseg), end = min(t * c + c, pc.nseg); s < end; s++) {
+			tree_push(partial(o, s));
+		}
+		uint v = lanes_tree(tree_value());
+		if (t == 0u) {
+			uint kin, kout;
+			kept_offsets(o, kin, kout);
+			store_value(pc.base_out, kout - pc.out_win, output_bits(v));
+		}
+		// The next output reuses sh_v.
+		barrier();
+	}
+}
+#endif
+
+#endif
