@@ -202,6 +202,7 @@ var onnxReductions = []onnxReduction{
 	{"ReduceMean", dml.ReduceFunctionAverage, true},
 	{"ReduceSum", dml.ReduceFunctionSum, true},
 	{"ReduceSumSquare", dml.ReduceFunctionSumSquare, true},
+	{"ReduceProd", dml.ReduceFunctionMultiply, true},
 }
 
 func onnxReduceTypes() []string {
