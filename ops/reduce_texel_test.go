@@ -33,7 +33,7 @@ func TestArgRowTexel(t *testing.T) {
 	n := testutil.CaseCount(24, 12)
 	used := map[string]int{}
 	for i := range n {
-		d := devices(0)
+		var window uint64 // the binding window cap, 0 for none
 		f := reduceValueFns[rng.Intn(len(reduceValueFns))]
 		types := []tensor.DataType{tensor.Int32, tensor.UInt32}
 		if reduceExtreme(f) {
@@ -50,12 +50,15 @@ func TestArgRowTexel(t *testing.T) {
 		case 2:
 			c = argVecCase(rng, "row", 3000)
 		case 3: // small windows
-			d = devices([]uint64{1024, 4096}[rng.Intn(2)])
-			c = reduceRowsCase(rng, f, dt, uint32(1+rng.Intn(8)), uint32(100+rng.Intn(900)), pattern)
+			window = []uint64{4096, 16384}[rng.Intn(2)]
+			c = reduceRowsCase(rng, f, dt, uint32(1+rng.Intn(8)), uint32(100+rng.Intn(600)), pattern)
 		}
+		d := devices(window)
+		ctx := testutil.PlanContext(d)
+		ctx.BindingWindowCap = window
 		for _, texel := range []bool{true, false} {
 			desc := &testutil.ForcedPlan{Desc: c.desc, Kernel: ops.ArgStrategyVec, Tuning: ops.Tuning{"argRowTexel": fmt.Sprint(texel)}}
-			p, err := desc.Plan(testutil.PlanContext(d))
+			p, err := desc.Plan(ctx)
 			if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
 				used["refused"]++ // tiny windows can exceed the step or partial limits
 				continue
