@@ -30,7 +30,7 @@ func TestArgRowTexel(t *testing.T) {
 		t.Skip("the device has no one-subgroup vec-row scan")
 	}
 	rng := testutil.Rand(t)
-	n := testutil.CaseCount(24, 12)
+	n := testutil.CaseCount(24, 8)
 	used := map[string]int{}
 	for i := range n {
 		var window uint64 // the binding window cap, 0 for none

@@ -407,7 +407,21 @@ void main() {
 			if (ROW_FILTER != 0u) {
 				BOUNDS()
 			}
-			for (v += WG; v < vb + nv; v += WG) {
+			v += WG;
+#if TEXEL
+			// Two vectors a trip, four texel fetches issued before their
+			// scans (the same visits in the same order): on lavapipe the
+			// fetches of one trip overlap.
+			if (ROW_FILTER == 0u) {
+				for (; v + WG < vb + nv; v += 2u * WG) {
+					VEC_T q0 = LOAD_VEC(v);
+					VEC_T q1 = LOAD_VEC(v + WG);
+					SCAN_VEC(q0, v, LATER, LATER)
+					SCAN_VEC(q1, (v + WG), LATER, LATER)
+				}
+			}
+#endif
+			for (; v < vb + nv; v += WG) {
 				VEC_T q = LOAD_VEC(v);
 				if (ROW_FILTER == 0u || any(lessThanEqual(FILTER_VEC(q), lim4))) {
 					SCAN_VEC(q, v, LATER, LATER)
