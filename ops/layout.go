@@ -436,11 +436,14 @@ type tuning struct {
 	// buffer load to a loop over the lanes with a bounds-check branch per
 	// lane and component (lp_bld_nir_soa.c emit_load_mem), and a texel
 	// fetch to one branch-free 16-byte load per lane (lp_bld_sample_soa.c
-	// lp_build_fetch_texel, lp_build_fetch_rgba_soa): a standalone scan of
-	// 64M FLOAT32 read 4.9 (SSBO, 32-byte loads) against 9.3-10.1 GB/s
-	// (two texel fetches a lane-iteration), medians of 14 runs on
-	// 2026-11-27 (BENCHMARKS.md, "lavapipe load paths, measured"). A GPU
-	// keeps its storage buffers: it was not measured there.
+	// lp_build_fetch_texel, lp_build_fetch_rgba_soa). Measured on
+	// 2026-11-27 under load (BENCHMARKS.md, "lavapipe load paths,
+	// measured"): a standalone MAX over 64M FLOAT32 read 2.8-4.9 GB/s
+	// with 32-byte SSBO loads and 6.0-11.6 GB/s with four texel fetches a
+	// trip (medians of 14 runs, two runs); with the knob on, vkdml's 64M
+	// MAX, SUM INT32 and ARGMAX ran 1.4-4.6x faster (medians 2.1-3.6x)
+	// and 4096x16384 MAX over axis 1 1.1-1.5x. A GPU keeps its storage
+	// buffers: it was not measured there.
 	argRowTexel bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
