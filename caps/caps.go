@@ -121,10 +121,16 @@ type Limits struct {
 	MaxComputeWorkGroupCount        [3]uint32 `json:"maxComputeWorkGroupCount"`
 	MaxPerStageStorageBuffers       uint32    `json:"maxPerStageDescriptorStorageBuffers"`
 	MinStorageBufferOffsetAlignment uint64    `json:"minStorageBufferOffsetAlignment"`
-	MaxMemoryAllocationSize         uint64    `json:"maxMemoryAllocationSize"`
-	MaxBufferSize                   uint64    `json:"maxBufferSize"`
-	TimestampPeriod                 float32   `json:"timestampPeriod"` // nanoseconds per tick
-	TimestampValidBits              uint32    `json:"timestampValidBits"`
+	// MaxTexelBufferElements and MinTexelBufferOffsetAlignment bound the
+	// uniform texel buffers some kernels read their input through (one
+	// texel is 16 bytes, R32G32B32A32_UINT); 0 (a profile that omits
+	// them) means unknown, and planners then use storage buffers.
+	MaxTexelBufferElements        uint32  `json:"maxTexelBufferElements,omitempty"`
+	MinTexelBufferOffsetAlignment uint64  `json:"minTexelBufferOffsetAlignment,omitempty"`
+	MaxMemoryAllocationSize       uint64  `json:"maxMemoryAllocationSize"`
+	MaxBufferSize                 uint64  `json:"maxBufferSize"`
+	TimestampPeriod               float32 `json:"timestampPeriod"` // nanoseconds per tick
+	TimestampValidBits            uint32  `json:"timestampValidBits"`
 	// ComputeUnits is the device's compute units (NVIDIA's SMs, AMD's
 	// CUs, Arm's shader cores) and LanesPerComputeUnit the invocations one
 	// of them keeps resident at once: together they bound how many loads

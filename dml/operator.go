@@ -245,7 +245,7 @@ func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags
 		var kern *gpu.Kernel
 		if err == nil {
 			kern, err = d.gpu.NewKernel(gpu.KernelDesc{
-				Name: k.Variant, SPIRV: code, Bindings: k.Bindings, ParamBytes: k.ParamBytes,
+				Name: k.Variant, SPIRV: code, Bindings: k.Bindings, TexelBindings: k.TexelBindings, ParamBytes: k.ParamBytes,
 				Spec: k.Spec, SubgroupSize: k.SubgroupSize, FullSubgroups: k.FullSubgroups,
 			})
 		}

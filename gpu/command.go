@@ -77,7 +77,8 @@ type CommandList struct {
 	bufs    map[*Buffer]struct{}
 	kernels map[*Kernel]struct{}
 	held    bool
-	scratch []*Buffer // the list's own copies of windows that cross segments
+	scratch []*Buffer        // the list's own copies of windows that cross segments
+	views   []C.VkBufferView // the texel buffer views its dispatches bind
 
 	destroyed bool // Destroy was called
 	freed     bool // the Vulkan objects are gone
@@ -171,6 +172,7 @@ func (l *CommandList) free() {
 	}
 	l.freed = true
 	l.freeScratch()
+	l.freeViews()
 	for _, p := range l.descPools {
 		C.vkdml_destroy_descriptor_pool(d.dev, p)
 	}
@@ -178,6 +180,15 @@ func (l *CommandList) free() {
 	destroyHandle(&l.queries, func(q C.VkQueryPool) { C.vkdml_destroy_query_pool(d.dev, q) })
 	destroyHandle(&l.fence, func(f C.VkFence) { C.vkdml_destroy_fence(d.dev, f) })
 	destroyHandle(&l.pool, func(p C.VkCommandPool) { C.vkdml_destroy_command_pool(d.dev, p) }) // frees l.cmd too
+}
+
+// freeViews destroys the texel buffer views; the list is not pending, and
+// its descriptor sets, which name them, are reset or freed with them.
+func (l *CommandList) freeViews() {
+	for _, v := range l.views {
+		C.vkdml_destroy_buffer_view(l.d.dev, v)
+	}
+	l.views = nil
 }
 
 func (l *CommandList) begin(oneTime bool) error {
@@ -203,6 +214,7 @@ func (l *CommandList) begin(oneTime bool) error {
 	clear(l.bufs)
 	clear(l.kernels)
 	l.freeScratch()
+	l.freeViews()
 	l.state = stateInitial
 	one := C.int(0)
 	if oneTime {
@@ -264,7 +276,7 @@ func (l *CommandList) allocSet(layout C.VkDescriptorSetLayout) (C.VkDescriptorSe
 	d := l.d
 	if len(l.descPools) == 0 || l.poolUsed == setsPerPool {
 		var p C.VkDescriptorPool
-		if err := d.result("vkCreateDescriptorPool", C.vkdml_create_descriptor_pool(d.dev, setsPerPool, setsPerPool*MaxBindings, &p)); err != nil {
+		if err := d.result("vkCreateDescriptorPool", C.vkdml_create_descriptor_pool(d.dev, setsPerPool, setsPerPool*MaxBindings, setsPerPool*MaxBindings, &p)); err != nil {
 			return 0, err
 		}
 		l.descPools = append(l.descPools, p)
@@ -278,12 +290,33 @@ func (l *CommandList) allocSet(layout C.VkDescriptorSetLayout) (C.VkDescriptorSe
 	return s, nil
 }
 
+// bindingRule is what one kind of descriptor needs of its range: the
+// alignment of its offset, the multiple its size is rounded up to, and
+// its largest size (named by limit).
+type bindingRule struct {
+	align, unit, max uint64
+	limit            string
+}
+
+// ruleFor is the rule of a storage buffer, or with texel of a uniform
+// texel buffer of 16-byte texels.
+func (l *CommandList) ruleFor(texel bool) bindingRule {
+	lim := l.d.Limits
+	if texel {
+		return bindingRule{align: max(lim.MinTexelBufferOffsetAlignment, 16), unit: 16,
+			max: 16 * uint64(lim.MaxTexelBufferElements), limit: "maxTexelBufferElements of 16-byte texels"}
+	}
+	return bindingRule{align: max(lim.MinStorageBufferOffsetAlignment, 4), unit: 4,
+		max: uint64(lim.MaxStorageBufferRange), limit: "maxStorageBufferRange"}
+}
+
 // descriptorRange is where binding r of a kernel points: the range of
-// buf (a block's VkBuffer) from base, aligned down to
-// minStorageBufferOffsetAlignment, of size bytes, and the word offset delta
+// buf (a block's VkBuffer) from base, aligned down to the rule's alignment
+// (minStorageBufferOffsetAlignment, or for a texel buffer
+// minTexelBufferOffsetAlignment), of size bytes, and the word offset delta
 // the shader adds. A window that crosses a segment boundary is bound as a
 // scratch copy, returned as cross (see segment.go).
-func (l *CommandList) descriptorRange(name string, i int, r Range) (buf C.VkBuffer, base, size, delta uint64, cross *crossing, err error) {
+func (l *CommandList) descriptorRange(name string, i int, r Range, rule bindingRule) (buf C.VkBuffer, base, size, delta uint64, cross *crossing, err error) {
 	if err := r.Buffer.usableBy(l.d, "Dispatch "+name, fmt.Sprintf("binding %d", i)); err != nil {
 		return 0, 0, 0, 0, nil, err
 	}
@@ -293,21 +326,19 @@ func (l *CommandList) descriptorRange(name string, i int, r Range) (buf C.VkBuff
 	if err := r.Buffer.checkRange("Dispatch "+name, r.Offset, r.Size); err != nil {
 		return 0, 0, 0, 0, nil, fmt.Errorf("binding %d: %w", i, err)
 	}
-	lim := l.d.Limits
-	align := max(lim.MinStorageBufferOffsetAlignment, 4)
 	seg := r.Buffer.segmentFor(r.Offset)
 	if end := r.Offset + r.Size; end > seg.start+seg.size { // within the buffer: no overflow
-		return l.scratchRange(name, i, r)
+		return l.scratchRange(name, i, r, rule)
 	}
 	// The range lies inside its segment's block, so these sums cannot
-	// overflow: a segment is at most its block, and rounding adds < 4
+	// overflow: a segment is at most its block, and rounding adds < 16
 	// bytes within the 256-aligned range alloc handed out.
 	abs := seg.offset + r.Offset - seg.start
-	base = abs / align * align
+	base = abs / rule.align * rule.align
 	delta = abs - base
-	size, _ = alignUp(max(r.Size, 4)+delta, 4)
-	if size > uint64(lim.MaxStorageBufferRange) {
-		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d: %w", name, i, size, lim.MaxStorageBufferRange, ErrOutOfRange)
+	size, _ = alignUp(max(r.Size, 4)+delta, rule.unit)
+	if size > rule.max {
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over %s %d: %w", name, i, size, rule.limit, rule.max, ErrOutOfRange)
 	}
 	if end, ok := addRange(base, size); !ok || end > seg.blk.size {
 		// A bug in vkdml, not in the caller's ranges: report it rather than
@@ -320,10 +351,12 @@ func (l *CommandList) descriptorRange(name string, i int, r Range) (buf C.VkBuff
 
 // scratchRange binds a window that crosses a segment boundary as a new
 // scratch buffer of the list, which recordCrossing fills and copies back.
-func (l *CommandList) scratchRange(name string, i int, r Range) (C.VkBuffer, uint64, uint64, uint64, *crossing, error) {
-	size, _ := alignUp(r.Size, 4)
-	if size > uint64(l.d.Limits.MaxStorageBufferRange) {
-		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over maxStorageBufferRange %d: %w", name, i, size, l.d.Limits.MaxStorageBufferRange, ErrOutOfRange)
+// Its offset, a multiple of BufferAlignment (256), meets every alignment
+// rule (Vulkan's are at most 256).
+func (l *CommandList) scratchRange(name string, i int, r Range, rule bindingRule) (C.VkBuffer, uint64, uint64, uint64, *crossing, error) {
+	size, _ := alignUp(r.Size, rule.unit)
+	if size > rule.max {
+		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over %s %d: %w", name, i, size, rule.limit, rule.max, ErrOutOfRange)
 	}
 	scratch, err := l.d.newBuffer(l.d.mem.main, size)
 	if err != nil {
@@ -357,16 +390,25 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 		}
 	}
 	var bufs [MaxBindings]C.VkBuffer
+	var views [MaxBindings]C.VkBufferView
 	var offs, ranges [MaxBindings]C.uint64_t
 	push := make([]byte, k.pushBytes)
 	var crossings []crossing
 	for i, r := range bindings {
-		buf, base, size, delta, cross, err := l.descriptorRange(k.name, i, r)
+		texel := k.texel>>i&1 != 0
+		buf, base, size, delta, cross, err := l.descriptorRange(k.name, i, r, l.ruleFor(texel))
 		if err != nil {
 			return err
 		}
 		if cross != nil {
 			crossings = append(crossings, *cross)
+		}
+		if texel {
+			// The list owns the view until it is reset or freed.
+			if err := l.d.result("vkCreateBufferView", C.vkdml_create_buffer_view(l.d.dev, buf, C.uint64_t(base), C.uint64_t(size), &views[i])); err != nil {
+				return fmt.Errorf("gpu: Dispatch %s: binding %d: %w", k.name, i, err)
+			}
+			l.views = append(l.views, views[i])
 		}
 		bufs[i], offs[i], ranges[i] = buf, C.uint64_t(base), C.uint64_t(size)
 		binary.LittleEndian.PutUint32(push[4*i:], uint32(delta/4))
@@ -380,7 +422,7 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 		l.bufs[r.Buffer] = struct{}{}
 	}
 	l.kernels[k] = struct{}{}
-	C.vkdml_write_set(l.d.dev, set, C.uint32_t(k.bindings), &bufs[0], &offs[0], &ranges[0])
+	C.vkdml_write_set(l.d.dev, set, C.uint32_t(k.bindings), &bufs[0], &offs[0], &ranges[0], &views[0])
 	dispatch := func() {
 		C.vkdml_cmd_bind_pipeline(l.cmd, k.pipeline)
 		C.vkdml_cmd_bind_set(l.cmd, k.layout, set)

@@ -137,6 +137,8 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 		MaxComputeWorkGroupInvocations:  uint32(raw.max_workgroup_invocations),
 		MaxPerStageStorageBuffers:       uint32(raw.max_per_stage_storage_buffers),
 		MinStorageBufferOffsetAlignment: uint64(raw.min_storage_buffer_offset_alignment),
+		MaxTexelBufferElements:          uint32(raw.max_texel_buffer_elements),
+		MinTexelBufferOffsetAlignment:   uint64(raw.min_texel_buffer_offset_alignment),
 		MaxMemoryAllocationSize:         uint64(raw.max_memory_allocation_size),
 		MaxBufferSize:                   uint64(raw.max_buffer_size),
 		TimestampPeriod:                 float32(raw.timestamp_period),

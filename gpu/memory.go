@@ -22,9 +22,10 @@ const (
 	// from; a request over half of it gets a block of its own.
 	blockSize = 64 << 20
 
-	usageStorage     = 0x20 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
-	usageTransferSrc = 0x01
-	usageTransferDst = 0x02
+	usageStorage      = 0x20 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+	usageUniformTexel = 0x04 // VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT: KernelDesc.TexelBindings
+	usageTransferSrc  = 0x01
+	usageTransferDst  = 0x02
 )
 
 type span struct{ off, size uint64 }
@@ -157,7 +158,7 @@ func blockBytes(size, limit uint64) (uint64, error) {
 func (a *allocator) newBlock(p *pool, size uint64, dedicated bool) (*block, error) {
 	d := a.d
 	b := &block{size: size, dedicated: dedicated}
-	if err := d.result("vkCreateBuffer", C.vkdml_create_buffer(d.dev, C.uint64_t(size), usageStorage|usageTransferSrc|usageTransferDst, &b.buf)); err != nil {
+	if err := d.result("vkCreateBuffer", C.vkdml_create_buffer(d.dev, C.uint64_t(size), usageStorage|usageUniformTexel|usageTransferSrc|usageTransferDst, &b.buf)); err != nil {
 		return nil, err
 	}
 	var reqSize, reqAlign C.uint64_t

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -31,9 +32,19 @@ import (
 // multiples of minStorageBufferOffsetAlignment, DirectML's are multiples of
 // 16 bytes), followed by ParamBytes of the kernel's own parameters.
 type KernelDesc struct {
-	Name          string   // for errors and profiles
-	SPIRV         []byte   // the module; entry point "main"
-	Bindings      int      // storage buffers at set 0, bindings 0..Bindings-1
+	Name     string // for errors and profiles
+	SPIRV    []byte // the module; entry point "main"
+	Bindings int    // buffers at set 0, bindings 0..Bindings-1: storage buffers but for TexelBindings
+	// TexelBindings are the bindings (ascending, each below Bindings) that
+	// are uniform texel buffers of R32G32B32A32_UINT texels (GLSL
+	// usamplerBuffer; every Vulkan device supports the format for them):
+	// Dispatch binds a buffer view of the range, from its offset rounded
+	// down to minTexelBufferOffsetAlignment (and 16), and the base offset
+	// word counts from there, so word w of the range is component
+	// (base+w)%4 of texel (base+w)/4. On lavapipe a texel fetch is one
+	// 16-byte load per lane, where a storage-buffer load branches per lane
+	// and component.
+	TexelBindings []int
 	ParamBytes    uint32   // push-constant bytes after the base offsets
 	Spec          []uint32 // specialization constants with IDs 0..len-1 (any number)
 	SubgroupSize  uint32   // required subgroup size; 0 = the device's choice
@@ -50,6 +61,7 @@ type Kernel struct {
 	layout    C.VkPipelineLayout
 	pipeline  C.VkPipeline
 	bindings  int
+	texel     uint32 // bit i: binding i is a uniform texel buffer
 	pushBytes uint32
 
 	// Lifetime (see kernel_life.go), guarded by mu.
@@ -91,6 +103,10 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 		return nil, fmt.Errorf("gpu: kernel %s: %d push-constant bytes (multiple of 4, at most maxPushConstantsSize %d)", desc.Name, push64, d.Limits.MaxPushConstantsSize)
 	}
 	push := uint32(push64)
+	texel, err := texelMask(desc)
+	if err != nil {
+		return nil, err
+	}
 	if desc.SubgroupSize != 0 && (!d.Features.SubgroupSizeControl || desc.SubgroupSize < d.Limits.MinSubgroupSize || desc.SubgroupSize > d.Limits.MaxSubgroupSize) {
 		return nil, fmt.Errorf("gpu: kernel %s: required subgroup size %d not supported (control %v, range [%d,%d])", desc.Name, desc.SubgroupSize, d.Features.SubgroupSizeControl, d.Limits.MinSubgroupSize, d.Limits.MaxSubgroupSize)
 	}
@@ -107,10 +123,10 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 	// uint32_t whatever the embedded slice's is.
 	code := C.CBytes(desc.SPIRV)
 	defer C.free(code)
-	k := &Kernel{d: d, name: desc.Name, bindings: desc.Bindings, pushBytes: push}
-	err := d.result("vkCreateShaderModule", C.vkdml_create_shader_module(d.dev, (*C.uint32_t)(code), C.size_t(len(desc.SPIRV)), &k.module))
+	k := &Kernel{d: d, name: desc.Name, bindings: desc.Bindings, texel: texel, pushBytes: push}
+	err = d.result("vkCreateShaderModule", C.vkdml_create_shader_module(d.dev, (*C.uint32_t)(code), C.size_t(len(desc.SPIRV)), &k.module))
 	if err == nil {
-		err = d.result("vkCreateDescriptorSetLayout", C.vkdml_create_set_layout(d.dev, C.uint32_t(desc.Bindings), &k.setLayout))
+		err = d.result("vkCreateDescriptorSetLayout", C.vkdml_create_set_layout(d.dev, C.uint32_t(desc.Bindings), C.uint32_t(texel), &k.setLayout))
 	}
 	if err == nil {
 		err = d.result("vkCreatePipelineLayout", C.vkdml_create_pipeline_layout(d.dev, k.setLayout, C.uint32_t(push), &k.layout))
@@ -151,6 +167,16 @@ func (d *Device) checkModule(desc KernelDesc, push uint32) error {
 	if n := len(m.Bindings); n > 0 && m.Bindings[n-1] >= uint32(desc.Bindings) {
 		return fmt.Errorf("gpu: kernel %s: the module uses storage buffer binding %d; the kernel binds %d (0..%d)", name, m.Bindings[n-1], desc.Bindings, desc.Bindings-1)
 	}
+	for _, b := range m.Bindings {
+		if slices.Contains(desc.TexelBindings, int(b)) {
+			return fmt.Errorf("gpu: kernel %s: the module uses binding %d as a storage buffer; KernelDesc.TexelBindings makes it a texel buffer", name, b)
+		}
+	}
+	for _, b := range m.TexelBindings {
+		if !slices.Contains(desc.TexelBindings, int(b)) {
+			return fmt.Errorf("gpu: kernel %s: the module uses binding %d as a texel buffer; KernelDesc.TexelBindings %v does not name it", name, b, desc.TexelBindings)
+		}
+	}
 	if m.PushConstantBytes > push {
 		return fmt.Errorf("gpu: kernel %s: the module's push-constant block is %d bytes; the kernel's push-constant range (4 per binding + ParamBytes) is %d", name, m.PushConstantBytes, push)
 	}
@@ -163,6 +189,19 @@ func (d *Device) checkModule(desc KernelDesc, push uint32) error {
 	return nil
 }
 
+// texelMask is desc.TexelBindings as a bit set, checked: ascending, each
+// below desc.Bindings.
+func texelMask(desc KernelDesc) (uint32, error) {
+	var mask uint32
+	for i, b := range desc.TexelBindings {
+		if b < 0 || b >= desc.Bindings || i > 0 && b <= desc.TexelBindings[i-1] {
+			return 0, fmt.Errorf("gpu: kernel %s: TexelBindings %v: want ascending bindings in [0,%d)", desc.Name, desc.TexelBindings, desc.Bindings)
+		}
+		mask |= 1 << b
+	}
+	return mask, nil
+}
+
 // hasCapability reports whether the device can run a module that declares
 // capability c, and names the feature c needs: a feature flag
 // (spirv.Capability.Feature), or for the subgroup operation classes, the
@@ -173,6 +212,8 @@ func (d *Device) hasCapability(c spirv.Capability) (feature string, ok bool) {
 	switch c {
 	case spirv.CapShader:
 		return "Vulkan compute", true
+	case spirv.CapSampledBuffer:
+		return "uniform texel buffers (core Vulkan)", true
 	case spirv.CapGroupNonUniform:
 		return "subgroup basic operations in compute shaders", ops&caps.SubgroupBasic != 0
 	case spirv.CapGroupNonUniformVote:

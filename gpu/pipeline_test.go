@@ -162,3 +162,48 @@ func TestCacheDirDefault(t *testing.T) {
 		t.Errorf("CacheDir(\"off\") = %q, want \"\"", got)
 	}
 }
+
+// TestNewKernelChecksTexelBindings: KernelDesc.TexelBindings must name
+// ascending bindings below Bindings and exactly the module's texel
+// buffers; a mismatch either way is refused before the driver sees it,
+// and the texel scan's module builds with its row's bindings.
+func TestNewKernelChecksTexelBindings(t *testing.T) {
+	d := testutil.OpenGPU(t, gpu.Options{})
+	texel, err := shaders.Lookup(shaders.ArgMaxVecRowTexelSG1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texelSpec := make([]uint32, len(texel.Spec))
+	texelSpec[0] = d.Limits.SubgroupSize
+	copyDesc := gpu.KernelDesc{Name: "copy", SPIRV: module(t, shaders.CopyName(32, false)), Bindings: 2, ParamBytes: 4 * 26, Spec: []uint32{64}}
+	texelDesc := gpu.KernelDesc{Name: texel.Name, SPIRV: module(t, texel.Name), Bindings: texel.Bindings, ParamBytes: texel.ParamBytes(), Spec: texelSpec}
+	for _, c := range []struct {
+		desc  gpu.KernelDesc
+		texel []int
+		want  string
+	}{
+		{copyDesc, []int{0}, "binding 0 as a storage buffer"},
+		{copyDesc, []int{2}, "TexelBindings [2]"},
+		{copyDesc, []int{1, 0}, "TexelBindings [1 0]"},
+		{texelDesc, nil, "binding 0 as a texel buffer"},
+	} {
+		desc := c.desc
+		desc.TexelBindings = c.texel
+		k, err := d.NewKernel(desc)
+		if err == nil {
+			k.Destroy()
+			t.Errorf("%s with texel bindings %v: a kernel was built", desc.Name, c.texel)
+		} else if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "validation") {
+			t.Errorf("%s with texel bindings %v: %v; want the mismatch named (%q) before the driver", desc.Name, c.texel, err, c.want)
+		}
+	}
+	if !d.Features.SubgroupArithmetic {
+		return
+	}
+	texelDesc.TexelBindings = texel.TexelBindings
+	k, err := d.NewKernel(texelDesc)
+	if err != nil {
+		t.Fatalf("the texel scan with its row's bindings: %v", err)
+	}
+	k.Destroy()
+}

@@ -82,6 +82,7 @@ typedef enum VkStructureType {
 	VK_STRUCTURE_TYPE_FENCE_CREATE_INFO = 8,
 	VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO = 11,
 	VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO = 12,
+	VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO = 13,
 	VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO = 16,
 	VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO = 17,
 	VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO = 18,
@@ -162,6 +163,12 @@ typedef enum VkSharingMode {
 	VK_SHARING_MODE_EXCLUSIVE = 0,
 	VK_SHARING_MODE_MAX_ENUM = 0x7FFFFFFF
 } VkSharingMode;
+typedef VkFlags VkBufferViewCreateFlags;
+typedef enum VkFormat {
+	VK_FORMAT_R32G32B32A32_UINT = 107,
+	VK_FORMAT_MAX_ENUM = 0x7FFFFFFF
+} VkFormat;
+VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkBufferView)
 typedef VkFlags VkCommandPoolCreateFlags;
 VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkPipelineCache)
 typedef VkFlags VkPipelineCreateFlags;
@@ -189,6 +196,7 @@ typedef uint32_t VkBool32;
 VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkDebugUtilsMessengerEXT)
 typedef VkFlags VkDescriptorPoolCreateFlags;
 typedef enum VkDescriptorType {
+	VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER = 4,
 	VK_DESCRIPTOR_TYPE_STORAGE_BUFFER = 7,
 	VK_DESCRIPTOR_TYPE_MAX_ENUM = 0x7FFFFFFF
 } VkDescriptorType;
@@ -223,7 +231,6 @@ typedef VkFlags VkMemoryMapFlags;
 VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkSemaphore)
 typedef VkFlags VkCommandPoolResetFlags;
 typedef VkFlags VkDescriptorPoolResetFlags;
-VK_DEFINE_NON_DISPATCHABLE_HANDLE(VkBufferView)
 typedef enum VkDriverId {
 
 	VK_DRIVER_ID_MAX_ENUM = 0x7FFFFFFF
@@ -279,6 +286,7 @@ typedef struct VkCommandBufferBeginInfo VkCommandBufferBeginInfo;
 typedef struct VkBufferCopy VkBufferCopy;
 typedef struct VkMemoryBarrier VkMemoryBarrier;
 typedef struct VkBufferCreateInfo VkBufferCreateInfo;
+typedef struct VkBufferViewCreateInfo VkBufferViewCreateInfo;
 typedef struct VkCommandPoolCreateInfo VkCommandPoolCreateInfo;
 typedef struct VkSpecializationMapEntry VkSpecializationMapEntry;
 typedef struct VkSpecializationInfo VkSpecializationInfo;
@@ -354,6 +362,7 @@ typedef void (VKAPI_PTR *PFN_vkCmdPushConstants)(VkCommandBuffer commandBuffer, 
 typedef void (VKAPI_PTR *PFN_vkCmdResetQueryPool)(VkCommandBuffer commandBuffer, VkQueryPool queryPool, uint32_t firstQuery, uint32_t queryCount);
 typedef void (VKAPI_PTR *PFN_vkCmdWriteTimestamp)(VkCommandBuffer commandBuffer, VkPipelineStageFlagBits pipelineStage, VkQueryPool queryPool, uint32_t query);
 typedef VkResult (VKAPI_PTR *PFN_vkCreateBuffer)(VkDevice device, const VkBufferCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkBuffer* pBuffer);
+typedef VkResult (VKAPI_PTR *PFN_vkCreateBufferView)(VkDevice device, const VkBufferViewCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkBufferView* pView);
 typedef VkResult (VKAPI_PTR *PFN_vkCreateCommandPool)(VkDevice device, const VkCommandPoolCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkCommandPool* pCommandPool);
 typedef VkResult (VKAPI_PTR *PFN_vkCreateComputePipelines)(VkDevice device, VkPipelineCache pipelineCache, uint32_t createInfoCount, const VkComputePipelineCreateInfo* pCreateInfos, const VkAllocationCallbacks* pAllocator, VkPipeline* pPipelines);
 typedef VkBool32 (VKAPI_PTR *PFN_vkDebugUtilsMessengerCallbackEXT)(
@@ -372,6 +381,7 @@ typedef VkResult (VKAPI_PTR *PFN_vkCreatePipelineLayout)(VkDevice device, const 
 typedef VkResult (VKAPI_PTR *PFN_vkCreateQueryPool)(VkDevice device, const VkQueryPoolCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkQueryPool* pQueryPool);
 typedef VkResult (VKAPI_PTR *PFN_vkCreateShaderModule)(VkDevice device, const VkShaderModuleCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkShaderModule* pShaderModule);
 typedef void (VKAPI_PTR *PFN_vkDestroyBuffer)(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* pAllocator);
+typedef void (VKAPI_PTR *PFN_vkDestroyBufferView)(VkDevice device, VkBufferView bufferView, const VkAllocationCallbacks* pAllocator);
 typedef void (VKAPI_PTR *PFN_vkDestroyCommandPool)(VkDevice device, VkCommandPool commandPool, const VkAllocationCallbacks* pAllocator);
 typedef void (VKAPI_PTR *PFN_vkDestroyDebugUtilsMessengerEXT)(VkInstance instance, VkDebugUtilsMessengerEXT messenger, const VkAllocationCallbacks* pAllocator);
 typedef void (VKAPI_PTR *PFN_vkDestroyDescriptorPool)(VkDevice device, VkDescriptorPool descriptorPool, const VkAllocationCallbacks* pAllocator);
@@ -464,6 +474,16 @@ struct VkBufferCreateInfo {
     VkSharingMode          sharingMode;
     uint32_t               queueFamilyIndexCount;
     const uint32_t*        pQueueFamilyIndices;
+};
+
+struct VkBufferViewCreateInfo {
+    VkStructureType            sType;
+    const void*                pNext;
+    VkBufferViewCreateFlags    flags;
+    VkBuffer                   buffer;
+    VkFormat                   format;
+    VkDeviceSize               offset;
+    VkDeviceSize               range;
 };
 
 struct VkCommandPoolCreateInfo {

@@ -306,22 +306,23 @@ VkResult vkdml_create_shader_module(VkDevice d, const uint32_t *code, size_t byt
 
 void vkdml_destroy_shader_module(VkDevice d, VkShaderModule m) { p_vkDestroyShaderModule(d, m, NULL); }
 
-VkResult vkdml_create_set_layout(VkDevice d, uint32_t storage_buffers, VkDescriptorSetLayout *out) {
+VkResult vkdml_create_set_layout(VkDevice d, uint32_t count, uint32_t texel_mask, VkDescriptorSetLayout *out) {
 	VkDescriptorSetLayoutBinding b[16];
-	if (storage_buffers > 16) {
+	if (count > 16) {
 		return VK_ERROR_INITIALIZATION_FAILED;
 	}
-	for (uint32_t i = 0; i < storage_buffers; i++) {
+	for (uint32_t i = 0; i < count; i++) {
 		b[i] = (VkDescriptorSetLayoutBinding){
 		    .binding = i,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .descriptorType = (texel_mask >> i & 1u) ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+		                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 		    .descriptorCount = 1,
 		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		};
 	}
 	VkDescriptorSetLayoutCreateInfo ci = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-	    .bindingCount = storage_buffers,
+	    .bindingCount = count,
 	    .pBindings = b,
 	};
 	return p_vkCreateDescriptorSetLayout(d, &ci, NULL, out);
@@ -390,13 +391,16 @@ VkResult vkdml_create_compute_pipeline(VkDevice d, VkPipelineCache cache, VkShad
 void vkdml_destroy_pipeline(VkDevice d, VkPipeline p) { p_vkDestroyPipeline(d, p, NULL); }
 
 VkResult vkdml_create_descriptor_pool(VkDevice d, uint32_t max_sets, uint32_t storage_buffers,
-                                      VkDescriptorPool *out) {
-	VkDescriptorPoolSize sz = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = storage_buffers};
+                                      uint32_t texel_buffers, VkDescriptorPool *out) {
+	VkDescriptorPoolSize sz[2] = {
+	    {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = storage_buffers},
+	    {.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = texel_buffers},
+	};
 	VkDescriptorPoolCreateInfo ci = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 	    .maxSets = max_sets,
-	    .poolSizeCount = 1,
-	    .pPoolSizes = &sz,
+	    .poolSizeCount = texel_buffers ? 2 : 1,
+	    .pPoolSizes = sz,
 	};
 	return p_vkCreateDescriptorPool(d, &ci, NULL, out);
 }
@@ -416,7 +420,7 @@ VkResult vkdml_allocate_set(VkDevice d, VkDescriptorPool p, VkDescriptorSetLayou
 }
 
 void vkdml_write_set(VkDevice d, VkDescriptorSet s, uint32_t count, const VkBuffer *buffers, const uint64_t *offsets,
-                     const uint64_t *ranges) {
+                     const uint64_t *ranges, const VkBufferView *views) {
 	VkDescriptorBufferInfo infos[16];
 	VkWriteDescriptorSet writes[16];
 	if (count > 16) {
@@ -432,9 +436,27 @@ void vkdml_write_set(VkDevice d, VkDescriptorSet s, uint32_t count, const VkBuff
 		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 		    .pBufferInfo = &infos[i],
 		};
+		if (views[i] != 0) {
+			writes[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+			writes[i].pBufferInfo = NULL;
+			writes[i].pTexelBufferView = &views[i];
+		}
 	}
 	p_vkUpdateDescriptorSets(d, count, writes, 0, NULL);
 }
+
+VkResult vkdml_create_buffer_view(VkDevice d, VkBuffer b, uint64_t offset, uint64_t range, VkBufferView *out) {
+	VkBufferViewCreateInfo ci = {
+	    .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+	    .buffer = b,
+	    .format = VK_FORMAT_R32G32B32A32_UINT,
+	    .offset = offset,
+	    .range = range,
+	};
+	return p_vkCreateBufferView(d, &ci, NULL, out);
+}
+
+void vkdml_destroy_buffer_view(VkDevice d, VkBufferView v) { p_vkDestroyBufferView(d, v, NULL); }
 
 VkResult vkdml_create_command_pool(VkDevice d, uint32_t family, VkCommandPool *out) {
 	VkCommandPoolCreateInfo ci = {

@@ -63,6 +63,8 @@ typedef struct vkdml_device_info {
 	uint32_t max_workgroup_invocations, max_workgroup_size[3], max_workgroup_count[3];
 	uint32_t max_bound_descriptor_sets, max_per_stage_storage_buffers;
 	uint64_t min_storage_buffer_offset_alignment, max_memory_allocation_size, max_buffer_size;
+	uint32_t max_texel_buffer_elements;
+	uint64_t min_texel_buffer_offset_alignment;
 	uint64_t non_coherent_atom_size;
 	float timestamp_period;
 	uint32_t timestamp_compute_and_graphics;
@@ -125,7 +127,9 @@ void vkdml_destroy_pipeline_cache(VkDevice d, VkPipelineCache c);
 VkResult vkdml_pipeline_cache_data(VkDevice d, VkPipelineCache c, size_t *size, void *data);
 VkResult vkdml_create_shader_module(VkDevice d, const uint32_t *code, size_t bytes, VkShaderModule *out);
 void vkdml_destroy_shader_module(VkDevice d, VkShaderModule m);
-VkResult vkdml_create_set_layout(VkDevice d, uint32_t storage_buffers, VkDescriptorSetLayout *out);
+// Bindings 0..count-1 are storage buffers, but for those whose bit is set
+// in texel_mask: uniform texel buffers.
+VkResult vkdml_create_set_layout(VkDevice d, uint32_t count, uint32_t texel_mask, VkDescriptorSetLayout *out);
 void vkdml_destroy_set_layout(VkDevice d, VkDescriptorSetLayout l);
 VkResult vkdml_create_pipeline_layout(VkDevice d, VkDescriptorSetLayout sl, uint32_t push_bytes,
                                       VkPipelineLayout *out);
@@ -137,13 +141,18 @@ void vkdml_destroy_pipeline(VkDevice d, VkPipeline p);
 
 // Descriptors.
 VkResult vkdml_create_descriptor_pool(VkDevice d, uint32_t max_sets, uint32_t storage_buffers,
-                                      VkDescriptorPool *out);
+                                      uint32_t texel_buffers, VkDescriptorPool *out);
 void vkdml_destroy_descriptor_pool(VkDevice d, VkDescriptorPool p);
 VkResult vkdml_reset_descriptor_pool(VkDevice d, VkDescriptorPool p);
 VkResult vkdml_allocate_set(VkDevice d, VkDescriptorPool p, VkDescriptorSetLayout l, VkDescriptorSet *out);
-// Writes count storage-buffer descriptors at bindings 0..count-1.
+// Writes count descriptors at bindings 0..count-1: binding i is the
+// uniform texel buffer views[i] where that is not 0, else the storage
+// buffer range (buffers[i], offsets[i], ranges[i]).
 void vkdml_write_set(VkDevice d, VkDescriptorSet s, uint32_t count, const VkBuffer *buffers, const uint64_t *offsets,
-                     const uint64_t *ranges);
+                     const uint64_t *ranges, const VkBufferView *views);
+// A view of range bytes of b from offset as R32G32B32A32_UINT texels.
+VkResult vkdml_create_buffer_view(VkDevice d, VkBuffer b, uint64_t offset, uint64_t range, VkBufferView *out);
+void vkdml_destroy_buffer_view(VkDevice d, VkBufferView v);
 
 // Commands.
 VkResult vkdml_create_command_pool(VkDevice d, uint32_t family, VkCommandPool *out);

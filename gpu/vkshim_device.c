@@ -167,6 +167,8 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 	out->max_bound_descriptor_sets = l->maxBoundDescriptorSets;
 	out->max_per_stage_storage_buffers = l->maxPerStageDescriptorStorageBuffers;
 	out->min_storage_buffer_offset_alignment = l->minStorageBufferOffsetAlignment;
+	out->max_texel_buffer_elements = l->maxTexelBufferElements;
+	out->min_texel_buffer_offset_alignment = l->minTexelBufferOffsetAlignment;
 	out->non_coherent_atom_size = l->nonCoherentAtomSize;
 	out->timestamp_period = l->timestampPeriod;
 	out->timestamp_compute_and_graphics = l->timestampComputeAndGraphics;

@@ -45,6 +45,8 @@
 	X(vkResetDescriptorPool)                                                                                           \
 	X(vkAllocateDescriptorSets)                                                                                        \
 	X(vkUpdateDescriptorSets)                                                                                          \
+	X(vkCreateBufferView)                                                                                              \
+	X(vkDestroyBufferView)                                                                                             \
 	X(vkCreateCommandPool)                                                                                             \
 	X(vkDestroyCommandPool)                                                                                            \
 	X(vkResetCommandPool)                                                                                              \

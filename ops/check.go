@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
@@ -66,6 +67,12 @@ func checkKernel(ctx *Context, k Kernel) error {
 	m, err := shaders.Info(k.Variant)
 	if err != nil {
 		return err
+	}
+	if v, _ := shaders.Lookup(k.Variant); !slices.Equal(k.TexelBindings, v.TexelBindings) {
+		return fmt.Errorf("texel bindings %v, the variant's row says %v", k.TexelBindings, v.TexelBindings)
+	}
+	if len(k.TexelBindings) > 0 && !texelFits(ctx.Limits) {
+		return fmt.Errorf("texel bindings %v where maxTexelBufferElements %d (16-byte texels) cannot hold a window of maxStorageBufferRange %d", k.TexelBindings, ctx.Limits.MaxTexelBufferElements, ctx.Limits.MaxStorageBufferRange)
 	}
 	for _, c := range m.Capabilities {
 		// Only the feature flags are the plan's to check: gpu holds the

@@ -428,6 +428,23 @@ type tuning struct {
 	// plain scan: with the filter its 4096x4096 rows ran slower (INT8
 	// 2.8-4.3 -> 4.4-6.7 ms, FLOAT16 6.3-7.6 -> 8.5-8.8 ms).
 	argRowFilter bool
+	// argRowTexel: 32-bit vec-row scans in one-subgroup workgroups
+	// (argmax_vec_rowsg1's shape) read their input as a uniform texel
+	// buffer (shaders.ArgMaxVecRowTexelSG1), the same 32-byte vectors in
+	// the same order, where the device's texel buffers can hold any
+	// binding window (texelFits). Mesa 22.3's llvmpipe lowers a storage
+	// buffer load to a loop over the lanes with a bounds-check branch per
+	// lane and component (lp_bld_nir_soa.c emit_load_mem), and a texel
+	// fetch to one branch-free 16-byte load per lane (lp_bld_sample_soa.c
+	// lp_build_fetch_texel, lp_build_fetch_rgba_soa). Measured on
+	// 2026-11-27 under load (BENCHMARKS.md, "lavapipe load paths,
+	// measured"): a standalone MAX over 64M FLOAT32 read 2.8-4.9 GB/s
+	// with 32-byte SSBO loads and 6.0-11.6 GB/s with four texel fetches a
+	// trip (medians of 14 runs, two runs); with the knob on, vkdml's 64M
+	// MAX, SUM INT32 and ARGMAX ran 1.4-4.6x faster (medians 2.1-3.6x)
+	// and 4096x16384 MAX over axis 1 1.1-1.5x. A GPU keeps its storage
+	// buffers: it was not measured there.
+	argRowTexel bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
 	// through its own part of the tensors. Range: 1..1024 lanes (a
@@ -646,7 +663,7 @@ var (
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
 		topKLaneWG: 64, topKRadixWG: 256, topKRadixRankMax: 256}
-	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
+	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024}
 )

@@ -108,7 +108,8 @@ type Linter interface {
 // variant's row and Spec from values filled by name.
 type Kernel struct {
 	Variant       string   // a name in shaders.Variants
-	Bindings      int      // storage buffers
+	Bindings      int      // buffers: storage buffers but for TexelBindings
+	TexelBindings []int    // uniform texel buffers (shaders.Variant.TexelBindings)
 	ParamBytes    uint32   // push-constant bytes after the base offsets
 	Spec          []uint32 // specialization constants in the row's order (shaders.Variant.Spec); Spec[0] is the workgroup size
 	SubgroupSize  uint32   // required subgroup size, 0 for any
@@ -129,7 +130,7 @@ func kernelOf(spec *shaders.Values) (Kernel, error) {
 	if err != nil {
 		return Kernel{}, fmt.Errorf("ops: kernel %s: %w", spec.Variant(), err)
 	}
-	return Kernel{Variant: v.Name, Bindings: v.Bindings, ParamBytes: v.ParamBytes(), Spec: words}, nil
+	return Kernel{Variant: v.Name, Bindings: v.Bindings, TexelBindings: v.TexelBindings, ParamBytes: v.ParamBytes(), Spec: words}, nil
 }
 
 // pushBytes is a step's push-constant parameters, filled by name

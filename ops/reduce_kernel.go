@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/shaders"
 )
 
@@ -162,12 +163,22 @@ func chooseWorkgroup(ctx *Context, k *argKernel) {
 	if k.vec == "row" && k.small && k.sg && f.SubgroupSizeControl && f.ComputeFullSubgroups &&
 		k.wg == lim.SubgroupSize && k.wg >= lim.MinSubgroupSize && k.wg <= lim.MaxSubgroupSize {
 		k.sgSize = k.wg
-		if k.variant == shaders.ArgMaxVecRow64SG {
+		switch {
+		case k.bits == 32 && ctx.tuning().argRowTexel && texelFits(lim):
+			k.variant, k.vw = shaders.ArgMaxVecRowTexelSG1, 8
+		case k.variant == shaders.ArgMaxVecRow64SG:
 			k.variant = shaders.ArgMaxVecRow64SG1
-		} else {
+		default:
 			k.variant = shaders.ArgMaxVecName(k.bits, shaders.ArgMaxVecRowSG1)
 		}
 	}
+}
+
+// texelFits reports whether every binding window (at most
+// maxStorageBufferRange bytes, from an offset rounded down to at most 256
+// bytes before it) fits a uniform texel buffer of 16-byte texels.
+func texelFits(lim caps.Limits) bool {
+	return 16*uint64(lim.MaxTexelBufferElements) >= uint64(lim.MaxStorageBufferRange)+256
 }
 
 // subgroupRows switches a vec-row kernel to its variant with one subgroup

@@ -20,6 +20,13 @@
 //            combine is the subgroup's alone: no shared memory, no barrier.
 //   ONESG    with SUBGROUP: the host guarantees the workgroup is one whole
 //            subgroup; the combine needs no shared memory or barrier.
+//   TEXEL    with WIDE, 32-bit elements: binding 0 is a uniform texel
+//            buffer of R32G32B32A32_UINT texels (elem.glsl ELEM_SRC_TEXEL)
+//            and a 32-byte vector is two texel fetches, the same elements
+//            in the same order as the u64vec4 load. Lavapipe's texel fetch
+//            gathers one 16-byte texel per lane without a branch, where
+//            its storage-buffer load takes a bounds-checked branch per lane
+//            and component (the tuning knob argRowTexel says more).
 //   WIDE     32-bit elements only: 1 reads 32-byte vectors (u64vec4, needs
 //            shaderInt64; on lavapipe about 1.3x the bytes per
 //            lane-iteration of uvec4), 8 elements per load; 0 reads uvec4.
@@ -38,9 +45,10 @@
 //            one workgroup, so it saves a dispatch and costs no
 //            parallelism.
 
-#if WIDE
+#if WIDE && !TEXEL
 #extension GL_ARB_gpu_shader_int64 : require
 #endif
+
 #if SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -49,10 +57,17 @@
 #ifndef ELEM_BITS
 #define ELEM_BITS 32
 #endif
+#if TEXEL && (ELEM_BITS != 32 || !WIDE)
+#error TEXEL reads 32-bit elements as 32-byte vectors (WIDE)
+#endif
 // Two views of binding 0 (descriptor aliasing of read-only storage
 // buffers): words for the unaligned head and tail, and 16-byte vectors.
 #define ELEM_SRC 0
+#if TEXEL
+#define ELEM_SRC_TEXEL 1
+#else
 #define ELEM_SRC4 0
+#endif
 #define WORD_DST 1
 #define WORD_DST_RW 1
 #if TICKET
@@ -74,8 +89,10 @@ shared bool sh_last;
 #endif
 
 #if WIDE
+#if !TEXEL
 // A third view for 32-byte loads.
 layout(std430, binding = 0) readonly buffer Src8 { u64vec4 x[]; } src8;
+#endif
 const uint VW = 8u; // elements per vector load
 #else
 const uint VW = 128u / ELEM_BITS; // EPV
@@ -93,7 +110,13 @@ const uint TICKET_GROUP = (FLAGS >> 18) & 1u;
 const uint ID_IDX = LAST != 0u ? 0u : 0xFFFFFFFFu;
 
 #if ELEM_BITS < 64
-#if WIDE
+#if TEXEL
+// A 32-byte vector as its two texels: elements 0-3 and 4-7.
+struct Texels2 {
+	uvec4 lo, hi;
+};
+#define VEC_T Texels2
+#elif WIDE
 #define VEC_T u64vec4
 #else
 #define VEC_T uvec4
@@ -305,7 +328,15 @@ void main() {
 // through UPDATE; FILTER_VEC(q) is, per component, the least of
 // (raw - lo) << (32 - ELEM_BITS) over the component's sub-elements (the
 // raw-interval filter below).
-#if WIDE
+#if TEXEL
+#define LOAD_VEC(V) Texels2(texelFetch(elem_srct, int(2u * (V))), texelFetch(elem_srct, int(2u * (V) + 1u)))
+#define SCAN_VEC(Q, V, UPDATE0, UPDATE)                                        \
+	{                                                                          \
+		UPDATE0((Q).lo, lane_j + (V) * 8u)                                     \
+		UPDATE((Q).hi, lane_j + ((V) * 8u + 4u))                               \
+	}
+#define FILTER_VEC(Q) min((Q).lo - lo4, (Q).hi - lo4)
+#elif WIDE
 #define LOAD_VEC(V) src8.x[V]
 #define SCAN_VEC(Q, V, UPDATE0, UPDATE)                                        \
 	{                                                                          \
@@ -376,7 +407,21 @@ void main() {
 			if (ROW_FILTER != 0u) {
 				BOUNDS()
 			}
-			for (v += WG; v < vb + nv; v += WG) {
+			v += WG;
+#if TEXEL
+			// Two vectors a trip, four texel fetches issued before their
+			// scans (the same visits in the same order): on lavapipe the
+			// fetches of one trip overlap.
+			if (ROW_FILTER == 0u) {
+				for (; v + WG < vb + nv; v += 2u * WG) {
+					VEC_T q0 = LOAD_VEC(v);
+					VEC_T q1 = LOAD_VEC(v + WG);
+					SCAN_VEC(q0, v, LATER, LATER)
+					SCAN_VEC(q1, (v + WG), LATER, LATER)
+				}
+			}
+#endif
+			for (; v < vb + nv; v += WG) {
 				VEC_T q = LOAD_VEC(v);
 				if (ROW_FILTER == 0u || any(lessThanEqual(FILTER_VEC(q), lim4))) {
 					SCAN_VEC(q, v, LATER, LATER)

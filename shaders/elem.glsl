@@ -15,6 +15,10 @@
 //              elements, which other invocations own, are never touched
 //              (for devices without 8/16-bit storage).
 //   ELEM_SRC   binding of the element input  -> elem_src,  elem_load
+//   ELEM_SRC_TEXEL  with ELEM_SRC, 32-bit elements: the input is a uniform
+//              texel buffer of R32G32B32A32_UINT texels (usamplerBuffer,
+//              the host binds a buffer view of the range) -> elem_srct;
+//              elem_load reads word w as component w % 4 of texel w / 4
 //   ELEM_DST   binding of the element output -> elem_dst,  elem_store
 //   WORD_SRC   binding of a 32-bit word input (partials)   -> word_src
 //   WORD_DST   binding of a 32-bit word output (indices, partials)
@@ -49,7 +53,12 @@
 #define ELEM_SUBWORD 0
 #endif
 
-#ifdef ELEM_SRC
+#if defined(ELEM_SRC) && ELEM_SRC_TEXEL
+#if ELEM_BITS != 32
+#error ELEM_SRC_TEXEL reads 32-bit elements only
+#endif
+layout(binding = ELEM_SRC) uniform usamplerBuffer elem_srct;
+#elif defined(ELEM_SRC)
 layout(std430, binding = ELEM_SRC) readonly buffer ElemSrc { ELEM_STORAGE x[]; } elem_src;
 #endif
 #ifdef ELEM_DST
@@ -104,6 +113,9 @@ uvec2 elem_load(uint base, uint e) {
 #if ELEM_BITS == 64
 	uint w = base + 2u * e;
 	return uvec2(elem_src.x[w], elem_src.x[w + 1u]);
+#elif ELEM_BITS == 32 && ELEM_SRC_TEXEL
+	uint w = base + e;
+	return uvec2(texelFetch(elem_srct, int(w >> 2))[w & 3u], 0u);
 #elif ELEM_BITS == 32
 	return uvec2(elem_src.x[base + e], 0u);
 #elif NATIVE

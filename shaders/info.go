@@ -60,10 +60,11 @@ func Info(name string) (*spirv.Module, error) {
 
 // CheckKernel reports whether a kernel a plan builds from the variant called
 // name keeps the contract: the variant's row names what its module names
-// (CheckVariant, run once per row); the kernel binds storage buffers
-// 0..bindings-1, exactly the bindings the module uses; its push-constant
-// range, one base offset word per binding and then paramBytes, is the
-// module's push-constant block; and it passes exactly the specialization
+// (CheckVariant, run once per row); the kernel binds buffers
+// 0..bindings-1, exactly the bindings the module uses, as uniform texel
+// buffers those the row's TexelBindings name and as storage buffers the
+// rest; its push-constant range, one base offset word per binding and
+// then paramBytes, is the module's push-constant block; and it passes exactly the specialization
 // constants the row declares, so a value for every ID the module reads.
 // The values' order is the planners' to keep, which they do by filling
 // them by name (NewSpec, NewPush). The planners' plan check calls it for
@@ -81,12 +82,17 @@ func CheckKernel(name string, bindings int, paramBytes uint32, spec int) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: "+format, append([]any{ErrContract, name}, args...)...)
 	}
-	want := make([]uint32, max(bindings, 0))
-	for i := range want {
-		want[i] = uint32(i)
+	var want, wantTexel []uint32
+	for i := range max(bindings, 0) {
+		if slices.Contains(v.TexelBindings, i) {
+			wantTexel = append(wantTexel, uint32(i))
+		} else {
+			want = append(want, uint32(i))
+		}
 	}
-	if !slices.Equal(m.Bindings, want) {
-		return fail("the plan binds %d storage buffers, the module uses bindings %v", bindings, m.Bindings)
+	if !slices.Equal(m.Bindings, want) || !slices.Equal(m.TexelBindings, wantTexel) {
+		return fail("the plan binds %d buffers, texel buffers %v of the variant's row among them; the module uses storage buffers %v and texel buffers %v",
+			bindings, v.TexelBindings, m.Bindings, m.TexelBindings)
 	}
 	if push := 4*uint32(bindings) + paramBytes; push != m.PushConstantBytes {
 		return fail("the plan pushes %d bytes (%d base offsets and %d parameter bytes), the module's push-constant block is %d bytes",

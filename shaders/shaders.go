@@ -44,9 +44,15 @@ type Variant struct {
 	Source  string   // GLSL file in this folder
 	Defines []string // "NAME=VALUE", passed to glslc as -D
 
-	// Bindings is the storage buffers, bindings 0..Bindings-1 of set 0;
-	// the push-constant block opens with their base offsets (base_*).
+	// Bindings is the buffers, bindings 0..Bindings-1 of set 0: storage
+	// buffers, but for TexelBindings; the push-constant block opens with
+	// their base offsets (base_*).
 	Bindings int
+	// TexelBindings are the bindings (ascending, each below Bindings)
+	// that are uniform texel buffers of R32G32B32A32_UINT texels
+	// (usamplerBuffer) over a range of a buffer rather than storage
+	// buffers (gpu.KernelDesc.TexelBindings).
+	TexelBindings []int
 	// Spec names the specialization constants: Spec[i] is the GLSL name of
 	// constant_id i, Spec[0] is SpecWorkgroupSize.
 	Spec []string

@@ -39,12 +39,16 @@ func TestVariantContracts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", v.Name, err)
 		}
-		var want []uint32
+		var want, wantTexel []uint32
 		for b := range v.Bindings {
-			want = append(want, uint32(b))
+			if slices.Contains(v.TexelBindings, b) {
+				wantTexel = append(wantTexel, uint32(b))
+			} else {
+				want = append(want, uint32(b))
+			}
 		}
-		if !slices.Equal(m.Bindings, want) {
-			t.Errorf("%s: module bindings %v, table says %d", v.Name, m.Bindings, v.Bindings)
+		if !slices.Equal(m.Bindings, want) || !slices.Equal(m.TexelBindings, wantTexel) {
+			t.Errorf("%s: module storage bindings %v and texel bindings %v, table says %d with texel bindings %v", v.Name, m.Bindings, m.TexelBindings, v.Bindings, v.TexelBindings)
 		}
 		if push := 4*uint32(v.Bindings) + v.ParamBytes(); m.PushConstantBytes != push {
 			t.Errorf("%s: push-constant block %d bytes, table says %d (%d bindings + %d)", v.Name, m.PushConstantBytes, push, v.Bindings, v.ParamBytes())
@@ -239,8 +243,8 @@ func TestValuesByName(t *testing.T) {
 // defines call for, so the fallbacks really run on devices without the
 // optional features: 8/16-bit storage only with NATIVE=1, subgroup
 // operations only with SUBGROUP=1, Int64 only for the 32-byte-load
-// ARGMAX variants, the float controls only with FloatControls32, and
-// never Int8, Int16 or Float16.
+// ARGMAX variants, SampledBuffer only with texel bindings, the float
+// controls only with FloatControls32, and never Int8, Int16 or Float16.
 func TestVariantCapabilities(t *testing.T) {
 	int64Variants := []string{ArgMaxVecRow64, ArgMaxVecRow64SG, ArgMaxVecRow64SG1, ArgMaxVecRow64Sub, ArgMaxVecCol8W64}
 	for _, v := range Variants {
@@ -264,6 +268,9 @@ func TestVariantCapabilities(t *testing.T) {
 		// as its base variant does.
 		if slices.Contains(int64Variants, strings.TrimSuffix(v.Name, "_ticket")) {
 			allowed[spirv.CapInt64] = true
+		}
+		if len(v.TexelBindings) > 0 {
+			allowed[spirv.CapSampledBuffer] = true
 		}
 		if v.FloatControls32 {
 			allowed[spirv.CapDenormPreserve] = true

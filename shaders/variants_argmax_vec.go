@@ -25,6 +25,11 @@ const (
 	// barrier.
 	ArgMaxVecRowSG1   = "argmax_vec_rowsg1"
 	ArgMaxVecRow64SG1 = "argmax_vec_row64sg1"
+	// ArgMaxVecRowTexelSG1: ArgMaxVecRow64SG1 reading its input (binding
+	// 0) as a uniform texel buffer of R32G32B32A32_UINT texels, a 32-byte
+	// vector as two texel fetches (argmax_vec_row.comp TEXEL); it needs
+	// no shaderInt64.
+	ArgMaxVecRowTexelSG1 = "argmax_vec_rowtexelsg1"
 	// ArgMaxVecRowSub, ArgMaxVecRow64Sub: ArgMaxVecRowSG and
 	// ArgMaxVecRow64SG with one subgroup (not one workgroup) per output
 	// and segment, for short rows; they need full subgroups of one
@@ -111,6 +116,10 @@ func argmaxVecVariants() []Variant {
 		}
 		return v
 	}
+	texel := func(v Variant) Variant {
+		v.TexelBindings = []int{0}
+		return v
+	}
 	out := []Variant{
 		row(ArgMaxVecRow, "SUBGROUP=0", "WIDE=0"),
 		row(ArgMaxVecRowSG, "SUBGROUP=1", "WIDE=0"),
@@ -118,6 +127,7 @@ func argmaxVecVariants() []Variant {
 		row(ArgMaxVecRow64SG, "SUBGROUP=1", "WIDE=1"),
 		row(ArgMaxVecRowSG1, "SUBGROUP=1", "WIDE=0", "ONESG=1"),
 		row(ArgMaxVecRow64SG1, "SUBGROUP=1", "WIDE=1", "ONESG=1"),
+		texel(row(ArgMaxVecRowTexelSG1, "SUBGROUP=1", "WIDE=1", "ONESG=1", "TEXEL=1")),
 		row(ArgMaxVecRowSub, "SUBGROUP=1", "WIDE=0", "ROWS=1"),
 		row(ArgMaxVecRow64Sub, "SUBGROUP=1", "WIDE=1", "ROWS=1"),
 		col(ArgMaxVecCol, "WIDE=0"),

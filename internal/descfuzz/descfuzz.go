@@ -284,6 +284,7 @@ func Lavapipe() *ops.Context {
 	l.MaxComputeWorkGroupCount = [3]uint32{65535, 65535, 65535}
 	l.MaxPerStageStorageBuffers, l.MinStorageBufferOffsetAlignment = 8, 16
 	l.MaxMemoryAllocationSize, l.MaxBufferSize = 1<<31, 1<<31
+	l.MaxTexelBufferElements, l.MinTexelBufferOffsetAlignment = 1<<27, 16
 	return ctx
 }
 

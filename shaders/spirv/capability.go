@@ -18,6 +18,7 @@ const (
 	CapInt64Atomics              Capability = 12
 	CapInt16                     Capability = 22
 	CapInt8                      Capability = 39
+	CapSampledBuffer             Capability = 46
 	CapGroupNonUniform           Capability = 61
 	CapGroupNonUniformVote       Capability = 62
 	CapGroupNonUniformArithmetic Capability = 63
@@ -36,6 +37,7 @@ var capabilityNames = map[Capability]string{
 	CapInt64Atomics:              "Int64Atomics",
 	CapInt16:                     "Int16",
 	CapInt8:                      "Int8",
+	CapSampledBuffer:             "SampledBuffer",
 	CapGroupNonUniform:           "GroupNonUniform",
 	CapGroupNonUniformVote:       "GroupNonUniformVote",
 	CapGroupNonUniformArithmetic: "GroupNonUniformArithmetic",

@@ -46,6 +46,10 @@ type Module struct {
 	// descriptor set 0, sorted, without repeats (aliasing views of one
 	// binding count once).
 	Bindings []uint32
+	// TexelBindings are the binding numbers of the UniformConstant
+	// variables in descriptor set 0 (vkdml declares only uniform texel
+	// buffers there), sorted, without repeats.
+	TexelBindings []uint32
 }
 
 // Has reports whether the module declares capability c.
@@ -77,6 +81,7 @@ const (
 	decDescriptorSet = 34
 	decOffset        = 35
 
+	classUniformConst  = 0
 	classUniform       = 2
 	classPushConstant  = 9
 	classStorageBuffer = 12
@@ -103,6 +108,7 @@ type module struct {
 	binding  map[uint32]uint32    // variable: Binding decoration
 	set      map[uint32]uint32    // variable: DescriptorSet decoration
 	buffers  []uint32             // storage-buffer variables
+	texels   []uint32             // UniformConstant variables (texel buffers)
 	push     uint32               // the push-constant variable's pointer type
 
 	specID      map[uint32]uint32    // constant: SpecId decoration
@@ -149,15 +155,12 @@ func Parse(code []byte) (*Module, error) {
 	slices.Sort(m.SpecIDs)
 	m.SpecIDs = slices.Compact(m.SpecIDs)
 	m.SpecNames = st.specNames()
-	for _, v := range st.buffers {
-		b, ok := st.binding[v]
-		if !ok || st.set[v] != 0 {
-			return nil, fmt.Errorf("%w: storage buffer %%%d has no binding in descriptor set 0", ErrMalformed, v)
-		}
-		m.Bindings = append(m.Bindings, b)
+	if m.Bindings, err = st.bindingsOf(st.buffers, "storage buffer"); err != nil {
+		return nil, err
 	}
-	slices.Sort(m.Bindings)
-	m.Bindings = slices.Compact(m.Bindings)
+	if m.TexelBindings, err = st.bindingsOf(st.texels, "texel buffer"); err != nil {
+		return nil, err
+	}
 	if st.push != 0 {
 		block := st.pointee[st.push]
 		if m.PushConstantBytes, err = st.sizeOf(block, 0); err != nil {
@@ -168,6 +171,21 @@ func Parse(code []byte) (*Module, error) {
 		}
 	}
 	return m, nil
+}
+
+// bindingsOf is the binding numbers of variables vars (what names them
+// in an error), sorted, without repeats; each must be in descriptor set 0.
+func (st *module) bindingsOf(vars []uint32, what string) ([]uint32, error) {
+	var out []uint32
+	for _, v := range vars {
+		b, ok := st.binding[v]
+		if !ok || st.set[v] != 0 {
+			return nil, fmt.Errorf("%w: %s %%%d has no binding in descriptor set 0", ErrMalformed, what, v)
+		}
+		out = append(out, b)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // specNames maps SpecIds to their constants' names (Module.SpecNames).
@@ -277,6 +295,8 @@ func (st *module) declare(op uint32, a []uint32) {
 			st.push = a[0]
 		case classStorageBuffer, classUniform:
 			st.buffers = append(st.buffers, a[1])
+		case classUniformConst:
+			st.texels = append(st.texels, a[1])
 		}
 	}
 }
