@@ -150,7 +150,7 @@ func (m *module) weight(in inst) float64 {
 	case free[in.op]:
 		return 0
 	case in.op == "OpLoad" || in.op == "OpStore" || in.op == "OpAccessChain" || in.op == "OpInBoundsAccessChain" ||
-		strings.HasPrefix(in.op, "OpAtomic") || in.op == "OpControlBarrier" || in.op == "OpMemoryBarrier":
+		in.op == "OpImageFetch" || in.op == "OpImageRead" || strings.HasPrefix(in.op, "OpAtomic") || in.op == "OpControlBarrier" || in.op == "OpMemoryBarrier":
 		return 1
 	case in.result == "" || len(in.args) == 0:
 		return 1
@@ -169,15 +169,28 @@ func (m *module) own(b *block) float64 {
 	return w
 }
 
-// srcBytes is the bytes b loads from binding 0.
+// srcBytes is the bytes b loads from binding 0: storage-buffer loads,
+// and texel fetches of a texel buffer bound there (lavapipe's texel
+// plans read their source so).
 func (m *module) srcBytes(b *block) float64 {
 	var n float64
 	for _, in := range b.body {
-		if in.op == "OpLoad" && m.fromSrc(in.args[1], 0) {
+		if (in.op == "OpLoad" && m.fromSrc(in.args[1], 0)) ||
+			((in.op == "OpImageFetch" || in.op == "OpImageRead") && m.imageFromSrc(in.args[1])) {
 			n += float64(m.bytes[in.args[0]])
 		}
 	}
 	return n
+}
+
+// imageFromSrc says whether image is the texel buffer bound at binding 0:
+// a load of it, or OpImage of such a load (a sampled texel buffer).
+func (m *module) imageFromSrc(image string) bool {
+	d, ok := m.defs[image]
+	if ok && d.op == "OpImage" {
+		d, ok = m.defs[d.args[1]]
+	}
+	return ok && d.op == "OpLoad" && m.src[d.args[1]]
 }
 
 func (m *module) fromSrc(ptr string, depth int) bool {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/internal/descfuzz"
 	"github.com/vkdml/vkdml/profiles"
 )
 
@@ -119,5 +120,34 @@ func TestCountMethod(t *testing.T) {
 	family["copy_vec4.comp"] = saved
 	if err == nil || !strings.Contains(err.Error(), "no unit for this kernel family") {
 		t.Errorf("a family with no unit: %v", err)
+	}
+}
+
+// TestCountsLavapipeTexel counts lavapipe's row plans, whose vec-row
+// kernel reads its source through a uniform texel buffer (argRowTexel):
+// the hot loop is the loop of texel fetches from binding 0, so `vkdml plan
+// --check` on lavapipe counts them like the storage-buffer kernels.
+func TestCountsLavapipeTexel(t *testing.T) {
+	var rows []Case
+	for _, c := range Cases() {
+		if strings.HasPrefix(c.Name, "argmax ") && (strings.HasSuffix(c.Name, "axis 1") || strings.HasSuffix(c.Name, "whole")) {
+			rows = append(rows, c)
+		}
+	}
+	counted, err := Rows(descfuzz.Lavapipe(), rows, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texel := 0
+	for _, r := range counted {
+		if strings.Contains(r.Kernel, "texel") {
+			texel++
+			if r.OpsPerByte <= 0 || r.OpsPerByte > 8 {
+				t.Errorf("%s, dispatch %d (%s): %.2f ops per byte", r.Case, r.Dispatch, r.Kernel, r.OpsPerByte)
+			}
+		}
+	}
+	if texel == 0 {
+		t.Errorf("no lavapipe row plan of %d runs a texel kernel", len(rows))
 	}
 }
