@@ -50,7 +50,9 @@ const (
 	// passes end at exactly K entries at worst (all-equal rows). K <=
 	// shaders.TopKSortMax; chosen for rows of at least
 	// tuning.topKRadixMinLen positions with K at least
-	// tuning.topKRadixMinK.
+	// tuning.topKRadixMinK. Below 64 bits the CPU tuning first tries a
+	// threshold from a sample (tuning.topKRadixSample) and ranks many
+	// gathered entries in buckets (tuning.topKRadixBucketMin).
 	TopKStrategyRadix = "radix"
 )
 

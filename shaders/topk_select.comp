@@ -33,7 +33,12 @@
 //            prefix fit sort_n (at most SORT_MAX); one more scan gathers
 //            those into shared memory, where each lane ranks its share
 //            against all of them (up to list_n of them) or a bitonic sort
-//            orders them (K up to SORT_MAX).
+//            orders them (K up to SORT_MAX). Below 64 bits, with
+//            samp_step > 1 the passes first run over a sample of the
+//            segment and one scan gathers against its threshold
+//            (radix_sampled, exact passes only when that fails), and
+//            with cand_n > 0 at least cand_n gathered entries are ranked
+//            within buckets between sorted splitters (bucket_rank_emit).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
