@@ -654,6 +654,24 @@ type tuning struct {
 	// entries K=1024 in 13-24 where the sort took 40. Workgroups of 64
 	// and 256 lanes were within the noise of each other.
 	topKRadixRankMax uint32 `tune:"0..2048"`
+	// topKRadixSample: the radix strategy first tries a threshold from a
+	// sample of every step-th position (topk_select.comp radix_sampled:
+	// histogram passes over the sample, one gather scan of the segment,
+	// the exact passes only where that gather holds fewer than K or more
+	// than shaders.TopKSortMax entries), for elements of up to 32 bits:
+	// step is the largest power of two up to topKRadixSample whose
+	// gather is expected to keep at most topKRadixSampleCap entries
+	// (topk_plan.go). 0 or 1 never. Range: 0..4096 and 0..2048
+	// (shaders.TopKSortMax).
+	topKRadixSample    uint32 `tune:"0..4096"`
+	topKRadixSampleCap uint32 `tune:"0..2048"`
+	// topKRadixBucketMin: the radix strategy orders at least this many
+	// gathered entries of up to 32-bit elements in buckets between
+	// sorted splitters (topk_select.comp bucket_rank_emit: each entry
+	// ranked against its bucket's few, not all of them), where their
+	// spread allows, before topKRadixRankMax's choice. 0 never (the
+	// GPUs' plans, not timed there). Range: 0..2048.
+	topKRadixBucketMin uint32 `tune:"0..2048"`
 }
 
 var (
@@ -665,7 +683,8 @@ var (
 		topKLaneWG: 64, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
-		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024}
+		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
+		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256}
 )
 
 // tuningFor returns the tuning of a device type.

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
@@ -49,7 +50,9 @@ const (
 	// passes end at exactly K entries at worst (all-equal rows). K <=
 	// shaders.TopKSortMax; chosen for rows of at least
 	// tuning.topKRadixMinLen positions with K at least
-	// tuning.topKRadixMinK.
+	// tuning.topKRadixMinK. Below 64 bits the CPU tuning first tries a
+	// threshold from a sample (tuning.topKRadixSample) and ranks many
+	// gathered entries in buckets (tuning.topKRadixBucketMin).
 	TopKStrategyRadix = "radix"
 )
 
@@ -241,6 +244,7 @@ type topKSegments struct {
 	segLen, nseg   uint64
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
+	sampStep       uint64 // radix: positions between two of the threshold's sample (0: none)
 	passes         []topKPass
 	entryBytes     uint64
 	rowA, rowB     uint64 // temporary bytes per row of the two regions
@@ -370,11 +374,32 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		wg := uint64(pow2Floor(uint32(max(min(uint64(ctx.tuning().topKRadixWG), wgLimit), topKRadixMinWG))))
 		s.wg, s.sortN = uint32(wg), shaders.TopKSortMax
 		s.listN = uint64(ctx.tuning().topKRadixRankMax)
+		s.candN = uint64(ctx.tuning().topKRadixBucketMin)
 		if mul := uint64(ctx.tuning().topKRadixSortMul); mul > 0 {
 			s.sortN = min(s.sortN, uint64(pow2Ceil(uint32(k)))*mul)
 		}
+		// The sampled threshold (topk_select.comp radix_sampled): the
+		// sparsest sample (of power-of-two steps up to topKRadixSample)
+		// whose gather is expected to keep at most topKRadixSampleCap
+		// entries: the shader's margin, 3 standard deviations and 4
+		// samples, is about 3*sqrt(K*step) + 4*step entries.
+		tun := ctx.tuning()
+		if s.entryBytes == 8 {
+			for st := uint64(pow2Floor(tun.topKRadixSample)); st > 1; st /= 2 {
+				if float64(k)+3*math.Sqrt(float64(k*st))+4*float64(st) <= float64(tun.topKRadixSampleCap) {
+					s.sampStep = st
+					break
+				}
+			}
+		}
+		// The scans of 32-bit rows of stride 1 read four positions a
+		// load (topk_select.comp VEC4).
+		vec := uint64(1)
+		if t.in.DataType.Size() == 4 && axisIn == 1 {
+			vec = 4
+		}
 		s.segLen = n
-		for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes) > topKIters {
+		for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep) > topKIters {
 			s.segLen = ceilDiv(s.segLen, 2)
 		}
 		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
@@ -412,8 +437,11 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 // strategy on a segment of segLen positions with wg lanes: a scan of the
 // segment for each digit of the key (the score's 32 or 64 bits and the
 // position's) and one to gather, each digit's bin sums and search, and
-// the ranking or sort of at most shaders.TopKSortMax gathered entries.
-func topKRadixIters(segLen, wg, entryBytes uint64) uint64 {
+// the ranking or sort of at most shaders.TopKSortMax gathered entries;
+// with a sample every step positions (step > 1), before all that, the
+// sample's passes and a gather that may fail. A scan's lane reads vec
+// positions a load (and at most one head and one tail position).
+func topKRadixIters(segLen, wg, entryBytes, vec, step uint64) uint64 {
 	keyBits := uint64(32)
 	if entryBytes == 12 {
 		keyBits = 64
@@ -424,7 +452,21 @@ func topKRadixIters(segLen, wg, entryBytes uint64) uint64 {
 	digits := ceilDiv(keyBits+1, shaders.TopKRadixBits)
 	bins := ceilDiv(1<<shaders.TopKRadixBits, wg)
 	sort := max(shaders.TopKSortMax, topKStages(shaders.TopKSortMax)*max(shaders.TopKSortMax/2/wg, 1)+ceilDiv(shaders.TopKSortMax, wg))
-	return (digits+1)*ceilDiv(segLen, wg) + digits*(3*bins+wg) + sort
+	if entryBytes == 8 {
+		// Before it, bucket_rank_emit may run: the splitters' ranking,
+		// two binary searches an entry, the bucket sums, and the walks
+		// of buckets of at most 64 entries (its BUCKET_MAX) in place of
+		// the ranking or sort.
+		spl := uint64(shaders.TopKSortMax / 8)
+		per := ceilDiv(shaders.TopKSortMax, wg)
+		sort = ceilDiv(spl, wg)*spl + 2*per*10 + spl + 1 + max(sort, per*64)
+	}
+	scan := ceilDiv(segLen, wg*vec) + 2
+	iters := (digits+1)*scan + digits*(3*bins+wg) + sort
+	if step > 1 {
+		iters += digits*(ceilDiv(ceilDiv(segLen, step), wg)+3*bins+wg) + scan
+	}
+	return iters
 }
 
 // topKStages is the compare-exchange stages of a bitonic sort of p (a
@@ -514,7 +556,7 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 			push, err := pushBytes(shaders.NewPush(first.Variant).
 				Set("r_begin", uint32(r0)).Set("r_count", uint32(rc)).Set("seg_len", uint32(s.segLen)).
 				Set("nseg", uint32(s.nseg)).Set("run_cap", uint32(min(uint64(t.k), s.segLen))).Set("sort_n", uint32(s.sortN)).
-				Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).
+				Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).Set("samp_step", uint32(s.sampStep)).
 				Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
 			if err != nil {
 				return nil, err

@@ -305,6 +305,80 @@ func TestTopKRadix(t *testing.T) {
 	}
 }
 
+// TestTopKRadixSampled: the radix strategy's sampled threshold
+// (topk_select.comp radix_sampled), forced with a sample of every 16th
+// position, on rows where it gathers enough (random values, few values
+// with ties at the threshold, ascending and descending rows) and where
+// it must fall back to the exact passes: all-equal rows (the gather holds
+// the whole row), rows whose sampled positions hold the largest values
+// (it holds fewer than K), mostly-NaN rows (the threshold is a NaN's
+// score), NaNs and signed zeros among the numbers; an odd row length, so
+// that the second row's 16-byte scan has a head and a tail; K = 1, two
+// Ks the sample covers, K = 2048 (no sample: the gather could not hold
+// K with a margin; buckets) and, on a row of 1500, K = the row (the
+// sample would have to keep all of it: declined); both directions. Every row of a tensor is one fill, so that a
+// pipeline (seconds to compile on lavapipe) covers them all. -short:
+// FLOAT32, K = 50 INCREASING and K = 700 DECREASING.
+func TestTopKRadixSampled(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	nan := math.NaN()
+	fills := []func(i int) float64{
+		func(int) float64 { return rng.NormFloat64() },
+		func(int) float64 { return float64(rng.Intn(100)) },
+		func(i int) float64 { return float64(i) },
+		func(i int) float64 { return float64(-i) },
+		func(int) float64 { return 3 },
+		func(i int) float64 {
+			if i%16 == 0 {
+				return float64(1000 + i)
+			}
+			return float64(i % 7)
+		},
+		func(i int) float64 {
+			if i%4 != 0 {
+				return nan
+			}
+			return rng.NormFloat64()
+		},
+		func(i int) float64 {
+			return []float64{nan, math.Copysign(0, -1), 0, rng.NormFloat64(), rng.NormFloat64()}[i%5]
+		},
+	}
+	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int16}
+	rows := map[uint32][]uint32{9001: {1, 50, 700, 2048}, 1500: {1500}}
+	if testing.Short() {
+		types, rows = types[:1], map[uint32][]uint32{9001: {50, 700}}
+	}
+	plan := testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048"}}
+	for _, dt := range types {
+		for _, n := range []uint32{9001, 1500} {
+			if len(rows[n]) == 0 {
+				continue
+			}
+			in := testutil.NewTensor(rng, dt, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
+				x := fills[c[0]](int(c[1]))
+				if dt == tensor.Int16 {
+					x *= 100 // distinct values at the integers' resolution
+				}
+				return topKValueBits(dt, x)
+			})
+			for _, k := range rows[n] {
+				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+					if testing.Short() && (k == 50) == (dir == ops.AxisDirectionDecreasing) {
+						continue
+					}
+					p := plan
+					p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
+					t.Run(fmt.Sprintf("%v/n%d/K%d/%v", dt, n, k, dir), func(t *testing.T) {
+						testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+					})
+				}
+			}
+		}
+	}
+}
+
 // topKValueBits is x's bits as dt: a float's (NaN a quiet NaN, -0 kept),
 // or an integer's, x rounded toward zero and clamped to the type's range
 // (NaN is 0).

@@ -33,7 +33,12 @@
 //            prefix fit sort_n (at most SORT_MAX); one more scan gathers
 //            those into shared memory, where each lane ranks its share
 //            against all of them (up to list_n of them) or a bitonic sort
-//            orders them (K up to SORT_MAX).
+//            orders them (K up to SORT_MAX). Below 64 bits, with
+//            samp_step > 1 the passes first run over a sample of the
+//            segment and one scan gathers against its threshold
+//            (radix_sampled, exact passes only when that fails), and
+//            with cand_n > 0 at least cand_n gathered entries are ranked
+//            within buckets between sorted splitters (bucket_rank_emit).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
@@ -73,7 +78,9 @@ layout(push_constant) uniform Push {
 	               // SHAPE 3: the entries sorted at a merge
 	uint list_n;   // SHAPE 3: entries of the kept list (a power of two at least K); SHAPE 4: the most gathered
 	               // entries ranked (more are sorted)
-	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list
+	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list; SHAPE 4: the least gathered
+	               // entries ordered in buckets (bucket_rank_emit; 0: never)
+	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample)
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -409,28 +416,42 @@ uint radix_digit(uvec3 k, uint lo, uint w) {
 // scan of radix_gather: a histogram pass (gather false) counts its digit
 // [lo, lo+w) if its key's bits from hi up are the prefix pre; the gather
 // (gather true, hi = lo) keeps it if its key's bits from lo up are at
-// least pre.
+// least pre. sh_count counts every entry kept; only the first SORT_MAX
+// are stored (the sampled threshold's gather may pass more, and then
+// falls back: radix_sampled).
 void radix_offer(uvec2 s, uint j, uint j1, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather) {
 	uvec3 k = radix_key(s, j1 - 1u - j, ib);
 	if (gather) {
 		if (radix_ge(radix_top(k, lo), pre)) {
-			sh_put(atomicAdd(sh_count, 1u), s, j);
+			uint e = atomicAdd(sh_count, 1u);
+			if (e < SORT_MAX) {
+				sh_put(e, s, j);
+			}
 		}
 	} else if (radix_top(k, hi) == pre) {
 		atomicAdd(sh_idx[radix_digit(k, lo, w)], 1u);
 	}
 }
 
-// radix_scan runs radix_offer over lane t's share of positions [j0, j1).
-// With VEC4 it reads the 16-byte vectors of scan_split and offers a
+// radix_scan runs radix_offer over lane t's share of positions [j0, j1),
+// or with step > 1 of the sample j0, j0 + step, ... < j1 (scalar loads).
+// Otherwise with VEC4 it reads the 16-byte vectors of scan_split and offers a
 // vector's positions only when one of them may pass, from its score
 // alone: a key whose bits from hi up are pre (or at least pre) has a
 // score whose bits from hi - ib up (0 once hi is within the position's
 // ib bits) are pre's score's (or at least those); at the first pass
 // (hi - ib = the score's bits) every position is counted.
-void radix_scan(uint kin, uint j0, uint j1, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather) {
+void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
+	if (step > 1u) {
+		uint nq = (j1 - j0 - 1u) / step + 1u;
+		for (uint q = t; q < nq; q += WG) {
+			uint j = j0 + q * step;
+			radix_offer(score(load_raw(kin + j * AI)), j, j1, ib, pre, hi, lo, w, gather);
+		}
+		return;
+	}
 #if ELEM_BITS == 32
 	if (VEC4) {
 		uint mid, v0, nv;
@@ -470,19 +491,22 @@ void radix_scan(uint kin, uint j0, uint j1, uint ib, uvec3 pre, uint hi, uint lo
 	}
 }
 
-// radix_gather leaves in shared memory, sh_count of them, the entries of
-// positions [j0, j1) whose keys are at or above the K-th
-// best's prefix: at least kk of them (every entry of the best kk), at most
-// sort_n (at least kk, at most SORT_MAX).
-void radix_gather(uint kin, uint j0, uint j1, uint kk) {
+// radix_ib is the bits of the position part of the keys of a segment
+// of len positions.
+uint radix_ib(uint len) { return uint(max(findMSB(len - 1u) + 1, 1)); }
+
+// radix_passes runs the histogram passes over the positions of [j0, j1)
+// that radix_scan's step takes (nq of them) until the entries among them
+// whose keys are at or above the prefix of the kk-th best's key number
+// at most limit (at least kk, so that the passes end: keys differ). It
+// returns the prefix, whose bits below lo are 0.
+void radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint limit, uint ib, out uvec3 pre, out uint lo) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
-	uint len = j1 - j0;
-	uint ib = uint(max(findMSB(len - 1u) + 1, 1)); // bits of the position key
-	uint lo = ib + (ENTRY_WORDS == 3 ? 64u : 32u); // bits [lo, ...) of pre are chosen
-	uvec3 pre = uvec3(0u);
-	uint above = 0u, inbin = len; // entries above the prefix, and at it
-	while (above + inbin > pc.sort_n) {
+	lo = ib + (ENTRY_WORDS == 3 ? 64u : 32u); // bits [lo, ...) of pre are chosen
+	pre = uvec3(0u);
+	uint above = 0u, inbin = nq; // entries above the prefix, and at it
+	while (above + inbin > limit) {
 		uint w = min(RADIX_BITS, lo);
 		uint hi = lo;
 		lo -= w;
@@ -491,7 +515,7 @@ void radix_gather(uint kin, uint j0, uint j1, uint kk) {
 			sh_idx[q] = 0u;
 		}
 		barrier();
-		radix_scan(kin, j0, j1, ib, pre, hi, lo, w, false);
+		radix_scan(kin, j0, j1, step, ib, pre, hi, lo, w, false);
 		barrier();
 		// Lane t sums bins [t*per, (t+1)*per); lane 0 finds the lane whose
 		// bins hold the (kk-above)-th entry from the top, then the bin.
@@ -529,14 +553,134 @@ void radix_gather(uint kin, uint j0, uint j1, uint kk) {
 		pre |= dk;
 		barrier();
 	}
-	// Gather: the entries at or above the prefix, above + inbin of them.
+}
+
+// radix_collect gathers into shared memory the entries of [j0, j1) whose
+// keys' bits from lo up are at least pre's, and returns their count
+// (only the first SORT_MAX are stored).
+uint radix_collect(uint kin, uint j0, uint j1, uint ib, uvec3 pre, uint lo) {
+	if (gl_LocalInvocationID.x == 0u) {
+		sh_count = 0u;
+	}
+	barrier();
+	radix_scan(kin, j0, j1, 1u, ib, pre, lo, lo, 0u, true);
+	barrier();
+	// Uniform: every lane reads the count after the barrier.
+	uint cnt = sh_count;
+	barrier();
+	return cnt;
+}
+
+// radix_gather leaves in shared memory, sh_count of them, the entries of
+// positions [j0, j1) whose keys are at or above the K-th
+// best's prefix: at least kk of them (every entry of the best kk), at most
+// sort_n (at least kk, at most SORT_MAX).
+void radix_gather(uint kin, uint j0, uint j1, uint kk) {
+	uint ib = radix_ib(j1 - j0);
+	uvec3 pre;
+	uint lo;
+	radix_passes(kin, j0, j1, 1u, j1 - j0, kk, pc.sort_n, ib, pre, lo);
+	radix_collect(kin, j0, j1, ib, pre, lo);
+}
+
+#if ENTRY_WORDS == 2
+// thr_keep appends the entries (s[c], j + c) of the components c that p
+// marks to the gathered ones, with one atomic for all of them: sh_count
+// counts them all, the first SORT_MAX are stored.
+void thr_keep(uvec4 s, bvec4 p, uint j) {
+	uvec4 pi = uvec4(p);
+	uint e = atomicAdd(sh_count, pi.x + pi.y + pi.z + pi.w);
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		if (p[c] && e < SORT_MAX) {
+			sh_put(e, uvec2(s[c], 0u), j + c);
+		}
+		e += pi[c];
+	}
+}
+
+// thr_collect gathers into shared memory the entries of [j0, j1) that
+// score at least thr (thr > 0: no NaN among them) and returns their count
+// (only the first SORT_MAX are stored). The work of a position that does
+// not pass is a load and a compare: on lavapipe the body of a branch runs
+// (masked) whether or not a lane takes it, so it holds one atomic and
+// the stores, not radix_offer's keys.
+uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
 	if (t == 0u) {
 		sh_count = 0u;
 	}
 	barrier();
-	radix_scan(kin, j0, j1, ib, pre, lo, lo, 0u, true);
+	uint mid = j0, v0 = 0u, nv = 0u;
+#if ELEM_BITS == 32
+	if (VEC4) {
+		scan_split(kin, j0, j1, mid, v0, nv);
+		// A block of vectors a lane, as radix_scan reads them.
+		uint per = (nv + WG - 1u) / WG;
+		for (uint v = t * per; v < min(nv, t * per + per); v++) {
+			uvec4 s = score4(elem_src4.x[v0 + v]);
+			bvec4 p = greaterThanEqual(s, uvec4(thr));
+			if (any(p)) {
+				thr_keep(s, p, mid + 4u * v);
+			}
+		}
+	}
+#endif
+	// The scalar positions: the head and tail of VEC4's split, or all.
+	uint len = j1 - j0, nvp = 4u * nv, head = mid - j0;
+	for (uint q = t; q < len - nvp; q += WG) {
+		uint j = q < head ? j0 + q : j0 + nvp + q;
+		uint s = score(load_raw(kin + j * AI)).x;
+		if (s >= thr) {
+			thr_keep(uvec4(s, 0u, 0u, 0u), bvec4(true, false, false, false), j);
+		}
+	}
 	barrier();
+	// Uniform: every lane reads the count after the barrier.
+	uint cnt = sh_count;
+	barrier();
+	return cnt;
 }
+
+// radix_sampled tries a cheaper route to what radix_gather leaves, for
+// scores of one word: the histogram passes run over a sample of the
+// segment (every samp_step-th position) only, down to the score of its
+// s-th best entry, with s chosen so that on rows whose sample is like
+// the rest (random data) at least kk and, for kk up to about 1400 at
+// steps of up to 16, at most SORT_MAX entries of the segment score as
+// much; one scan then gathers the entries of at least that score (the
+// vector pretest skips a 16-byte vector on one compare). Every entry of
+// the best kk is among them when there are at least kk (the kk-th best
+// scores at least as much), so the result is exact; with fewer than kk,
+// or more than SORT_MAX (all-equal, sorted or NaN-heavy rows, a sample
+// unlike the row), it returns false and the caller runs radix_gather.
+bool radix_sampled(uint kin, uint j0, uint j1, uint kk) {
+	uint len = j1 - j0, step = pc.samp_step;
+	if (step <= 1u) {
+		return false;
+	}
+	uint nq = (len - 1u) / step + 1u;
+	// The sample's expected count above the kk-th best, plus three of
+	// its standard deviations and four.
+	float q = float(kk) * float(nq) / float(len);
+	uint s = uint(q + 3.0 * sqrt(q)) + 4u;
+	if (s >= nq) {
+		return false;
+	}
+	uint ib = radix_ib(len);
+	uvec3 pre;
+	uint lo;
+	radix_passes(kin, j0, j1, step, nq, s, s + (s >> 1), ib, pre, lo);
+	// The score part of the prefix (bits below lo cleared: a lower
+	// bound of the s-th best sample's score), as a key without position.
+	uint thr = ib >= 32u ? pre.y : (pre.x >> ib) | (pre.y << (32u - ib));
+	if (thr == 0u) {
+		return false; // every entry, NaNs too, would pass
+	}
+	uint cnt = thr_collect(kin, j0, j1, thr);
+	return cnt >= kk && cnt <= SORT_MAX;
+}
+#endif
 
 // radix_rank_emit writes the best kk of the sh_count gathered entries in
 // order: lane t ranks entries t, t+WG, ... (in registers) by counting the
@@ -578,6 +722,104 @@ void radix_rank_emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint kk) {
 }
 #endif
 
+#if SHAPE == 4 && ENTRY_WORDS == 2
+// The buckets of bucket_rank_emit: SPL_MAX splitters (every 8th gathered
+// entry), bucket b's first entry and count (then the entries in buckets
+// before it), each entry's next in its bucket.
+const uint SPL_MAX = SORT_MAX / 8u;
+const uint BUCKET_MAX = 64u; // a bucket's most entries: bounds a lane's loop
+const uint NO_ENTRY = 0xFFFFFFFFu;
+shared uint sh_spl_s[SPL_MAX];
+shared uint sh_spl_i[SPL_MAX];
+shared uint sh_head[SPL_MAX + 1u];
+shared uint sh_bcnt[SPL_MAX + 1u];
+shared uint sh_next[SORT_MAX];
+shared bool sh_fits;
+
+// bucket_of is the bucket of entry (s, i): the count of the first np
+// sorted splitters that come before it or are it.
+uint bucket_of(uvec2 s, uint i, uint np) {
+	uint lo = 0u, hi = np;
+	while (lo < hi) {
+		uint mid = (lo + hi) >> 1;
+		if (better(s, i, uvec2(sh_spl_s[mid], 0u), sh_spl_i[mid])) {
+			hi = mid;
+		} else {
+			lo = mid + 1u;
+		}
+	}
+	return lo;
+}
+
+// bucket_rank_emit writes the best kk of the cnt (>= 16) gathered entries
+// in order, as radix_rank_emit does, but counts for each entry only the
+// entries of its own bucket: the splitters (every 8th entry, the gather's
+// order being no order of the keys: a sample) are sorted by ranking them
+// among themselves, every entry joins the list of the bucket between two
+// splitters, and an entry's rank is the entries in the buckets before its
+// own plus those before it in its bucket: about cnt * 8 compares where
+// radix_rank_emit makes cnt^2 (lavapipe: 8x32000 K=1024, 1300 gathered
+// entries). It returns false, having written nothing, when a bucket holds
+// more than BUCKET_MAX entries (ties of many keys cannot split a bucket,
+// but a bucket's entries differ in index, so this is only the sample
+// being unlike the rest); the caller then orders them its usual way.
+bool bucket_rank_emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint kk, uint cnt) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint np = min(cnt >> 3, SPL_MAX);
+	for (uint p = t; p < np; p += WG) {
+		uvec2 s = sh_score(8u * p);
+		uint i = sh_idx[8u * p], r = 0u;
+		for (uint q = 0u; q < np; q++) {
+			r += better(sh_score(8u * q), sh_idx[8u * q], s, i) ? 1u : 0u;
+		}
+		sh_spl_s[r] = s.x;
+		sh_spl_i[r] = i;
+	}
+	for (uint b = t; b <= np; b += WG) {
+		sh_head[b] = NO_ENTRY;
+		sh_bcnt[b] = 0u;
+	}
+	barrier();
+	for (uint e = t; e < cnt; e += WG) {
+		uint b = bucket_of(sh_score(e), sh_idx[e], np);
+		sh_next[e] = atomicExchange(sh_head[b], e);
+		atomicAdd(sh_bcnt[b], 1u);
+	}
+	barrier();
+	if (t == 0u) {
+		uint acc = 0u, most = 0u;
+		for (uint b = 0u; b <= np; b++) {
+			uint c = sh_bcnt[b];
+			sh_bcnt[b] = acc;
+			acc += c;
+			most = max(most, c);
+		}
+		sh_fits = most <= BUCKET_MAX;
+	}
+	barrier();
+	// Uniform: every lane reads it after the barrier.
+	bool fits = sh_fits;
+	barrier();
+	if (!fits) {
+		return false;
+	}
+	for (uint e = t; e < cnt; e += WG) {
+		uvec2 s = sh_score(e);
+		uint i = sh_idx[e];
+		uint b = bucket_of(s, i, np);
+		uint r = sh_bcnt[b];
+		for (uint f = sh_head[b]; f != NO_ENTRY; f = sh_next[f]) {
+			r += better(sh_score(f), sh_idx[f], s, i) ? 1u : 0u;
+		}
+		if (r < kk) {
+			emit(rl, sg, kin, kv, kx, r, s, i);
+		}
+	}
+	return true;
+}
+#endif
+
 void main() {
 	uint items = pc.r_count * pc.nseg;
 	uint ngroups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
@@ -591,7 +833,13 @@ void main() {
 		uint j1 = min(j0 + pc.seg_len, N);
 		uint kk = min(K, j1 - j0);
 #if SHAPE == 4
+#if ENTRY_WORDS == 2
+		if (!radix_sampled(kin, j0, j1, kk)) {
+			radix_gather(kin, j0, j1, kk);
+		}
+#else
 		radix_gather(kin, j0, j1, kk);
+#endif
 #elif SHAPE == 1
 		// Lane t's list, padded, at entries [t*lk, (t+1)*lk) with lk =
 		// sort_n / WG (a power of two at least K).
@@ -656,9 +904,15 @@ void main() {
 #if SHAPE == 4
 		// Uniform: every lane reads the count after radix_gather's barrier.
 		uint cnt = sh_count;
-		if (cnt <= pc.list_n) {
+		bool done = false;
+#if ENTRY_WORDS == 2
+		if (pc.cand_n > 0u && cnt >= max(pc.cand_n, 16u)) {
+			done = bucket_rank_emit(rl, sg, kin, kv, kx, kk, cnt);
+		}
+#endif
+		if (!done && cnt <= pc.list_n) {
 			radix_rank_emit(rl, sg, kin, kv, kx, kk);
-		} else {
+		} else if (!done) {
 			uint p = 1u;
 			while (p < cnt) {
 				p <<= 1;
