@@ -100,7 +100,7 @@ func TestReduceValueReference(t *testing.T) {
 // TestReduceValueValidate: each function's types at each feature level
 // (E_INVALIDARG outside DirectML's tables), equal input and output types,
 // the rank at levels before 3.0, and DXGI_ERROR_UNSUPPORTED for what
-// DirectML has and vkdml does not yet (SUM of floats, AVERAGE).
+// DirectML has and vkdml does not yet (MULTIPLY of floats).
 func TestReduceValueValidate(t *testing.T) {
 	bad, unsup := hresult.E_INVALIDARG, hresult.DXGI_ERROR_UNSUPPORTED
 	cases := []struct {
