@@ -56,6 +56,8 @@ func argRejectCases() []argRule {
 		{"reduce function unknown", &ops.Reduce{Function: 12, Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "Function"},
 		{"reduce max output type", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: u32(1, 3, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.DataType"},
 		{"reduce max sizes", &ops.Reduce{Function: ops.ReduceFunctionMax, Input: in, Output: in, Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.Sizes[0]"},
+		{"reduce float sum sizes", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: in, Output: f32(2, 1, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.Sizes[0]"},
+		{"reduce average kept size", &ops.Reduce{Function: ops.ReduceFunctionAverage, Input: in, Output: f32(1, 1, 4), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "OutputTensor.Sizes[1]"},
 		{"reduce sum of int8", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: tensor.NewDesc(tensor.Int8, []uint32{4}), Output: tensor.NewDesc(tensor.Int8, []uint32{1}), Axes: []uint32{0}}, 0, hresult.E_INVALIDARG, "InputTensor.DataType"},
 		{"reduce axis", &ops.Reduce{Function: ops.ReduceFunctionArgMin, Input: in, Output: u32(1, 3, 4), Axes: []uint32{5}}, 0, hresult.E_INVALIDARG, "Axes[0]"},
 		// Feature-level tables.
@@ -78,6 +80,11 @@ func argAcceptCases() []argRule {
 		{"uint32 index of a 2^32-1 block", &ops.ArgMin{Input: tensor.NewStridedDesc(tensor.UInt8, []uint32{1<<32 - 1}, []uint32{0}), Output: u32(1), Axes: []uint32{0}}, 0, nil, ""},
 		{"int32 index of a 2^31 block", &ops.ArgMin{Input: tensor.NewStridedDesc(tensor.UInt8, []uint32{1 << 31}, []uint32{0}), Output: tensor.NewDesc(tensor.Int32, []uint32{1}), Axes: []uint32{0}}, 0, nil, ""},
 		{"duplicate axes", &ops.ArgMax{Input: in, Output: u32(1, 3, 1), Axes: []uint32{2, 0, 2, 0}}, 0, nil, ""},
+		// DirectML 1.15.4 on the rig accepts a repeated axis for the value
+		// functions too (parity --live: SUM of FLOAT32 over {1,1} and
+		// {0,0,1}, MAX of INT32 over {0,0,1}, MULTIPLY of INT32 over {0,0}).
+		{"reduce float sum duplicate axes", &ops.Reduce{Function: ops.ReduceFunctionSum, Input: in, Output: f32(1, 3, 1), Axes: []uint32{2, 0, 2, 0}}, 0, nil, ""},
+		{"reduce int multiply duplicate axes", &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: tensor.NewDesc(tensor.Int32, []uint32{3, 3}), Output: tensor.NewDesc(tensor.Int32, []uint32{1, 3}), Axes: []uint32{0, 0}}, 0, nil, ""},
 		{"reduce FL 1.0", &ops.Reduce{Function: ops.ReduceFunctionArgMin, Input: tensor.NewDesc(tensor.Float16, []uint32{1, 2, 2, 2}), Output: u32(1, 2, 1, 2), Axes: []uint32{2}}, ops.FeatureLevel1_0, nil, ""},
 		{"argmax FL 3.0", &ops.ArgMax{Input: tensor.NewDesc(tensor.Int8, []uint32{3}), Output: tensor.NewDesc(tensor.Int64, []uint32{1}), Axes: []uint32{0}}, ops.FeatureLevel3_0, nil, ""},
 	}

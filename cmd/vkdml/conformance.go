@@ -39,6 +39,11 @@ func runConformance(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", conformance.DataDir(), "folder of ONNX node test data sets (default $VKDML_ONNX_DATA, else Debian's libonnx-testdata)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	devOpts := deviceFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: vkdml conformance [--data DIR] [--json] [--device SEL] [--debug]\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\nIt runs the data sets of the ONNX node types vkdml maps onto DirectML's\noperators:\n%s", indentedList(conformance.MappedTypes(), 76))
+	}
 	if err := parseFlagsOnly(fs, args, stdout); err != nil {
 		return err
 	}
@@ -130,4 +135,27 @@ func printNotMapped(w io.Writer, rs []conformance.Result) {
 	for _, o := range other {
 		fmt.Fprintf(w, "not mapped: %s\n", o)
 	}
+}
+
+// indentedList writes names comma-separated on lines of at most width
+// characters, each indented by two spaces.
+func indentedList(names []string, width int) string {
+	var b, line strings.Builder
+	for i, n := range names {
+		if i < len(names)-1 {
+			n += ","
+		}
+		if line.Len() > 0 && line.Len()+1+len(n) > width-2 {
+			b.WriteString("  " + line.String() + "\n")
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteString(" ")
+		}
+		line.WriteString(n)
+	}
+	if line.Len() > 0 {
+		b.WriteString("  " + line.String() + "\n")
+	}
+	return b.String()
 }

@@ -310,3 +310,18 @@ func TestWithoutCgo(t *testing.T) {
 		t.Fatalf("CGO_ENABLED=0 go build printed:\n%s\nwant one line naming vkdml_needs_cgo__build_with_CGO_ENABLED_1_and_a_C_compiler", out)
 	}
 }
+
+// TestConformanceHelpListsMappedTypes: `vkdml conformance -h` names every
+// ONNX node type the operator table maps (it named ArgMax, ArgMin and
+// MaxPool only, long after Reduce* and TopK ran).
+func TestConformanceHelpListsMappedTypes(t *testing.T) {
+	_, stdout, _ := vkdml("conformance", "-h")
+	words := strings.FieldsFunc(stdout, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
+	for _, op := range operators.Table {
+		for _, ty := range op.ONNXTypes {
+			if !slices.Contains(words, ty) {
+				t.Errorf("vkdml conformance -h does not name %s (operator %s):\n%s", ty, op.Name, stdout)
+			}
+		}
+	}
+}

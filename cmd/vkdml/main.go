@@ -7,7 +7,7 @@
 //	                           run one operator on NumPy files
 //	vkdml bench --op OP --shape A,B [...]
 //	                           time an operator against the copy kernel
-//	vkdml conformance          run ONNX's node tests for ArgMax, ArgMin, MaxPool
+//	vkdml conformance          run ONNX's node tests of the operators vkdml maps
 //	vkdml parity --corpus DIR  compare vkdml with DirectML's recorded results
 //	vkdml devices [--json]     list Vulkan devices, their features and limits
 //	vkdml version, --version   print the version
@@ -90,7 +90,7 @@ func commands() []command {
 		{"run", "run one operator on .npy files: vkdml run OP [flags] IN.npy OUT.npy", runRun},
 		{"bench", "time an operator against the copy kernel: vkdml bench --op OP --shape A,B [--kernel K|all] [--plot F.png]", runBench},
 		{"plan", "print an operator's plan and its facts, for this device or a profile: vkdml plan --op OP --shape A,B [--profile h100] [--json]", runPlan},
-		{"conformance", "run ONNX's node tests for ArgMax, ArgMin and MaxPool: vkdml conformance [--data DIR] [--json]", runConformance},
+		{"conformance", "run ONNX's node tests of the operators vkdml maps (ArgMax, MaxPool, Reduce*, TopK, ...): vkdml conformance [--data DIR] [--json]", runConformance},
 		{"parity", "compare vkdml with DirectML's results on the parity corpus: vkdml parity [--corpus DIR] [--golden DIR] [--json]", runParity},
 		{"devices", "list Vulkan devices with their features, limits and the feature level vkdml honours", runDevices},
 		{"version", "print vkdml's version", runVersion},

@@ -73,7 +73,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		if ex := op.ExamplesHelp(); ex != "" {
 			fmt.Fprintf(w, "\n%s", ex)
 		}
-		fmt.Fprintf(w, "\n%s\n%s", runForcingHelp, outputHelp)
+		fmt.Fprintf(w, "\n%s\n%s", runForcingHelp(op), outputHelp)
 	}
 	pos, err := parseInterleaved(fs, args[1:], stdout)
 	if err != nil {
@@ -130,19 +130,64 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	return writeOutputs(inPaths, paths, outs[:len(paths)])
 }
 
-// runForcingSynopsis and runForcingHelp document run's --kernel and --tune.
+// runForcingSynopsis and runForcingText document run's --kernel and --tune;
+// runForcingHelp adds the operator's own example.
 const (
 	runForcingSynopsis = "[--kernel K] [--tune KEY=VALUE]"
-	runForcingHelp     = `--kernel forces the planner's kernel strategy and --tune sets tuning knobs, as
+	runForcingText     = `--kernel forces the planner's kernel strategy and --tune sets tuning knobs, as
 in vkdml bench and vkdml plan (which shows the plan). A strategy that cannot
 run the case is an error saying why, never a silent fallback. vkdml's answer
-is the same bits under every strategy and tuning: run one input under each
-and compare the files, e.g.
-  vkdml run reduce --function sum --axes 0 --kernel thread IN.npy A.npy
-  vkdml run reduce --function sum --axes 0 --kernel splitk IN.npy B.npy
-  cmp A.npy B.npy
-`
+is the same bits under every strategy and tuning`
 )
+
+// runForcingExample is one operator's flags and two of its strategies that
+// both run a case of those flags (TestRunForcingExamples runs them).
+type runForcingExample struct {
+	flags   string
+	kernels [2]string
+}
+
+// runForcingExamples are the examples run -h gives; an operator of one
+// strategy (maxunpool) has none.
+var runForcingExamples = map[string]runForcingExample{
+	"argmax":   {"--axes 0", [2]string{"thread", "splitk"}},
+	"argmin":   {"--axes 0", [2]string{"thread", "splitk"}},
+	"identity": {"", [2]string{"vec4", "strided"}},
+	"maxpool":  {"--window 2 --strides 2", [2]string{"direct", "vec2x2"}},
+	"reduce":   {"--function sum --axes 0", [2]string{"thread", "splitk"}},
+	"topk":     {"--k 50", [2]string{"filter", "sort"}},
+}
+
+// runForcingHelp is the paragraph run -h prints on --kernel and --tune for
+// op, with its example: the same input under two strategies, and the
+// output files compared.
+func runForcingHelp(op *operators.Operator) string {
+	ex, ok := runForcingExamples[op.Name]
+	if !ok {
+		return runForcingText + ".\n"
+	}
+	var b strings.Builder
+	b.WriteString(runForcingText + ": run one input\nunder each and compare the files, e.g.\n")
+	flags := ""
+	if ex.flags != "" {
+		flags = " " + ex.flags
+	}
+	outs := make([][]string, 2)
+	for i, k := range ex.kernels {
+		name := string(rune('A' + i))
+		outs[i] = []string{name + ".npy"}
+		if op.RequiredOutputs() == 2 {
+			outs[i] = append(outs[i], name+"I.npy")
+		}
+		fmt.Fprintf(&b, "  vkdml run %s%s --kernel %s IN.npy %s\n", op.Name, flags, k, strings.Join(outs[i], " "))
+	}
+	var cmps []string
+	for j := range outs[0] {
+		cmps = append(cmps, "cmp "+outs[0][j]+" "+outs[1][j])
+	}
+	fmt.Fprintf(&b, "  %s\n", strings.Join(cmps, " && "))
+	return b.String()
+}
 
 // computeForced is Device.Compute with kernel forced on the planner ("":
 // vkdml chooses, and the compiled operator cache serves).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,11 +122,25 @@ func TestRunArgErrors(t *testing.T) {
 	dir := t.TempDir()
 	in := writeNpy(t, dir, "in.npy", tensor.FromFloat32([]uint32{2, 3}, []float32{1, 2, 3, 4, 5, 6}))
 	out := filepath.Join(dir, "out.npy")
+	idx := filepath.Join(dir, "idx.npy")
+	i8 := writeNpy(t, dir, "i8.npy", tensor.FromInt64As(tensor.Int8, []uint32{3}, []int64{1, 2, 3}))
 	cases := []struct {
 		args []string
 		msg  string
 	}{
 		{[]string{"argmax", in, out}, "--axes is required"},
+		{[]string{"reduce", "--axes", "0", in, out}, `--function "": want one of`},
+		{[]string{"reduce", "--function", "sum", "--axes", "0", i8, out}, "INT8 is not supported by REDUCE DML_REDUCE_FUNCTION_SUM"},
+		{[]string{"reduce", "--function", "average", "--axes", "0", i8, out}, "E_INVALIDARG"},
+		// topk's errors name its own flags: --axis (not --axes), --k.
+		{[]string{"topk", in, out, idx}, "--k is required"},
+		{[]string{"topk", "--k", "2", "--axis", "2", in, out, idx}, `--axis "2": axis 2 is out of range for a rank-2 input`},
+		{[]string{"topk", "--k", "2", "--axis", "", in, out, idx}, "--axis is required"},
+		{[]string{"topk", "--k", "2", "--axis", "x", in, out, idx}, `--axis "x": "x" is not an integer`},
+		{[]string{"topk", "--k", "2", "--axis", "0,1", in, out, idx}, `--axis "0,1": give one axis`},
+		{[]string{"topk", "--k", "4", in, out, idx}, "K: 4 is larger than InputTensor.Sizes[1] = 3"},
+		{[]string{"topk", "--k", "2", "--index-type", "int32", in, out, idx}, "want uint32 or uint64"},
+		{[]string{"topk", "--k", "2", in, out}, "want IN.npy"},
 		{[]string{"argmax", "--axes", "", in, out}, "--axes is required"},
 		{[]string{"argmax", "--axes", "x", in, out}, "not an integer"},
 		{[]string{"argmax", "--axes", "-3", in, out}, "out of range for a rank-2 input (axes are -2..1)"},
@@ -148,8 +163,10 @@ func TestRunArgErrors(t *testing.T) {
 			}
 			t.Errorf("vkdml %v: exit %d, stderr %q; want non-zero and %q", args, code, stderr, c.msg)
 		}
-		if _, err := os.Stat(out); err == nil {
-			t.Fatalf("vkdml %v: wrote %s despite failing", args, out)
+		for _, f := range []string{out, idx} {
+			if _, err := os.Stat(f); err == nil {
+				t.Fatalf("vkdml %v: wrote %s despite failing", args, f)
+			}
 		}
 		matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp"))
 		if len(matches) > 0 {
@@ -445,6 +462,74 @@ func TestRunKernelErrors(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("vkdml %v: wrote %s despite failing", args, out)
+		}
+	}
+}
+
+// TestRunForcingExamples: each operator's `vkdml run OP -h` shows its own
+// --kernel example (not another operator's), with strategies it has, and
+// the example's two runs write the same bytes (under -short, topk's only).
+func TestRunForcingExamples(t *testing.T) {
+	dir := t.TempDir()
+	vals := make([]float32, 4*64)
+	for i := range vals {
+		vals[i] = float32((i*37)%101) - 50
+	}
+	inputs := map[string]string{
+		"matrix":  writeNpy(t, dir, "m.npy", tensor.FromFloat32([]uint32{4, 64}, vals)),
+		"maxpool": writeNpy(t, dir, "p.npy", tensor.FromFloat32([]uint32{1, 4, 8, 8}, vals)),
+	}
+	for _, name := range operators.Names() {
+		op, _ := operators.Lookup(name)
+		_, help, _ := vkdml("run", name, "-h")
+		ex, ok := runForcingExamples[name]
+		if !ok {
+			if len(op.Kernels()) > 1 {
+				t.Errorf("run %s -h: no --kernel example for an operator of strategies %v", name, op.Kernels())
+			}
+			continue
+		}
+		runs := 0
+		for _, line := range strings.Split(help, "\n") {
+			if f := strings.Fields(line); len(f) > 2 && f[0] == "vkdml" && f[1] == "run" && slices.Contains(f, "--kernel") {
+				runs++
+				if f[2] != name {
+					t.Errorf("run %s -h: example %q runs another operator", name, line)
+				}
+			}
+		}
+		if runs != 2 {
+			t.Errorf("run %s -h: %d example runs with --kernel; want 2:\n%s", name, runs, help)
+		}
+		if testing.Short() && name != "topk" { // -short runs one example (CI time)
+			continue
+		}
+		in := inputs["matrix"]
+		if name == "maxpool" {
+			in = inputs["maxpool"]
+		}
+		var outs [2][]string
+		for i, k := range ex.kernels {
+			if !slices.Contains(op.Kernels(), k) {
+				t.Fatalf("run %s -h: example kernel %q is none of %v", name, k, op.Kernels())
+			}
+			for j := 0; j < op.RequiredOutputs(); j++ {
+				outs[i] = append(outs[i], filepath.Join(dir, fmt.Sprintf("%s_%s_%d.npy", name, k, j)))
+			}
+			args := append(append([]string{"run", name}, strings.Fields(ex.flags)...), "--kernel", k, in)
+			if code, _, stderr := vkdml(append(args, outs[i]...)...); code != 0 {
+				if strings.Contains(stderr, "no usable Vulkan device") {
+					testutil.NoDevice(t, stderrError(stderr))
+				}
+				t.Fatalf("vkdml %v: exit %d: %s", args, code, stderr)
+			}
+		}
+		for j := range outs[0] {
+			a, errA := os.ReadFile(outs[0][j])
+			b, errB := os.ReadFile(outs[1][j])
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("run %s %s: --kernel %s and %s wrote different files (%v, %v)", name, ex.flags, ex.kernels[0], ex.kernels[1], errA, errB)
+			}
 		}
 	}
 }

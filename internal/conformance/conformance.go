@@ -162,7 +162,7 @@ func Scan(dataDir string) (run []string, notMapped []Result, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w in %s: %v (Debian: apt-get install libonnx-testdata)", ErrNoData, dataDir, err)
 	}
-	mapped := mappedTypes()
+	mapped := MappedTypes()
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -194,8 +194,8 @@ func Scan(dataDir string) (run []string, notMapped []Result, err error) {
 	return run, notMapped, nil
 }
 
-// mappedTypes are the ONNX node types the operator table maps.
-func mappedTypes() []string {
+// MappedTypes are the ONNX node types the operator table maps.
+func MappedTypes() []string {
 	var ts []string
 	for _, op := range operators.Table {
 		ts = append(ts, op.ONNXTypes...)

@@ -139,24 +139,30 @@ func argFlags(name string, fs *flag.FlagSet) *Builder {
 	}
 }
 
-// ParseAxes parses "A[,B...]" for an input of the given rank: each axis in
-// [-rank, rank), a negative one counting from the end. rank 0 checks only
-// the syntax.
+// ParseAxes parses --axes "A[,B...]" for an input of the given rank: each
+// axis in [-rank, rank), a negative one counting from the end. rank 0
+// checks only the syntax.
 func ParseAxes(s string, rank int) ([]uint32, error) {
+	return parseAxesFlag("--axes", s, rank)
+}
+
+// parseAxesFlag is ParseAxes for the flag named flagName (topk's --axis),
+// which its errors name.
+func parseAxesFlag(flagName, s string, rank int) ([]uint32, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: --axes is required (e.g. --axes 0, --axes 0,1 or --axes -1)", ErrUsage)
+		return nil, fmt.Errorf("%w: %s is required (e.g. %s 0 or %s -1)", ErrUsage, flagName, flagName, flagName)
 	}
 	var axes []uint32
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --axes %q: %q is not an integer", ErrUsage, s, f)
+			return nil, fmt.Errorf("%w: %s %q: %q is not an integer", ErrUsage, flagName, s, f)
 		}
 		if rank == 0 {
 			continue
 		}
 		if v < -int64(rank) || v >= int64(rank) {
-			return nil, fmt.Errorf("%w: --axes %q: axis %d is out of range for a rank-%d input (axes are %d..%d)", ErrUsage, s, v, rank, -rank, rank-1)
+			return nil, fmt.Errorf("%w: %s %q: axis %d is out of range for a rank-%d input (axes are %d..%d)", ErrUsage, flagName, s, v, rank, -rank, rank-1)
 		}
 		if v < 0 {
 			v += int64(rank)

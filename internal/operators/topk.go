@@ -65,12 +65,15 @@ func topKFlags(fs *flag.FlagSet, _ Use) *Builder {
 }
 
 func (p *topKOptions) check() error {
-	if p.k == 0 || p.k > 1<<32-1 {
+	if p.k == 0 {
+		return fmt.Errorf("%w: --k is required: the number of elements to select, from 1 to the axis length (DirectML refuses K = 0)", ErrUsage)
+	}
+	if p.k > 1<<32-1 {
 		return fmt.Errorf("%w: --k %d: give the number of elements to select, from 1 to the axis length", ErrUsage, p.k)
 	}
 	_, _, err := topKEnums(p.dir, p.idx)
 	if err == nil {
-		_, err = ParseAxes(p.axis, 0)
+		_, err = parseAxesFlag("--axis", p.axis, 0)
 	}
 	return err
 }
@@ -98,7 +101,7 @@ func (p *topKOptions) desc(ins []Input) (dml.OperatorDesc, error) {
 		return nil, err
 	}
 	in := *ins[0].Desc
-	axes, err := ParseAxes(p.axis, in.Rank())
+	axes, err := parseAxesFlag("--axis", p.axis, in.Rank())
 	if err != nil {
 		return nil, err
 	}
