@@ -289,44 +289,10 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 // segments chooses the strategy (or takes the forced one) and cuts the
 // axis for it.
 func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
-	shape := TopKStrategySort
-	if k <= shaders.TopKSortMax/2 {
-		shape = TopKStrategyFilter
-	}
-	if k <= shaders.TopKListMax {
-		shape = TopKStrategyLane
-		if axisIn != 1 || n <= topKShortRow {
-			shape = TopKStrategyThread
-		}
-	}
 	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
-	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG {
-		shape = TopKStrategyRadix
-	}
-	switch ctx.Kernel {
-	case "":
-	case TopKStrategyRadix:
-		if k > shaders.TopKSortMax {
-			return nil, hresult.Unsupported("Kernel", "strategy %q sorts at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax, k, TopKStrategySort)
-		}
-		if wgLimit < topKRadixMinWG {
-			return nil, hresult.Unsupported("Kernel", "strategy %q needs workgroups of %d lanes; the device allows %d", ctx.Kernel, topKRadixMinWG, wgLimit)
-		}
-		shape = ctx.Kernel
-	case TopKStrategyThread, TopKStrategyLane:
-		if k > shaders.TopKListMax {
-			return nil, hresult.Unsupported("Kernel", "strategy %q keeps lists of at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKListMax, k, TopKStrategySort)
-		}
-		shape = ctx.Kernel
-	case TopKStrategyFilter:
-		if k > shaders.TopKSortMax/2 {
-			return nil, hresult.Unsupported("Kernel", "strategy %q keeps at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax/2, k, TopKStrategySort)
-		}
-		shape = ctx.Kernel
-	case TopKStrategySort:
-		shape = ctx.Kernel
-	default:
-		return nil, hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, t.typ, TopKStrategies)
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit)
+	if err != nil {
+		return nil, err
 	}
 	s := &topKSegments{shape: shape, entryBytes: 8}
 	if t.in.DataType.Size() == 8 {
@@ -337,74 +303,13 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		s.wg = topKMergeWG
 		s.segLen = min(n, max(topKIters/(k+1), 1))
 	case TopKStrategyLane:
-		lk := uint64(pow2Ceil(uint32(k)))
-		wg := uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKLaneWG), wgLimit, shaders.TopKSortMax/lk))))
-		s.wg, s.sortN = uint32(wg), wg*lk
-		// The sort of wg*lk entries takes stages*(wg*lk/2/wg) iterations;
-		// the lists the rest.
-		sortIters := topKStages(s.sortN) * max(lk/2, 1)
-		s.segLen = min(n, max((topKIters-sortIters)/(k+1), 1)*wg)
-		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
-			s.segLen = split
-		}
+		s.cutLane(ctx, rows, n, k, wgLimit)
 	case TopKStrategyFilter:
-		// The list (listN >= K), a candidate buffer of at least four
-		// chunks of wg positions, both in one sort of sortN entries.
-		s.listN = uint64(pow2Ceil(uint32(k)))
-		wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
-		s.candN = max(s.listN, 4*wg)
-		s.sortN = uint64(pow2Ceil(uint32(s.listN + s.candN)))
-		if s.sortN > shaders.TopKSortMax {
-			s.candN = shaders.TopKSortMax - s.listN
-			s.sortN = shaders.TopKSortMax
-			wg = min(wg, s.candN/4)
-		}
-		s.wg = uint32(wg)
-		// Iterations: a chunk each WG positions, and at worst (every
-		// position a candidate) a sort each candN-wg positions.
-		mergeIters := topKStages(s.sortN)*max(s.sortN/2/wg, 1) + s.sortN/wg
-		chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-wg)/wg)
-		s.segLen = min(n, max(chunks, 1)*wg)
-		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
-			s.segLen = split
-		}
+		s.cutFilter(rows, n, k, wgLimit)
 	case TopKStrategyRadix:
-		// At least 64 lanes (wgLimit is, above): a lane ranks at most
-		// TopKSortMax/64 entries (topk_select.comp's OWN_MAX).
-		wg := uint64(pow2Floor(uint32(max(min(uint64(ctx.tuning().topKRadixWG), wgLimit), topKRadixMinWG))))
-		s.wg, s.sortN = uint32(wg), shaders.TopKSortMax
-		s.listN = uint64(ctx.tuning().topKRadixRankMax)
-		s.candN = uint64(ctx.tuning().topKRadixBucketMin)
-		if mul := uint64(ctx.tuning().topKRadixSortMul); mul > 0 {
-			s.sortN = min(s.sortN, uint64(pow2Ceil(uint32(k)))*mul)
-		}
-		// The sampled threshold (topk_select.comp radix_sampled): the
-		// sparsest sample (of power-of-two steps up to topKRadixSample)
-		// whose gather is expected to keep at most topKRadixSampleCap
-		// entries: the shader's margin, 3 standard deviations and 4
-		// samples, is about 3*sqrt(K*step) + 4*step entries.
-		tun := ctx.tuning()
-		if s.entryBytes == 8 {
-			for st := uint64(pow2Floor(tun.topKRadixSample)); st > 1; st /= 2 {
-				if float64(k)+3*math.Sqrt(float64(k*st))+4*float64(st) <= float64(tun.topKRadixSampleCap) {
-					s.sampStep = st
-					break
-				}
-			}
-		}
 		// The scans of 32-bit rows of stride 1 read four positions a
 		// load (topk_select.comp VEC4).
-		vec := uint64(1)
-		if t.in.DataType.Size() == 4 && axisIn == 1 {
-			vec = 4
-		}
-		s.segLen = n
-		for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep) > topKIters {
-			s.segLen = ceilDiv(s.segLen, 2)
-		}
-		if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
-			s.segLen = split
-		}
+		s.cutRadix(ctx, rows, n, k, wgLimit, t.in.DataType.Size() == 4 && axisIn == 1)
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
 		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
@@ -413,24 +318,153 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	s.wg = uint32(min(uint64(s.wg), wgLimit))
 	s.nseg = ceilDiv(n, s.segLen)
 	if s.nseg > 1 {
-		span, nruns := s.segLen, s.nseg
-		capIn := min(k, span)
-		s.rowA = nruns * capIn * s.entryBytes
-		for i := 0; nruns > 1; i++ {
-			p := topKPass{span: span, capIn: capIn, nrunsIn: nruns, capOut: min(k, 2*span), nrunsOut: ceilDiv(nruns, 2)}
-			s.passes = append(s.passes, p)
-			span, nruns, capIn = 2*span, p.nrunsOut, p.capOut
-			if nruns > 1 { // the last pass writes the results
-				b := nruns * capIn * s.entryBytes
-				if i%2 == 0 {
-					s.rowB = max(s.rowB, b)
-				} else {
-					s.rowA = max(s.rowA, b)
-				}
+		s.mergeRuns(k)
+	}
+	return s, nil
+}
+
+// topKStrategy is the strategy for rows of n positions (axisIn the axis's
+// stride in elements) and K = k: the planner's choice, or ctx.Kernel when
+// forced and able to run the case.
+func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64) (string, error) {
+	shape := TopKStrategySort
+	if k <= shaders.TopKSortMax/2 {
+		shape = TopKStrategyFilter
+	}
+	if k <= shaders.TopKListMax {
+		shape = TopKStrategyLane
+		if axisIn != 1 || n <= topKShortRow {
+			shape = TopKStrategyThread
+		}
+	}
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG {
+		shape = TopKStrategyRadix
+	}
+	switch ctx.Kernel {
+	case "":
+	case TopKStrategyRadix:
+		if k > shaders.TopKSortMax {
+			return "", hresult.Unsupported("Kernel", "strategy %q sorts at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax, k, TopKStrategySort)
+		}
+		if wgLimit < topKRadixMinWG {
+			return "", hresult.Unsupported("Kernel", "strategy %q needs workgroups of %d lanes; the device allows %d", ctx.Kernel, topKRadixMinWG, wgLimit)
+		}
+		shape = ctx.Kernel
+	case TopKStrategyThread, TopKStrategyLane:
+		if k > shaders.TopKListMax {
+			return "", hresult.Unsupported("Kernel", "strategy %q keeps lists of at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKListMax, k, TopKStrategySort)
+		}
+		shape = ctx.Kernel
+	case TopKStrategyFilter:
+		if k > shaders.TopKSortMax/2 {
+			return "", hresult.Unsupported("Kernel", "strategy %q keeps at most %d entries; K is %d (use %q)", ctx.Kernel, shaders.TopKSortMax/2, k, TopKStrategySort)
+		}
+		shape = ctx.Kernel
+	case TopKStrategySort:
+		shape = ctx.Kernel
+	default:
+		return "", hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, typ, TopKStrategies)
+	}
+	return shape, nil
+}
+
+// cutLane cuts the axis for the lane strategy: a sorted list of K per
+// lane, then one sort of the workgroup's lists.
+func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
+	lk := uint64(pow2Ceil(uint32(k)))
+	wg := uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKLaneWG), wgLimit, shaders.TopKSortMax/lk))))
+	s.wg, s.sortN = uint32(wg), wg*lk
+	// The sort of wg*lk entries takes stages*(wg*lk/2/wg) iterations;
+	// the lists the rest.
+	sortIters := topKStages(s.sortN) * max(lk/2, 1)
+	s.segLen = min(n, max((topKIters-sortIters)/(k+1), 1)*wg)
+	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
+		s.segLen = split
+	}
+}
+
+// cutFilter cuts the axis for the filter strategy.
+func (s *topKSegments) cutFilter(rows, n, k, wgLimit uint64) {
+	// The list (listN >= K), a candidate buffer of at least four
+	// chunks of wg positions, both in one sort of sortN entries.
+	s.listN = uint64(pow2Ceil(uint32(k)))
+	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
+	s.candN = max(s.listN, 4*wg)
+	s.sortN = uint64(pow2Ceil(uint32(s.listN + s.candN)))
+	if s.sortN > shaders.TopKSortMax {
+		s.candN = shaders.TopKSortMax - s.listN
+		s.sortN = shaders.TopKSortMax
+		wg = min(wg, s.candN/4)
+	}
+	s.wg = uint32(wg)
+	// Iterations: a chunk each WG positions, and at worst (every
+	// position a candidate) a sort each candN-wg positions.
+	mergeIters := topKStages(s.sortN)*max(s.sortN/2/wg, 1) + s.sortN/wg
+	chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-wg)/wg)
+	s.segLen = min(n, max(chunks, 1)*wg)
+	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
+		s.segLen = split
+	}
+}
+
+// cutRadix cuts the axis for the radix strategy; vec4 says the scans read
+// four positions a load.
+func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool) {
+	// At least 64 lanes (wgLimit is, above): a lane ranks at most
+	// TopKSortMax/64 entries (topk_select.comp's OWN_MAX).
+	wg := uint64(pow2Floor(uint32(max(min(uint64(ctx.tuning().topKRadixWG), wgLimit), topKRadixMinWG))))
+	s.wg, s.sortN = uint32(wg), shaders.TopKSortMax
+	s.listN = uint64(ctx.tuning().topKRadixRankMax)
+	s.candN = uint64(ctx.tuning().topKRadixBucketMin)
+	if mul := uint64(ctx.tuning().topKRadixSortMul); mul > 0 {
+		s.sortN = min(s.sortN, uint64(pow2Ceil(uint32(k)))*mul)
+	}
+	// The sampled threshold (topk_select.comp radix_sampled): the
+	// sparsest sample (of power-of-two steps up to topKRadixSample)
+	// whose gather is expected to keep at most topKRadixSampleCap
+	// entries: the shader's margin, 3 standard deviations and 4
+	// samples, is about 3*sqrt(K*step) + 4*step entries.
+	tun := ctx.tuning()
+	if s.entryBytes == 8 {
+		for st := uint64(pow2Floor(tun.topKRadixSample)); st > 1; st /= 2 {
+			if float64(k)+3*math.Sqrt(float64(k*st))+4*float64(st) <= float64(tun.topKRadixSampleCap) {
+				s.sampStep = st
+				break
 			}
 		}
 	}
-	return s, nil
+	vec := uint64(1)
+	if vec4 {
+		vec = 4
+	}
+	s.segLen = n
+	for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep) > topKIters {
+		s.segLen = ceilDiv(s.segLen, 2)
+	}
+	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
+		s.segLen = split
+	}
+}
+
+// mergeRuns lays out the merge passes of a row's nseg runs and the
+// temporary bytes per row of the two regions they alternate between.
+func (s *topKSegments) mergeRuns(k uint64) {
+	span, nruns := s.segLen, s.nseg
+	capIn := min(k, span)
+	s.rowA = nruns * capIn * s.entryBytes
+	for i := 0; nruns > 1; i++ {
+		p := topKPass{span: span, capIn: capIn, nrunsIn: nruns, capOut: min(k, 2*span), nrunsOut: ceilDiv(nruns, 2)}
+		s.passes = append(s.passes, p)
+		span, nruns, capIn = 2*span, p.nrunsOut, p.capOut
+		if nruns > 1 { // the last pass writes the results
+			b := nruns * capIn * s.entryBytes
+			if i%2 == 0 {
+				s.rowB = max(s.rowB, b)
+			} else {
+				s.rowA = max(s.rowA, b)
+			}
+		}
+	}
 }
 
 // topKRadixIters bounds the loop iterations of one lane of the radix
