@@ -85,16 +85,16 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// slot), which loads one entry of the other run: the rows are per
 	// step.
 	"topk_merge.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
-	// REDUCE MULTIPLY's canonical tree: the hot loop pushes one value
-	// (a position's, or the combine's partial) onto the tree's stack per
-	// trip, and the push merges once per trailing one bit of the count,
-	// a loop whose trips depend on the count: 2^k - 1 merges over 2^k
-	// pushes, one a trip.
+	// REDUCE MULTIPLY's canonical tree: the hot loop pushes LOADS
+	// positions' values (the combine: one partial) onto the tree's stack
+	// per trip, and each push merges once per trailing one bit of the
+	// count, a loop whose trips depend on the count: 2^k - 1 merges over
+	// 2^k pushes, one a push.
 	"reduce_fmul.comp": func(v shaders.Variant) Unit {
 		if define(v, "COMBINE", 0) == 1 {
 			return Unit{Name: "partial", PerIteration: 1, DataTrips: 1}
 		}
-		return Unit{Name: "element", PerIteration: 1, DataTrips: 1}
+		return Unit{Name: "element", PerIteration: define(v, "LOADS", 1), DataTrips: 1}
 	},
 }
 
