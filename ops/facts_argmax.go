@@ -248,8 +248,10 @@ func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
 // 42's tree): the first pass has argmax.comp's shapes, but a lane of the
 // group shape scans an aligned run of c = max(1, P/WG) positions (P the
 // segment length rounded up to a power of two), so ceil(n/c) lanes hold
-// elements; the combines read partials as argmax_combine*.comp's, a lane
-// of the group combine a run of them.
+// elements, and a lane has LOADS loads in flight only where its run (the
+// thread shape's: a segment) holds LOADS positions; the combines read
+// partials as argmax_combine*.comp's, a lane of the group combine a run
+// of them.
 func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
 	wg := v.wg()
 	chunk := func(n uint64) uint64 {
@@ -273,10 +275,22 @@ func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
 		f.SerialPartials = c
 		return f, nil
 	}
-	if v.define("GROUP", 0) == 0 {
-		return argScalarFacts(v)
-	}
 	a := argStepItemsOf(v)
+	// loadsInFlight is the loads a lane issues before using them on runs
+	// of run positions.
+	loadsInFlight := func(run uint64) uint64 {
+		if loads := v.define("LOADS", 1); run >= loads {
+			return loads
+		}
+		return 1
+	}
+	if v.define("GROUP", 0) == 0 {
+		f, err := argScalarFacts(v)
+		if loads := v.define("LOADS", 1); loads > 1 {
+			f.BytesPerLaneInFlight = f.BytesPerLaneInFlight / loads * loadsInFlight(min(a.segLen, a.jCount))
+		}
+		return f, err
+	}
 	c := chunk(a.segLen)
 	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return (n + c - 1) / c })
 	if err != nil {
@@ -286,6 +300,7 @@ func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
 	if f.BytesPerLaneInFlight < 4 && v.define("NATIVE", 1) == 0 {
 		f.BytesPerLaneInFlight = 4 // one 32-bit word holds the element
 	}
+	f.BytesPerLaneInFlight *= loadsInFlight(min(c, a.segLen, a.jCount))
 	argFirstPassBytes(v, &f, a, v.define("ELEM_BITS", 32)/8)
 	return f, nil
 }

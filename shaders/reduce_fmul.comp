@@ -30,12 +30,20 @@
 //   COMBINE 1, GROUP 0: one invocation per output scans its partials.
 //   COMBINE 1, GROUP 1: one workgroup per output, chunks of partials as
 //     the first pass's chunks of positions.
+// LOADS (first pass): 8 loads eight positions of a lane's run before
+// pushing them in the same order (a GPU needs about 2 MiB in flight, and
+// one 4-byte value per resident lane is about 1 MiB on an H100); the
+// products and their order are the same as one at a time. 1 or undefined:
+// one at a time.
 // A partial is word 0 of reduce_part_float.glsl's PART_WORDS-word entry
 // (the float functions share one partial size): the node's FLOAT32 bits.
 // FLOAT16 inputs widen exactly; the products are FLOAT32 and the answer is
 // rounded to FLOAT16 once at the end (DirectML computes FLOAT16 in
 // FLOAT32, rule 41).
 
+#ifndef LOADS
+#define LOADS 1
+#endif
 #if COMBINE
 #define REDUCE_COMBINE 1
 #define WORD_SRC 0
@@ -149,6 +157,27 @@ uint term(uint kin, uint j) {
 	return VAL_LOG == 1u ? f16_to_f32(x) : x;
 }
 
+// push_run pushes block positions [j, end) in order.
+void push_run(uint kin, uint j, uint end) {
+#if LOADS == 8
+	for (; end - j >= 8u; j += 8u) {
+		uint x0 = term(kin, j), x1 = term(kin, j + 1u), x2 = term(kin, j + 2u), x3 = term(kin, j + 3u);
+		uint x4 = term(kin, j + 4u), x5 = term(kin, j + 5u), x6 = term(kin, j + 6u), x7 = term(kin, j + 7u);
+		tree_push(x0);
+		tree_push(x1);
+		tree_push(x2);
+		tree_push(x3);
+		tree_push(x4);
+		tree_push(x5);
+		tree_push(x6);
+		tree_push(x7);
+	}
+#endif
+	for (; j < end; j++) {
+		tree_push(term(kin, j));
+	}
+}
+
 void write_value(uint o, uint seg, uint kout, uint v) {
 	if (OUT_MODE == 2u) {
 		word_dst.x[pc.base_dst + PART_WORDS * (o * pc.nseg + seg - pc.dst_win)] = v;
@@ -170,9 +199,7 @@ void main() {
 		uint n = min(pc.seg_len, pc.j_count - jb);
 		uint j0 = pc.j_begin + jb;
 		tree_start();
-		for (uint k = 0u; k < n; k++) {
-			tree_push(term(kin, j0 + k));
-		}
+		push_run(kin, j0, j0 + n);
 		write_value(o, pc.seg_base + sl, kout, tree_value());
 	}
 }
@@ -192,9 +219,7 @@ void main() {
 		uint j0 = pc.j_begin + jb;
 		tree_start();
 		// (lanes past the segment scan nothing: t*c >= n)
-		for (uint k = min(t * c, n), end = min(t * c + c, n); k < end; k++) {
-			tree_push(term(kin, j0 + k));
-		}
+		push_run(kin, j0 + min(t * c, n), j0 + min(t * c + c, n));
 		uint v = lanes_tree(tree_value());
 		if (t == 0u) {
 			write_value(o, pc.seg_base + sl, kout, v);

@@ -58,7 +58,7 @@ func reduceFloatVariants() []Variant {
 				}, Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
 					Defines: []string{"COMBINE=0", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup))},
+						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "LOADS=8"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				})
 			}

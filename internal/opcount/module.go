@@ -52,6 +52,9 @@ type module struct {
 	consts map[string]uint64
 	defs   map[string]inst
 	src    map[string]bool
+	// dataTrips is what a loop that is not counted costs in trips
+	// (Unit.DataTrips); 0: such a loop is an error.
+	dataTrips float64
 }
 
 func parse(text string) (*module, error) {
@@ -331,7 +334,7 @@ func (m *module) walk(b string, stops, exits map[string]bool) (float64, error) {
 			return 0, fmt.Errorf("block %s: not a block of main, or no way out", b)
 		}
 		if blk.loopMerge != "" {
-			trip, err := m.tripCount(blk)
+			trip, err := m.trips(blk)
 			if err != nil {
 				return 0, err
 			}
@@ -339,7 +342,7 @@ func (m *module) walk(b string, stops, exits map[string]bool) (float64, error) {
 			if err != nil {
 				return 0, err
 			}
-			total += float64(trip) * it
+			total += trip * it
 			b = blk.loopMerge
 			continue
 		}
@@ -391,6 +394,17 @@ func (m *module) walk(b string, stops, exits map[string]bool) (float64, error) {
 		b = merge
 	}
 	return total, nil
+}
+
+// trips is the iterations of the loop headed by h: its trip count where it
+// is a counted loop, else the unit's mean trips of a data-dependent loop
+// where it gives one.
+func (m *module) trips(h *block) (float64, error) {
+	n, err := m.tripCount(h)
+	if err != nil && m.dataTrips > 0 {
+		return m.dataTrips, nil
+	}
+	return float64(n), err
 }
 
 // tripCount is the iterations of a counted loop: its header compares a

@@ -48,6 +48,10 @@ type Unit struct {
 	// whole elements).
 	PerIteration float64
 	ElemBytes    float64
+	// DataTrips is the mean trips of a loop inside the hot loop whose
+	// trip count depends on the data (not a counted loop); 0 makes such a
+	// loop an error.
+	DataTrips float64
 }
 
 // family is how the kernels compiled from one GLSL source are counted.
@@ -81,6 +85,17 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// slot), which loads one entry of the other run: the rows are per
 	// step.
 	"topk_merge.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
+	// REDUCE MULTIPLY's canonical tree: the hot loop pushes LOADS
+	// positions' values (the combine: one partial) onto the tree's stack
+	// per trip, and each push merges once per trailing one bit of the
+	// count, a loop whose trips depend on the count: 2^k - 1 merges over
+	// 2^k pushes, one a push.
+	"reduce_fmul.comp": func(v shaders.Variant) Unit {
+		if define(v, "COMBINE", 0) == 1 {
+			return Unit{Name: "partial", PerIteration: 1, DataTrips: 1}
+		}
+		return Unit{Name: "element", PerIteration: define(v, "LOADS", 1), DataTrips: 1}
+	},
 }
 
 // col8yUnit is argmax_col8y.comp's unit: bytes of 16-byte loads, but
@@ -130,6 +145,7 @@ func Count(variant string, spec []uint32) (float64, Unit, error) {
 	if err != nil {
 		return 0, unit, fmt.Errorf("opcount: %s: %w", variant, err)
 	}
+	m.dataTrips = unit.DataTrips
 	var per, loaded float64
 	if unit.Whole {
 		per, err = m.walk(m.order[0], map[string]bool{}, map[string]bool{})

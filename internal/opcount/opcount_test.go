@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/vkdml/vkdml/internal/descfuzz"
+	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/profiles"
+	"github.com/vkdml/vkdml/shaders"
 )
 
 // pending are the cases with a dispatch over its budget that another
@@ -24,6 +26,15 @@ var pending = map[string]bool{
 	"reduce sum 4096x16384 FLOAT16 axis 0":         true,
 	"reduce sum 64M FLOAT32 whole":                 true,
 	"reduce log_sum_exp 4096x16384 FLOAT32 axis 1": true,
+	// MULTIPLY (rule 42): each element (or partial) costs one
+	// integer-arithmetic FLOAT32 product (mul_f32, about 50 ops: no
+	// denormal flushing or driver rounding) and its tree push, 60 to 67
+	// ops, 15 to 16.7 a byte; meeting the budget needs the hardware's
+	// multiply where the device guarantees IEEE rounding with denormals
+	// (float controls), a tuning choice.
+	"reduce multiply 4096x16384 FLOAT32 axis 1": true,
+	"reduce multiply 4096x16384 FLOAT32 axis 0": true,
+	"reduce multiply 64M FLOAT32 whole":         true,
 }
 
 const countsFile = "counts.md"
@@ -149,5 +160,49 @@ func TestCountsLavapipeTexel(t *testing.T) {
 	}
 	if texel == 0 {
 		t.Errorf("no lavapipe row plan of %d runs a texel kernel", len(rows))
+	}
+}
+
+// TestCountDataTrips checks the count of a loop whose trips depend on the
+// data: MULTIPLY's tree push inside its hot loop fails to count without
+// the unit's mean trips and costs one product more per unit when they
+// double.
+func TestCountDataTrips(t *testing.T) {
+	ctx, err := ProfileContext("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan *ops.Plan
+	for _, c := range Cases() {
+		if c.Name == "reduce multiply 64M FLOAT32 whole" {
+			if plan, err = c.Desc.Plan(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if plan == nil {
+		t.Fatal("no case reduce multiply 64M FLOAT32 whole")
+	}
+	k := plan.Kernels[plan.Steps[0].Kernel]
+	one, unit, err := Count(k.Variant, k.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unit.DataTrips != 1 {
+		t.Fatalf("%s: %g data-dependent trips, want 1", k.Variant, unit.DataTrips)
+	}
+	saved := family["reduce_fmul.comp"]
+	defer func() { family["reduce_fmul.comp"] = saved }()
+	for _, trips := range []float64{0, 2} {
+		family["reduce_fmul.comp"] = func(shaders.Variant) Unit {
+			return Unit{Name: "element", PerIteration: unit.PerIteration, DataTrips: trips}
+		}
+		n, _, err := Count(k.Variant, k.Spec)
+		switch {
+		case trips == 0 && (err == nil || !strings.Contains(err.Error(), "trip count is unknown")):
+			t.Errorf("%s without data-dependent trips: %.2f ops, %v", k.Variant, n, err)
+		case trips == 2 && (err != nil || n < one+30 || n > 2*one):
+			t.Errorf("%s with 2 merges a push: %.2f ops, %.2f with 1 (%v)", k.Variant, n, one, err)
+		}
 	}
 }

@@ -101,14 +101,18 @@ func Cases() []Case {
 		}
 	}
 	reduce(ops.ReduceFunctionSum, tensor.Int32, "64M", []uint32{64 << 20}, "whole", 0)
-	// The float functions' exact accumulators (issue 32): SUM on both
-	// float types, LOG_SUM_EXP's exp per element.
+	// The float functions (issue 32): the exact accumulators, SUM on both
+	// float types and LOG_SUM_EXP's exp per element; MULTIPLY's canonical
+	// tree of integer-arithmetic products (rule 42).
 	for _, dt := range []tensor.DataType{f32, tensor.Float16} {
 		reduce(ops.ReduceFunctionSum, dt, "4096x16384", rows, "axis 1", 1)
 		reduce(ops.ReduceFunctionSum, dt, "4096x16384", rows, "axis 0", 0)
 	}
 	reduce(ops.ReduceFunctionSum, f32, "64M", []uint32{64 << 20}, "whole", 0)
 	reduce(ops.ReduceFunctionLogSumExp, f32, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 0", 0)
+	reduce(ops.ReduceFunctionMultiply, f32, "64M", []uint32{64 << 20}, "whole", 0)
 	pool := func(name string, dt tensor.DataType, shape []uint32, k, s, p, d uint32, idx bool) {
 		out := append([]uint32(nil), shape...)
 		for i := 2; i < 4; i++ {
