@@ -70,6 +70,7 @@ func Corpus(seed int64) *Set {
 	}
 	// Families added later draw from g, after all of the above.
 	g.reduceFloat()
+	g.topKNaNDecreasing()
 	return g.set
 }
 

@@ -156,3 +156,42 @@ func (g *gen) topKRejects() {
 		g.topKCase(c)
 	}
 }
+
+// topKNaNDecreasing adds the cases of semantics.md rule 38 in the
+// DECREASING direction (TOP_K1 and TOP_K): the short rows measured after
+// `make parity-live` (seed 31031) found DirectML misordering such rows,
+// and two long rows like those it found (ties and a NaN in 16, drawn as
+// randomTopK draws them, after every other family).
+func (g *gen) topKNaNDecreasing() {
+	f32, f16 := tensor.Float32, tensor.Float16
+	nan := math.NaN()
+	row := func(dt tensor.DataType, n uint32) parity.Tensor { return desc(dt, u32(n), nil) }
+	nanLast := floats(82.25, 11.390625, -17.453125, nan)
+	withNaN := func(dt tensor.DataType) func(*tensor.Tensor, []uint32, int) {
+		draw := g.draw(dt, true)
+		return func(t *tensor.Tensor, c []uint32, i int) {
+			if g.rng.Intn(16) == 0 {
+				t.SetFloat64(c, nan)
+				return
+			}
+			draw(t, c, i)
+		}
+	}
+	for _, c := range []topKSpec{
+		{name: "rule38_nan_last_decreasing_k1", covers: []string{"rule 38"}, note: "DirectML gives [NaN] at [3]", in: row(f32, 4), k: 1, values: nanLast},
+		{name: "rule38_nan_last_decreasing_float16", covers: []string{"rule 38"}, note: "parity-live seed 31031: DirectML gives [NaN,82.25,11.39,-17.45] at [3,0,1,2]",
+			in: row(f16, 4), k: 4, values: nanLast},
+		{name: "rule38_nan_last_decreasing_float16_k3", covers: []string{"rule 38"}, note: "parity-live seed 31031 (a column of a permuted block): DirectML gives [NaN,1,-1] at [4,3,0]",
+			in: row(f16, 5), k: 3, values: floats(-1, -1, -1, 1, nan)},
+		{name: "rule38_nan_second_decreasing_k3", covers: []string{"rule 38"}, note: "DirectML gives [3,2,NaN] at [2,3,1]; with K = 2 it is right (rule34_nan_skipped_decreasing)",
+			in: row(f32, 4), k: 3, values: floats(1, nan, 3, 2)},
+		{name: "rule38_top_k_nan_last", covers: []string{"rule 38"}, note: "TOP_K alike: DirectML gives [NaN,82.25] at [3,0]", op: "TOP_K",
+			in: desc(f32, u32(1, 1, 1, 4), nil), axis: 3, k: 2, values: nanLast},
+		{name: "rule38_long_float16_1225_k16", covers: []string{"rule 38"}, note: "like parity-live seed 31031's FLOAT16 row of 1225, where DirectML skipped 65504 maxima",
+			in: desc(f16, u32(1, 1225), nil), axis: 1, k: 16, values: withNaN(f16)},
+		{name: "rule38_long_float32_2x4512_k16", covers: []string{"rule 38"}, note: "like parity-live seed 31031's FLOAT32 rows of 4512, where DirectML gave tied maxima out of index order",
+			in: desc(f32, u32(2, 4512), nil), axis: 1, k: 16, values: withNaN(f32)},
+	} {
+		g.topKCase(c)
+	}
+}
