@@ -157,6 +157,52 @@ func (g *gen) topKRejects() {
 	}
 }
 
+// randomTopKLongK are the K of randomTopK's long rows: around the lane
+// strategy's 16, the filter's and the sort's limits (1024, 2048).
+var randomTopKLongK = []uint32{1, 2, 16, 17, 50, 1024, 2048, 2049}
+
+// randomTopK adds one TOP_K1 case per data type for Random: either a
+// short block of rank 1-4 (any axis, K from 1 to its length, a permuted
+// or padded input one time in three) or, one time in four, one or two
+// long rows of 500 to 5499 (K of randomTopKLongK, so that the lane,
+// filter, sort and radix regimes and their limits come up); either
+// direction, UINT32 or UINT64 indices, ties half of the time, and NaN
+// (one element in 16) in the float types, so that rules 33-36 and 38
+// meet every boundary.
+func (g *gen) randomTopK() {
+	for _, dt := range allTypes {
+		var sizes []uint32
+		var axis, k uint32
+		layout := "packed"
+		if g.rng.Intn(4) == 0 {
+			n := uint32(500 + g.rng.Intn(5000))
+			sizes, axis = u32(uint32(1+g.rng.Intn(2)), n), 1
+			k = min(randomTopKLongK[g.rng.Intn(len(randomTopKLongK))], n)
+		} else {
+			rank := 1 + g.rng.Intn(4)
+			sizes = g.sizes(rank, 240)
+			axis = uint32(g.rng.Intn(rank))
+			k = 1 + uint32(g.rng.Intn(int(sizes[axis])))
+			if g.rng.Intn(3) == 0 {
+				layout = []string{"permuted", "padded"}[g.rng.Intn(2)]
+			}
+		}
+		dir := []string{"DECREASING", "INCREASING"}[g.rng.Intn(2)]
+		idx := []tensor.DataType{tensor.UInt32, tensor.UInt64}[g.rng.Intn(2)]
+		draw := g.draw(dt, g.rng.Intn(2) == 0)
+		values := func(t *tensor.Tensor, c []uint32, i int) {
+			if dt.IsFloat() && g.rng.Intn(16) == 0 {
+				t.SetFloat64(c, math.NaN())
+				return
+			}
+			draw(t, c, i)
+		}
+		g.topKCase(topKSpec{name: fmt.Sprintf("random_topk_%s_%s", lower(dt.String()), lower(dir)),
+			covers: []string{"random", "rule 32", "rule 33", "rule 34", "rule 36", "rule 38"}, note: layout + " input",
+			in: desc(dt, sizes, g.layout(sizes, layout)), idx: idx, axis: axis, k: k, dir: dir, values: values})
+	}
+}
+
 // topKNaNDecreasing adds the cases of semantics.md rule 38 in the
 // DECREASING direction (TOP_K1 and TOP_K): the short rows measured after
 // `make parity-live` (seed 31031) found DirectML misordering such rows,
