@@ -70,6 +70,7 @@ func Corpus(seed int64) *Set {
 	}
 	// Families added later draw from g, after all of the above.
 	g.reduceFloat()
+	g.topKNaNDecreasing()
 	return g.set
 }
 
@@ -94,7 +95,8 @@ func shared(seed int64) *gen {
 // layouts and ties; REDUCE; MAX_POOLING, MAX_POOLING1 and MAX_POOLING2
 // with dilations, padding, non-floor extents and windows in padding only;
 // MAX_UNPOOLING with duplicate and out-of-range indices; REDUCE's float
-// functions on FLOAT32 and FLOAT16 (reducefloat.go); and per round
+// functions on FLOAT32 and FLOAT16 (reducefloat.go); TOP_K1 on short
+// blocks and long rows (topkcases.go's randomTopK); and per round
 // one large case of each of ARGMAX/ARGMIN, max pooling and MAX_UNPOOLING,
 // of one to tens of MiB, largecases.go), every data type, in rounds of
 // fresh draws from seed. keep, when not nil, says which cases
@@ -114,6 +116,7 @@ func Random(seed int64, n int, keep func(*parity.Case) bool) (*Set, error) {
 		g.randomUnpool()
 		g.randomLarge()
 		g.randomReduceFloat()
+		g.randomTopK()
 		kept := 0
 		for _, c := range g.set.Corpus.Cases[before:] {
 			if keep != nil && !keep(&c) {

@@ -156,3 +156,88 @@ func (g *gen) topKRejects() {
 		g.topKCase(c)
 	}
 }
+
+// randomTopKLongK are the K of randomTopK's long rows: around the lane
+// strategy's 16, the filter's and the sort's limits (1024, 2048).
+var randomTopKLongK = []uint32{1, 2, 16, 17, 50, 1024, 2048, 2049}
+
+// randomTopK adds one TOP_K1 case per data type for Random: either a
+// short block of rank 1-4 (any axis, K from 1 to its length, a permuted
+// or padded input one time in three) or, one time in four, one or two
+// long rows of 500 to 5499 (K of randomTopKLongK, so that the lane,
+// filter, sort and radix regimes and their limits come up); either
+// direction, UINT32 or UINT64 indices, ties half of the time, and NaN
+// (one element in 16) in the float types, so that rules 33-36 and 38
+// meet every boundary.
+func (g *gen) randomTopK() {
+	for _, dt := range allTypes {
+		var sizes []uint32
+		var axis, k uint32
+		layout := "packed"
+		if g.rng.Intn(4) == 0 {
+			n := uint32(500 + g.rng.Intn(5000))
+			sizes, axis = u32(uint32(1+g.rng.Intn(2)), n), 1
+			k = min(randomTopKLongK[g.rng.Intn(len(randomTopKLongK))], n)
+		} else {
+			rank := 1 + g.rng.Intn(4)
+			sizes = g.sizes(rank, 240)
+			axis = uint32(g.rng.Intn(rank))
+			k = 1 + uint32(g.rng.Intn(int(sizes[axis])))
+			if g.rng.Intn(3) == 0 {
+				layout = []string{"permuted", "padded"}[g.rng.Intn(2)]
+			}
+		}
+		dir := []string{"DECREASING", "INCREASING"}[g.rng.Intn(2)]
+		idx := []tensor.DataType{tensor.UInt32, tensor.UInt64}[g.rng.Intn(2)]
+		draw := g.draw(dt, g.rng.Intn(2) == 0)
+		values := func(t *tensor.Tensor, c []uint32, i int) {
+			if dt.IsFloat() && g.rng.Intn(16) == 0 {
+				t.SetFloat64(c, math.NaN())
+				return
+			}
+			draw(t, c, i)
+		}
+		g.topKCase(topKSpec{name: fmt.Sprintf("random_topk_%s_%s", lower(dt.String()), lower(dir)),
+			covers: []string{"random", "rule 32", "rule 33", "rule 34", "rule 36", "rule 38"}, note: layout + " input",
+			in: desc(dt, sizes, g.layout(sizes, layout)), idx: idx, axis: axis, k: k, dir: dir, values: values})
+	}
+}
+
+// topKNaNDecreasing adds the cases of semantics.md rule 38 in the
+// DECREASING direction (TOP_K1 and TOP_K): the short rows measured after
+// `make parity-live` (seed 31031) found DirectML misordering such rows,
+// and two long rows like those it found (ties and a NaN in 16, drawn as
+// randomTopK draws them, after every other family).
+func (g *gen) topKNaNDecreasing() {
+	f32, f16 := tensor.Float32, tensor.Float16
+	nan := math.NaN()
+	row := func(dt tensor.DataType, n uint32) parity.Tensor { return desc(dt, u32(n), nil) }
+	nanLast := floats(82.25, 11.390625, -17.453125, nan)
+	withNaN := func(dt tensor.DataType) func(*tensor.Tensor, []uint32, int) {
+		draw := g.draw(dt, true)
+		return func(t *tensor.Tensor, c []uint32, i int) {
+			if g.rng.Intn(16) == 0 {
+				t.SetFloat64(c, nan)
+				return
+			}
+			draw(t, c, i)
+		}
+	}
+	for _, c := range []topKSpec{
+		{name: "rule38_nan_last_decreasing_k1", covers: []string{"rule 38"}, note: "DirectML gives [NaN] at [3]", in: row(f32, 4), k: 1, values: nanLast},
+		{name: "rule38_nan_last_decreasing_float16", covers: []string{"rule 38"}, note: "parity-live seed 31031: DirectML gives [NaN,82.25,11.39,-17.45] at [3,0,1,2]",
+			in: row(f16, 4), k: 4, values: nanLast},
+		{name: "rule38_nan_last_decreasing_float16_k3", covers: []string{"rule 38"}, note: "parity-live seed 31031 (a column of a permuted block): DirectML gives [NaN,1,-1] at [4,3,0]",
+			in: row(f16, 5), k: 3, values: floats(-1, -1, -1, 1, nan)},
+		{name: "rule38_nan_second_decreasing_k3", covers: []string{"rule 38"}, note: "DirectML gives [3,2,NaN] at [2,3,1]; with K = 2 it is right (rule34_nan_skipped_decreasing)",
+			in: row(f32, 4), k: 3, values: floats(1, nan, 3, 2)},
+		{name: "rule38_top_k_nan_last", covers: []string{"rule 38"}, note: "TOP_K alike: DirectML gives [NaN,82.25] at [3,0]", op: "TOP_K",
+			in: desc(f32, u32(1, 1, 1, 4), nil), axis: 3, k: 2, values: nanLast},
+		{name: "rule38_long_float16_1225_k16", covers: []string{"rule 38"}, note: "like parity-live seed 31031's FLOAT16 row of 1225, where DirectML skipped 65504 maxima",
+			in: desc(f16, u32(1, 1225), nil), axis: 1, k: 16, values: withNaN(f16)},
+		{name: "rule38_long_float32_2x4512_k16", covers: []string{"rule 38"}, note: "like parity-live seed 31031's FLOAT32 rows of 4512, where DirectML gave tied maxima out of index order",
+			in: desc(f32, u32(2, 4512), nil), axis: 1, k: 16, values: withNaN(f32)},
+	} {
+		g.topKCase(c)
+	}
+}
