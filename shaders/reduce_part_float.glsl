@@ -24,20 +24,92 @@ const uint FF_AVERAGE = 2u, FF_L1 = 3u, FF_L2 = 4u, FF_LOG_SUM = 5u, FF_LOG_SUM_
 
 #define PART_WORDS 12u
 
+// THE LANE WINDOW. Adding a term to the ten limbs costs about 60 ops, so a
+// Part also keeps a 64-bit two's complement fixed-point accumulator, fast
+// (low word x), whose last bit weighs 2^(win-150): a normal term of biased
+// exponent e in [win, win+LANE_W) is m·2^(e-win) units (m its 24-bit
+// significand), added as the 64-bit product of m and ±2^(e-win), both
+// 32-bit (imulExtended), with no branch but the window test. Any other
+// term takes part_add_slow: zeros, denormals, infinities and NaN go to
+// the limbs (exact_add, where the flags are kept); a normal term outside
+// the window flushes fast into the limbs (exact, exact_add_i64) and moves
+// the window to it, LANE_ABOVE binades above its exponent, within [1,
+// 254], so that a window never holds a denormal, an infinity or a NaN.
+// A term in the window has |m·2^(e-win)| < 2^(24+LANE_W) = 2^44, so fast
+// holds the sum of 2^19 of them: more than a Part ever folds before it is
+// settled (ops/reduce_float.go reduceFloatLaneTerms: a lane scans at most
+// argIters trips of at most 8 elements). The flag EXACT_NOT_ALL_NEG_ZERO
+// was set when the window was (a normal term), so a term in the window
+// changes no flag. A settled Part (part_settle) has fast = 0: the value
+// is the limbs'; what is written, shared or rounded is settled, so the
+// partials, the combine and the rounding are those of the limbs alone,
+// and every grouping gives the same exact sum.
+#define LANE_W 20u
+#define LANE_ABOVE 3u
+#define LANE_NO_WINDOW 256u // no window: every term is outside it
+
 struct Part {
 	uint acc[EXACT_LIMBS];
 	uint flags;
+	uvec2 fast;
+	uint win;
 };
 
 Part part_identity() {
 	Part p;
 	exact_zero(p.acc, p.flags);
+	p.fast = uvec2(0u);
+	p.win = LANE_NO_WINDOW;
 	return p;
 }
 
+// part_settle flushes st.fast into the limbs.
+Part part_settle(Part st) {
+	if (st.fast != uvec2(0u)) {
+		exact_add_i64(st.acc, st.fast, st.win - 1u);
+		st.fast = uvec2(0u);
+	}
+	return st;
+}
+
+// part_merge adds the settled Part b into the settled Part a.
 Part part_merge(Part a, Part b) {
 	exact_merge(a.acc, a.flags, b.acc, b.flags);
 	return a;
+}
+
+// lane_product is the FLOAT32 x (biased exponent win + s) as units of
+// the window: its significand times ±2^s.
+uvec2 lane_product(uint x, uint s) {
+	int hi, lo;
+	imulExtended(int(bitfieldInsert(x, 1u, 23, 9)), (int(x) >> 31 | 1) << s, hi, lo);
+	return uvec2(lo, hi);
+}
+
+// part_add_slow adds a FLOAT32 term outside the window (see above).
+void part_add_slow(inout Part st, uint x) {
+	uint e = bitfieldExtract(x, 23, 8);
+	if (e == 0u || e == 255u) {
+		exact_add(st.acc, st.flags, x);
+		return;
+	}
+	st = part_settle(st);
+	st.win = uint(clamp(int(e + LANE_ABOVE) - int(LANE_W - 1u), 1, 255 - int(LANE_W)));
+	st.flags |= EXACT_NOT_ALL_NEG_ZERO;
+	st.fast = lane_product(x, e - st.win);
+}
+
+// part_add adds the FLOAT32 term x.
+void part_add(inout Part st, uint x) {
+	uint s = bitfieldExtract(x, 23, 8) - st.win;
+	if (s < LANE_W) {
+		uvec2 t = lane_product(x, s);
+		uint c;
+		st.fast.x = uaddCarry(st.fast.x, t.x, c);
+		st.fast.y += t.y + c;
+	} else {
+		part_add_slow(st, x);
+	}
 }
 
 #ifndef REDUCE_COMBINE
@@ -59,12 +131,12 @@ uint part_term(uvec2 raw) {
 
 Part part_elem(uvec2 raw, uint j) {
 	Part p = part_identity();
-	exact_add(p.acc, p.flags, part_term(raw));
+	part_add(p, part_term(raw));
 	return p;
 }
 
 Part part_fold(Part st, uvec2 raw, uint j) {
-	exact_add(st.acc, st.flags, part_term(raw));
+	part_add(st, part_term(raw));
 	return st;
 }
 #endif
@@ -90,6 +162,7 @@ uint block_count() {
 // LOG_SUM_EXP) taken, then rounded to FLOAT16
 // for FLOAT16 outputs (rules 39-41).
 uint part_value(Part st) {
+	st = part_settle(st);
 	if (FFUNC == FF_SUM || FFUNC == FF_L1 || FFUNC == FF_SUM_SQUARE) {
 		return exact_round(st.acc, st.flags, VAL_LOG == 1u ? FMT_F16 : FMT_F32);
 	}
@@ -99,6 +172,7 @@ uint part_value(Part st) {
 }
 
 void write_part(uint w, Part st) {
+	st = part_settle(st);
 #define PART_PUT(i) word_dst.x[w + uint(i)] = st.acc[i];
 	EXACT_UNROLL(PART_PUT)
 #undef PART_PUT
@@ -113,6 +187,8 @@ Part read_part_word_src(uint w) {
 	EXACT_UNROLL(PART_GET)
 #undef PART_GET
 	p.flags = word_src.x[w + 10u];
+	p.fast = uvec2(0u);
+	p.win = LANE_NO_WINDOW;
 	return p;
 }
 #endif
