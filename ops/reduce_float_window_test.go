@@ -14,12 +14,12 @@ import (
 )
 
 // laneWindowRows are the rows of TestReduceFloatLaneWindow: each drives
-// the lane window of shaders/reduce_part_float.glsl (LANE_W = 20 binades,
+// the lane window of shaders/reduce_part_float.glsl (LANE_W = 24 binades,
 // placed LANE_ABOVE = 3 above the term that moves it, within biased
 // exponents [1, 254]) across one of its boundaries.
 var laneWindowRows = []string{
 	"up",       // exponents rising along the row: every lane moves its window up, again and again
-	"edges",    // exponents e0-17, e0-16, e0, e0+3, e0+4, e0+20, e0-40: just inside and outside any window
+	"edges",    // exponents e0-21, e0-20, e0-19, e0, e0+3, e0+4, e0+24, e0-40: just inside and outside any window
 	"extremes", // 2^±100, 1, denormals and ±0 side by side
 	"headroom", // a lane's first term small, then terms of the window's top binade, all ones, one sign
 	"cancel",   // in-window terms and their negations, with -0 among them: exactly +0
@@ -49,7 +49,7 @@ func laneWindowValue(rng *rand.Rand, pattern string, j, n int, ebits, mbits uint
 		}
 		return sign | at(1+j*span/n)
 	case "edges":
-		d := []int{-17, -16, -15, 0, 3, 4, 20, -40}[rng.Intn(8)]
+		d := []int{-21, -20, -19, 0, 3, 4, 24, -40}[rng.Intn(8)]
 		return sign | at(bias+d*span/254)
 	case "extremes":
 		switch rng.Intn(5) {

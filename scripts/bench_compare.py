@@ -87,6 +87,12 @@ def main():
          ["--op", "reduce", "--function", "sum", "--dtype", "int32", "--shape", str(64 << 20), "--axes", "0"], 0.5),
         ("reduce sum i32 4096x16384 axis 0", "numpy", lambda: np.sum(imat, axis=0, dtype=np.int32),
          ["--op", "reduce", "--function", "sum", "--dtype", "int32", "--shape", "4096,16384", "--axes", "0"], 5.0),
+        # The exact float SUM (one rounding of the exact sum) against
+        # NumPy's pairwise FLOAT32 sum.
+        ("reduce sum f32 64M", "numpy", lambda: np.sum(x64m),
+         ["--op", "reduce", "--function", "sum", "--shape", str(64 << 20), "--axes", "0"], 0.5),
+        ("reduce sum f32 4096x16384 axis 0", "numpy", lambda: np.sum(mat, axis=0),
+         ["--op", "reduce", "--function", "sum", "--shape", "4096,16384", "--axes", "0"], 3.0),
     ]
     if torch is not None:
         torch.set_num_threads(2)

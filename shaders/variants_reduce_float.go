@@ -8,7 +8,8 @@ import "fmt"
 // specialization constants, push words) with 48-byte partials, in the
 // thread shape and the group shape without subgroup arithmetic (an exact
 // accumulator merges through shared memory), whose lanes load four
-// positions a trip (argmax.comp LOADS).
+// positions a trip (argmax.comp LOADS, reduce_part_float.glsl's fast
+// scan).
 
 // ReduceFloatName is the first pass for elemBits-bit floats (16 or 32),
 // native as in ArgMaxName, shape ArgMaxThread or ArgMaxGroup.
@@ -37,14 +38,11 @@ func reduceFloatVariants() []Variant {
 		}
 		for _, native := range natives {
 			for _, shape := range []string{ArgMaxThread, ArgMaxGroup} {
-				defines := []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-					fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0"}
-				if shape == ArgMaxGroup {
-					defines = append(defines, "LOADS=4")
-				}
 				out = append(out, Variant{
 					Name: ReduceFloatName(bits, native, shape), Source: "argmax.comp",
-					Defines: defines, Bindings: argBindings, Spec: argSpec, Push: argPush,
+					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
+						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0", "LOADS=4"},
+					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				})
 			}
 		}
