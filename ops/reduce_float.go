@@ -82,3 +82,11 @@ func (v *valueOp) floatBlock(bsizes, bstrides []uint64, ioff uint64, read func(u
 	})
 	return uint64(reduceFloatExact(v.fn, half, xs))
 }
+
+// reduceFloatLaneTerms is the most terms a lane's fixed-point window
+// holds (shaders/reduce_part_float.glsl LANE_W): terms below 2^48 units
+// in a signed 64-bit sum. A Part folds at most one lane's elements of one
+// segment before it is settled, argIters of them (segmentCap with one
+// element a trip a lane) and the lane's first; TestReduceFloatLaneBound
+// holds the planner to it.
+const reduceFloatLaneTerms = 1 << 15

@@ -57,7 +57,9 @@
 //              independent loads in flight per lane: a GPU needs ~2 MiB in
 //              flight, and one 1- to 8-byte element per resident lane is
 //              at most 270 KiB to 2 MiB on an H100); 1 or undefined one
-//              at a time
+//              at a time; with REDUCE_FLOAT: 4 has a lane load four
+//              positions a trip for reduce_part_float.glsl's fast scan
+//              (GROUP 1: where one dimension is reduced)
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
 // patterns, so no variant needs shaderInt64, shaderFloat16 or subgroup
 // extended types; 64-bit outputs are written as two 32-bit words.
@@ -108,8 +110,6 @@ void write_result(uint o, uint seg, uint kept_out, Part st) {
 	}
 }
 
-#if !GROUP
-
 // at is the index, in the source binding's own element array, of the
 // element at offset off inside the window (the binding's base folded in),
 // and load_at its raw bits: load_at(at(off)) == load(off). A scan that
@@ -121,6 +121,8 @@ uvec2 load_at(uint e) { return elem_load(0u, e); }
 uint at(uint off) { return off; }
 uvec2 load_at(uint e) { return load(e); }
 #endif
+
+#if !GROUP
 
 void main() {
 	uint items = pc.o_count * pc.nloc;
@@ -190,6 +192,34 @@ void main() {
 #undef LOAD
 #undef SCAN
 #endif
+#if REDUCE_FLOAT && LOADS == 4
+		// The fast scan (reduce_part_float.glsl): four elements in the
+		// window a trip, and four that are not all in it through
+		// part_fold (whose terms ignore j); the last few below.
+		while (n - k >= 4u) {
+			uvec2 q0, q1, q2, q3;
+			for (; n - k >= 4u; k += 4u) {
+				NEXT()
+				q0 = load_at(e);
+				NEXT()
+				q1 = load_at(e);
+				NEXT()
+				q2 = load_at(e);
+				NEXT()
+				q3 = load_at(e);
+				if (!part_fast4(st, q0, q1, q2, q3)) {
+					break;
+				}
+			}
+			if (n - k >= 4u) {
+				st = part_fold(st, q0, 0u);
+				st = part_fold(st, q1, 0u);
+				st = part_fold(st, q2, 0u);
+				st = part_fold(st, q3, 0u);
+				k += 4u;
+			}
+		}
+#endif
 		for (; k < n; k++) {
 			NEXT()
 			j++;
@@ -224,7 +254,45 @@ void main() {
 			uint j = j0 + t;
 			st = part_elem(load(kin + red_offset(j)), j);
 			// (counted, so that k + WG never wraps on 2^32-element blocks)
-			for (uint m = (n - 1u - t) / WG, k = t; m > 0u; m--) {
+			uint m = (n - 1u - t) / WG;
+#if REDUCE_FLOAT && LOADS == 4
+			// The float functions' terms ignore j: with one reduced
+			// dimension the lane steps its element index by WG strides,
+			// four loads a trip.
+			if (NR == 1u) {
+				uint e = at(kin + red_offset(j));
+				const uint S = WG * DI7;
+				// The fast scan (reduce_part_float.glsl): four
+				// elements in the window a trip, and the four that are
+				// not all in it through part_fold.
+				while (m >= 4u) {
+					uvec2 q0, q1, q2, q3;
+					for (; m >= 4u; m -= 4u) {
+						q0 = load_at(e + S);
+						q1 = load_at(e + 2u * S);
+						q2 = load_at(e + 3u * S);
+						q3 = load_at(e + 4u * S);
+						if (!part_fast4(st, q0, q1, q2, q3)) {
+							break;
+						}
+						e += 4u * S;
+					}
+					if (m >= 4u) {
+						st = part_fold(st, q0, 0u);
+						st = part_fold(st, q1, 0u);
+						st = part_fold(st, q2, 0u);
+						st = part_fold(st, q3, 0u);
+						e += 4u * S;
+						m -= 4u;
+					}
+				}
+				for (; m > 0u; m--) {
+					e += S;
+					st = part_fold(st, load_at(e), 0u);
+				}
+			}
+#endif
+			for (uint k = t; m > 0u; m--) {
 				k += WG;
 				j = j0 + k;
 				st = part_fold(st, load(kin + red_offset(j)), j);

@@ -17,6 +17,23 @@
 // argIters), so the per-term work has no loops.
 #define EXACT_UNROLL(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9)
 
+// exact_add_words adds the two's complement number whose words are w0,
+// w1, w2 at limbs q, q+1, q+2 (q <= 7), zero below and ext (0 or all
+// ones, its sign) in every limb above.
+void exact_add_words(inout uint acc[EXACT_LIMBS], uint q, uint w0, uint w1, uint w2, uint ext) {
+	uint c = 0u;
+#define EXACT_ADD_LIMB(i)                                                                  \
+	{                                                                                     \
+		uint v = uint(i) < q ? 0u : uint(i) == q ? w0 : uint(i) == q + 1u ? w1 : uint(i) == q + 2u ? w2 : ext; \
+		uint c1, c2;                                                                      \
+		uint t = uaddCarry(acc[i], v, c1);                                                \
+		acc[i] = uaddCarry(t, c, c2);                                                     \
+		c = c1 | c2;                                                                      \
+	}
+	EXACT_UNROLL(EXACT_ADD_LIMB)
+#undef EXACT_ADD_LIMB
+}
+
 // exact_add adds the FLOAT32 term x (bits).
 void exact_add(inout uint acc[EXACT_LIMBS], inout uint flags, uint x) {
 	if (x != 0x80000000u) {
@@ -54,17 +71,19 @@ void exact_add(inout uint acc[EXACT_LIMBS], inout uint flags, uint x) {
 		hi = uaddCarry(~hi, c0, c1);
 		ext = c1 != 0u ? 0u : 0xffffffffu;
 	}
-	uint c = 0u;
-#define EXACT_ADD_LIMB(i)                                                               \
-	{                                                                                  \
-		uint v = uint(i) < q ? 0u : uint(i) == q ? lo : uint(i) == q + 1u ? hi : ext; \
-		uint c1, c2;                                                                   \
-		uint t = uaddCarry(acc[i], v, c1);                                             \
-		acc[i] = uaddCarry(t, c, c2);                                                  \
-		c = c1 | c2;                                                                   \
-	}
-	EXACT_UNROLL(EXACT_ADD_LIMB)
-#undef EXACT_ADD_LIMB
+	exact_add_words(acc, q, lo, hi, ext, ext);
+}
+
+// exact_add_i64 adds the signed 64-bit v (low word x, two's complement)
+// times 2^(p-149), whose top bit lies at most at bit 297 (p <= 234): the
+// word pair shifted into three words from limb p/32 up, and its sign in
+// every limb above them.
+void exact_add_i64(inout uint acc[EXACT_LIMBS], uvec2 v, uint p) {
+	uint q = p >> 5, s = p & 31u;
+	uint ext = uint(int(v.y) >> 31);
+	uint w1 = s == 0u ? v.y : (v.y << s) | (v.x >> (32u - s));
+	uint w2 = s == 0u ? ext : uint(int(v.y) >> (32u - s));
+	exact_add_words(acc, q, v.x << s, w1, w2, ext);
 }
 
 // exact_merge adds the accumulator b into acc.

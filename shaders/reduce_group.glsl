@@ -15,6 +15,7 @@
 shared uint sh_acc[WG_MAX * 11];
 
 void sh_put(uint k, Part st) {
+	st = part_settle(st);
 #define SH_PUT(i) sh_acc[11u * k + uint(i)] = st.acc[i];
 	EXACT_UNROLL(SH_PUT)
 #undef SH_PUT
@@ -27,6 +28,8 @@ Part sh_get(uint k) {
 	EXACT_UNROLL(SH_GET)
 #undef SH_GET
 	p.flags = sh_acc[11u * k + 10u];
+	p.fast = uvec2(0u);
+	p.win = LANE_NO_WINDOW;
 	return p;
 }
 #else

@@ -7,8 +7,10 @@ import "fmt"
 // reduce_part_float.glsl's exact accumulator: the same contract (bindings,
 // specialization constants, push words) with 48-byte partials, in the
 // thread shape and the group shape without subgroup arithmetic (an exact
-// accumulator merges through shared memory). MULTIPLY's canonical tree
-// (rule 42) runs reduce_fmul.comp in the same contract.
+// accumulator merges through shared memory), whose lanes load four
+// positions a trip (argmax.comp LOADS, reduce_part_float.glsl's fast
+// scan). MULTIPLY's canonical tree (rule 42) runs reduce_fmul.comp in the
+// same contract.
 
 // ReduceFloatName is the first pass for elemBits-bit floats (16 or 32),
 // native as in ArgMaxName, shape ArgMaxThread or ArgMaxGroup.
@@ -53,7 +55,7 @@ func reduceFloatVariants() []Variant {
 				out = append(out, Variant{
 					Name: ReduceFloatName(bits, native, shape), Source: "argmax.comp",
 					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
-						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0"},
+						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0", "LOADS=4"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				}, Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
