@@ -21,8 +21,8 @@ import (
 // vectors), NaN, ±0, ties and the types' extremes at lane and vector
 // boundaries (reducePatterns), and small binding windows (views from an
 // offset inside their block, and windows across allocations). Each case
-// runs with the knob on and off, and the plans must be the texel variant
-// and not. Run it at LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 (subgroups of
+// runs with the knob on (with and without the load filter, ROW_FILTER)
+// and off, and the plans must be the texel variant and not. Run it at LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 (subgroups of
 // 4, 8 and 16) to cover every lane count.
 func TestArgRowTexel(t *testing.T) {
 	devices := testutil.WindowDevices(t)
@@ -56,8 +56,10 @@ func TestArgRowTexel(t *testing.T) {
 		d := devices(window)
 		ctx := testutil.PlanContext(d)
 		ctx.BindingWindowCap = window
-		for _, texel := range []bool{true, false} {
-			desc := &testutil.ForcedPlan{Desc: c.desc, Kernel: ops.ArgStrategyVec, Tuning: ops.Tuning{"argRowTexel": fmt.Sprint(texel)}}
+		for _, run := range []struct{ texel, filter bool }{{true, false}, {true, true}, {false, false}} {
+			texel := run.texel
+			desc := &testutil.ForcedPlan{Desc: c.desc, Kernel: ops.ArgStrategyVec,
+				Tuning: ops.Tuning{"argRowTexel": fmt.Sprint(texel), "argRowFilter": fmt.Sprint(run.filter)}}
 			p, err := desc.Plan(ctx)
 			if errors.Is(err, hresult.DXGI_ERROR_UNSUPPORTED) {
 				used["refused"]++ // tiny windows can exceed the step or partial limits
@@ -68,6 +70,9 @@ func TestArgRowTexel(t *testing.T) {
 			}
 			variant := p.Kernels[0].Variant
 			used[variant]++
+			if variant == shaders.ArgMaxVecRowTexelSG1 && rowFilterSet(t, p.Kernels[0]) {
+				used["texel with ROW_FILTER"]++
+			}
 			if isTexel := variant == shaders.ArgMaxVecRowTexelSG1; isTexel != (texel && p.Strategy == "vec-row" && isTexelShape(p)) {
 				t.Errorf("%s: argRowTexel=%v planned %s %s", c.what, texel, p.Strategy, variant)
 			}
@@ -75,8 +80,14 @@ func TestArgRowTexel(t *testing.T) {
 		}
 	}
 	t.Logf("first-pass variants: %v", used)
-	if used[shaders.ArgMaxVecRowTexelSG1] < n/2 {
-		t.Errorf("the texel scan ran %d of %d cases: %v", used[shaders.ArgMaxVecRowTexelSG1], n, used)
+	if used[shaders.ArgMaxVecRowTexelSG1] < n {
+		t.Errorf("the texel scan ran %d of %d cases (twice each): %v", used[shaders.ArgMaxVecRowTexelSG1], n, used)
+	}
+	// The load filter (argRowFilter, a GPU knob a user may set here too)
+	// has its own texel loop; TestArgRowRisingBestGPU leaves it to this
+	// test, its plans being the GPU's.
+	if used["texel with ROW_FILTER"] == 0 {
+		t.Errorf("no case ran the texel scan with ROW_FILTER: %v", used)
 	}
 }
 
