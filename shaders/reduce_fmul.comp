@@ -5,7 +5,8 @@
 // row-major order, padded with 1s to a power of two, multiplied as a
 // balanced binary tree of aligned power-of-two ranges, each product
 // reduce_float.glsl's mul_f32 (integer arithmetic: no fused multiply-add,
-// no denormal flushing, no driver rounding). Multiplying by 1 is exact
+// no denormal flushing, no driver rounding) or, HW_MUL, the hardware's
+// with the float controls that make it the same IEEE product. Multiplying by 1 is exact
 // (NaN aside, which the output writes as the one NaN, rule 43), so a node
 // whose right part lies past the block is its left part, and a scan can
 // build the tree with a stack (tree_push): the k-th value merges with the
@@ -40,9 +41,22 @@
 // FLOAT16 inputs widen exactly; the products are FLOAT32 and the answer is
 // rounded to FLOAT16 once at the end (DirectML computes FLOAT16 in
 // FLOAT32, rule 41).
+// HW_MUL 1: each product is the hardware's FLOAT32 multiply (OpFMul,
+// `precise`: NoContraction), in place of mul_f32's ~50 integer ops. The
+// variant table declares DenormPreserve, SignedZeroInfNanPreserve and
+// RoundingModeRTE for 32-bit floats on these modules (RoundingRTE32), so
+// the multiply is IEEE's correctly rounded one, to nearest even, with
+// denormals kept in and out and ±0, ±inf and NaN respected: the same bits
+// as mul_f32 for every pair but NaN's payload, which output_bits replaces
+// with the one NaN (a partial NaN stays a NaN through every later
+// product). The planner runs them only where the device reports the three
+// float controls.
 
 #ifndef LOADS
 #define LOADS 1
+#endif
+#ifndef HW_MUL
+#define HW_MUL 0
 #endif
 #if COMBINE
 #define REDUCE_COMBINE 1
@@ -58,6 +72,17 @@
 #include "reduce_part_float.glsl"
 
 const uint F32_ONE = 0x3f800000u;
+
+// tree_mul is the FLOAT32 product x·y of two nodes, rounded to nearest
+// even (HW_MUL: see the header).
+uint tree_mul(uint x, uint y) {
+#if HW_MUL
+	precise float p = uintBitsToFloat(x) * uintBitsToFloat(y);
+	return floatBitsToUint(p);
+#else
+	return mul_f32(x, y);
+#endif
+}
 
 // The tree's stack: node values of strictly decreasing sizes, bottom
 // first. A scan pushes at most argIters values (2^14), so 16 levels hold
@@ -77,7 +102,7 @@ void tree_push(uint x) {
 	uint v = x;
 	for (uint m = tree_count; (m & 1u) != 0u; m >>= 1) {
 		tree_depth--;
-		v = mul_f32(tree_v[tree_depth], v);
+		v = tree_mul(tree_v[tree_depth], v);
 	}
 	tree_v[tree_depth] = v;
 	tree_depth++;
@@ -92,7 +117,7 @@ uint tree_value() {
 	}
 	uint v = tree_v[tree_depth - 1u];
 	for (uint i = tree_depth - 1u; i > 0u; i--) {
-		v = mul_f32(tree_v[i - 1u], v);
+		v = tree_mul(tree_v[i - 1u], v);
 	}
 	return v;
 }
@@ -126,7 +151,7 @@ uint lanes_tree(uint v) {
 	barrier();
 	for (uint h = 1u; h < gl_WorkGroupSize.x; h <<= 1) {
 		if ((t & (2u * h - 1u)) == 0u) {
-			sh_v[t] = mul_f32(sh_v[t], sh_v[t + h]);
+			sh_v[t] = tree_mul(sh_v[t], sh_v[t + h]);
 		}
 		barrier();
 	}

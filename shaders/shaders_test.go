@@ -276,6 +276,12 @@ func TestVariantCapabilities(t *testing.T) {
 			allowed[spirv.CapDenormPreserve] = true
 			allowed[spirv.CapSignedZeroInfNanPreserve] = true
 		}
+		if v.RoundingRTE32 {
+			if !v.FloatControls32 {
+				t.Errorf("%s asks RoundingRTE32 without FloatControls32", v.Name)
+			}
+			allowed[spirv.CapRoundingModeRTE] = true
+		}
 		for _, c := range m.Capabilities {
 			if !allowed[c] {
 				t.Errorf("%s (%v) declares %v", v.Name, v.Defines, c)
