@@ -32,10 +32,11 @@
 //   COMBINE 1, GROUP 1: one workgroup per output, chunks of partials as
 //     the first pass's chunks of positions.
 // LOADS (first pass): 8 loads eight positions of a lane's run before
-// pushing them in the same order (a GPU needs about 2 MiB in flight, and
-// one 4-byte value per resident lane is about 1 MiB on an H100); the
-// products and their order are the same as one at a time. 1 or undefined:
-// one at a time.
+// pushing them (a GPU needs about 2 MiB in flight, and one 4-byte value
+// per resident lane is about 1 MiB on an H100), as their aligned subtree
+// (tree_push8: a run starts at an aligned position, so its k-th batch of
+// eight is a node of the tree); the products and their order are the
+// same as one at a time. 1 or undefined: one at a time.
 // A partial is word 0 of reduce_part_float.glsl's PART_WORDS-word entry
 // (the float functions share one partial size): the node's FLOAT32 bits.
 // FLOAT16 inputs widen exactly; the products are FLOAT32 and the answer is
@@ -107,6 +108,20 @@ void tree_push(uint x) {
 	tree_v[tree_depth] = v;
 	tree_depth++;
 	tree_count++;
+}
+
+// tree_push8 appends the next eight values, the count a multiple of 8:
+// their subtree, then its merges with the stack (once per trailing one
+// bit of count/8), the products and their order tree_push's eight times.
+void tree_push8(uint x0, uint x1, uint x2, uint x3, uint x4, uint x5, uint x6, uint x7) {
+	uint v = tree_mul(tree_mul(tree_mul(x0, x1), tree_mul(x2, x3)), tree_mul(tree_mul(x4, x5), tree_mul(x6, x7)));
+	for (uint m = tree_count >> 3; (m & 1u) != 0u; m >>= 1) {
+		tree_depth--;
+		v = tree_mul(tree_v[tree_depth], v);
+	}
+	tree_v[tree_depth] = v;
+	tree_depth++;
+	tree_count += 8u;
 }
 
 // tree_value is the tree over the values pushed, padded with 1s: the
@@ -188,14 +203,7 @@ void push_run(uint kin, uint j, uint end) {
 	for (; end - j >= 8u; j += 8u) {
 		uint x0 = term(kin, j), x1 = term(kin, j + 1u), x2 = term(kin, j + 2u), x3 = term(kin, j + 3u);
 		uint x4 = term(kin, j + 4u), x5 = term(kin, j + 5u), x6 = term(kin, j + 6u), x7 = term(kin, j + 7u);
-		tree_push(x0);
-		tree_push(x1);
-		tree_push(x2);
-		tree_push(x3);
-		tree_push(x4);
-		tree_push(x5);
-		tree_push(x6);
-		tree_push(x7);
+		tree_push8(x0, x1, x2, x3, x4, x5, x6, x7);
 	}
 #endif
 	for (; j < end; j++) {
