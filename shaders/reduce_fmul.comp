@@ -274,8 +274,14 @@ layout(push_constant) uniform Push {
 	uint out_win;   // output element offset of the output window (mod 2^32)
 } pc;
 
-uint partial(uint o, uint s) {
-	return word_src.x[pc.base_tmp + PART_WORDS * (o * pc.nseg + s - pc.tmp_win)];
+// push_partials pushes output o's partials [s, end) in order: the word
+// index steps by PART_WORDS, so a trip costs a load and its push (no
+// push-constant loads or index arithmetic a partial).
+void push_partials(uint o, uint s, uint end) {
+	uint w = pc.base_tmp + PART_WORDS * (o * pc.nseg + s - pc.tmp_win);
+	for (uint w_end = w + PART_WORDS * (end - s); w != w_end; w += PART_WORDS) {
+		tree_push(word_src.x[w]);
+	}
 }
 
 #if !GROUP
@@ -284,9 +290,7 @@ void main() {
 	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
 		uint o = pc.o_begin + ol;
 		tree_start();
-		for (uint s = 0u; s < pc.nseg; s++) {
-			tree_push(partial(o, s));
-		}
+		push_partials(o, 0u, pc.nseg);
 		uint kin, kout;
 		kept_offsets(o, kin, kout);
 		store_value(pc.base_out, kout - pc.out_win, output_bits(tree_value()));
@@ -300,9 +304,7 @@ void main() {
 	for (uint ol = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; ol < pc.o_count; ol += ngroups) {
 		uint o = pc.o_begin + ol;
 		tree_start();
-		for (uint s = min(t * c, pc.nseg), end = min(t * c + c, pc.nseg); s < end; s++) {
-			tree_push(partial(o, s));
-		}
+		push_partials(o, min(t * c, pc.nseg), min(t * c + c, pc.nseg));
 		uint v = lanes_tree(tree_value());
 		if (t == 0u) {
 			uint kin, kout;

@@ -26,13 +26,6 @@ var pending = map[string]bool{
 	"reduce sum 4096x16384 FLOAT16 axis 0":         true,
 	"reduce sum 64M FLOAT32 whole":                 true,
 	"reduce log_sum_exp 4096x16384 FLOAT32 axis 1": true,
-	// MULTIPLY (rule 42): the first passes multiply natively on h100
-	// (the float controls) and meet the budget, but the combine's
-	// partials are scanned one a trip, each costing its address, load
-	// and tree push (24 ops, 5.8 to 6 a byte); meeting it needs a
-	// cheaper combine scan.
-	"reduce multiply 4096x16384 FLOAT32 axis 0": true,
-	"reduce multiply 64M FLOAT32 whole":         true,
 }
 
 const countsFile = "counts.md"
