@@ -168,16 +168,8 @@ func TestReduceFloatMultiplyNativePlan(t *testing.T) {
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{RoundingModeRTEFloat32: true}, []uint32{1 << 24}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionSum, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, false},
 	} {
-		ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], Features: p.Features.Without(c.off), Limits: p.Limits, DeviceType: p.Type}
 		desc := &ops.Reduce{Function: c.f, Input: tensor.NewDesc(c.dt, c.sizes), Output: tensor.NewDesc(c.dt, argOutSizes(c.sizes, c.axes)), Axes: c.axes}
-		if err := desc.Validate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		plan, err := desc.Plan(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range plan.Kernels {
+		for _, k := range profilePlan(t, p, p.Features.Without(c.off), desc).Kernels {
 			if got := strings.HasSuffix(k.Variant, shaders.ReduceFmulHW); got != c.want {
 				t.Errorf("%v %v %v axes %v, without %+v: %s, want native multiply %v", c.f, c.dt, c.sizes, c.axes, c.off, k.Variant, c.want)
 			}
