@@ -88,6 +88,11 @@ type Features struct {
 	// runs compare floats natively where both hold).
 	DenormPreserveFloat32           bool `json:"shaderDenormPreserveFloat32"`
 	SignedZeroInfNanPreserveFloat32 bool `json:"shaderSignedZeroInfNanPreserveFloat32"`
+	// RoundingModeRTEFloat32: shaders may ask that 32-bit float
+	// arithmetic round to nearest even (Vulkan otherwise lets a correctly
+	// rounded multiply round in an implementation-defined mode); with the
+	// two above, REDUCE MULTIPLY multiplies FLOAT32 natively (rule 42).
+	RoundingModeRTEFloat32 bool `json:"shaderRoundingModeRTEFloat32"`
 }
 
 // Without returns f with every feature set in off cleared.
@@ -104,6 +109,7 @@ func (f Features) Without(off Features) Features {
 	f.SubgroupExtendedTypes = f.SubgroupExtendedTypes && !off.SubgroupExtendedTypes
 	f.DenormPreserveFloat32 = f.DenormPreserveFloat32 && !off.DenormPreserveFloat32
 	f.SignedZeroInfNanPreserveFloat32 = f.SignedZeroInfNanPreserveFloat32 && !off.SignedZeroInfNanPreserveFloat32
+	f.RoundingModeRTEFloat32 = f.RoundingModeRTEFloat32 && !off.RoundingModeRTEFloat32
 	return f
 }
 

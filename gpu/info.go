@@ -125,6 +125,7 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 
 		DenormPreserveFloat32:           raw.denorm_preserve_float32 != 0,
 		SignedZeroInfNanPreserveFloat32: raw.signed_zero_inf_nan_preserve_float32 != 0,
+		RoundingModeRTEFloat32:          raw.rounding_mode_rte_float32 != 0,
 	}
 	d.Limits = caps.Limits{
 		SubgroupSize:                    uint32(raw.subgroup_size),

@@ -74,7 +74,7 @@ typedef struct vkdml_device_info {
 	uint32_t storage_buffer_16bit, storage_buffer_8bit, subgroup_size_control, compute_full_subgroups;
 	uint32_t subgroup_extended_types;
 	// Float controls properties (Vulkan 1.2; 0 below it).
-	uint32_t denorm_preserve_float32, signed_zero_inf_nan_preserve_float32;
+	uint32_t denorm_preserve_float32, signed_zero_inf_nan_preserve_float32, rounding_mode_rte_float32;
 
 	// Extensions needed below Vulkan 1.2/1.3.
 	uint32_t ext_8bit_storage, ext_float16_int8, ext_subgroup_size_control, ext_driver_properties;

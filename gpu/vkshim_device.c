@@ -218,13 +218,15 @@ void vkdml_query_device(VkPhysicalDevice pd, vkdml_device_info *out) {
 
 	// Float controls, core in Vulkan 1.2 (a module may then declare
 	// SPV_KHR_float_controls without enabling the extension): whether a
-	// kernel may keep 32-bit denormals and respect ±0, ±inf and NaN.
+	// kernel may keep 32-bit denormals, respect ±0, ±inf and NaN, and
+	// round 32-bit arithmetic to nearest even.
 	if (v12) {
 		VkPhysicalDeviceFloatControlsProperties fc = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
 		VkPhysicalDeviceProperties2 q3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &fc};
 		p_vkGetPhysicalDeviceProperties2(pd, &q3);
 		out->denorm_preserve_float32 = fc.shaderDenormPreserveFloat32;
 		out->signed_zero_inf_nan_preserve_float32 = fc.shaderSignedZeroInfNanPreserveFloat32;
+		out->rounding_mode_rte_float32 = fc.shaderRoundingModeRTEFloat32;
 	}
 
 	VkPhysicalDeviceMemoryProperties mp;

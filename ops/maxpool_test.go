@@ -953,23 +953,31 @@ func TestMaxPoolRunFloatCmpPlan(t *testing.T) {
 		{tensor.Float16, true, true, false},
 		{tensor.Int32, true, true, false},
 	} {
-		ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], Features: p.Features, Limits: p.Limits, DeviceType: p.Type}
-		ctx.Features.DenormPreserveFloat32, ctx.Features.SignedZeroInfNanPreserveFloat32 = c.denormal, c.zeroInfs
+		f := p.Features
+		f.DenormPreserveFloat32, f.SignedZeroInfNanPreserveFloat32 = c.denormal, c.zeroInfs
 		shape, out := []uint32{2, 8, 112, 112}, []uint32{2, 8, 56, 56}
 		desc := &ops.MaxPooling2{Input: tensor.NewDesc(c.dt, shape), Output: tensor.NewDesc(c.dt, out), Strides: []uint32{2, 2},
 			WindowSize: []uint32{3, 3}, StartPadding: []uint32{1, 1}, EndPadding: []uint32{1, 1}, Dilations: []uint32{1, 1}}
-		if err := desc.Validate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		plan, err := desc.Plan(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := plan.Kernels[0].Variant
+		v := profilePlan(t, p, f, desc).Kernels[0].Variant
 		if got := strings.HasSuffix(v, "_fcmp"); got != c.want || !strings.Contains(v, "_pre_x") {
 			t.Errorf("%v, denormals kept %v, ±0/inf/NaN kept %v: %s, want a run, native compare %v", c.dt, c.denormal, c.zeroInfs, v, c.want)
 		}
 	}
+}
+
+// profilePlan validates and plans desc on profile p's device with
+// features f in place of its own, at the newest feature level.
+func profilePlan(t *testing.T, p *profiles.Profile, f caps.Features, desc ops.Desc) *ops.Plan {
+	t.Helper()
+	ctx := &ops.Context{FeatureLevel: ops.FeatureLevels[len(ops.FeatureLevels)-1], Features: f, Limits: p.Limits, DeviceType: p.Type}
+	if err := desc.Validate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := desc.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }
 
 // randomPoolsGPU draws n random max poolings (every type, 32- and 64-bit

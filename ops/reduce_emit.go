@@ -116,7 +116,7 @@ func (a *argOp) emitCombine(ctx *Context, l *argLayout, k argKernel, s *argSegme
 	}
 	variant, cwg, perGroup := argCombineKernel(ctx, l.tune, s.nseg, maxOn, a.subgroups(ctx))
 	if a.value == funcFloat {
-		variant = reduceFloatCombine(perGroup, a.treeOrder())
+		variant = reduceFloatCombine(perGroup, a.treeOrder(), a.hwMul(ctx))
 	}
 	// The combine ignores the align8 flag; it keeps the first pass's flags
 	// otherwise, so both kernels share one spec layout.

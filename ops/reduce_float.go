@@ -47,13 +47,18 @@ func (a *argOp) partialBytes() uint64 {
 
 // reduceFloatCombine is the float functions' combine pass: one invocation
 // (or, perGroup, one workgroup) per output; tree: MULTIPLY's, which
-// finishes rule 42's tree over the partials in order.
-func reduceFloatCombine(perGroup, tree bool) string {
+// finishes rule 42's tree over the partials in order (hwMul: with the
+// hardware's multiply, argOp.hwMul).
+func reduceFloatCombine(perGroup, tree, hwMul bool) string {
+	hw := ""
+	if hwMul {
+		hw = shaders.ReduceFmulHW
+	}
 	switch {
 	case tree && perGroup:
-		return shaders.ReduceFmulCombineGroup
+		return shaders.ReduceFmulCombineGroup + hw
 	case tree:
-		return shaders.ReduceFmulCombine
+		return shaders.ReduceFmulCombine + hw
 	case perGroup:
 		return shaders.ReduceFloatCombineGroup
 	}
@@ -65,6 +70,15 @@ func reduceFloatCombine(perGroup, tree bool) string {
 // nodes of it (argLayout.treeSegmentLen).
 func (a *argOp) treeOrder() bool {
 	return a.value == funcFloat && a.floatFn == ReduceFunctionMultiply
+}
+
+// hwMul: a's tree multiplies natively (reduce_fmul.comp HW_MUL), a
+// device fact: the device keeps 32-bit denormals, respects ±0, ±inf and
+// NaN and rounds to nearest even when a kernel asks (float controls), so
+// its FLOAT32 multiply is IEEE's and gives mul_f32's bits (rule 42).
+func (a *argOp) hwMul(ctx *Context) bool {
+	f := ctx.Features
+	return a.treeOrder() && f.DenormPreserveFloat32 && f.SignedZeroInfNanPreserveFloat32 && f.RoundingModeRTEFloat32
 }
 
 // floatBlock is the reference's answer for the block at input offset

@@ -3,12 +3,17 @@
 package ops_test
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/profiles"
+	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -38,7 +43,18 @@ var reduceFmulSplits = []ops.Tuning{
 // column splits and both combines, and through binding windows that cut
 // blocks into boxes: every result equal to the reference bit for bit.
 func TestReduceFloatMultiply(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	// The integer products (mul_f32): on a device with the float
+	// controls, TestReduceFloatMultiplyNative runs the native ones.
+	reduceFmulCheckAll(t, testutil.OpenDML(t, dml.DeviceOptions{Disable: reduceFmulFloatControls}), "")
+}
+
+// reduceFmulFloatControls are the float controls that make the planner
+// multiply natively (shaders.ReduceFmulHW variants).
+var reduceFmulFloatControls = caps.Features{DenormPreserveFloat32: true, SignedZeroInfNanPreserveFloat32: true, RoundingModeRTEFloat32: true}
+
+// reduceFmulCheckAll is TestReduceFloatMultiply's cases on d, whose
+// MULTIPLY kernels' names all end in hw (shaders.ReduceFmulHW, or "").
+func reduceFmulCheckAll(t *testing.T, d *dml.Device, hw string) {
 	rng := testutil.Rand(t)
 	used := map[string]int{}
 	f := ops.ReduceFunctionMultiply
@@ -56,7 +72,9 @@ func TestReduceFloatMultiply(t *testing.T) {
 			// of the GPU tunings, in turn.
 			runs := testutil.CaseCount(2, 1)
 			for r := range runs {
-				argCheckCase(t, d, c, reduceStrategies[(runs*k+r)%len(reduceStrategies)], rng)
+				strat := reduceStrategies[(runs*k+r)%len(reduceStrategies)]
+				reduceFmulCheckVariants(t, d, c, strat, hw)
+				argCheckCase(t, d, c, strat, rng)
 				reduceCheckGPUPlan(t, d, c, reduceFmulSplits[(runs*k+r)%len(reduceFmulSplits)], "", used, rng)
 			}
 		}
@@ -74,17 +92,100 @@ func TestReduceFloatMultiply(t *testing.T) {
 			Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}, ops.ArgStrategyThread)
 		t.Errorf("windowed MULTIPLY refused: %v (%v)", wrefused, err)
 	}
+	for plan := range used {
+		for _, v := range strings.Split(plan[strings.Index(plan, " ")+1:], "+") {
+			if !strings.HasSuffix(v, hw) || hw == "" && strings.HasSuffix(v, shaders.ReduceFmulHW) {
+				t.Errorf("GPU plan %q runs %s, want variants ending in %q", plan, v, hw)
+			}
+		}
+	}
 	if testing.Short() {
 		t.Logf("GPU plans (strategy, kernels): %v", used)
 		return
 	}
-	reduceCheckPlansUsed(t, used, "reduce_fmul_combine_group", "reduce_fmul_combine+", "_thread", "_group")
+	reduceCheckPlansUsed(t, used, "reduce_fmul_combine_group"+hw, "reduce_fmul_combine"+hw+"+", "_thread"+hw, "_group"+hw)
+}
+
+// reduceFmulCheckVariants fails unless c's plan on d (strategy strat
+// forced) runs MULTIPLY kernels whose names end in hw (or, hw "", none
+// of the native ones).
+func reduceFmulCheckVariants(t *testing.T, d *dml.Device, c argCase, strat, hw string) {
+	t.Helper()
+	p, err := reduceForced(c.desc, strat).Plan(testutil.PlanContext(d))
+	if err != nil {
+		t.Fatalf("%s [%q]: %v", c.what, strat, err)
+	}
+	for _, k := range p.Kernels {
+		if !strings.HasSuffix(k.Variant, hw) || hw == "" && strings.HasSuffix(k.Variant, shaders.ReduceFmulHW) {
+			t.Errorf("%s [%q]: runs %s, want a variant ending in %q", c.what, strat, k.Variant, hw)
+		}
+	}
+}
+
+// TestReduceFloatMultiplyNative: TestReduceFloatMultiply's cases,
+// rule 42's examples and a long row of factors near 1 on the native
+// multiply (reduce_fmul.comp HW_MUL), every result equal to the
+// reference (and so to the integer products) bit for bit. It needs a
+// device that reports the three float controls those kernels ask for:
+// lavapipe reports no shaderDenormPreserveFloat32 (it flushes denormals),
+// so there it skips, and the planner never runs them there.
+func TestReduceFloatMultiplyNative(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if f := d.GPU().Features; !f.DenormPreserveFloat32 || !f.SignedZeroInfNanPreserveFloat32 || !f.RoundingModeRTEFloat32 {
+		t.Skipf("the device reports shaderDenormPreserveFloat32 %v, shaderSignedZeroInfNanPreserveFloat32 %v, shaderRoundingModeRTEFloat32 %v: the native multiply never runs on it",
+			f.DenormPreserveFloat32, f.SignedZeroInfNanPreserveFloat32, f.RoundingModeRTEFloat32)
+	}
+	reduceFmulCheckAll(t, d, shaders.ReduceFmulHW)
+	reduceFmulExamples(t, d, shaders.ReduceFmulHW)
+	n := uint32(1<<16 + 3)
+	if !testing.Short() {
+		n = 1<<22 + 3
+	}
+	reduceFmulLong(t, d, n, shaders.ReduceFmulHW)
+}
+
+// TestReduceFloatMultiplyNativePlan: the h100 profile's MULTIPLY plans
+// run the native-multiply variants exactly where the device reports all
+// three float controls (a device fact), on every kernel of the plan.
+func TestReduceFloatMultiplyNativePlan(t *testing.T) {
+	p, err := profiles.Lookup("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dt    tensor.DataType
+		f     ops.ReduceFunction
+		off   caps.Features
+		sizes []uint32
+		axes  []uint32
+		want  bool
+	}{
+		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{1}, true},
+		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, true},
+		{tensor.Float16, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{1 << 24}, []uint32{0}, true},
+		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{DenormPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
+		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{SignedZeroInfNanPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
+		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{RoundingModeRTEFloat32: true}, []uint32{1 << 24}, []uint32{0}, false},
+		{tensor.Float32, ops.ReduceFunctionSum, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, false},
+	} {
+		desc := &ops.Reduce{Function: c.f, Input: tensor.NewDesc(c.dt, c.sizes), Output: tensor.NewDesc(c.dt, argOutSizes(c.sizes, c.axes)), Axes: c.axes}
+		for _, k := range profilePlan(t, p, p.Features.Without(c.off), desc).Kernels {
+			if got := strings.HasSuffix(k.Variant, shaders.ReduceFmulHW); got != c.want {
+				t.Errorf("%v %v %v axes %v, without %+v: %s, want native multiply %v", c.f, c.dt, c.sizes, c.axes, c.off, k.Variant, c.want)
+			}
+		}
+	}
 }
 
 // TestReduceFloatMultiplyExamples: rule 42's examples, whose answers
 // depend on the order, on every strategy.
 func TestReduceFloatMultiplyExamples(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	reduceFmulExamples(t, testutil.OpenDML(t, dml.DeviceOptions{Disable: reduceFmulFloatControls}), "")
+}
+
+// reduceFmulExamples is TestReduceFloatMultiplyExamples on d, whose
+// MULTIPLY kernels' names end in hw (reduceFmulCheckVariants).
+func reduceFmulExamples(t *testing.T, d *dml.Device, hw string) {
 	rng := testutil.Rand(t)
 	inf, nan, negZero := float32(math.Inf(1)), float32(math.NaN()), float32(math.Copysign(0, -1))
 	cases := []struct {
@@ -110,6 +211,7 @@ func TestReduceFloatMultiplyExamples(t *testing.T) {
 		}
 		for _, strat := range strats {
 			desc := &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
+			reduceFmulCheckVariants(t, d, argCase{desc: desc, in: in, what: fmt.Sprint("MULTIPLY", c.in)}, strat, hw)
 			res := testutil.CheckOperator(t, d, reduceForced(desc, strat), []*tensor.Tensor{in}, rng)
 			want := math.Float32bits(c.want)
 			if math.IsNaN(float64(c.want)) {
@@ -130,17 +232,22 @@ func TestReduceFloatMultiplyLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 16 MiB input")
 	}
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	reduceFmulLong(t, testutil.OpenDML(t, dml.DeviceOptions{Disable: reduceFmulFloatControls}), 1<<22+3, "")
+}
+
+// reduceFmulLong is TestReduceFloatMultiplyLong's block of n factors on
+// d, whose MULTIPLY kernels' names end in hw (reduceFmulCheckVariants).
+func reduceFmulLong(t *testing.T, d *dml.Device, n uint32, hw string) {
 	rng := testutil.Rand(t)
-	const n = 1<<22 + 3
 	in := argInput(tensor.Float32, []uint32{n}, nil)
 	for i := uint32(0); i < n; i++ {
 		v := float32(1 + float64(rng.Intn(9)-4)*0x1p-23)
 		in.SetBits([]uint32{i}, uint64(math.Float32bits(v)))
 	}
 	desc := &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
-	c := argCase{desc: desc, in: in, what: "MULTIPLY of 2^22+3 factors near 1"}
+	c := argCase{desc: desc, in: in, what: fmt.Sprintf("MULTIPLY of %d factors near 1", n)}
 	for _, strat := range []string{"", ops.ArgStrategySplitK} {
+		reduceFmulCheckVariants(t, d, c, strat, hw)
 		argCheckCase(t, d, c, strat, rng)
 	}
 }

@@ -69,6 +69,9 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 		switch {
 		case a.treeOrder():
 			k.variant = shaders.ReduceFmulName(bits, native, shape)
+			if a.hwMul(ctx) {
+				k.variant += shaders.ReduceFmulHW
+			}
 		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
 		}

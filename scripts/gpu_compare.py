@@ -613,6 +613,8 @@ FIRST_TESTS = [
     ("ops.test", "ops", "^TestMaxPoolRunGPU$", "max pooling's runs of outputs per lane (maxpool_grid.comp OUTS)"),
     ("ops.test", "ops", "^TestMaxPoolRunFloatCmpGPU$",
      "max pooling's runs comparing FLOAT32 natively under the float controls (maxpool_grid.comp FLOAT_CMP)"),
+    ("ops.test", "ops", "^TestReduceFloatMultiplyNative$",
+     "REDUCE MULTIPLY's native FLOAT32 products under the float controls (reduce_fmul.comp HW_MUL)"),
 ]
 
 

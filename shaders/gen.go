@@ -51,7 +51,7 @@ func compile(glslc string, v shaders.Variant, out string) error {
 		code, err = spirv.StripSource(code)
 	}
 	if err == nil && v.FloatControls32 {
-		code, err = spirv.AddFloatControls32(code)
+		code, err = spirv.AddFloatControls32(code, v.RoundingRTE32)
 	}
 	if err == nil {
 		err = os.WriteFile(out, code, 0o644)

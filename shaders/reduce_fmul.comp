@@ -5,7 +5,8 @@
 // row-major order, padded with 1s to a power of two, multiplied as a
 // balanced binary tree of aligned power-of-two ranges, each product
 // reduce_float.glsl's mul_f32 (integer arithmetic: no fused multiply-add,
-// no denormal flushing, no driver rounding). Multiplying by 1 is exact
+// no denormal flushing, no driver rounding) or, HW_MUL, the hardware's
+// with the float controls that make it the same IEEE product. Multiplying by 1 is exact
 // (NaN aside, which the output writes as the one NaN, rule 43), so a node
 // whose right part lies past the block is its left part, and a scan can
 // build the tree with a stack (tree_push): the k-th value merges with the
@@ -31,18 +32,32 @@
 //   COMBINE 1, GROUP 1: one workgroup per output, chunks of partials as
 //     the first pass's chunks of positions.
 // LOADS (first pass): 8 loads eight positions of a lane's run before
-// pushing them in the same order (a GPU needs about 2 MiB in flight, and
-// one 4-byte value per resident lane is about 1 MiB on an H100); the
-// products and their order are the same as one at a time. 1 or undefined:
-// one at a time.
+// pushing them (a GPU needs about 2 MiB in flight, and one 4-byte value
+// per resident lane is about 1 MiB on an H100), as their aligned subtree
+// (tree_push8: a run starts at an aligned position, so its k-th batch of
+// eight is a node of the tree); the products and their order are the
+// same as one at a time. 1 or undefined: one at a time.
 // A partial is word 0 of reduce_part_float.glsl's PART_WORDS-word entry
 // (the float functions share one partial size): the node's FLOAT32 bits.
 // FLOAT16 inputs widen exactly; the products are FLOAT32 and the answer is
 // rounded to FLOAT16 once at the end (DirectML computes FLOAT16 in
 // FLOAT32, rule 41).
+// HW_MUL 1: each product is the hardware's FLOAT32 multiply (OpFMul,
+// `precise`: NoContraction), in place of mul_f32's ~50 integer ops. The
+// variant table declares DenormPreserve, SignedZeroInfNanPreserve and
+// RoundingModeRTE for 32-bit floats on these modules (RoundingRTE32), so
+// the multiply is IEEE's correctly rounded one, to nearest even, with
+// denormals kept in and out and ±0, ±inf and NaN respected: the same bits
+// as mul_f32 for every pair but NaN's payload, which output_bits replaces
+// with the one NaN (a partial NaN stays a NaN through every later
+// product). The planner runs them only where the device reports the three
+// float controls.
 
 #ifndef LOADS
 #define LOADS 1
+#endif
+#ifndef HW_MUL
+#define HW_MUL 0
 #endif
 #if COMBINE
 #define REDUCE_COMBINE 1
@@ -58,6 +73,17 @@
 #include "reduce_part_float.glsl"
 
 const uint F32_ONE = 0x3f800000u;
+
+// tree_mul is the FLOAT32 product x·y of two nodes, rounded to nearest
+// even (HW_MUL: see the header).
+uint tree_mul(uint x, uint y) {
+#if HW_MUL
+	precise float p = uintBitsToFloat(x) * uintBitsToFloat(y);
+	return floatBitsToUint(p);
+#else
+	return mul_f32(x, y);
+#endif
+}
 
 // The tree's stack: node values of strictly decreasing sizes, bottom
 // first. A scan pushes at most argIters values (2^14), so 16 levels hold
@@ -77,11 +103,25 @@ void tree_push(uint x) {
 	uint v = x;
 	for (uint m = tree_count; (m & 1u) != 0u; m >>= 1) {
 		tree_depth--;
-		v = mul_f32(tree_v[tree_depth], v);
+		v = tree_mul(tree_v[tree_depth], v);
 	}
 	tree_v[tree_depth] = v;
 	tree_depth++;
 	tree_count++;
+}
+
+// tree_push8 appends the next eight values, the count a multiple of 8:
+// their subtree, then its merges with the stack (once per trailing one
+// bit of count/8), the products and their order tree_push's eight times.
+void tree_push8(uint x0, uint x1, uint x2, uint x3, uint x4, uint x5, uint x6, uint x7) {
+	uint v = tree_mul(tree_mul(tree_mul(x0, x1), tree_mul(x2, x3)), tree_mul(tree_mul(x4, x5), tree_mul(x6, x7)));
+	for (uint m = tree_count >> 3; (m & 1u) != 0u; m >>= 1) {
+		tree_depth--;
+		v = tree_mul(tree_v[tree_depth], v);
+	}
+	tree_v[tree_depth] = v;
+	tree_depth++;
+	tree_count += 8u;
 }
 
 // tree_value is the tree over the values pushed, padded with 1s: the
@@ -92,7 +132,7 @@ uint tree_value() {
 	}
 	uint v = tree_v[tree_depth - 1u];
 	for (uint i = tree_depth - 1u; i > 0u; i--) {
-		v = mul_f32(tree_v[i - 1u], v);
+		v = tree_mul(tree_v[i - 1u], v);
 	}
 	return v;
 }
@@ -126,7 +166,7 @@ uint lanes_tree(uint v) {
 	barrier();
 	for (uint h = 1u; h < gl_WorkGroupSize.x; h <<= 1) {
 		if ((t & (2u * h - 1u)) == 0u) {
-			sh_v[t] = mul_f32(sh_v[t], sh_v[t + h]);
+			sh_v[t] = tree_mul(sh_v[t], sh_v[t + h]);
 		}
 		barrier();
 	}
@@ -163,14 +203,7 @@ void push_run(uint kin, uint j, uint end) {
 	for (; end - j >= 8u; j += 8u) {
 		uint x0 = term(kin, j), x1 = term(kin, j + 1u), x2 = term(kin, j + 2u), x3 = term(kin, j + 3u);
 		uint x4 = term(kin, j + 4u), x5 = term(kin, j + 5u), x6 = term(kin, j + 6u), x7 = term(kin, j + 7u);
-		tree_push(x0);
-		tree_push(x1);
-		tree_push(x2);
-		tree_push(x3);
-		tree_push(x4);
-		tree_push(x5);
-		tree_push(x6);
-		tree_push(x7);
+		tree_push8(x0, x1, x2, x3, x4, x5, x6, x7);
 	}
 #endif
 	for (; j < end; j++) {
@@ -241,8 +274,14 @@ layout(push_constant) uniform Push {
 	uint out_win;   // output element offset of the output window (mod 2^32)
 } pc;
 
-uint partial(uint o, uint s) {
-	return word_src.x[pc.base_tmp + PART_WORDS * (o * pc.nseg + s - pc.tmp_win)];
+// push_partials pushes output o's partials [s, end) in order: the word
+// index steps by PART_WORDS, so a trip costs a load and its push (no
+// push-constant loads or index arithmetic a partial).
+void push_partials(uint o, uint s, uint end) {
+	uint w = pc.base_tmp + PART_WORDS * (o * pc.nseg + s - pc.tmp_win);
+	for (uint w_end = w + PART_WORDS * (end - s); w != w_end; w += PART_WORDS) {
+		tree_push(word_src.x[w]);
+	}
 }
 
 #if !GROUP
@@ -251,9 +290,7 @@ void main() {
 	for (uint ol = grid_index(); ol < pc.o_count; ol += step) {
 		uint o = pc.o_begin + ol;
 		tree_start();
-		for (uint s = 0u; s < pc.nseg; s++) {
-			tree_push(partial(o, s));
-		}
+		push_partials(o, 0u, pc.nseg);
 		uint kin, kout;
 		kept_offsets(o, kin, kout);
 		store_value(pc.base_out, kout - pc.out_win, output_bits(tree_value()));
@@ -267,9 +304,7 @@ void main() {
 	for (uint ol = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; ol < pc.o_count; ol += ngroups) {
 		uint o = pc.o_begin + ol;
 		tree_start();
-		for (uint s = min(t * c, pc.nseg), end = min(t * c + c, pc.nseg); s < end; s++) {
-			tree_push(partial(o, s));
-		}
+		push_partials(o, min(t * c, pc.nseg), min(t * c + c, pc.nseg));
 		uint v = lanes_tree(tree_value());
 		if (t == 0u) {
 			uint kin, kout;

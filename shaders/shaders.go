@@ -65,6 +65,11 @@ type Variant struct {
 	// the module glslc optimised), so that it runs only on devices that
 	// report both (caps.Features).
 	FloatControls32 bool
+	// RoundingRTE32, with FloatControls32: the module also asks that
+	// 32-bit float arithmetic round to nearest even (RoundingModeRTE), so
+	// that it runs only on devices that report
+	// shaderRoundingModeRTEFloat32 too.
+	RoundingRTE32 bool
 }
 
 // ParamBytes is the push-constant bytes after the base offsets: 4 per

@@ -276,6 +276,12 @@ func TestVariantCapabilities(t *testing.T) {
 			allowed[spirv.CapDenormPreserve] = true
 			allowed[spirv.CapSignedZeroInfNanPreserve] = true
 		}
+		if v.RoundingRTE32 {
+			if !v.FloatControls32 {
+				t.Errorf("%s asks RoundingRTE32 without FloatControls32", v.Name)
+			}
+			allowed[spirv.CapRoundingModeRTE] = true
+		}
 		for _, c := range m.Capabilities {
 			if !allowed[c] {
 				t.Errorf("%s (%v) declares %v", v.Name, v.Defines, c)
@@ -286,6 +292,40 @@ func TestVariantCapabilities(t *testing.T) {
 				t.Errorf("%s (%v) does not declare %v: is the variant what its name says?", v.Name, v.Defines, c)
 			}
 		}
+	}
+}
+
+// TestHWMulPrecise: MULTIPLY's native-multiply variants multiply with
+// OpFMul, every one NoContraction (GLSL precise: never fused into a
+// multiply-add, rule 42), and their integer twins with no float
+// arithmetic at all.
+func TestHWMulPrecise(t *testing.T) {
+	hw := 0
+	for _, v := range Variants {
+		if v.Source != "reduce_fmul.comp" {
+			continue
+		}
+		code, err := SPIRV(v.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spirv.Parse(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		native := slices.Contains(v.Defines, "HW_MUL=1")
+		switch {
+		case native && (m.FloatArithmetic == 0 || m.Contractible != 0 || !v.RoundingRTE32):
+			t.Errorf("%s: %d float ops, %d without NoContraction, RoundingModeRTE %v; want some, 0, true", v.Name, m.FloatArithmetic, m.Contractible, v.RoundingRTE32)
+		case !native && m.FloatArithmetic != 0:
+			t.Errorf("%s: %d float ops, want the integer products only", v.Name, m.FloatArithmetic)
+		}
+		if native {
+			hw++
+		}
+	}
+	if hw == 0 {
+		t.Error("no native-multiply variant")
 	}
 }
 

@@ -1,6 +1,9 @@
 package shaders
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // REDUCE's float functions (AVERAGE, L1, L2, LOG_SUM, LOG_SUM_EXP, SUM,
 // SUM_SQUARE of FLOAT32 and FLOAT16) run ARGMAX's kernels compiled with REDUCE_FLOAT 1, whose Part is
@@ -28,10 +31,26 @@ const (
 	ReduceFmulCombineGroup  = "reduce_fmul_combine_group"
 )
 
+// ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
+// (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
+// products are the hardware's FLOAT32 multiply under the float controls
+// DenormPreserve, SignedZeroInfNanPreserve and RoundingModeRTE (rule 42:
+// the same bits), for devices that report all three.
+const ReduceFmulHW = "_hw"
+
 // ReduceFmulName is MULTIPLY's first pass (reduce_fmul.comp) for
 // elemBits-bit floats, native and shape as ReduceFloatName's.
 func ReduceFmulName(elemBits int, native bool, shape string) string {
 	return "reduce_fmul" + ArgMaxName(elemBits, native, shape)[len("argmax"):]
+}
+
+// withHWMul is MULTIPLY's variant v and its native-multiply twin.
+func withHWMul(v Variant) []Variant {
+	hw := v
+	hw.Name += ReduceFmulHW
+	hw.Defines = append(slices.Clone(v.Defines), "HW_MUL=1")
+	hw.FloatControls32, hw.RoundingRTE32 = true, true
+	return []Variant{v, hw}
 }
 
 func reduceFloatVariants() []Variant {
@@ -40,11 +59,11 @@ func reduceFloatVariants() []Variant {
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 		{Name: ReduceFloatCombineGroup, Source: "argmax_combine_group.comp", Defines: []string{"REDUCE_FLOAT=1", "SUBGROUP=0"},
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
-		{Name: ReduceFmulCombine, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=0"},
-			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
-		{Name: ReduceFmulCombineGroup, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=1"},
-			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 	}
+	out = append(out, withHWMul(Variant{Name: ReduceFmulCombine, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=0"},
+		Bindings: argBindings, Spec: argSpec, Push: argCombinePush})...)
+	out = append(out, withHWMul(Variant{Name: ReduceFmulCombineGroup, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=1"},
+		Bindings: argBindings, Spec: argSpec, Push: argCombinePush})...)
 	for _, bits := range []int{16, 32} {
 		natives := []bool{false}
 		if bits < 32 {
@@ -57,12 +76,13 @@ func reduceFloatVariants() []Variant {
 					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0", "LOADS=4"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
-				}, Variant{
+				})
+				out = append(out, withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
 					Defines: []string{"COMBINE=0", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "LOADS=8"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
-				})
+				})...)
 			}
 		}
 	}

@@ -130,6 +130,7 @@ func printDevice(w io.Writer, r dml.DeviceReport) {
 		onOff("subgroupSizeControl", f.SubgroupSizeControl), onOff("computeFullSubgroups", f.ComputeFullSubgroups),
 		onOff("shaderDenormPreserveFloat32", f.DenormPreserveFloat32),
 		onOff("shaderSignedZeroInfNanPreserveFloat32", f.SignedZeroInfNanPreserveFloat32),
+		onOff("shaderRoundingModeRTEFloat32", f.RoundingModeRTEFloat32),
 	}, " "))
 	fmt.Fprintf(w, "    limits: maxStorageBufferRange %d, maxComputeSharedMemorySize %d, maxComputeWorkGroupInvocations %d,\n",
 		l.MaxStorageBufferRange, l.MaxComputeSharedMemorySize, l.MaxComputeWorkGroupInvocations)

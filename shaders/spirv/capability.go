@@ -28,6 +28,7 @@ const (
 	CapStorageBuffer8BitAccess   Capability = 4448
 	CapDenormPreserve            Capability = 4464
 	CapSignedZeroInfNanPreserve  Capability = 4466
+	CapRoundingModeRTE           Capability = 4467
 )
 
 var capabilityNames = map[Capability]string{
@@ -47,6 +48,7 @@ var capabilityNames = map[Capability]string{
 	CapStorageBuffer8BitAccess:   "StorageBuffer8BitAccess",
 	CapDenormPreserve:            "DenormPreserve",
 	CapSignedZeroInfNanPreserve:  "SignedZeroInfNanPreserve",
+	CapRoundingModeRTE:           "RoundingModeRTE",
 }
 
 // String is the capability's name in the SPIR-V specification, or its
@@ -84,6 +86,8 @@ func (c Capability) Feature(f caps.Features) (feature string, ok, known bool) {
 		return "shaderDenormPreserveFloat32", f.DenormPreserveFloat32, true
 	case CapSignedZeroInfNanPreserve:
 		return "shaderSignedZeroInfNanPreserveFloat32", f.SignedZeroInfNanPreserveFloat32, true
+	case CapRoundingModeRTE:
+		return "shaderRoundingModeRTEFloat32", f.RoundingModeRTEFloat32, true
 	case CapInt64Atomics:
 		return "shaderBufferInt64Atomics", false, true // vkdml never enables it
 	}

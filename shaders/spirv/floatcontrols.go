@@ -13,22 +13,26 @@ const (
 
 	modeDenormPreserve           = 4459
 	modeSignedZeroInfNanPreserve = 4461
+	modeRoundingModeRTE          = 4462
 	floatControlsExtension       = "SPV_KHR_float_controls"
 )
 
 // AddFloatControls32 returns the module with its entry point asking that
 // 32-bit denormals be kept and ±0, ±inf and NaN be respected
 // (DenormPreserve and SignedZeroInfNanPreserve for 32-bit floats, their
-// capabilities and SPV_KHR_float_controls). shaders' generator adds them
-// after glslc has optimised the module: SPIRV-Tools 2023.1's optimiser
-// leaves a module that declares SPV_KHR_float_controls unoptimised (every
-// local stays in memory). Neither mode changes an instruction.
-func AddFloatControls32(code []byte) ([]byte, error) {
+// capabilities and SPV_KHR_float_controls) and, with rte, that 32-bit
+// float arithmetic round to nearest even (RoundingModeRTE: without it
+// Vulkan lets a correctly rounded OpFMul round in an
+// implementation-defined mode). shaders' generator adds them after glslc
+// has optimised the module: SPIRV-Tools 2023.1's optimiser leaves a
+// module that declares SPV_KHR_float_controls unoptimised (every local
+// stays in memory). No mode changes an instruction.
+func AddFloatControls32(code []byte, rte bool) ([]byte, error) {
 	m, err := Parse(code)
 	if err != nil {
 		return nil, err
 	}
-	if m.Has(CapDenormPreserve) {
+	if m.Has(CapDenormPreserve) || m.Has(CapRoundingModeRTE) {
 		return nil, fmt.Errorf("spirv: the module declares the float controls already")
 	}
 	added, entries := false, 0
@@ -39,6 +43,9 @@ func AddFloatControls32(code []byte) ([]byte, error) {
 		if !added && op != opCapability {
 			emit(opCapability, uint32(CapDenormPreserve))
 			emit(opCapability, uint32(CapSignedZeroInfNanPreserve))
+			if rte {
+				emit(opCapability, uint32(CapRoundingModeRTE))
+			}
 			emit(opExtension, literalWords(floatControlsExtension)...)
 			added = true
 		}
@@ -46,6 +53,9 @@ func AddFloatControls32(code []byte) ([]byte, error) {
 		if op == opEntryPoint && len(a) >= 2 {
 			emit(opExecutionMode, a[1], modeDenormPreserve, 32)
 			emit(opExecutionMode, a[1], modeSignedZeroInfNanPreserve, 32)
+			if rte {
+				emit(opExecutionMode, a[1], modeRoundingModeRTE, 32)
+			}
 			entries++
 		}
 		return nil
@@ -62,9 +72,9 @@ func AddFloatControls32(code []byte) ([]byte, error) {
 func StripFloatControls(code []byte) ([]byte, error) {
 	return rewrite(code, func(op uint32, a []uint32, emit func(uint32, ...uint32)) error {
 		switch {
-		case op == opCapability && (Capability(a[0]) == CapDenormPreserve || Capability(a[0]) == CapSignedZeroInfNanPreserve),
+		case op == opCapability && (Capability(a[0]) == CapDenormPreserve || Capability(a[0]) == CapSignedZeroInfNanPreserve || Capability(a[0]) == CapRoundingModeRTE),
 			op == opExtension && literalString(a) == floatControlsExtension,
-			op == opExecutionMode && len(a) >= 2 && (a[1] == modeDenormPreserve || a[1] == modeSignedZeroInfNanPreserve):
+			op == opExecutionMode && len(a) >= 2 && (a[1] == modeDenormPreserve || a[1] == modeSignedZeroInfNanPreserve || a[1] == modeRoundingModeRTE):
 			return nil
 		}
 		emit(op, a...)

@@ -50,6 +50,10 @@ type Module struct {
 	// variables in descriptor set 0 (vkdml declares only uniform texel
 	// buffers there), sorted, without repeats.
 	TexelBindings []uint32
+	// FloatArithmetic counts the OpFAdd, OpFSub and OpFMul instructions,
+	// and Contractible those of them without the NoContraction decoration
+	// (GLSL's precise), which a driver may fuse into a multiply-add.
+	FloatArithmetic, Contractible int
 }
 
 // Has reports whether the module declares capability c.
@@ -73,6 +77,9 @@ const (
 	opVariable         = 59
 	opDecorate         = 71
 	opMemberDecorate   = 72
+	opFAdd             = 129
+	opFSub             = 131
+	opFMul             = 133
 
 	decSpecID        = 1
 	decBuiltIn       = 11
@@ -80,6 +87,7 @@ const (
 	decBinding       = 33
 	decDescriptorSet = 34
 	decOffset        = 35
+	decNoContraction = 42
 
 	classUniformConst  = 0
 	classUniform       = 2
@@ -132,8 +140,14 @@ func Parse(code []byte) (*Module, error) {
 		composite: map[uint32][]uint32{},
 	}
 	m := &Module{}
+	var floatResults []uint32
+	noContraction := map[uint32]bool{}
 	err = eachInstruction(words, func(op uint32, a []uint32) error {
 		switch {
+		case op == opDecorate && len(a) == 2 && a[1] == decNoContraction:
+			noContraction[a[0]] = true
+		case (op == opFAdd || op == opFSub || op == opFMul) && len(a) >= 2:
+			floatResults = append(floatResults, a[1])
 		case op == opCapability && len(a) == 1:
 			m.Capabilities = append(m.Capabilities, Capability(a[0]))
 		case op == opDecorate && len(a) >= 3:
@@ -151,6 +165,12 @@ func Parse(code []byte) (*Module, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	m.FloatArithmetic = len(floatResults)
+	for _, id := range floatResults {
+		if !noContraction[id] {
+			m.Contractible++
+		}
 	}
 	slices.Sort(m.SpecIDs)
 	m.SpecIDs = slices.Compact(m.SpecIDs)

@@ -260,42 +260,48 @@ func TestStripSource(t *testing.T) {
 	}
 }
 
-// TestFloatControls: AddFloatControls32 declares both capabilities, the
-// extension and both 32-bit modes on the entry point, refuses a module
-// that has them, and StripFloatControls gives back the module unchanged.
+// TestFloatControls: AddFloatControls32 declares the capabilities, the
+// extension and the 32-bit modes on the entry point (RoundingModeRTE only
+// when asked), refuses a module that has them, and StripFloatControls
+// gives back the module unchanged.
 func TestFloatControls(t *testing.T) {
-	if _, err := AddFloatControls32(handModule()); err == nil {
-		t.Error("a module without an entry point: no error")
-	}
-	code := handModule(in(opEntryPoint, append([]uint32{5, 99}, str("main")...)...)) // GLCompute %99 "main"
-	added, err := AddFloatControls32(code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Parse(added)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !m.Has(CapDenormPreserve) || !m.Has(CapSignedZeroInfNanPreserve) {
-		t.Errorf("capabilities %v", m.Capabilities)
-	}
-	words, _ := wordsOf(added)
-	modes, ext := 0, false
-	_ = eachInstruction(words, func(op uint32, a []uint32) error {
-		if op == opExecutionMode && len(a) == 3 && a[2] == 32 && (a[1] == modeDenormPreserve || a[1] == modeSignedZeroInfNanPreserve) {
-			modes++
+	for _, rte := range []bool{false, true} {
+		if _, err := AddFloatControls32(handModule(), rte); err == nil {
+			t.Error("a module without an entry point: no error")
 		}
-		ext = ext || op == opExtension && literalString(a) == floatControlsExtension
-		return nil
-	})
-	if modes != 2 || !ext {
-		t.Errorf("%d float-controls modes, extension declared %v; want 2 and true", modes, ext)
-	}
-	if _, err := AddFloatControls32(added); err == nil {
-		t.Error("adding the float controls twice: no error")
-	}
-	back, err := StripFloatControls(added)
-	if err != nil || !bytes.Equal(back, code) {
-		t.Errorf("stripped: %v, equal to the original %v", err, bytes.Equal(back, code))
+		code := handModule(in(opEntryPoint, append([]uint32{5, 99}, str("main")...)...)) // GLCompute %99 "main"
+		added, err := AddFloatControls32(code, rte)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Parse(added)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Has(CapDenormPreserve) || !m.Has(CapSignedZeroInfNanPreserve) || m.Has(CapRoundingModeRTE) != rte {
+			t.Errorf("rte %v: capabilities %v", rte, m.Capabilities)
+		}
+		words, _ := wordsOf(added)
+		modes, rteModes, ext := 0, 0, false
+		_ = eachInstruction(words, func(op uint32, a []uint32) error {
+			if op == opExecutionMode && len(a) == 3 && a[2] == 32 && (a[1] == modeDenormPreserve || a[1] == modeSignedZeroInfNanPreserve) {
+				modes++
+			}
+			if op == opExecutionMode && len(a) == 3 && a[2] == 32 && a[1] == modeRoundingModeRTE {
+				rteModes++
+			}
+			ext = ext || op == opExtension && literalString(a) == floatControlsExtension
+			return nil
+		})
+		if modes != 2 || !ext || (rteModes == 1) != rte {
+			t.Errorf("rte %v: %d float-controls modes, %d RTE modes, extension declared %v; want 2, %v and true", rte, modes, rteModes, ext, rte)
+		}
+		if _, err := AddFloatControls32(added, rte); err == nil {
+			t.Error("adding the float controls twice: no error")
+		}
+		back, err := StripFloatControls(added)
+		if err != nil || !bytes.Equal(back, code) {
+			t.Errorf("rte %v: stripped: %v, equal to the original %v", rte, err, bytes.Equal(back, code))
+		}
 	}
 }
