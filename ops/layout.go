@@ -616,7 +616,11 @@ type tuning struct {
 	// two; rounded down to a power of two). On lavapipe (128x256000
 	// FLOAT32 K=1, 2026-11-27, loaded 4-6 on 2 cores) 8 lanes (one
 	// subgroup, as ARGMAX's vec-row has) ran in 140 ms where 64 lanes
-	// took 645, both with 16-byte loads.
+	// took 645, both with 16-byte loads. GPUs take 256: 64 lanes of
+	// 16-byte loads on 128 rows of 256,000 (8 segments a row) kept 1 MiB
+	// loading on the h100 profile, under vkdml plan --check's 2 MiB, and
+	// on 8 rows of 32,000 the merges' idle lanes were 2.1% of a plan of
+	// few first-pass lanes (256: 4 MiB and 0.6%).
 	topKLaneWG uint32 `tune:"1..1024"`
 	// topKRadixMinLen and topKRadixMinK: TOP_K rows of at least
 	// topKRadixMinLen positions with K in [topKRadixMinK,
@@ -680,7 +684,7 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 64, topKRadixWG: 256, topKRadixRankMax: 256}
+		topKLaneWG: 256, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,

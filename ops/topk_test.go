@@ -413,6 +413,11 @@ func topKValueBits(dt tensor.DataType, x float64) uint64 {
 	return v
 }
 
+// topKLaneGPU names the lane strategy planned with the GPUs' tuning (its
+// workgroups of 128 or 256 lanes, where lavapipe's have 8) in a test's
+// list of strategies.
+const topKLaneGPU = "lane-gpu"
+
 // TestTopKListGate: the thread and lane lists' gate (topk_select.comp
 // THE GATE), which skips a position by its value alone once the list's
 // last entry is a number, on rows where every position enters (ascending
@@ -423,8 +428,9 @@ func topKValueBits(dt tensor.DataType, x float64) uint64 {
 // reference. Rows of an odd length start at every word alignment and end
 // in a partial vector: the 16-byte scans of 32-bit rows (topk_select.comp
 // scan_split) then have heads and tails of 0 to 3 positions. The radix
-// strategy's scans test vectors too and run at K = 16. -short: FLOAT32
-// with K = 1 and 16.
+// strategy's scans test vectors too and run at K = 16. The lane strategy
+// runs with lavapipe's and with the GPUs' tuning. -short: FLOAT32 with
+// K = 1 and 16 (radix and the GPUs' lane plan DECREASING only at 16).
 func TestTopKListGate(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -482,12 +488,23 @@ func TestTopKListGate(t *testing.T) {
 		for _, k := range ks {
 			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
 				strats := []string{ops.TopKStrategyThread, ops.TopKStrategyLane}
+				// -short: the 4-second pipelines (K = 16's 128 lanes with the
+				// GPUs' tuning, radix) in one direction.
+				if k < 16 || !testing.Short() || dir == ops.AxisDirectionDecreasing {
+					strats = append(strats, topKLaneGPU)
+				}
 				if k == 16 && (!testing.Short() || dir == ops.AxisDirectionDecreasing) {
 					strats = append(strats, ops.TopKStrategyRadix)
 				}
 				for _, strat := range strats {
 					t.Run(fmt.Sprintf("%v/K%d/%v/%s", dt, k, dir, strat), func(t *testing.T) {
-						topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
+						desc := topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
+						if strat == topKLaneGPU {
+							p := &testutil.ForcedPlan{Desc: desc, Kernel: ops.TopKStrategyLane, DeviceType: caps.DeviceTypeDiscreteGPU}
+							testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+							return
+						}
+						topKRun(t, d, desc, in, strat, rng)
 					})
 				}
 			}
