@@ -627,9 +627,25 @@ type tuning struct {
 	// shaders.TopKSortMax] take the radix strategy (a radix select on the
 	// order key, then a sort of the entries left; topk_plan.go) in place
 	// of lane, filter and sort. 0 never. Range: 0..2^32 positions (a row
-	// is at most 2^32-1 long) and 0..2048 (shaders.TopKSortMax).
+	// is at most 2^32-1 long) and 0..2048 (shaders.TopKSortMax). GPUs
+	// take radix (with topKRadixSplit) from 65,536 positions, not timed
+	// there yet: filter's chunks load one 4-byte position a lane, so on
+	// the h100 profile 128x256000 FLOAT32 K=50 and K=1024 kept 816 and
+	// 1056 KiB loading (the latter every resident lane's 4 bytes), under
+	// vkdml plan --check's 2 MiB, and sort (K=2048) wrote twice the input
+	// in runs; radix scans 16-byte vectors (4 MiB in flight) and writes
+	// K entries a segment. Its BytesRead counts one scan of the row;
+	// it scans two or three times on random floats (more on rows of few
+	// distinct values).
 	topKRadixMinLen uint64 `tune:"0..4294967296"`
 	topKRadixMinK   uint32 `tune:"0..2048"`
+	// topKRadixVecOnly: the planner takes radix (topKRadixMinLen) only
+	// for rows its scans read 16-byte vectors of (32-bit elements of
+	// input stride 1). On the h100 profile the scalar scans of
+	// 128x256000 FLOAT16 counted 17-21 SPIR-V ops per byte (the budget
+	// is 4; filter 5-6) with 512 KiB in flight, where sort's K=2048 plan
+	// passed vkdml plan --check.
+	topKRadixVecOnly bool
 	// topKRadixSplit: the radix strategy cuts rows into split-K segments
 	// (as lane and filter do) when there are too few rows to fill the
 	// device. Lavapipe keeps a row per workgroup: its few threads are
@@ -684,7 +700,7 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKRadixWG: 256, topKRadixRankMax: 256}
+		topKLaneWG: 256, topKRadixMinLen: 65536, topKRadixMinK: 17, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,

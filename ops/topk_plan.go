@@ -290,7 +290,10 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 // axis for it.
 func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
 	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
-	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit)
+	// The scans of 32-bit rows of stride 1 read four positions a load
+	// (topk_select.comp VEC4).
+	vec4 := t.in.DataType.Size() == 4 && axisIn == 1
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4)
 	if err != nil {
 		return nil, err
 	}
@@ -307,9 +310,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	case TopKStrategyFilter:
 		s.cutFilter(rows, n, k, wgLimit)
 	case TopKStrategyRadix:
-		// The scans of 32-bit rows of stride 1 read four positions a
-		// load (topk_select.comp VEC4).
-		s.cutRadix(ctx, rows, n, k, wgLimit, t.in.DataType.Size() == 4 && axisIn == 1)
+		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
 		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
@@ -324,9 +325,10 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 }
 
 // topKStrategy is the strategy for rows of n positions (axisIn the axis's
-// stride in elements) and K = k: the planner's choice, or ctx.Kernel when
-// forced and able to run the case.
-func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64) (string, error) {
+// stride in elements; vec4 when the scans read 16-byte vectors) and K =
+// k: the planner's choice, or ctx.Kernel when forced and able to run the
+// case.
+func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 bool) (string, error) {
 	shape := TopKStrategySort
 	if k <= shaders.TopKSortMax/2 {
 		shape = TopKStrategyFilter
@@ -337,7 +339,7 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64) (strin
 			shape = TopKStrategyThread
 		}
 	}
-	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG {
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec4 || !tun.topKRadixVecOnly) {
 		shape = TopKStrategyRadix
 	}
 	switch ctx.Kernel {
