@@ -27,7 +27,8 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // segment) item in a grid-stride loop; the others a workgroup per item,
 // lane t loading positions t, t+WG, ... of the segment, or with VEC4
 // (32-bit elements, input stride 1) the thread, lane and radix scans
-// (SHAPE 0, 1, 4) 16-byte vectors t, t+WG, ... of its aligned middle
+// (SHAPE 0, 1, 4) and the filter's with samp_step 4 (SHAPE 3) 16-byte
+// vectors t, t+WG, ... of its aligned middle
 // (scan_split), with at most three scalar positions before and after
 // it. It reads every position of its rows once and writes each item's
 // run (RUNS) or the rows' results.
@@ -39,7 +40,7 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	}
 	shape := v.define("SHAPE", 0)
 	active := func(n uint64) uint64 { return n }
-	if es == 4 && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4) {
+	if es == 4 && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 || shape == 3 && v.p("samp_step") == 4) {
 		// A lane is busy when it has a vector, or a head or tail
 		// position: at least the vectors left after a head of three.
 		load = 16

@@ -308,7 +308,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	case TopKStrategyLane:
 		s.cutLane(ctx, rows, n, k, wgLimit)
 	case TopKStrategyFilter:
-		s.cutFilter(rows, n, k, wgLimit)
+		s.cutFilter(ctx, rows, n, k, wgLimit, vec4 && ctx.tuning().topKFilterVec)
 	case TopKStrategyRadix:
 		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
 	case TopKStrategySort:
@@ -385,27 +385,51 @@ func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
 	}
 }
 
-// cutFilter cuts the axis for the filter strategy.
-func (s *topKSegments) cutFilter(rows, n, k, wgLimit uint64) {
+// cutFilter cuts the axis for the filter strategy; vec4 says a chunk's
+// lanes test a 16-byte vector each (topk_select.comp's samp_step 4).
+func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool) {
 	// The list (listN >= K), a candidate buffer of at least four
-	// chunks of wg positions, both in one sort of sortN entries.
+	// chunks, both in one sort of sortN entries. A chunk is wg
+	// positions, or wg vectors and in the first one the head's and the
+	// tail's at most six positions.
 	s.listN = uint64(pow2Ceil(uint32(k)))
 	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
-	s.candN = max(s.listN, 4*wg)
+	chunk := func(wg uint64) uint64 { return wg }
+	if vec4 {
+		s.sampStep = 4
+		chunk = func(wg uint64) uint64 { return 4*wg + 6 }
+	}
+	s.candN = max(s.listN, 4*chunk(wg))
 	s.sortN = uint64(pow2Ceil(uint32(s.listN + s.candN)))
 	if s.sortN > shaders.TopKSortMax {
 		s.candN = shaders.TopKSortMax - s.listN
 		s.sortN = shaders.TopKSortMax
-		wg = min(wg, s.candN/4)
+		for wg > 1 && 4*chunk(wg) > s.candN {
+			wg /= 2
+		}
+	}
+	if vec4 {
+		// The sort has room for more candidates: fewer sorts.
+		s.candN = s.sortN - s.listN
 	}
 	s.wg = uint32(wg)
-	// Iterations: a chunk each WG positions, and at worst (every
-	// position a candidate) a sort each candN-wg positions.
+	// Iterations: a chunk each chunk(wg) positions (wg loads), and at
+	// worst (every position a candidate) a sort each candN-chunk
+	// positions.
 	mergeIters := topKStages(s.sortN)*max(s.sortN/2/wg, 1) + s.sortN/wg
-	chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-wg)/wg)
-	s.segLen = min(n, max(chunks, 1)*wg)
+	chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-chunk(wg))/chunk(wg))
+	// Segments of whole chunks: with vectors, every lane of every chunk
+	// has one when the segment starts aligned.
+	step := wg
+	if vec4 {
+		step = 4 * wg
+	}
+	s.segLen = min(n, max(chunks, 1)*step)
 	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
 		s.segLen = split
+		if vec4 {
+			s.segLen = min(n, ceilDiv(split, step)*step)
+		}
 	}
 }
 
