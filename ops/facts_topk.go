@@ -24,23 +24,36 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 }
 
 // topKSelectFacts is topk_select.comp: SHAPE 0 one invocation per (row,
-// segment) item in a grid-stride loop; SHAPE 1 and 2 a workgroup per
-// item, lane t loading positions t, t+WG, ... of the segment. It reads
-// every position of its rows once and writes each item's run (RUNS) or
-// the rows' results.
+// segment) item in a grid-stride loop; the others a workgroup per item,
+// lane t loading positions t, t+WG, ... of the segment, or with VEC4
+// (32-bit elements, input stride 1) the thread, lane and radix scans
+// (SHAPE 0, 1, 4) and the filter's with samp_step 4 (SHAPE 3) 16-byte
+// vectors t, t+WG, ... of its aligned middle
+// (scan_split), with at most three scalar positions before and after
+// it. It reads every position of its rows once and writes each item's
+// run (RUNS) or the rows' results.
 func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	es := v.define("ELEM_BITS", 32) / 8
 	load := es
 	if es < 4 && v.define("NATIVE", 1) == 0 {
 		load = 4
 	}
+	shape := v.define("SHAPE", 0)
+	active := func(n uint64) uint64 { return n }
+	if es == 4 && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 || shape == 3 && v.p("samp_step") == 4) {
+		// A lane is busy when it has a vector, or a head or tail
+		// position: at least the vectors left after a head of three.
+		load = 16
+		active = func(n uint64) uint64 { return max((n-min(n, 3))/4, min(n, 3)) }
+	}
 	a := argStepItems{oCount: v.p("r_count"), jCount: v.s("N"), segLen: v.p("seg_len"), nloc: v.p("nseg")}
 	f := v.gridFacts(a.items(), load)
-	if v.define("SHAPE", 0) != 0 {
-		var err error
-		if f, err = workgroupPerItemFacts(v, a, load); err != nil {
+	if shape != 0 {
+		empty, err := groupPerItemEmpty(v, a, active)
+		if err != nil {
 			return f, err
 		}
+		f = DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}
 	}
 	f.BytesRead = a.oCount * a.jCount * es
 	f.Units, f.Unit = a.oCount*a.jCount, UnitElement
@@ -71,11 +84,4 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesWritten = rows * v.p("nruns_out") * v.p("cap_out") * eb
 	}
 	return f, nil
-}
-
-// workgroupPerItemFacts is the lanes of a kernel with a workgroup per
-// item whose lane t touches positions t, t+WG, ... of the item's n.
-func workgroupPerItemFacts(v *stepValues, a argStepItems, load uint64) (DispatchFacts, error) {
-	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return n })
-	return DispatchFacts{Lanes: v.lanes(), EmptyLanes: empty, BytesPerLaneInFlight: load}, err
 }

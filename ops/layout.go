@@ -616,16 +616,44 @@ type tuning struct {
 	// two; rounded down to a power of two). On lavapipe (128x256000
 	// FLOAT32 K=1, 2026-11-27, loaded 4-6 on 2 cores) 8 lanes (one
 	// subgroup, as ARGMAX's vec-row has) ran in 140 ms where 64 lanes
-	// took 645, both with 16-byte loads.
+	// took 645, both with 16-byte loads. GPUs take 256: 64 lanes of
+	// 16-byte loads on 128 rows of 256,000 (8 segments a row) kept 1 MiB
+	// loading on the h100 profile, under vkdml plan --check's 2 MiB, and
+	// on 8 rows of 32,000 the merges' idle lanes were 2.1% of a plan of
+	// few first-pass lanes (256: 4 MiB and 0.6%).
 	topKLaneWG uint32 `tune:"1..1024"`
+	// topKFilterVec: the filter strategy's lanes test a 16-byte vector
+	// of four positions a chunk on 32-bit rows of input stride 1
+	// (topk_select.comp), where one position a lane capped a GPU's bytes
+	// in flight at 4 per resident lane (1 MiB on an H100, under vkdml
+	// plan --check's 2 MiB). Lavapipe keeps one position: its plans were
+	// timed that way.
+	topKFilterVec bool
 	// topKRadixMinLen and topKRadixMinK: TOP_K rows of at least
 	// topKRadixMinLen positions with K in [topKRadixMinK,
 	// shaders.TopKSortMax] take the radix strategy (a radix select on the
 	// order key, then a sort of the entries left; topk_plan.go) in place
 	// of lane, filter and sort. 0 never. Range: 0..2^32 positions (a row
-	// is at most 2^32-1 long) and 0..2048 (shaders.TopKSortMax).
+	// is at most 2^32-1 long) and 0..2048 (shaders.TopKSortMax). GPUs
+	// take radix (with topKRadixSplit) from 65,536 positions and K = 256,
+	// not timed there yet: on the h100 profile, 128x256000 FLOAT32
+	// K=1024 with filter (16-byte vectors, topKFilterVec) is cut into 106
+	// segments a row by the iteration bound of its sorts (111 MB of runs
+	// for 131 MB read), and sort (K=2048) wrote twice the input in runs;
+	// radix scans 16-byte vectors (4 MiB in flight) and writes K entries
+	// for each of 8 segments a row. Below K = 256 filter's one scan is
+	// kept (K=50: 41 segments, 2.6 MiB in flight, 2 MB of runs). Radix's
+	// BytesRead counts one scan of the row; it scans two or three times
+	// on random floats (more on rows of few distinct values).
 	topKRadixMinLen uint64 `tune:"0..4294967296"`
 	topKRadixMinK   uint32 `tune:"0..2048"`
+	// topKRadixVecOnly: the planner takes radix (topKRadixMinLen) only
+	// for rows its scans read 16-byte vectors of (32-bit elements of
+	// input stride 1). On the h100 profile the scalar scans of
+	// 128x256000 FLOAT16 counted 17-21 SPIR-V ops per byte (the budget
+	// is 4; filter 5-6) with 512 KiB in flight, where sort's K=2048 plan
+	// passed vkdml plan --check.
+	topKRadixVecOnly bool
 	// topKRadixSplit: the radix strategy cuts rows into split-K segments
 	// (as lane and filter do) when there are too few rows to fill the
 	// device. Lavapipe keeps a row per workgroup: its few threads are
@@ -680,7 +708,7 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 64, topKRadixWG: 256, topKRadixRankMax: 256}
+		topKLaneWG: 256, topKFilterVec: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,

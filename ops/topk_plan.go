@@ -290,7 +290,10 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 // axis for it.
 func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
 	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
-	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit)
+	// The scans of 32-bit rows of stride 1 read four positions a load
+	// (topk_select.comp VEC4).
+	vec4 := t.in.DataType.Size() == 4 && axisIn == 1
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4)
 	if err != nil {
 		return nil, err
 	}
@@ -305,11 +308,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	case TopKStrategyLane:
 		s.cutLane(ctx, rows, n, k, wgLimit)
 	case TopKStrategyFilter:
-		s.cutFilter(rows, n, k, wgLimit)
+		s.cutFilter(ctx, rows, n, k, wgLimit, vec4 && ctx.tuning().topKFilterVec)
 	case TopKStrategyRadix:
-		// The scans of 32-bit rows of stride 1 read four positions a
-		// load (topk_select.comp VEC4).
-		s.cutRadix(ctx, rows, n, k, wgLimit, t.in.DataType.Size() == 4 && axisIn == 1)
+		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
 		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
@@ -324,9 +325,10 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 }
 
 // topKStrategy is the strategy for rows of n positions (axisIn the axis's
-// stride in elements) and K = k: the planner's choice, or ctx.Kernel when
-// forced and able to run the case.
-func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64) (string, error) {
+// stride in elements; vec4 when the scans read 16-byte vectors) and K =
+// k: the planner's choice, or ctx.Kernel when forced and able to run the
+// case.
+func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 bool) (string, error) {
 	shape := TopKStrategySort
 	if k <= shaders.TopKSortMax/2 {
 		shape = TopKStrategyFilter
@@ -337,7 +339,7 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64) (strin
 			shape = TopKStrategyThread
 		}
 	}
-	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG {
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec4 || !tun.topKRadixVecOnly) {
 		shape = TopKStrategyRadix
 	}
 	switch ctx.Kernel {
@@ -383,27 +385,51 @@ func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
 	}
 }
 
-// cutFilter cuts the axis for the filter strategy.
-func (s *topKSegments) cutFilter(rows, n, k, wgLimit uint64) {
+// cutFilter cuts the axis for the filter strategy; vec4 says a chunk's
+// lanes test a 16-byte vector each (topk_select.comp's samp_step 4).
+func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool) {
 	// The list (listN >= K), a candidate buffer of at least four
-	// chunks of wg positions, both in one sort of sortN entries.
+	// chunks, both in one sort of sortN entries. A chunk is wg
+	// positions, or wg vectors and in the first one the head's and the
+	// tail's at most six positions.
 	s.listN = uint64(pow2Ceil(uint32(k)))
 	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
-	s.candN = max(s.listN, 4*wg)
+	chunk := func(wg uint64) uint64 { return wg }
+	if vec4 {
+		s.sampStep = 4
+		chunk = func(wg uint64) uint64 { return 4*wg + 6 }
+	}
+	s.candN = max(s.listN, 4*chunk(wg))
 	s.sortN = uint64(pow2Ceil(uint32(s.listN + s.candN)))
 	if s.sortN > shaders.TopKSortMax {
 		s.candN = shaders.TopKSortMax - s.listN
 		s.sortN = shaders.TopKSortMax
-		wg = min(wg, s.candN/4)
+		for wg > 1 && 4*chunk(wg) > s.candN {
+			wg /= 2
+		}
+	}
+	if vec4 {
+		// The sort has room for more candidates: fewer sorts.
+		s.candN = s.sortN - s.listN
 	}
 	s.wg = uint32(wg)
-	// Iterations: a chunk each WG positions, and at worst (every
-	// position a candidate) a sort each candN-wg positions.
+	// Iterations: a chunk each chunk(wg) positions (wg loads), and at
+	// worst (every position a candidate) a sort each candN-chunk
+	// positions.
 	mergeIters := topKStages(s.sortN)*max(s.sortN/2/wg, 1) + s.sortN/wg
-	chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-wg)/wg)
-	s.segLen = min(n, max(chunks, 1)*wg)
+	chunks := min(topKIters/2, (topKIters/2)/mergeIters*(s.candN-chunk(wg))/chunk(wg))
+	// Segments of whole chunks: with vectors, every lane of every chunk
+	// has one when the segment starts aligned.
+	step := wg
+	if vec4 {
+		step = 4 * wg
+	}
+	s.segLen = min(n, max(chunks, 1)*step)
 	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
 		s.segLen = split
+		if vec4 {
+			s.segLen = min(n, ceilDiv(split, step)*step)
+		}
 	}
 }
 

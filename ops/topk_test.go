@@ -55,6 +55,11 @@ func topKBits(rng *rand.Rand, dt tensor.DataType) uint64 {
 // strat forced ("" the planner's choice).
 func topKRun(t *testing.T, d *dml.Device, desc ops.Desc, in *tensor.Tensor, strat string, rng *rand.Rand) {
 	t.Helper()
+	if gpu, ok := topKGPUStrategies[strat]; ok {
+		p := &testutil.ForcedPlan{Desc: desc, Kernel: gpu, DeviceType: caps.DeviceTypeDiscreteGPU}
+		testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+		return
+	}
 	if strat != "" {
 		op, err := d.CreateOperatorWithKernel(desc, strat)
 		if err != nil {
@@ -206,7 +211,9 @@ func TestTopKFilterAdversarial(t *testing.T) {
 		"random":    func(int) float32 { return float32(rng.Intn(100)) },
 	}
 	for name, fill := range fills {
-		for _, n := range []uint32{700, 9000} {
+		// 1501: the second row starts off a 16-byte boundary (vector
+		// scans with a head and a tail).
+		for _, n := range []uint32{700, 1501, 9000} {
 			v := make([]float32, 2*n)
 			for i := range v {
 				v[i] = fill(i)
@@ -217,9 +224,12 @@ func TestTopKFilterAdversarial(t *testing.T) {
 					continue
 				}
 				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
-					for _, strat := range []string{ops.TopKStrategyFilter, ops.TopKStrategySort, ops.TopKStrategyRadix} {
+					for _, strat := range []string{ops.TopKStrategyFilter, topKFilterGPU, ops.TopKStrategySort, ops.TopKStrategyRadix} {
 						if strat == ops.TopKStrategyRadix && testing.Short() && k != 1024 {
 							continue // -short: radix's pipelines cost lavapipe seconds each; TestTopKRadix covers it
+						}
+						if n == 1501 && strat != topKFilterGPU || strat == topKFilterGPU && testing.Short() && (n != 1501 || k > 65) {
+							continue // -short: the GPUs' filter on the unaligned rows, K up to 65
 						}
 						t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
 							topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
@@ -413,6 +423,17 @@ func topKValueBits(dt tensor.DataType, x float64) uint64 {
 	return v
 }
 
+// topKLaneGPU and topKFilterGPU name, in a test's list of strategies
+// for topKRun, the lane strategy planned with the GPUs' tuning (its
+// workgroups of 128 or 256 lanes, where lavapipe's have 8) and the
+// filter strategy (16-byte vectors a lane on 32-bit rows of stride 1).
+const (
+	topKLaneGPU   = "lane-gpu"
+	topKFilterGPU = "filter-gpu"
+)
+
+var topKGPUStrategies = map[string]string{topKLaneGPU: ops.TopKStrategyLane, topKFilterGPU: ops.TopKStrategyFilter}
+
 // TestTopKListGate: the thread and lane lists' gate (topk_select.comp
 // THE GATE), which skips a position by its value alone once the list's
 // last entry is a number, on rows where every position enters (ascending
@@ -423,8 +444,9 @@ func topKValueBits(dt tensor.DataType, x float64) uint64 {
 // reference. Rows of an odd length start at every word alignment and end
 // in a partial vector: the 16-byte scans of 32-bit rows (topk_select.comp
 // scan_split) then have heads and tails of 0 to 3 positions. The radix
-// strategy's scans test vectors too and run at K = 16. -short: FLOAT32
-// with K = 1 and 16.
+// strategy's scans test vectors too and run at K = 16. The lane strategy
+// runs with lavapipe's and with the GPUs' tuning. -short: FLOAT32 with
+// K = 1 and 16 (radix and the GPUs' lane plan DECREASING only at 16).
 func TestTopKListGate(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -482,6 +504,11 @@ func TestTopKListGate(t *testing.T) {
 		for _, k := range ks {
 			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
 				strats := []string{ops.TopKStrategyThread, ops.TopKStrategyLane}
+				// -short: the 4-second pipelines (K = 16's 128 lanes with the
+				// GPUs' tuning, radix) in one direction.
+				if k < 16 || !testing.Short() || dir == ops.AxisDirectionDecreasing {
+					strats = append(strats, topKLaneGPU)
+				}
 				if k == 16 && (!testing.Short() || dir == ops.AxisDirectionDecreasing) {
 					strats = append(strats, ops.TopKStrategyRadix)
 				}

@@ -17,7 +17,8 @@
 //            SORT_MAX positions) into shared memory and sorts it (any K:
 //            the run keeps min(K, segment length));
 //          3 (filter): one workgroup per item keeps its best list_n
-//            entries sorted in shared memory; lanes test WG positions at a
+//            entries sorted in shared memory; lanes test WG positions (or,
+//            samp_step 4 on VEC4 rows, WG 16-byte vectors) at a
 //            time against the list's K-th entry and append the better ones
 //            to a candidate buffer, which is sorted into the list (one sort
 //            of sort_n entries) when it could overflow: after the first
@@ -80,7 +81,8 @@ layout(push_constant) uniform Push {
 	               // entries ranked (more are sorted)
 	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list; SHAPE 4: the least gathered
 	               // entries ordered in buckets (bucket_rank_emit; 0: never)
-	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample)
+	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample);
+	                // SHAPE 3: 4 when the lanes of VEC4 rows test a 16-byte vector a chunk (else one position)
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -369,6 +371,59 @@ void sh_sort(uint p) {
 	}
 	barrier();
 }
+
+#if SHAPE == 3
+// filter_offer appends entry (s, j) to the candidate buffer (after the
+// list's list_n entries) if it beats the threshold entry (ths, thi).
+void filter_offer(uvec2 s, uint j, uvec2 ths, uint thi) {
+	if (better(s, j, ths, thi)) {
+		sh_put(pc.list_n + atomicAdd(sh_count, 1u), s, j);
+	}
+}
+
+#if ELEM_BITS == 32
+// filter_offer4 appends the entries (s[c], j + c) that beat (ths, thi)
+// among the components p marks, with one atomic for all of them.
+void filter_offer4(uvec4 s, bvec4 p, uint j, uvec2 ths, uint thi) {
+	uvec4 pi;
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		pi[c] = uint(p[c] && better(uvec2(s[c], 0u), j + c, ths, thi));
+	}
+	uint e = pc.list_n + atomicAdd(sh_count, pi.x + pi.y + pi.z + pi.w);
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		if (pi[c] != 0u) {
+			sh_put(e, uvec2(s[c], 0u), j + c);
+		}
+		e += pi[c];
+	}
+}
+#endif
+
+// filter_chunk_end ends a chunk of the scan (t the lane): when the next chunk's most
+// candidates could overflow the buffer, or this was the last one, the
+// candidates are sorted into the list and (ths, thi) becomes its K-th
+// entry.
+void filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint thi) {
+	barrier();
+	// Uniform: every lane reads the count after the barrier.
+	bool full = sh_count + most > pc.cand_n || last;
+	barrier();
+	if (full) {
+		sh_sort(pc.sort_n);
+		// The candidates are now in the list; their slots (and every
+		// slot past the list) hold padding again.
+		for (uint q = pc.list_n + t; q < pc.sort_n; q += gl_WorkGroupSize.x) {
+			sh_put(q, uvec2(0u), PAD_INDEX);
+		}
+		if (t == 0u) {
+			sh_count = 0u;
+		}
+		ths = sh_score(K - 1u);
+		thi = sh_idx[K - 1u];
+		barrier();
+	}
+}
+#endif
 
 #if SHAPE == 4
 // RADIX_BITS: a digit's bits; its histogram (2^RADIX_BITS counts) lives
@@ -864,31 +919,45 @@ void main() {
 		barrier();
 		uvec2 ths = uvec2(0u);
 		uint thi = PAD_INDEX;
-		for (uint base = j0; base < j1; base += WG) {
-			uint j = base + t;
-			if (j < j1) {
-				uvec2 s = score(load_raw(kin + j * AI));
-				if (better(s, j, ths, thi)) {
-					sh_put(pc.list_n + atomicAdd(sh_count, 1u), s, j);
+#if ELEM_BITS == 32
+		if (VEC4 && pc.samp_step == 4u) {
+			// Chunks of WG 16-byte vectors of the aligned middle
+			// (scan_split), a vector a lane; before the first, the head's
+			// and the tail's at most three positions each (lanes 0-2 and
+			// 3-5), which the first chunk's sort takes in (the planner's
+			// cand_n holds 4 WG + 6).
+			uint mid, v0, nv;
+			scan_split(kin, j0, j1, mid, v0, nv);
+			if (t < 6u) {
+				uint j = t < 3u ? j0 + t : mid + 4u * nv + t - 3u;
+				if (j < (t < 3u ? mid : j1)) {
+					filter_offer(score(load_raw(kin + j)), j, ths, thi);
 				}
 			}
-			barrier();
-			// Uniform: every lane reads the count after the barrier.
-			bool full = sh_count > pc.cand_n - WG || base + WG >= j1;
-			barrier();
-			if (full) {
-				sh_sort(pc.sort_n);
-				// The candidates are now in the list; their slots (and every
-				// slot past the list) hold padding again.
-				for (uint q = pc.list_n + t; q < pc.sort_n; q += WG) {
-					sh_put(q, uvec2(0u), PAD_INDEX);
+			for (uint c = 0u;; c += WG) {
+				if (c + t < nv) {
+					uvec4 s4 = score4(elem_src4.x[v0 + c + t]);
+					// A position that beats (ths, thi) scores at least ths.
+					bvec4 p = greaterThanEqual(s4, uvec4(ths.x));
+					if (any(p)) {
+						filter_offer4(s4, p, mid + 4u * (c + t), ths, thi);
+					}
 				}
-				if (t == 0u) {
-					sh_count = 0u;
+				bool last = c + WG >= nv;
+				filter_chunk_end(t, 4u * WG, last, ths, thi);
+				if (last) {
+					break;
 				}
-				ths = sh_score(K - 1u);
-				thi = sh_idx[K - 1u];
-				barrier();
+			}
+		} else
+#endif
+		{
+			for (uint base = j0; base < j1; base += WG) {
+				uint j = base + t;
+				if (j < j1) {
+					filter_offer(score(load_raw(kin + j * AI)), j, ths, thi);
+				}
+				filter_chunk_end(t, WG, base + WG >= j1, ths, thi);
 			}
 		}
 #else
