@@ -310,6 +310,15 @@ func (l *CommandList) ruleFor(texel bool) bindingRule {
 		max: uint64(lim.MaxStorageBufferRange), limit: "maxStorageBufferRange"}
 }
 
+// fits checks that binding i of kernel name, size bytes, is within the
+// rule's largest size.
+func (rule bindingRule) fits(name string, i int, size uint64) error {
+	if size > rule.max {
+		return fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over %s %d: %w", name, i, size, rule.limit, rule.max, ErrOutOfRange)
+	}
+	return nil
+}
+
 // descriptorRange is where binding r of a kernel points: the range of
 // buf (a block's VkBuffer) from base, aligned down to the rule's alignment
 // (minStorageBufferOffsetAlignment, or for a texel buffer
@@ -337,8 +346,8 @@ func (l *CommandList) descriptorRange(name string, i int, r Range, rule bindingR
 	base = abs / rule.align * rule.align
 	delta = abs - base
 	size, _ = alignUp(max(r.Size, 4)+delta, rule.unit)
-	if size > rule.max {
-		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over %s %d: %w", name, i, size, rule.limit, rule.max, ErrOutOfRange)
+	if err := rule.fits(name, i, size); err != nil {
+		return 0, 0, 0, 0, nil, err
 	}
 	if end, ok := addRange(base, size); !ok || end > seg.blk.size {
 		// A bug in vkdml, not in the caller's ranges: report it rather than
@@ -355,8 +364,8 @@ func (l *CommandList) descriptorRange(name string, i int, r Range, rule bindingR
 // rule (Vulkan's are at most 256).
 func (l *CommandList) scratchRange(name string, i int, r Range, rule bindingRule) (C.VkBuffer, uint64, uint64, uint64, *crossing, error) {
 	size, _ := alignUp(r.Size, rule.unit)
-	if size > rule.max {
-		return 0, 0, 0, 0, nil, fmt.Errorf("gpu: Dispatch %s: binding %d covers %d bytes, over %s %d: %w", name, i, size, rule.limit, rule.max, ErrOutOfRange)
+	if err := rule.fits(name, i, size); err != nil {
+		return 0, 0, 0, 0, nil, err
 	}
 	scratch, err := l.d.newBuffer(l.d.mem.main, size)
 	if err != nil {

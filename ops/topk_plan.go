@@ -244,7 +244,7 @@ type topKSegments struct {
 	segLen, nseg   uint64
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
-	sampStep       uint64 // radix: positions between two of the threshold's sample (0: none)
+	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, 4 when a chunk's lanes test 16-byte vectors
 	passes         []topKPass
 	entryBytes     uint64
 	rowA, rowB     uint64 // temporary bytes per row of the two regions
