@@ -138,6 +138,10 @@ func printDevice(w io.Writer, r dml.DeviceReport) {
 		l.MaxComputeWorkGroupSize, l.MaxComputeWorkGroupCount, l.MaxPushConstantsSize)
 	fmt.Fprintf(w, "            maxMemoryAllocationSize %d, minStorageBufferOffsetAlignment %d, timestampPeriod %g ns (%d valid bits)\n",
 		l.MaxMemoryAllocationSize, l.MinStorageBufferOffsetAlignment, l.TimestampPeriod, l.TimestampValidBits)
+	// The texel limits decide whether vec-row may read through a texel
+	// buffer (the CPU class's fast load path, ops/check.go).
+	fmt.Fprintf(w, "            maxTexelBufferElements %d, minTexelBufferOffsetAlignment %d\n",
+		l.MaxTexelBufferElements, l.MinTexelBufferOffsetAlignment)
 	for i, m := range r.MemoryTypes {
 		fmt.Fprintf(w, "    memory type %d: %s, heap %d (%.1f GiB)\n", i, m.Describe(), m.Heap, float64(m.HeapSize)/(1<<30))
 	}
