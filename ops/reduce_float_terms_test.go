@@ -12,7 +12,6 @@ import (
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
-	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
@@ -42,12 +41,7 @@ func TestReduceFloatTerms(t *testing.T) {
 // lavapipe reports no shaderDenormPreserveFloat32 (it flushes denormals),
 // so there it skips, and the planner never runs them there.
 func TestReduceFloatSquareNative(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
-	if f := d.GPU().Features; !f.DenormPreserveFloat32 || !f.SignedZeroInfNanPreserveFloat32 || !f.RoundingModeRTEFloat32 {
-		t.Skipf("the device reports shaderDenormPreserveFloat32 %v, shaderSignedZeroInfNanPreserveFloat32 %v, shaderRoundingModeRTEFloat32 %v: the native squares never run on it",
-			f.DenormPreserveFloat32, f.SignedZeroInfNanPreserveFloat32, f.RoundingModeRTEFloat32)
-	}
-	reduceFloatTermsCheck(t, d, shaders.ReduceFmulHW)
+	reduceFloatTermsCheck(t, openFloatControls(t, "the native squares"), shaders.ReduceFmulHW)
 }
 
 // reduceFloatTermsCheck is TestReduceFloatTerms on d, whose SUM_SQUARE
@@ -158,37 +152,19 @@ func reduceFloatCheckSquares(t *testing.T, d *dml.Device, desc ops.Desc, what st
 // device reports all three float controls (a device fact); FLOAT16 (whose
 // squares are exact in FLOAT32) and the other functions never do.
 func TestReduceFloatSquareNativePlan(t *testing.T) {
-	p, err := profiles.Lookup("h100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, cols, whole := []uint32{4096, 16384}, []uint32{4096, 16384}, []uint32{1 << 24}
-	for _, c := range []struct {
-		dt    tensor.DataType
-		f     ops.ReduceFunction
-		off   caps.Features
-		sizes []uint32
-		axes  []uint32
-		want  bool
-	}{
-		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{}, rows, []uint32{1}, true},
-		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{}, cols, []uint32{0}, true},
+	m, whole := []uint32{4096, 16384}, []uint32{1 << 24}
+	checkNativePlans(t, true, []nativePlanCase{
+		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{}, m, []uint32{1}, true},
+		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{}, m, []uint32{0}, true},
 		{tensor.Float32, ops.ReduceFunctionL2, caps.Features{}, whole, []uint32{0}, true},
-		{tensor.Float32, ops.ReduceFunctionL2, caps.Features{}, cols, []uint32{0}, true},
-		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{DenormPreserveFloat32: true}, rows, []uint32{1}, false},
-		{tensor.Float32, ops.ReduceFunctionL2, caps.Features{SignedZeroInfNanPreserveFloat32: true}, cols, []uint32{0}, false},
+		{tensor.Float32, ops.ReduceFunctionL2, caps.Features{}, m, []uint32{0}, true},
+		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{DenormPreserveFloat32: true}, m, []uint32{1}, false},
+		{tensor.Float32, ops.ReduceFunctionL2, caps.Features{SignedZeroInfNanPreserveFloat32: true}, m, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionSumSquare, caps.Features{RoundingModeRTEFloat32: true}, whole, []uint32{0}, false},
-		{tensor.Float16, ops.ReduceFunctionSumSquare, caps.Features{}, rows, []uint32{1}, false},
-		{tensor.Float32, ops.ReduceFunctionSum, caps.Features{}, cols, []uint32{0}, false},
-		{tensor.Float32, ops.ReduceFunctionL1, caps.Features{}, rows, []uint32{1}, false},
-	} {
-		desc := &ops.Reduce{Function: c.f, Input: tensor.NewDesc(c.dt, c.sizes), Output: tensor.NewDesc(c.dt, argOutSizes(c.sizes, c.axes)), Axes: c.axes}
-		for i, k := range profilePlan(t, p, p.Features.Without(c.off), desc).Kernels {
-			if got := strings.HasSuffix(k.Variant, shaders.ReduceFmulHW); got != (c.want && i == 0) {
-				t.Errorf("%v %v %v axes %v, without %+v: dispatch %d runs %s, want the native squares %v", c.f, c.dt, c.sizes, c.axes, c.off, i, k.Variant, c.want && i == 0)
-			}
-		}
-	}
+		{tensor.Float16, ops.ReduceFunctionSumSquare, caps.Features{}, m, []uint32{1}, false},
+		{tensor.Float32, ops.ReduceFunctionSum, caps.Features{}, m, []uint32{0}, false},
+		{tensor.Float32, ops.ReduceFunctionL1, caps.Features{}, m, []uint32{1}, false},
+	})
 }
 
 // TestReduceFloatColumnSegments: FLOAT32 columns of 4096 rows (the h100
