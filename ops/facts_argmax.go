@@ -126,6 +126,12 @@ func argScalarFacts(v *stepValues) (DispatchFacts, error) {
 			return f, err
 		}
 		f.Lanes, f.EmptyLanes = v.lanes(), empty
+		if v.define("REDUCE_FLOAT", 0) == 1 && (v.s("FLAGS")>>12)&15 == 1 {
+			// The float functions' lanes, where one dimension is
+			// reduced, load LOADS positions a trip (WG apart) before
+			// their fast scan uses any.
+			f.BytesPerLaneInFlight = load * v.define("LOADS", 1)
+		}
 	}
 	argFirstPassBytes(v, &f, a, es)
 	return f, nil

@@ -535,6 +535,10 @@ func largeCases() []largeCase {
 		{"argmax_strided_transposed", arg(sd(f32, []uint32{2048, 8192}, []uint32{1, 2048}), nd(u32, []uint32{2048, 1}), 1)},
 		{"argmax_broadcast_rows", arg(sd(tensor.Float16, []uint32{1 << 20, 64}, []uint32{0, 1}), nd(u32, []uint32{1 << 20, 1}), 1)},
 		{"reduce_f32_2x3x4096x4096", &ops.Reduce{Function: ops.ReduceFunctionArgMin, Input: nd(f32, []uint32{2, 3, 4096, 4096}), Output: nd(u32, []uint32{2, 1, 4096, 1}), Axes: []uint32{1, 3}}},
+		// REDUCE's exact float sums: the column split of 48-byte partials,
+		// and the unsigned and squared terms.
+		{"reduce_sum_square_f32_4096x16384_axis0", &ops.Reduce{Function: ops.ReduceFunctionSumSquare, Input: nd(f32, []uint32{4096, 16384}), Output: nd(f32, []uint32{1, 16384}), Axes: []uint32{0}}},
+		{"reduce_l1_f32_4096x16384_axis1", &ops.Reduce{Function: ops.ReduceFunctionL1, Input: nd(f32, []uint32{4096, 16384}), Output: nd(f32, []uint32{4096, 1}), Axes: []uint32{1}}},
 		{"pool_1x1x4096x4096_2x2", &ops.MaxPooling{Input: nd(f32, []uint32{1, 1, 4096, 4096}), Output: nd(f32, []uint32{1, 1, 2048, 2048}),
 			Strides: []uint32{2, 2}, WindowSize: []uint32{2, 2}, StartPadding: []uint32{0, 0}, EndPadding: []uint32{0, 0}}},
 		{"pool1_64x64x256x256_3x3s2_idx", &ops.MaxPooling1{Input: nd(f32, []uint32{64, 64, 256, 256}), Output: nd(f32, []uint32{64, 64, 127, 127}), OutputIndices: idx(u64, 64, 64, 127, 127),

@@ -77,8 +77,24 @@ func (a *argOp) treeOrder() bool {
 // NaN and rounds to nearest even when a kernel asks (float controls), so
 // its FLOAT32 multiply is IEEE's and gives mul_f32's bits (rule 42).
 func (a *argOp) hwMul(ctx *Context) bool {
+	return a.treeOrder() && ieeeMul32(ctx)
+}
+
+// hwSquare: a's first pass computes the terms x·x of SUM_SQUARE and L2
+// of FLOAT32 by the native multiply (the ReduceFloatName variants ending
+// in shaders.ReduceFmulHW, reduce_part_float.glsl HW_MUL), the device
+// fact hwMul's: the same bits as mul_f32 (rule 41).
+func (a *argOp) hwSquare(ctx *Context) bool {
+	square := a.floatFn == ReduceFunctionSumSquare || a.floatFn == ReduceFunctionL2
+	return a.value == funcFloat && square && a.in.DataType == tensor.Float32 && ieeeMul32(ctx)
+}
+
+// ieeeMul32: the device keeps 32-bit denormals, respects ±0, ±inf and
+// NaN and rounds to nearest even when a kernel asks (float controls), so
+// its FLOAT32 multiply is IEEE's.
+func ieeeMul32(ctx *Context) bool {
 	f := ctx.Features
-	return a.treeOrder() && f.DenormPreserveFloat32 && f.SignedZeroInfNanPreserveFloat32 && f.RoundingModeRTEFloat32
+	return f.DenormPreserveFloat32 && f.SignedZeroInfNanPreserveFloat32 && f.RoundingModeRTEFloat32
 }
 
 // floatBlock is the reference's answer for the block at input offset

@@ -558,10 +558,7 @@ func multiplyTree(xs []uint32) uint32 {
 func reduceFloatTerm(f ReduceFunction, x uint32) uint32 {
 	switch f {
 	case ReduceFunctionL1:
-		if isNaN32(x) {
-			return x
-		}
-		return x &^ (1 << 31)
+		return x &^ (1 << 31) // a NaN stays a NaN
 	case ReduceFunctionL2, ReduceFunctionSumSquare:
 		return mulFloat32(x, x)
 	case ReduceFunctionLogSumExp:

@@ -76,6 +76,12 @@ func reduceFloatValue(rng *rand.Rand, dt tensor.DataType, pattern string, j uint
 			e = 1 + rng.Intn(4)
 		}
 		return bits(math.Ldexp(1+rng.Float64(), -e)) | sign<<top
+	case "squares": // x·x below half of 2^-149 (+0), a denormal or a tiny normal
+		e := -80 + rng.Intn(19)
+		if half {
+			e = -24 + rng.Intn(40)
+		}
+		return bits(math.Ldexp(1+rng.Float64(), e)) | sign<<top
 	case "specials":
 		switch rng.Intn(12) {
 		case 0:

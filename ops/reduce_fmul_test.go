@@ -52,6 +52,18 @@ func TestReduceFloatMultiply(t *testing.T) {
 // multiply natively (shaders.ReduceFmulHW variants).
 var reduceFmulFloatControls = caps.Features{DenormPreserveFloat32: true, SignedZeroInfNanPreserveFloat32: true, RoundingModeRTEFloat32: true}
 
+// openFloatControls opens the device and skips t unless it reports the
+// three float controls of the native-multiply variants (reduceFmulFloatControls),
+// which what names.
+func openFloatControls(t *testing.T, what string) *dml.Device {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if f := d.GPU().Features; !f.DenormPreserveFloat32 || !f.SignedZeroInfNanPreserveFloat32 || !f.RoundingModeRTEFloat32 {
+		t.Skipf("the device reports shaderDenormPreserveFloat32 %v, shaderSignedZeroInfNanPreserveFloat32 %v, shaderRoundingModeRTEFloat32 %v: %s never runs on it",
+			f.DenormPreserveFloat32, f.SignedZeroInfNanPreserveFloat32, f.RoundingModeRTEFloat32, what)
+	}
+	return d
+}
+
 // reduceFmulCheckAll is TestReduceFloatMultiply's cases on d, whose
 // MULTIPLY kernels' names all end in hw (shaders.ReduceFmulHW, or "").
 func reduceFmulCheckAll(t *testing.T, d *dml.Device, hw string) {
@@ -130,11 +142,7 @@ func reduceFmulCheckVariants(t *testing.T, d *dml.Device, c argCase, strat, hw s
 // lavapipe reports no shaderDenormPreserveFloat32 (it flushes denormals),
 // so there it skips, and the planner never runs them there.
 func TestReduceFloatMultiplyNative(t *testing.T) {
-	d := testutil.OpenDML(t, dml.DeviceOptions{})
-	if f := d.GPU().Features; !f.DenormPreserveFloat32 || !f.SignedZeroInfNanPreserveFloat32 || !f.RoundingModeRTEFloat32 {
-		t.Skipf("the device reports shaderDenormPreserveFloat32 %v, shaderSignedZeroInfNanPreserveFloat32 %v, shaderRoundingModeRTEFloat32 %v: the native multiply never runs on it",
-			f.DenormPreserveFloat32, f.SignedZeroInfNanPreserveFloat32, f.RoundingModeRTEFloat32)
-	}
+	d := openFloatControls(t, "the native multiply")
 	reduceFmulCheckAll(t, d, shaders.ReduceFmulHW)
 	reduceFmulExamples(t, d, shaders.ReduceFmulHW)
 	n := uint32(1<<16 + 3)
@@ -148,18 +156,7 @@ func TestReduceFloatMultiplyNative(t *testing.T) {
 // run the native-multiply variants exactly where the device reports all
 // three float controls (a device fact), on every kernel of the plan.
 func TestReduceFloatMultiplyNativePlan(t *testing.T) {
-	p, err := profiles.Lookup("h100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		dt    tensor.DataType
-		f     ops.ReduceFunction
-		off   caps.Features
-		sizes []uint32
-		axes  []uint32
-		want  bool
-	}{
+	checkNativePlans(t, false, []nativePlanCase{
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{1}, true},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, true},
 		{tensor.Float16, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{1 << 24}, []uint32{0}, true},
@@ -167,11 +164,35 @@ func TestReduceFloatMultiplyNativePlan(t *testing.T) {
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{SignedZeroInfNanPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{RoundingModeRTEFloat32: true}, []uint32{1 << 24}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionSum, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, false},
-	} {
+	})
+}
+
+// nativePlanCase is a REDUCE of dt over axes of sizes, planned on the h100
+// profile without the features off, and whether it runs native-multiply
+// variants (names ending in shaders.ReduceFmulHW).
+type nativePlanCase struct {
+	dt    tensor.DataType
+	f     ops.ReduceFunction
+	off   caps.Features
+	sizes []uint32
+	axes  []uint32
+	want  bool
+}
+
+// checkNativePlans fails unless each case's kernels (firstOnly: its first
+// pass; the others never) end in shaders.ReduceFmulHW exactly when want.
+func checkNativePlans(t *testing.T, firstOnly bool, cases []nativePlanCase) {
+	t.Helper()
+	p, err := profiles.Lookup("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
 		desc := &ops.Reduce{Function: c.f, Input: tensor.NewDesc(c.dt, c.sizes), Output: tensor.NewDesc(c.dt, argOutSizes(c.sizes, c.axes)), Axes: c.axes}
-		for _, k := range profilePlan(t, p, p.Features.Without(c.off), desc).Kernels {
-			if got := strings.HasSuffix(k.Variant, shaders.ReduceFmulHW); got != c.want {
-				t.Errorf("%v %v %v axes %v, without %+v: %s, want native multiply %v", c.f, c.dt, c.sizes, c.axes, c.off, k.Variant, c.want)
+		for i, k := range profilePlan(t, p, p.Features.Without(c.off), desc).Kernels {
+			want := c.want && (i == 0 || !firstOnly)
+			if got := strings.HasSuffix(k.Variant, shaders.ReduceFmulHW); got != want {
+				t.Errorf("%v %v %v axes %v, without %+v: dispatch %d runs %s, want a native multiply %v", c.f, c.dt, c.sizes, c.axes, c.off, i, k.Variant, want)
 			}
 		}
 	}

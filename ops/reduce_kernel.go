@@ -74,6 +74,16 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			}
 		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
+			if a.hwSquare(ctx) {
+				k.variant += shaders.ReduceFmulHW
+			}
+			if shape == shaders.ArgMaxThread {
+				// The float thread variants load four block positions
+				// a trip before their fast scan uses them (argmax.comp
+				// LOADS=4): the column split sizes its segments by
+				// those bytes in flight.
+				k.loads = 4
+			}
 		}
 	}
 	return k

@@ -615,6 +615,8 @@ FIRST_TESTS = [
      "max pooling's runs comparing FLOAT32 natively under the float controls (maxpool_grid.comp FLOAT_CMP)"),
     ("ops.test", "ops", "^TestReduceFloatMultiplyNative$",
      "REDUCE MULTIPLY's native FLOAT32 products under the float controls (reduce_fmul.comp HW_MUL)"),
+    ("ops.test", "ops", "^TestReduceFloatSquareNative$",
+     "REDUCE SUM_SQUARE's and L2's native FLOAT32 squares under the float controls (argmax.comp REDUCE_FLOAT HW_MUL)"),
 ]
 
 

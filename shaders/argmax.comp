@@ -60,6 +60,8 @@
 //              at a time; with REDUCE_FLOAT: 4 has a lane load four
 //              positions a trip for reduce_part_float.glsl's fast scan
 //              (GROUP 1: where one dimension is reduced)
+//   HW_MUL     with REDUCE_FLOAT: 1 computes SUM_SQUARE's and L2's terms
+//              x·x by the native multiply (reduce_part_float.glsl)
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
 // patterns, so no variant needs shaderInt64, shaderFloat16 or subgroup
 // extended types; 64-bit outputs are written as two 32-bit words.

@@ -78,11 +78,15 @@ Part part_merge(Part a, Part b) {
 	return a;
 }
 
+// TERMS_NONNEG: the function's terms |x| and x·x have no sign (a NaN's
+// takes the limbs' path), so lane_product needs none.
+const bool TERMS_NONNEG = FFUNC == FF_L1 || FFUNC == FF_SUM_SQUARE || FFUNC == FF_L2;
+
 // lane_product is the FLOAT32 x (biased exponent win + s) as units of
 // the window: its significand times ±2^s.
 uvec2 lane_product(uint x, uint s) {
 	int hi, lo;
-	imulExtended(int(bitfieldInsert(x, 1u, 23, 9)), (int(x) >> 31 | 1) << s, hi, lo);
+	imulExtended(int(bitfieldInsert(x, 1u, 23, 9)), (TERMS_NONNEG ? 1 : int(x) >> 31 | 1) << s, hi, lo);
 	return uvec2(lo, hi);
 }
 
@@ -122,15 +126,27 @@ void part_add(inout Part st, uint x) {
 }
 
 #ifndef REDUCE_COMBINE
+#ifndef HW_MUL
+#define HW_MUL 0
+#endif
 // part_term is the FLOAT32 term of an element's raw bits: x, |x|, x*x or exp(x)
-// (rule 41).
+// (rule 41). |x| clears the sign bit: a NaN stays a NaN, and any NaN
+// term makes the one NaN (rule 43). x*x is mul_f32's integer product or,
+// HW_MUL, the hardware's FLOAT32 multiply under the float controls that
+// make it IEEE's (reduce_fmul.comp's header): the same bits, a NaN's
+// payload aside.
 uint part_term(uvec2 raw) {
 	uint x = VAL_LOG == 1u ? f16_to_f32(raw.x) : raw.x;
 	if (FFUNC == FF_L1) {
-		return f32_is_nan(x) ? x : x & 0x7fffffffu;
+		return x & 0x7fffffffu;
 	}
 	if (FFUNC == FF_SUM_SQUARE || FFUNC == FF_L2) {
+#if HW_MUL
+		precise float p = uintBitsToFloat(x) * uintBitsToFloat(x);
+		return floatBitsToUint(p);
+#else
 		return mul_f32(x, x);
+#endif
 	}
 	if (FFUNC == FF_LOG_SUM_EXP) {
 		return exp_f32(x);

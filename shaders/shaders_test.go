@@ -295,14 +295,15 @@ func TestVariantCapabilities(t *testing.T) {
 	}
 }
 
-// TestHWMulPrecise: MULTIPLY's native-multiply variants multiply with
-// OpFMul, every one NoContraction (GLSL precise: never fused into a
-// multiply-add, rule 42), and their integer twins with no float
-// arithmetic at all.
+// TestHWMulPrecise: MULTIPLY's native-multiply variants and the float
+// functions' native-square first passes multiply with OpFMul, every one
+// NoContraction (GLSL precise: never fused into a multiply-add, rules 41
+// and 42), and their integer twins (and every other REDUCE_FLOAT kernel)
+// with no float arithmetic at all.
 func TestHWMulPrecise(t *testing.T) {
 	hw := 0
 	for _, v := range Variants {
-		if v.Source != "reduce_fmul.comp" {
+		if v.Source != "reduce_fmul.comp" && !slices.Contains(v.Defines, "REDUCE_FLOAT=1") {
 			continue
 		}
 		code, err := SPIRV(v.Name)

@@ -35,7 +35,10 @@ const (
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
 // DenormPreserve, SignedZeroInfNanPreserve and RoundingModeRTE (rule 42:
-// the same bits), for devices that report all three.
+// the same bits), for devices that report all three. The FLOAT32 first
+// passes of the other float functions have one too (argmax.comp
+// REDUCE_FLOAT with HW_MUL=1), whose SUM_SQUARE and L2 terms x·x are that
+// multiply (rule 41: x·x rounded to FLOAT32, the same bits).
 const ReduceFmulHW = "_hw"
 
 // ReduceFmulName is MULTIPLY's first pass (reduce_fmul.comp) for
@@ -71,12 +74,19 @@ func reduceFloatVariants() []Variant {
 		}
 		for _, native := range natives {
 			for _, shape := range []string{ArgMaxThread, ArgMaxGroup} {
-				out = append(out, Variant{
+				v := Variant{
 					Name: ReduceFloatName(bits, native, shape), Source: "argmax.comp",
 					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0", "LOADS=4"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
-				})
+				}
+				if bits == 32 {
+					// SUM_SQUARE's and L2's terms x·x by the native
+					// multiply (reduce_part_float.glsl part_term).
+					out = append(out, withHWMul(v)...)
+				} else {
+					out = append(out, v)
+				}
 				out = append(out, withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
 					Defines: []string{"COMBINE=0", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),

@@ -109,6 +109,13 @@ func Cases() []Case {
 		reduce(ops.ReduceFunctionSum, dt, "4096x16384", rows, "axis 0", 0)
 	}
 	reduce(ops.ReduceFunctionSum, f32, "64M", []uint32{64 << 20}, "whole", 0)
+	// L1's unsigned terms, and SUM_SQUARE's x·x (the native multiply on
+	// the h100 profile, argOp.hwSquare).
+	for _, fn := range []ops.ReduceFunction{ops.ReduceFunctionL1, ops.ReduceFunctionSumSquare} {
+		reduce(fn, f32, "4096x16384", rows, "axis 1", 1)
+		reduce(fn, f32, "4096x16384", rows, "axis 0", 0)
+		reduce(fn, f32, "64M", []uint32{64 << 20}, "whole", 0)
+	}
 	reduce(ops.ReduceFunctionLogSumExp, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 0", 0)
