@@ -74,6 +74,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			}
 		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
+			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
+				// FLOAT16's vector scan of contiguous blocks
+				// (reduce_half_fast.glsl): 16-byte loads, a 64-bit
+				// lane sum; other blocks as the plain variant.
+				k.variant += shaders.ReduceFloatHalfVec
+			}
 		}
 	}
 	return k

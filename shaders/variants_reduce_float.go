@@ -31,6 +31,12 @@ const (
 	ReduceFmulCombineGroup  = "reduce_fmul_combine_group"
 )
 
+// ReduceFloatHalfVec ends the name of the FLOAT16 group first passes that
+// scan a contiguous block in 16-byte vectors into a 64-bit lane sum
+// (argmax.comp HALF_FAST, reduce_half_fast.glsl; other blocks as the
+// variant without it): they need shaderInt64.
+const ReduceFloatHalfVec = "_vec"
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -71,12 +77,19 @@ func reduceFloatVariants() []Variant {
 		}
 		for _, native := range natives {
 			for _, shape := range []string{ArgMaxThread, ArgMaxGroup} {
-				out = append(out, Variant{
+				v := Variant{
 					Name: ReduceFloatName(bits, native, shape), Source: "argmax.comp",
 					Defines: []string{"REDUCE_FLOAT=1", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0", "LOADS=4"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
-				})
+				}
+				out = append(out, v)
+				if bits == 16 && shape == ArgMaxGroup {
+					fast := v
+					fast.Name += ReduceFloatHalfVec
+					fast.Defines = append(slices.Clone(v.Defines), "HALF_FAST=1")
+					out = append(out, fast)
+				}
 				out = append(out, withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
 					Defines: []string{"COMBINE=0", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
