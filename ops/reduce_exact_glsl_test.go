@@ -166,3 +166,76 @@ func TestFloatFunctionsGLSL(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfVecGLSL runs shaders/reduce_half.glsl (through
+// testdata/reduce_half_check.comp) on every FLOAT16, at each of the four
+// places of a 64-bit pair (the other three random normal halves, or
+// zeros): half_odd must set exactly the denormals, infinities and NaN
+// aside, and half_quad's sums of h·2^24 and |h|·2^24 over the pairs of
+// the others must be exact.
+func TestHalfVecGLSL(t *testing.T) {
+	d, k := glslCheckKernel(t, "reduce_half_check", 4)
+	if !d.Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64")
+	}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	odd := func(h uint16) bool { e := h >> 10 & 31; return e == 31 || e == 0 && h&0x3ff != 0 }
+	term := func(h uint16) int64 { // h·2^24, exact
+		m, e := int64(h&0x3ff), int64(h>>10&31)
+		v := m
+		if e > 0 {
+			v = (m | 0x400) << (e - 1)
+		}
+		if h>>15 != 0 {
+			return -v
+		}
+		return v
+	}
+	const n = 4 << 16 // every half at every place
+	hs := make([]uint16, 4*n)
+	for i := 0; i < n; i++ {
+		h, at := uint16(i>>2), i&3
+		for p := 0; p < 4; p++ {
+			switch {
+			case p == at:
+				hs[4*i+p] = h
+			case i>>2&1 == 0:
+				hs[4*i+p] = uint16(0x400+rng.Intn(0x7800)) | uint16(rng.Intn(2))<<15
+			default:
+				hs[4*i+p] = uint16(rng.Intn(2)) << 15
+			}
+		}
+	}
+	in := make([]byte, 2*len(hs))
+	for i, h := range hs {
+		binary.LittleEndian.PutUint16(in[2*i:], h)
+	}
+	out := glslCheckRun(t, d, k, in, 24*n, binary.LittleEndian.AppendUint32(nil, n), n/64)
+	for i := 0; i < n; i++ {
+		quad := hs[4*i : 4*i+4]
+		var wantOdd uint64
+		var sum, abs int64
+		for p, h := range quad {
+			if odd(h) {
+				wantOdd |= 1 << (16*p + 15)
+			}
+			sum += term(h)
+			abs += term(h & 0x7fff)
+		}
+		gotOdd := binary.LittleEndian.Uint64(out[24*i:])
+		if gotOdd != wantOdd {
+			t.Fatalf("seed %d: halves %04x: half_odd's lanes %016x, want %016x", seed, quad, gotOdd, wantOdd)
+		}
+		if wantOdd != 0 {
+			continue // the widening path's
+		}
+		if got := int64(binary.LittleEndian.Uint64(out[24*i+8:])); got != sum {
+			t.Fatalf("seed %d: halves %04x: half_quad %d, want %d", seed, quad, got, sum)
+		}
+		if got := int64(binary.LittleEndian.Uint64(out[24*i+16:])); got != abs {
+			t.Fatalf("seed %d: halves %04x: half_quad of |h| %d, want %d", seed, quad, got, abs)
+		}
+	}
+}

@@ -77,6 +77,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if a.hwSquare(ctx) {
 				k.variant += shaders.ReduceFmulHW
 			}
+			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
+				// FLOAT16's vector scan of contiguous blocks
+				// (reduce_half_fast.glsl): 16-byte loads, a 64-bit
+				// lane sum; other blocks as the plain variant.
+				k.variant += shaders.ReduceFloatHalfVec
+			}
 			if shape == shaders.ArgMaxThread {
 				// The float thread variants load four block positions
 				// a trip before their fast scan uses them (argmax.comp

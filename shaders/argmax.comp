@@ -62,10 +62,19 @@
 //              (GROUP 1: where one dimension is reduced)
 //   HW_MUL     with REDUCE_FLOAT: 1 computes SUM_SQUARE's and L2's terms
 //              x·x by the native multiply (reduce_part_float.glsl)
+//   HALF_FAST  with REDUCE_FLOAT, ELEM_BITS 16 and GROUP: SUM, AVERAGE,
+//              LOG_SUM and L1 of a block that is one contiguous run (one
+//              reduced dimension of input stride 1) is scanned in 16-byte
+//              vectors of eight FLOAT16 into a 64-bit lane sum
+//              (reduce_part_float.glsl half_scan; needs shaderInt64)
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
-// patterns, so no variant needs shaderInt64, shaderFloat16 or subgroup
+// patterns, so no variant but HALF_FAST needs shaderInt64, shaderFloat16 or subgroup
 // extended types; 64-bit outputs are written as two 32-bit words.
 
+#if HALF_FAST
+#extension GL_ARB_gpu_shader_int64 : require
+#define ELEM_SRC4 0
+#endif
 #if GROUP && SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -122,6 +131,10 @@ uvec2 load_at(uint e) { return elem_load(0u, e); }
 #else
 uint at(uint off) { return off; }
 uvec2 load_at(uint e) { return load(e); }
+#endif
+
+#if HALF_FAST
+#include "reduce_half_fast.glsl"
 #endif
 
 #if !GROUP
@@ -252,6 +265,11 @@ void main() {
 		// Lane t scans j0+t, j0+t+WG, ... in increasing order. A lane with
 		// no element holds the identity, which loses to every element.
 		Part st = part_identity();
+#if HALF_FAST
+		if (HALF_SCAN && NR == 1u && DI7 == 1u) {
+			half_scan(st, at(kin + red_offset(j0)), n, t, WG);
+		} else
+#endif
 		if (t < n) {
 			uint j = j0 + t;
 			st = part_elem(load(kin + red_offset(j)), j);

@@ -266,7 +266,7 @@ func TestVariantCapabilities(t *testing.T) {
 		}
 		// A _ticket variant (TICKET=1: the last workgroup combines) loads
 		// as its base variant does.
-		if slices.Contains(int64Variants, strings.TrimSuffix(v.Name, "_ticket")) {
+		if slices.Contains(int64Variants, strings.TrimSuffix(v.Name, "_ticket")) || defined("HALF_FAST=1") {
 			allowed[spirv.CapInt64] = true
 		}
 		if len(v.TexelBindings) > 0 {
@@ -298,8 +298,8 @@ func TestVariantCapabilities(t *testing.T) {
 // TestHWMulPrecise: MULTIPLY's native-multiply variants and the float
 // functions' native-square first passes multiply with OpFMul, every one
 // NoContraction (GLSL precise: never fused into a multiply-add, rules 41
-// and 42), and their integer twins (and every other REDUCE_FLOAT kernel)
-// with no float arithmetic at all.
+// and 42), and their integer twins (and every other REDUCE_FLOAT kernel
+// but FLOAT16's vector scan, HALF_FAST) with no float arithmetic at all.
 func TestHWMulPrecise(t *testing.T) {
 	hw := 0
 	for _, v := range Variants {
@@ -315,9 +315,16 @@ func TestHWMulPrecise(t *testing.T) {
 			t.Fatal(err)
 		}
 		native := slices.Contains(v.Defines, "HW_MUL=1")
+		// HALF_FAST widens halves by multiplying normal FLOAT32s by
+		// powers of two: exact under any rounding mode, so it needs no
+		// float controls, but never fused either.
+		halfFast := slices.Contains(v.Defines, "HALF_FAST=1")
 		switch {
 		case native && (m.FloatArithmetic == 0 || m.Contractible != 0 || !v.RoundingRTE32):
 			t.Errorf("%s: %d float ops, %d without NoContraction, RoundingModeRTE %v; want some, 0, true", v.Name, m.FloatArithmetic, m.Contractible, v.RoundingRTE32)
+		case halfFast && (m.FloatArithmetic == 0 || m.Contractible != 0):
+			t.Errorf("%s: %d float ops, %d without NoContraction; want the exact power-of-two products, all NoContraction", v.Name, m.FloatArithmetic, m.Contractible)
+		case halfFast:
 		case !native && m.FloatArithmetic != 0:
 			t.Errorf("%s: %d float ops, want the integer products only", v.Name, m.FloatArithmetic)
 		}

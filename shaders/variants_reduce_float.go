@@ -31,6 +31,12 @@ const (
 	ReduceFmulCombineGroup  = "reduce_fmul_combine_group"
 )
 
+// ReduceFloatHalfVec ends the name of the FLOAT16 group first passes that
+// scan a contiguous block in 16-byte vectors into a 64-bit lane sum
+// (argmax.comp HALF_FAST, reduce_half_fast.glsl; other blocks as the
+// variant without it): they need shaderInt64.
+const ReduceFloatHalfVec = "_vec"
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -80,11 +86,17 @@ func reduceFloatVariants() []Variant {
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "SUBGROUP=0", "LOADS=4"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
 				}
-				if bits == 32 {
+				switch {
+				case bits == 32:
 					// SUM_SQUARE's and L2's terms x·x by the native
 					// multiply (reduce_part_float.glsl part_term).
 					out = append(out, withHWMul(v)...)
-				} else {
+				case shape == ArgMaxGroup:
+					fast := v
+					fast.Name += ReduceFloatHalfVec
+					fast.Defines = append(slices.Clone(v.Defines), "HALF_FAST=1")
+					out = append(out, v, fast)
+				default:
 					out = append(out, v)
 				}
 				out = append(out, withHWMul(Variant{

@@ -56,8 +56,14 @@ type Unit struct {
 
 // family is how the kernels compiled from one GLSL source are counted.
 var family = map[string]func(v shaders.Variant) Unit{
-	// The thread kernels' hot loop scans LOADS block positions per trip.
-	"argmax.comp":               func(v shaders.Variant) Unit { return Unit{Name: "element", PerIteration: define(v, "LOADS", 1)} },
+	// The thread kernels' hot loop scans LOADS block positions per trip;
+	// HALF_FAST's one 16-byte vector of eight FLOAT16.
+	"argmax.comp": func(v shaders.Variant) Unit {
+		if define(v, "HALF_FAST", 0) == 1 {
+			return Unit{Name: "element", ElemBytes: 2}
+		}
+		return Unit{Name: "element", PerIteration: define(v, "LOADS", 1)}
+	},
 	"argmax_vec_row.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_vec_col.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_col8y.comp":         col8yUnit,

@@ -116,6 +116,8 @@ func Cases() []Case {
 		reduce(fn, f32, "4096x16384", rows, "axis 0", 0)
 		reduce(fn, f32, "64M", []uint32{64 << 20}, "whole", 0)
 	}
+	reduce(ops.ReduceFunctionSum, tensor.Float16, "64M", []uint32{64 << 20}, "whole", 0)
+	reduce(ops.ReduceFunctionL1, tensor.Float16, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionLogSumExp, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 0", 0)
