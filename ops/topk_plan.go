@@ -244,6 +244,7 @@ type topKSegments struct {
 	segLen, nseg   uint64
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
+	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
 	passes         []topKPass
 	entryBytes     uint64
@@ -303,6 +304,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		return nil, err
 	}
 	s := &topKSegments{shape: shape, entryBytes: 8}
+	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
 	}
@@ -575,7 +577,11 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 		}
 		return kernelOf(spec)
 	}
-	first, err := kernel(shaders.TopKSelectName(bits, native, s.shape, runs), s.wg)
+	firstName := shaders.TopKSelectName(bits, native, s.shape, runs)
+	if s.texel {
+		firstName = shaders.TopKSelectTexelName(s.shape, runs)
+	}
+	first, err := kernel(firstName, s.wg)
 	if err != nil {
 		return nil, err
 	}

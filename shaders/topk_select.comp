@@ -41,18 +41,33 @@
 //            with cand_n > 0 at least cand_n gathered entries are ranked
 //            within buckets between sorted splitters (bucket_rank_emit).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
+//   TEXEL  1: read the input (32-bit elements) through a uniform texel
+//          buffer (the CPU class's lane and radix plans: ops tuning
+//          topKTexel); the same loads in the same order, so the same
+//          results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
 
 #extension GL_EXT_control_flow_attributes : require
 
 #define ELEM_SRC 0
+#if TEXEL
+// The input is a uniform texel buffer of 16-byte texels (32-bit elements
+// only): on lavapipe a texel fetch gathers every lane's 16 bytes with one
+// load and no branch, where a storage buffer load is a loop over the
+// lanes (BENCHMARKS.md "lavapipe load paths, measured"). The scalar
+// loads fetch the texel and take one word (elem.glsl).
+#define ELEM_SRC_TEXEL 1
+#define LOAD4(V) texelFetch(elem_srct, int(V))
+#else
 #if ELEM_BITS == 32 || ELEM_BITS == 16
 // A second view of binding 0 (read-only buffers may alias): the scans of
 // rows of input stride 1 read their aligned middle 16 bytes at a time
 // (scan_split), which lavapipe's lanes load and test four times faster
 // than four scalar loads, and which hold eight 16-bit elements.
 #define ELEM_SRC4 0
+#endif
+#define LOAD4(V) elem_src4.x[V]
 #endif
 #if RUNS
 #define WORD_DST 1
@@ -315,10 +330,10 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			// index), and the winner is kept as its vector number: the
 			// loop is a load, the scores, a max and a select.
 			if (lane < nv) {
-				uvec4 b4 = score4(elem_src4.x[v0 + lane]);
+				uvec4 b4 = score4(LOAD4(v0 + lane));
 				uvec4 bv = uvec4(lane);
 				for (uint v = lane + lanes; v < nv; v += lanes) {
-					uvec4 s4 = score4(elem_src4.x[v0 + v]);
+					uvec4 s4 = score4(LOAD4(v0 + v));
 					bv = mix(bv, uvec4(v), greaterThan(s4, b4));
 					b4 = max(b4, s4);
 				}
@@ -339,7 +354,7 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			list_offer(elem_load(base, e0 + j), j, open, gate);
 		}
 		for (uint v = lane; v < nv; v += lanes) {
-			uvec4 raw = elem_src4.x[v0 + v];
+			uvec4 raw = LOAD4(v0 + v);
 			// Both tests every vector (no short circuit): the gate is
 			// the common path, open only the first positions'.
 			if (any(bvec2(open, vec_gate_before(raw, gate)))) {
@@ -585,7 +600,7 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		// slots, are put in order by the ranking or the sort).
 		uint per = (nv + WG - 1u) / WG;
 		for (uint v = t * per; v < min(nv, t * per + per); v++) {
-			uvec4 s = score4(elem_src4.x[v0 + v]);
+			uvec4 s = score4(LOAD4(v0 + v));
 			uvec4 st = all ? uvec4(0u) : s >> sh;
 			if (gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)))) {
 				uint j = mid + 4u * v;
@@ -732,7 +747,7 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 		// A block of vectors a lane, as radix_scan reads them.
 		uint per = (nv + WG - 1u) / WG;
 		for (uint v = t * per; v < min(nv, t * per + per); v++) {
-			uvec4 s = score4(elem_src4.x[v0 + v]);
+			uvec4 s = score4(LOAD4(v0 + v));
 			bvec4 p = greaterThanEqual(s, uvec4(thr));
 			if (any(p)) {
 				thr_keep(s, p, mid + 4u * v);
@@ -1001,7 +1016,7 @@ void main() {
 			for (uint c = 0u;; c += WG) {
 				if (c + t < nv) {
 #if ELEM_BITS == 32
-					uvec4 s4 = score4(elem_src4.x[v0 + c + t]);
+					uvec4 s4 = score4(LOAD4(v0 + c + t));
 					// A position that beats (ths, thi) scores at least ths.
 					bvec4 p = greaterThanEqual(s4, uvec4(ths.x));
 					if (any(p)) {
@@ -1011,7 +1026,7 @@ void main() {
 					// Eight positions on their gate keys: a number that
 					// beats (ths, thi) reaches thg; while ths is padding
 					// or a NaN's (score 0) every position is offered.
-					uvec4 raw = elem_src4.x[v0 + c + t];
+					uvec4 raw = LOAD4(v0 + c + t);
 					if (any(bvec2(ths.x == 0u, vec_gate_reaches(raw, thg)))) {
 						uint j = mid + 8u * (c + t);
 						[[unroll]] for (uint e = 0u; e < 8u; e++) {
