@@ -25,12 +25,12 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 
 // topKSelectFacts is topk_select.comp: SHAPE 0 one invocation per (row,
 // segment) item in a grid-stride loop; the others a workgroup per item,
-// lane t loading positions t, t+WG, ... of the segment, or with VEC4
-// (32-bit elements, input stride 1) the thread, lane and radix scans
-// (SHAPE 0, 1, 4) and the filter's with samp_step 4 (SHAPE 3) 16-byte
-// vectors t, t+WG, ... of its aligned middle
-// (scan_split), with at most three scalar positions before and after
-// it. It reads every position of its rows once and writes each item's
+// lane t loading positions t, t+WG, ... of the segment, or with VEC
+// (32- or 16-bit elements, input stride 1) the thread and lane scans
+// (SHAPE 0, 1), the radix scans of 32-bit rows (SHAPE 4) and the
+// filter's with samp_step vw (SHAPE 3) 16-byte vectors of vw = 4 or 8
+// positions t, t+WG, ... of its aligned middle (scan_split), with at
+// most vw-1 scalar positions before and after it. It reads every position of its rows once and writes each item's
 // run (RUNS) or the rows' results.
 func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	es := v.define("ELEM_BITS", 32) / 8
@@ -40,11 +40,11 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	}
 	shape := v.define("SHAPE", 0)
 	active := func(n uint64) uint64 { return n }
-	if es == 4 && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 || shape == 3 && v.p("samp_step") == 4) {
+	if vw := 16 / es; (es == 4 || es == 2) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && es == 4 || shape == 3 && v.p("samp_step") == vw) {
 		// A lane is busy when it has a vector, or a head or tail
-		// position: at least the vectors left after a head of three.
+		// position: at least the vectors left after a head of vw-1.
 		load = 16
-		active = func(n uint64) uint64 { return max((n-min(n, 3))/4, min(n, 3)) }
+		active = func(n uint64) uint64 { return max((n-min(n, vw-1))/vw, min(n, vw-1)) }
 	}
 	a := argStepItems{oCount: v.p("r_count"), jCount: v.s("N"), segLen: v.p("seg_len"), nloc: v.p("nseg")}
 	f := v.gridFacts(a.items(), load)

@@ -629,6 +629,13 @@ type tuning struct {
 	// plan --check's 2 MiB). Lavapipe keeps one position: its plans were
 	// timed that way.
 	topKFilterVec bool
+	// topKTexel: the lane and radix strategies read 32-bit rows of input
+	// stride 1 through a uniform texel buffer (topk_select.comp TEXEL),
+	// where the device's texel buffers hold a binding window (texelFits):
+	// the same loads in the same order, for lavapipe, where a texel fetch
+	// has no per-lane loop (argRowTexel's reason; BENCHMARKS.md "TOP_K's
+	// texel scans" has the timings). GPUs keep storage buffers.
+	topKTexel bool
 	// topKRadixMinLen and topKRadixMinK: TOP_K rows of at least
 	// topKRadixMinLen positions with K in [topKRadixMinK,
 	// shaders.TopKSortMax] take the radix strategy (a radix select on the
@@ -711,7 +718,7 @@ var (
 		topKLaneWG: 256, topKFilterVec: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
-		topKLaneWG:   8, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
+		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
 		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256}
 )
 

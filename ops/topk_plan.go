@@ -244,7 +244,8 @@ type topKSegments struct {
 	segLen, nseg   uint64
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
-	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, 4 when a chunk's lanes test 16-byte vectors
+	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
+	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
 	passes         []topKPass
 	entryBytes     uint64
 	rowA, rowB     uint64 // temporary bytes per row of the two regions
@@ -291,13 +292,19 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
 	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
 	// The scans of 32-bit rows of stride 1 read four positions a load
-	// (topk_select.comp VEC4).
+	// (topk_select.comp VEC4); the lists' and the filter's scans of
+	// 16-bit rows eight (VEC8). vw is the positions a load, 0 without.
 	vec4 := t.in.DataType.Size() == 4 && axisIn == 1
+	vw := uint64(0)
+	if es := t.in.DataType.Size(); (es == 4 || es == 2) && axisIn == 1 {
+		vw = 16 / uint64(es)
+	}
 	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4)
 	if err != nil {
 		return nil, err
 	}
 	s := &topKSegments{shape: shape, entryBytes: 8}
+	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
 	}
@@ -308,7 +315,10 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	case TopKStrategyLane:
 		s.cutLane(ctx, rows, n, k, wgLimit)
 	case TopKStrategyFilter:
-		s.cutFilter(ctx, rows, n, k, wgLimit, vec4 && ctx.tuning().topKFilterVec)
+		if !ctx.tuning().topKFilterVec {
+			vw = 0
+		}
+		s.cutFilter(ctx, rows, n, k, wgLimit, vw)
 	case TopKStrategyRadix:
 		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
 	case TopKStrategySort:
@@ -385,19 +395,20 @@ func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
 	}
 }
 
-// cutFilter cuts the axis for the filter strategy; vec4 says a chunk's
-// lanes test a 16-byte vector each (topk_select.comp's samp_step 4).
-func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool) {
+// cutFilter cuts the axis for the filter strategy; vw > 0 says a chunk's
+// lanes test a 16-byte vector of vw positions each (topk_select.comp's
+// samp_step vw).
+func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw uint64) {
 	// The list (listN >= K), a candidate buffer of at least four
 	// chunks, both in one sort of sortN entries. A chunk is wg
 	// positions, or wg vectors and in the first one the head's and the
-	// tail's at most six positions.
+	// tail's at most vw-1 positions each.
 	s.listN = uint64(pow2Ceil(uint32(k)))
 	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
 	chunk := func(wg uint64) uint64 { return wg }
-	if vec4 {
-		s.sampStep = 4
-		chunk = func(wg uint64) uint64 { return 4*wg + 6 }
+	if vw > 0 {
+		s.sampStep = vw
+		chunk = func(wg uint64) uint64 { return vw*wg + 2*(vw-1) }
 	}
 	s.candN = max(s.listN, 4*chunk(wg))
 	s.sortN = uint64(pow2Ceil(uint32(s.listN + s.candN)))
@@ -408,7 +419,7 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit uint64, vec4 
 			wg /= 2
 		}
 	}
-	if vec4 {
+	if vw > 0 {
 		// The sort has room for more candidates: fewer sorts.
 		s.candN = s.sortN - s.listN
 	}
@@ -421,13 +432,13 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit uint64, vec4 
 	// Segments of whole chunks: with vectors, every lane of every chunk
 	// has one when the segment starts aligned.
 	step := wg
-	if vec4 {
-		step = 4 * wg
+	if vw > 0 {
+		step = vw * wg
 	}
 	s.segLen = min(n, max(chunks, 1)*step)
 	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
 		s.segLen = split
-		if vec4 {
+		if vw > 0 {
 			s.segLen = min(n, ceilDiv(split, step)*step)
 		}
 	}
@@ -566,7 +577,11 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 		}
 		return kernelOf(spec)
 	}
-	first, err := kernel(shaders.TopKSelectName(bits, native, s.shape, runs), s.wg)
+	firstName := shaders.TopKSelectName(bits, native, s.shape, runs)
+	if s.texel {
+		firstName = shaders.TopKSelectTexelName(s.shape, runs)
+	}
+	first, err := kernel(firstName, s.wg)
 	if err != nil {
 		return nil, err
 	}

@@ -200,15 +200,35 @@ func TestTopKWindows(t *testing.T) {
 // candidate (ascending rows for DECREASING, so the buffer fills at every
 // chunk), where ties and NaNs straddle chunk and segment boundaries, and
 // with K at the list's sizes; every strategy that takes K, against the
-// reference.
+// reference. The GPUs' filter (16-byte vectors) also runs on FLOAT16,
+// INT16 and UINT16 rows of the same values (eight positions a vector,
+// heads and tails of up to seven; FLOAT16 rounds the ascending rows past
+// 2048 into runs of ties).
 func TestTopKFilterAdversarial(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	fills := map[string]func(i int) float32{
-		"ascending": func(i int) float32 { return float32(i) },
-		"ties":      func(i int) float32 { return float32(i % 7) },
-		"nan":       func(i int) float32 { return []float32{float32(math.NaN()), 1, -0.0, float32(i % 3)}[i%4] },
-		"random":    func(int) float32 { return float32(rng.Intn(100)) },
+	negZero := float32(math.Copysign(0, -1))
+	fills := map[string]func(i, n int) float32{
+		"ascending": func(i, _ int) float32 { return float32(i) },
+		"ties":      func(i, _ int) float32 { return float32(i % 7) },
+		"nan":       func(i, _ int) float32 { return []float32{float32(math.NaN()), 1, -0.0, float32(i % 3)}[i%4] },
+		"random":    func(int, int) float32 { return float32(rng.Intn(100)) },
+		// Fourteen 1s early, -0s late, +0s in the last seven positions
+		// (the vector scans' tail, offered first), -1 elsewhere: with K
+		// = 17 the list's K-th entry is a tail +0 while the -0s, lower
+		// in index, are still to come and tie it on score (the 16-bit
+		// pretest's gate key of -0 is below +0's).
+		"zeros": func(i, n int) float32 {
+			switch j := i % n; {
+			case j >= n-7:
+				return 0
+			case j < 98 && j%7 == 0:
+				return 1
+			case j >= n*4/5 && j%3 == 0:
+				return negZero
+			}
+			return -1
+		},
 	}
 	for name, fill := range fills {
 		// 1501: the second row starts off a 16-byte boundary (vector
@@ -216,26 +236,46 @@ func TestTopKFilterAdversarial(t *testing.T) {
 		for _, n := range []uint32{700, 1501, 9000} {
 			v := make([]float32, 2*n)
 			for i := range v {
-				v[i] = fill(i)
+				v[i] = fill(i, int(n))
 			}
 			in := tensor.FromFloat32([]uint32{2, n}, v)
-			for _, k := range []uint32{17, 50, 64, 65, 1000, 1024} {
-				if k > n {
-					continue
+			strats := []string{ops.TopKStrategyFilter, topKFilterGPU, ops.TopKStrategySort, ops.TopKStrategyRadix}
+			if name == "zeros" && testing.Short() {
+				strats = []string{topKFilterGPU} // -short: the vector pretest it is made for
+			}
+			filterAdversarialRun(t, d, rng, name, in, n, strats)
+			for _, dt := range []tensor.DataType{tensor.Float16, tensor.Int16, tensor.UInt16} {
+				if testing.Short() && dt != tensor.Float16 {
+					continue // -short: FLOAT16's rows only
 				}
-				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
-					for _, strat := range []string{ops.TopKStrategyFilter, topKFilterGPU, ops.TopKStrategySort, ops.TopKStrategyRadix} {
-						if strat == ops.TopKStrategyRadix && testing.Short() && k != 1024 {
-							continue // -short: radix's pipelines cost lavapipe seconds each; TestTopKRadix covers it
-						}
-						if n == 1501 && strat != topKFilterGPU || strat == topKFilterGPU && testing.Short() && (n != 1501 || k > 65) {
-							continue // -short: the GPUs' filter on the unaligned rows, K up to 65
-						}
-						t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
-							topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
-						})
-					}
+				in16 := testutil.NewTensor(rng, dt, []uint32{2, n}, testutil.Packed, func(c []uint32) uint64 {
+					return topKValueBits(dt, float64(v[int(c[0]*n+c[1])]))
+				})
+				filterAdversarialRun(t, d, rng, fmt.Sprintf("%s/%v", name, dt), in16, n, []string{topKFilterGPU})
+			}
+		}
+	}
+}
+
+// filterAdversarialRun runs TestTopKFilterAdversarial's strategies strats
+// on the rows of in (2 rows of n), K from the list's sizes.
+func filterAdversarialRun(t *testing.T, d *dml.Device, rng *rand.Rand, name string, in *tensor.Tensor, n uint32, strats []string) {
+	t.Helper()
+	for _, k := range []uint32{17, 50, 64, 65, 1000, 1024} {
+		if k > n {
+			continue
+		}
+		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+			for _, strat := range strats {
+				if strat == ops.TopKStrategyRadix && testing.Short() && k != 1024 {
+					continue // -short: radix's pipelines cost lavapipe seconds each; TestTopKRadix covers it
 				}
+				if n == 1501 && strat != topKFilterGPU || strat == topKFilterGPU && testing.Short() && (n != 1501 || k > 65) {
+					continue // -short: the GPUs' filter on the unaligned rows, K up to 65
+				}
+				t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
+					topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
+				})
 			}
 		}
 	}
@@ -445,8 +485,10 @@ var topKGPUStrategies = map[string]string{topKLaneGPU: ops.TopKStrategyLane, top
 // in a partial vector: the 16-byte scans of 32-bit rows (topk_select.comp
 // scan_split) then have heads and tails of 0 to 3 positions. The radix
 // strategy's scans test vectors too and run at K = 16. The lane strategy
-// runs with lavapipe's and with the GPUs' tuning. -short: FLOAT32 with
-// K = 1 and 16 (radix and the GPUs' lane plan DECREASING only at 16).
+// runs with lavapipe's and with the GPUs' tuning. 16-bit rows are read
+// eight positions a vector (VEC8), heads and tails of 0 to 7. -short:
+// FLOAT32 and FLOAT16 with K = 1 and 16 (radix and the GPUs' lane plan
+// DECREASING only at 16).
 func TestTopKListGate(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -493,10 +535,10 @@ func TestTopKListGate(t *testing.T) {
 		},
 		func(dt tensor.DataType, i int) uint64 { return testutil.RandomBits(rng, dt) },
 	}
-	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int8, tensor.UInt32, tensor.Int32, tensor.UInt16, tensor.Int64, tensor.UInt64}
+	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int8, tensor.UInt32, tensor.Int32, tensor.Int16, tensor.UInt16, tensor.Int64, tensor.UInt64}
 	ks := []uint32{1, 2, 16}
 	if testing.Short() {
-		types, ks = []tensor.DataType{tensor.Float32}, []uint32{1, 16}
+		types, ks = []tensor.DataType{tensor.Float32, tensor.Float16}, []uint32{1, 16}
 	}
 	for _, dt := range types {
 		sizes := []uint32{uint32(len(rowFills)), n}

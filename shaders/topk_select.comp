@@ -18,7 +18,7 @@
 //            the run keeps min(K, segment length));
 //          3 (filter): one workgroup per item keeps its best list_n
 //            entries sorted in shared memory; lanes test WG positions (or,
-//            samp_step 4 on VEC4 rows, WG 16-byte vectors) at a
+//            samp_step VW on VEC rows, WG 16-byte vectors) at a
 //            time against the list's K-th entry and append the better ones
 //            to a candidate buffer, which is sorted into the list (one sort
 //            of sort_n entries) when it could overflow: after the first
@@ -41,18 +41,33 @@
 //            with cand_n > 0 at least cand_n gathered entries are ranked
 //            within buckets between sorted splitters (bucket_rank_emit).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
+//   TEXEL  1: read the input (32-bit elements) through a uniform texel
+//          buffer (the CPU class's lane and radix plans: ops tuning
+//          topKTexel); the same loads in the same order, so the same
+//          results.
 // Shared memory is SORT_MAX entries of ENTRY_WORDS words: 16 KiB for up to
 // 32-bit elements, 24 KiB for 64-bit ones, within every device's 32 KiB.
 
 #extension GL_EXT_control_flow_attributes : require
 
 #define ELEM_SRC 0
-#if ELEM_BITS == 32
+#if TEXEL
+// The input is a uniform texel buffer of 16-byte texels (32-bit elements
+// only): on lavapipe a texel fetch gathers every lane's 16 bytes with one
+// load and no branch, where a storage buffer load is a loop over the
+// lanes (BENCHMARKS.md "lavapipe load paths, measured"). The scalar
+// loads fetch the texel and take one word (elem.glsl).
+#define ELEM_SRC_TEXEL 1
+#define LOAD4(V) texelFetch(elem_srct, int(V))
+#else
+#if ELEM_BITS == 32 || ELEM_BITS == 16
 // A second view of binding 0 (read-only buffers may alias): the scans of
 // rows of input stride 1 read their aligned middle 16 bytes at a time
 // (scan_split), which lavapipe's lanes load and test four times faster
-// than four scalar loads.
+// than four scalar loads, and which hold eight 16-bit elements.
 #define ELEM_SRC4 0
+#endif
+#define LOAD4(V) elem_src4.x[V]
 #endif
 #if RUNS
 #define WORD_DST 1
@@ -82,7 +97,7 @@ layout(push_constant) uniform Push {
 	uint cand_n;   // SHAPE 3: entries of the candidate buffer after the list; SHAPE 4: the least gathered
 	               // entries ordered in buckets (bucket_rank_emit; 0: never)
 	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample);
-	                // SHAPE 3: 4 when the lanes of VEC4 rows test a 16-byte vector a chunk (else one position)
+	                // SHAPE 3: VW when the lanes of VEC rows test a 16-byte vector a chunk (else one position)
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -93,20 +108,25 @@ const uint SORT_MAX = 2048u;
 
 uvec2 load_raw(uint off) { return elem_load(pc.base_src, off - pc.in_win); }
 
-// VEC4: the scans read 16-byte vectors (32-bit elements, input stride 1).
+// VEC4, VEC8: the scans read 16-byte vectors of VW elements (VEC: either):
+// four 32-bit or eight 16-bit elements of input stride 1.
 const bool VEC4 = ELEM_BITS == 32 && AI == 1u;
+const bool VEC8 = ELEM_BITS == 16 && AI == 1u;
+const bool VEC = VEC4 || VEC8;
+const uint VW = ELEM_BITS == 16 ? 8u : 4u;
 
 // scan_split cuts positions [j0, j1) of the row at kin into a head of
 // scalar positions [j0, mid), nv 16-byte vectors from vector v0 of the
-// uvec4 view (positions mid + 4v ...), and a tail [mid + 4 nv, j1): the
+// uvec4 view (positions mid + VW v ...), and a tail [mid + VW nv, j1): the
 // vectors are the aligned middle. A lane that scans its share in the
 // order head, vectors, tail sees its positions in increasing index.
 void scan_split(uint kin, uint j0, uint j1, out uint mid, out uint v0, out uint nv) {
-	uint w0 = pc.base_src + (kin - pc.in_win) + j0; // word of position j0 (32-bit elements)
-	uint head = min((4u - (w0 & 3u)) & 3u, j1 - j0);
+	// Element number of position j0 in the binding (base_src is words).
+	uint e0 = pc.base_src * (32u / uint(ELEM_BITS)) + (kin - pc.in_win) + j0;
+	uint head = min((VW - (e0 & (VW - 1u))) & (VW - 1u), j1 - j0);
 	mid = j0 + head;
-	v0 = (w0 + head) >> 2;
-	nv = (j1 - mid) >> 2;
+	v0 = (e0 + head) / VW;
+	nv = (j1 - mid) / VW;
 }
 
 #if ELEM_BITS == 32
@@ -128,14 +148,6 @@ void emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint r, uvec2 s, uint i)
 	store_result(pc.base_src, pc.base_b1, pc.base_b2, kin, kv, kx, pc.in_win, pc.v_win, pc.x_win, r, i);
 #endif
 }
-
-#if SHAPE == 0 || SHAPE == 1
-// The sorted list of one invocation: K entries (K <= LIST_MAX), padding
-// entries past the ones it holds. Every index into it is a constant once
-// K is specialized and the loops over LIST_MAX are unrolled, so that the
-// list stays in registers rather than in indexed (scratch) memory.
-uvec2 ls[LIST_MAX];
-uint li[LIST_MAX];
 
 // THE GATE. A position of a scan comes after every position already in
 // the list (each scan goes in increasing index), so it beats the list's
@@ -180,7 +192,73 @@ GATE_T gate_of_score(uvec2 s) {
 	return KIND == KIND_FLOAT && x < 0 ? x - 1 : x;
 }
 bool gate_before(GATE_T a, GATE_T t) { return DECR != 0u ? a > t : a < t; }
+
+// gate_keys4 is gate_key of four elements whose bits are the top
+// ELEM_BITS bits of each component of x (the rest 0; 32 or 16 bits).
+ivec4 gate_keys4(uvec4 x) {
+	ivec4 v = ivec4(x);
+	if (KIND == KIND_FLOAT) {
+		return v ^ ((v >> 31) & 0x7FFFFFFF);
+	}
+	return KIND == KIND_SIGNED ? v : v ^ ivec4(0x80000000);
+}
+
+// gate_hi and gate_lo are, per component of a 16-byte vector of raw
+// elements (VEC), the greatest and the least gate key of its elements:
+// for eight 16-bit elements, two to a word, of its word's two.
+ivec4 gate_hi(uvec4 raw) {
+#if ELEM_BITS == 16
+	return max(gate_keys4(raw << 16), gate_keys4(raw & 0xFFFF0000u));
+#else
+	return gate_keys4(raw);
 #endif
+}
+ivec4 gate_lo(uvec4 raw) {
+#if ELEM_BITS == 16
+	return min(gate_keys4(raw << 16), gate_keys4(raw & 0xFFFF0000u));
+#else
+	return gate_keys4(raw);
+#endif
+}
+
+// vec_gate_before: does any element of the 16-byte vector raw come
+// before gate key t, by gate key alone (gate_before)?
+bool vec_gate_before(uvec4 raw, int t) {
+	return DECR != 0u ? any(greaterThan(gate_hi(raw), ivec4(t))) : any(lessThan(gate_lo(raw), ivec4(t)));
+}
+
+// vec_gate_reaches: does any element of the 16-byte vector raw come
+// before gate key t or have it (the filter's pretest: gate_floor)?
+bool vec_gate_reaches(uvec4 raw, int t) {
+	return DECR != 0u ? any(greaterThanEqual(gate_hi(raw), ivec4(t))) : any(lessThanEqual(gate_lo(raw), ivec4(t)));
+}
+
+// gate_floor is the gate key that every number scoring at least s (a
+// number's score, s > 0) reaches (vec_gate_reaches): gate_of_score, but
+// under DECREASING -0's (-1) for a zero, which +0's score is too.
+int gate_floor(uvec2 s) {
+	int g = gate_of_score(s);
+	return KIND == KIND_FLOAT && DECR != 0u && g == 0 ? -1 : g;
+}
+
+// vec_elem is element c of the 16-byte vector raw, as elem_load returns
+// it.
+uvec2 vec_elem(uvec4 raw, uint c) {
+#if ELEM_BITS == 16
+	return uvec2(ELEM_SUB(raw[c >> 1], c & 1u), 0u);
+#else
+	return uvec2(raw[c], 0u);
+#endif
+}
+#endif
+
+#if SHAPE == 0 || SHAPE == 1
+// The sorted list of one invocation: K entries (K <= LIST_MAX), padding
+// entries past the ones it holds. Every index into it is a constant once
+// K is specialized and the loops over LIST_MAX are unrolled, so that the
+// list stays in registers rather than in indexed (scratch) memory.
+uvec2 ls[LIST_MAX];
+uint li[LIST_MAX];
 
 // list_offer offers position j (raw bits raw) to the list. A position the
 // gate passes and that beats the list's last entry sinks through the
@@ -221,10 +299,10 @@ void list_take1(uvec2 s, uint i) {
 
 // list_scan fills the list with the best K entries of positions j0 +
 // lane, j0 + lane + lanes, ... < j1 (padding where there are fewer); with
-// VEC4, lane scans its share of the head, the 16-byte vectors and the
-// tail instead (scan_split), and tests a vector's four gate keys at once,
-// offering its positions in order only when one passes or the list is
-// open.
+// VEC, lane scans its share of the head, the 16-byte vectors and the tail
+// instead (scan_split), and tests a vector's gate keys at once
+// (vec_gate_before), offering its positions in order only when one passes
+// or the list is open.
 void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 	[[unroll]] for (uint q = 0u; q < LIST_MAX; q++) {
 		ls[q] = uvec2(0u);
@@ -236,10 +314,11 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 	uint e0 = kin - pc.in_win;
 	bool open = true;
 	GATE_T gate = gate_key(uvec2(0u));
-#if ELEM_BITS == 32
-	if (VEC4) {
+#if ELEM_BITS == 32 || ELEM_BITS == 16
+	if (VEC) {
 		uint mid, v0, nv;
 		scan_split(kin, j0, j1, mid, v0, nv);
+#if ELEM_BITS == 32
 		if (K == 1u) {
 			// K = 1: the best of each vector component, kept without
 			// branches (better() is a strict total order, so the four
@@ -251,10 +330,10 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			// index), and the winner is kept as its vector number: the
 			// loop is a load, the scores, a max and a select.
 			if (lane < nv) {
-				uvec4 b4 = score4(elem_src4.x[v0 + lane]);
+				uvec4 b4 = score4(LOAD4(v0 + lane));
 				uvec4 bv = uvec4(lane);
 				for (uint v = lane + lanes; v < nv; v += lanes) {
-					uvec4 s4 = score4(elem_src4.x[v0 + v]);
+					uvec4 s4 = score4(LOAD4(v0 + v));
 					bv = mix(bv, uvec4(v), greaterThan(s4, b4));
 					b4 = max(b4, s4);
 				}
@@ -270,28 +349,22 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			}
 			return;
 		}
+#endif
 		for (uint j = j0 + lane; j < mid; j += lanes) {
 			list_offer(elem_load(base, e0 + j), j, open, gate);
 		}
 		for (uint v = lane; v < nv; v += lanes) {
-			uvec4 raw = elem_src4.x[v0 + v];
-			// gate_key of the four (GATE_SHIFT is 0 at 32 bits).
-			ivec4 g;
-			if (KIND == KIND_FLOAT) {
-				ivec4 x = ivec4(raw);
-				g = x ^ ((x >> 31) & 0x7FFFFFFF);
-			} else {
-				g = ivec4(elem_key(raw, KIND) ^ ELEM_SIGN);
-			}
-			bvec4 pass = DECR != 0u ? greaterThan(g, ivec4(gate)) : lessThan(g, ivec4(gate));
-			if (open || any(pass)) {
-				uint j = mid + 4u * v;
-				[[unroll]] for (uint c = 0u; c < 4u; c++) {
-					list_offer(uvec2(raw[c], 0u), j + c, open, gate);
+			uvec4 raw = LOAD4(v0 + v);
+			// Both tests every vector (no short circuit): the gate is
+			// the common path, open only the first positions'.
+			if (any(bvec2(open, vec_gate_before(raw, gate)))) {
+				uint j = mid + VW * v;
+				[[unroll]] for (uint c = 0u; c < VW; c++) {
+					list_offer(vec_elem(raw, c), j + c, open, gate);
 				}
 			}
 		}
-		for (uint j = mid + 4u * nv + lane; j < j1; j += lanes) {
+		for (uint j = mid + VW * nv + lane; j < j1; j += lanes) {
 			list_offer(elem_load(base, e0 + j), j, open, gate);
 		}
 		return;
@@ -399,11 +472,11 @@ void filter_offer4(uvec4 s, bvec4 p, uint j, uvec2 ths, uint thi) {
 }
 #endif
 
-// filter_chunk_end ends a chunk of the scan (t the lane): when the next chunk's most
-// candidates could overflow the buffer, or this was the last one, the
-// candidates are sorted into the list and (ths, thi) becomes its K-th
-// entry.
-void filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint thi) {
+// filter_chunk_end ends a chunk of the scan (t the lane): when the next
+// chunk's most candidates could overflow the buffer, or this was the last
+// one, the candidates are sorted into the list and (ths, thi) becomes its
+// K-th entry; it returns whether they did (uniform).
+bool filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint thi) {
 	barrier();
 	// Uniform: every lane reads the count after the barrier.
 	bool full = sh_count + most > pc.cand_n || last;
@@ -422,6 +495,7 @@ void filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint 
 		thi = sh_idx[K - 1u];
 		barrier();
 	}
+	return full;
 }
 #endif
 
@@ -526,7 +600,7 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		// slots, are put in order by the ranking or the sort).
 		uint per = (nv + WG - 1u) / WG;
 		for (uint v = t * per; v < min(nv, t * per + per); v++) {
-			uvec4 s = score4(elem_src4.x[v0 + v]);
+			uvec4 s = score4(LOAD4(v0 + v));
 			uvec4 st = all ? uvec4(0u) : s >> sh;
 			if (gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)))) {
 				uint j = mid + 4u * v;
@@ -673,7 +747,7 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 		// A block of vectors a lane, as radix_scan reads them.
 		uint per = (nv + WG - 1u) / WG;
 		for (uint v = t * per; v < min(nv, t * per + per); v++) {
-			uvec4 s = score4(elem_src4.x[v0 + v]);
+			uvec4 s = score4(LOAD4(v0 + v));
 			bvec4 p = greaterThanEqual(s, uvec4(thr));
 			if (any(p)) {
 				thr_keep(s, p, mid + 4u * v);
@@ -919,32 +993,54 @@ void main() {
 		barrier();
 		uvec2 ths = uvec2(0u);
 		uint thi = PAD_INDEX;
-#if ELEM_BITS == 32
-		if (VEC4 && pc.samp_step == 4u) {
+#if ELEM_BITS == 32 || ELEM_BITS == 16
+		if (VEC && pc.samp_step == VW) {
 			// Chunks of WG 16-byte vectors of the aligned middle
 			// (scan_split), a vector a lane; before the first, the head's
-			// and the tail's at most three positions each (lanes 0-2 and
-			// 3-5), which the first chunk's sort takes in (the planner's
-			// cand_n holds 4 WG + 6).
+			// and the tail's at most VW - 1 positions each, which the
+			// first chunk's sort takes in (the planner's cand_n holds
+			// VW WG + 2 (VW - 1)).
 			uint mid, v0, nv;
 			scan_split(kin, j0, j1, mid, v0, nv);
-			if (t < 6u) {
-				uint j = t < 3u ? j0 + t : mid + 4u * nv + t - 3u;
-				if (j < (t < 3u ? mid : j1)) {
+			for (uint q = t; q < 2u * (VW - 1u); q += WG) {
+				bool head = q < VW - 1u;
+				uint j = head ? j0 + q : mid + VW * nv + q - (VW - 1u);
+				if (j < (head ? mid : j1)) {
 					filter_offer(score(load_raw(kin + j)), j, ths, thi);
 				}
 			}
+#if ELEM_BITS == 16
+			// The gate key every number scoring at least ths reaches.
+			int thg = gate_floor(ths);
+#endif
 			for (uint c = 0u;; c += WG) {
 				if (c + t < nv) {
-					uvec4 s4 = score4(elem_src4.x[v0 + c + t]);
+#if ELEM_BITS == 32
+					uvec4 s4 = score4(LOAD4(v0 + c + t));
 					// A position that beats (ths, thi) scores at least ths.
 					bvec4 p = greaterThanEqual(s4, uvec4(ths.x));
 					if (any(p)) {
 						filter_offer4(s4, p, mid + 4u * (c + t), ths, thi);
 					}
+#else
+					// Eight positions on their gate keys: a number that
+					// beats (ths, thi) reaches thg; while ths is padding
+					// or a NaN's (score 0) every position is offered.
+					uvec4 raw = LOAD4(v0 + c + t);
+					if (any(bvec2(ths.x == 0u, vec_gate_reaches(raw, thg)))) {
+						uint j = mid + 8u * (c + t);
+						[[unroll]] for (uint e = 0u; e < 8u; e++) {
+							filter_offer(score(vec_elem(raw, e)), j + e, ths, thi);
+						}
+					}
+#endif
 				}
 				bool last = c + WG >= nv;
-				filter_chunk_end(t, 4u * WG, last, ths, thi);
+				if (filter_chunk_end(t, VW * WG, last, ths, thi)) {
+#if ELEM_BITS == 16
+					thg = gate_floor(ths);
+#endif
+				}
 				if (last) {
 					break;
 				}

@@ -1,6 +1,9 @@
 package shaders
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // TOP_K kernel shapes (topk_select.comp's SHAPE).
 const (
@@ -34,6 +37,17 @@ func TopKSelectName(elemBits int, native bool, shape string, runs bool) string {
 	}
 	return name("topk", fmt.Sprintf("b%d%s", elemBits, storage), shape, out)
 }
+
+// TopKSelectTexelName is TopKSelectName's 32-bit kernel of shape shape
+// (lane or radix) reading its input through a uniform texel buffer
+// (topk_select.comp TEXEL; binding 0 in Variant.TexelBindings).
+func TopKSelectTexelName(shape string, runs bool) string {
+	return name(TopKSelectName(32, true, shape, runs), "texel")
+}
+
+// topKTexelShapes are the shapes with a texel kernel: the scans the CPU
+// class's plans read 16-byte vectors with (K = 1's lane, radix).
+var topKTexelShapes = []string{TopKLane, TopKRadix}
 
 // TopKMergeName is a merge pass: the last one (final) writes the results
 // of elemBits-bit elements (native as for TopKSelectName); the others
@@ -92,11 +106,17 @@ func topKVariants() []Variant {
 					if runs {
 						spec = topKSpec[:topKSpecRows]
 					}
-					out = append(out, Variant{
+					v := Variant{
 						Name: TopKSelectName(bits, native, shape, runs), Source: "topk_select.comp",
 						Defines:  append([]string{fmt.Sprintf("SHAPE=%d", topKShapeDefine[shape]), fmt.Sprintf("RUNS=%d", b2i(runs))}, elem...),
 						Bindings: 3 - b2i(runs), Spec: spec, Push: topKSelectPush,
-					})
+					}
+					out = append(out, v)
+					if bits == 32 && slices.Contains(topKTexelShapes, shape) {
+						v.Name, v.TexelBindings = TopKSelectTexelName(shape, runs), []int{0}
+						v.Defines = append(slices.Clip(v.Defines), "TEXEL=1")
+						out = append(out, v)
+					}
 				}
 			}
 		}

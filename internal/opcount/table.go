@@ -143,20 +143,22 @@ func Cases() []Case {
 	pool("maxpool 2x2 s2 indices FLOAT16 [16,64,512,512]", tensor.Float16, []uint32{16, 64, 512, 512}, 2, 2, 0, 1, true)
 	pool("maxpool 3x3 s2 p1 indices [7,61,111,113]", f32, []uint32{7, 61, 111, 113}, 3, 2, 1, 1, true)
 	// TOP_K on issue 31's cases: vocabulary rows and mixture-of-experts
-	// routing, FLOAT32 along the last axis, largest first.
-	topK := func(rows, n, k uint32) {
-		in := tensor.NewDesc(f32, []uint32{rows, n})
+	// routing, FLOAT32 and FLOAT16 along the last axis, largest first.
+	topK := func(dt tensor.DataType, rows, n, k uint32) {
+		in := tensor.NewDesc(dt, []uint32{rows, n})
 		out := []uint32{rows, k}
-		cs = append(cs, Case{fmt.Sprintf("topk %dx%d K=%d FLOAT32", rows, n, k), &ops.TopK{Input: in,
-			OutputValue: tensor.NewDesc(f32, out), OutputIndex: tensor.NewDesc(tensor.UInt32, out), Axis: 1, K: k}})
+		cs = append(cs, Case{fmt.Sprintf("topk %dx%d K=%d %v", rows, n, k, dt), &ops.TopK{Input: in,
+			OutputValue: tensor.NewDesc(dt, out), OutputIndex: tensor.NewDesc(tensor.UInt32, out), Axis: 1, K: k}})
 	}
-	for _, shape := range [][2]uint32{{8, 32000}, {128, 256000}} {
-		for _, k := range []uint32{1, 50, 1024, 2048} {
-			topK(shape[0], shape[1], k)
+	for _, dt := range []tensor.DataType{f32, tensor.Float16} {
+		for _, shape := range [][2]uint32{{8, 32000}, {128, 256000}} {
+			for _, k := range []uint32{1, 50, 1024, 2048} {
+				topK(dt, shape[0], shape[1], k)
+			}
 		}
+		topK(dt, 65536, 64, 2)
+		topK(dt, 65536, 64, 8)
 	}
-	topK(65536, 64, 2)
-	topK(65536, 64, 8)
 	return cs
 }
 
