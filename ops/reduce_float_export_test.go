@@ -31,6 +31,12 @@ var FloatFunctionsGLSL = []func(x uint32, i int) uint32{
 // the fallback (a rounding midpoint within its error), and
 // ExpFastDraw TestExpFastAgrees's random x.
 var (
-	ExpFastHardInputs = expFastHardInputs
-	ExpFastDraw       = expFastDraw
+	ExpFastHardInputs    = expFastHardInputs
+	ExpFastDraw          = expFastDraw
+	ExpFastFallsBackNear = func(x uint32) bool {
+		_, fb := expFloat32Fast(x, expFastMargin)
+		_, fb0 := expFloat32Fast(x, 0)
+		return fb && !fb0
+	}
+	HalfToFloat32Bits = halfToFloat32Bits
 )

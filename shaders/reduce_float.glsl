@@ -395,16 +395,18 @@ uint exp_f32_fast(uint x, out bool fallback) {
 	uvec2 v = u64_add(tj, mul_hi64(tj, w)); // Q62, in [2^62, 2^63]
 	uint r = (v.y >> 6) & 1u;
 	uint flip = r - 1u; // bits 37..0 against the midpoint 2^38
-	bool near = ((v.y ^ flip) & 0x3fu) == 0u && (v.x ^ flip) <= EXP_FAST_MARGIN;
-	bool in_range = biased >= 102u && (negative ? x < 0xc2d00000u : x < 0x42b20000u) && uint(k + 126) < 254u;
-	fallback = near || !in_range;
+	bool near = all(bvec2(((v.y ^ flip) & 0x3fu) == 0u, (v.x ^ flip) <= EXP_FAST_MARGIN));
+	bool in_range = all(bvec3(biased >= 102u, x < (negative ? 0xc2d00000u : 0x42b20000u), uint(k + 126) < 254u));
+	fallback = any(bvec2(near, !in_range));
 	return (uint(k + 126) << 23) + (v.y >> 7) + r; // a carry out of the significand bumps the exponent
 }
 
 // exp_f32 is rule 40's exp: the fast evaluation where it decides the
 // rounding (all but about 2^-21 of the x it takes), else exp_f32_q62;
 // both round the same value's neighbourhood the same way, so the bits
-// are exp_f32_q62's. The if has no else: the common path skips it.
+// are exp_f32_q62's. (lavapipe runs a divergent if's arm for every lane:
+// the float kernels' fast scan calls exp_f32_fast alone and leaves the
+// fallback to part_fold, outside its loop.)
 uint exp_f32(uint x) {
 	bool fallback;
 	uint y = exp_f32_fast(x, fallback);
