@@ -133,7 +133,8 @@ func glslCheckRun(t *testing.T, d *gpu.Device, k *gpu.Kernel, in []byte, outByte
 // TestFloatFunctionsGLSL runs shaders/reduce_float.glsl's exp, log, sqrt,
 // division by a count, FLOAT16 narrowing and widening and x*x (through
 // testdata/reduce_float_check.comp) on random FLOAT32 bits (and, for exp,
-// the range where it is neither 0, 1 nor inf) and checks every result
+// its fast path alone and its Q62 fallback alone, ops.ExpFastDraw's x and
+// the inputs that need the fallback) and checks every result
 // against the Go reference bit for bit.
 func TestFloatFunctionsGLSL(t *testing.T) {
 	d, k := glslCheckKernel(t, "reduce_float_check", 8)
@@ -149,8 +150,11 @@ func TestFloatFunctionsGLSL(t *testing.T) {
 	for fn, ref := range ops.FloatFunctionsGLSL {
 		for i := range xs {
 			xs[i] = ops.RandomFloat32Bits(rng)
-			if fn == 0 && i%2 == 0 { // |x| in [2^-27, 128)
-				xs[i] = uint32(0x32000000+rng.Intn(0x43000000-0x32000000)) | uint32(rng.Intn(2))<<31
+			if (fn == 0 || fn >= 7) && i%2 == 0 { // exp's x
+				xs[i] = ops.ExpFastDraw(rng, i/2)
+			}
+			if (fn == 0 || fn >= 7) && i < 2*len(ops.ExpFastHardInputs) { // the fallback's
+				xs[i] = ops.ExpFastHardInputs[i/2] ^ uint32(i%2)<<31
 			}
 			if fn == 1 && i%2 == 0 { // near 1, where log keeps its scale
 				xs[i] = uint32(0x3f800000 - 0x100000 + rng.Intn(0x200000))

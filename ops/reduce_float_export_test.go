@@ -18,4 +18,25 @@ var FloatFunctionsGLSL = []func(x uint32, i int) uint32{
 	func(x uint32, _ int) uint32 { return uint32(float32ToHalfBits(x)) },
 	func(x uint32, _ int) uint32 { return mulFloat32(x, x) },
 	func(x uint32, _ int) uint32 { return halfToFloat32Bits(uint16(x)) },
+	func(x uint32, _ int) uint32 {
+		if y, fallback := expFloat32Fast(x, expFastMargin); !fallback {
+			return y
+		}
+		return 0xffffffff
+	},
+	func(x uint32, _ int) uint32 { return expFloat32(x) },
 }
+
+// ExpFastHardInputs are x whose exp the kernels' fast evaluation leaves to
+// the fallback (a rounding midpoint within its error), and
+// ExpFastDraw TestExpFastAgrees's random x.
+var (
+	ExpFastHardInputs    = expFastHardInputs
+	ExpFastDraw          = expFastDraw
+	ExpFastFallsBackNear = func(x uint32) bool {
+		_, fb := expFloat32Fast(x, expFastMargin)
+		_, fb0 := expFloat32Fast(x, 0)
+		return fb && !fb0
+	}
+	HalfToFloat32Bits = halfToFloat32Bits
+)

@@ -370,8 +370,8 @@ var (
 
 func init() { fixedConstants() }
 
-func fixedConstants() {
-	// ln 2 = 2·atanh(1/3) = Σ 2/((2j+1)·3^(2j+1)), to 256 bits.
+// bigLn2 is ln 2 = 2·atanh(1/3) = Σ 2/((2j+1)·3^(2j+1)) to 256 bits.
+func bigLn2() *big.Float {
 	const prec = 256
 	ln2 := new(big.Float).SetPrec(prec)
 	third := new(big.Float).SetPrec(prec).Quo(big.NewFloat(1).SetPrec(prec), big.NewFloat(3))
@@ -382,7 +382,12 @@ func fixedConstants() {
 		ln2.Add(ln2, t)
 		pow.Mul(pow, ninth)
 	}
-	ln2.Mul(ln2, big.NewFloat(2))
+	return ln2.Mul(ln2, big.NewFloat(2))
+}
+
+func fixedConstants() {
+	const prec = 256
+	ln2 := bigLn2()
 	scaled := func(v *big.Float, exp int) uint64 {
 		i, _ := new(big.Float).SetPrec(prec).SetMantExp(v, exp).Int(nil) // truncates
 		return i.Uint64()
@@ -447,10 +452,17 @@ func expFloat32(x uint32) uint32 {
 	case negative && x >= 0xc2d00000: // x <= -104: below 2^-150
 		return 0
 	}
+	p, k := expQ62(negative, m, e)
+	return roundBinary(words64(uint64(p)), int(k)-62, false, formatFloat32)
+}
+
+// expQ62 is exp(±m·2^e) = p·2^(k-62) for 2^-26 <= m·2^e < 128, within
+// 2^-56 of the value (rule 40): expFloat32's evaluation before rounding.
+func expQ62(negative bool, m uint32, e int) (p, k int64) {
 	ax := uint64(m) << uint(e+56) // |x|·2^56, exact: e >= -49 here, |x| < 2^7
 	// k = round(|x|/ln 2)
 	hi, _ := bits.Mul64(ax, fixLog2EQ62) // |x|/ln2 · 2^118
-	k := int64((hi + 1<<53) >> 54)
+	k = int64((hi + 1<<53) >> 54)
 	// r = |x| - k·ln2, in Q62: (|x|·2^64 - k·ln2·2^64) / 4
 	khi, klo := bits.Mul64(uint64(k), fixLn2Q64)
 	xhi, xlo := ax>>56, ax<<8 // |x|·2^64 as 128 bits
@@ -460,11 +472,11 @@ func expFloat32(x uint32) uint32 {
 	if negative {
 		r, k = -r, -k
 	}
-	p := fixExpCoeffs[len(fixExpCoeffs)-1]
+	p = fixExpCoeffs[len(fixExpCoeffs)-1]
 	for j := len(fixExpCoeffs) - 2; j >= 0; j-- {
 		p = fixExpCoeffs[j] + mulQ62(p, r)
 	}
-	return roundBinary(words64(uint64(p)), int(k)-62, false, formatFloat32)
+	return p, k
 }
 
 // logFloat32 is vkdml's natural logarithm: x = 2^k·f with f in

@@ -419,3 +419,86 @@ func TestReduceFloatLaneWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceLogSumExpFallback: LOG_SUM_EXP of blocks whose one finite term
+// is exp of an input the kernels' fast exp leaves to its fallback (a
+// FLOAT32 rounding midpoint within its error: ops.ExpFastHardInputs, and
+// the FLOAT16 x that fall back), the rest -inf (terms 0), so the answer
+// is log of that term alone and shows a wrong rounding; also rule 40's
+// special cases. Rows (axis 1) and columns (axis 0), on every strategy
+// forced and the GPU plans, equal to the reference bit for bit.
+func TestReduceLogSumExpFallback(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.NaN()), 89, -104,
+		88.72283, 88.72284, -87.33654, -103.97208, 0x1p-26, -0x1p-26, 0x1p-25, 0x1p-149, -0x1p-149, 1, -1}
+	var xs32 []uint32
+	for _, x := range ops.ExpFastHardInputs {
+		xs32 = append(xs32, x, x^1<<31)
+	}
+	for _, v := range specials {
+		xs32 = append(xs32, math.Float32bits(v))
+	}
+	xs16 := []uint32{0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x5990, 0xd990, 0x0001, 0x3c00, 0xbc00} // FLOAT16 0, inf, NaN, 178, denormal, ±1
+	near16 := 0
+	for h := uint32(0); h < 1<<16; h++ {
+		if ops.ExpFastFallsBackNear(ops.HalfToFloat32Bits(uint16(h))) {
+			xs16 = append(xs16, h)
+			near16++
+		}
+	}
+	t.Logf("%d FLOAT16 x fall back near a midpoint", near16)
+	strats := reduceStrategies
+	for _, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
+		xs := xs32
+		if dt == tensor.Float16 {
+			xs = xs16
+		}
+		for axis := uint32(0); axis < 2; axis++ {
+			const n = 37
+			sizes := []uint32{uint32(len(xs)), n}
+			if axis == 0 {
+				sizes = []uint32{n, uint32(len(xs))}
+			}
+			in := argInput(dt, sizes, nil)
+			negInf := uint64(0xff800000)
+			if dt == tensor.Float16 {
+				negInf = 0xfc00
+			}
+			for i, x := range xs {
+				for j := uint32(0); j < n; j++ {
+					v := negInf
+					if j == uint32(i*7)%n {
+						v = uint64(x)
+					}
+					c := []uint32{uint32(i), j}
+					if axis == 0 {
+						c = []uint32{j, uint32(i)}
+					}
+					in.SetBits(c, v)
+				}
+			}
+			os := argOutSizes(sizes, []uint32{axis})
+			c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(dt, os), Axes: []uint32{axis}},
+				in: in, what: fmt.Sprintf("LOG_SUM_EXP %v %v axis %d of the fallback's inputs", dt, sizes, axis)}
+			// Each strategy compiles its own pipelines (seconds on
+			// lavapipe): under -short one strategy, drawn, for the
+			// FLOAT32 rows (TestFloatFunctionsGLSL runs exp_f32 on every
+			// input here).
+			if testing.Short() {
+				if dt == tensor.Float32 && axis == 1 {
+					argCheckCase(t, d, c, strats[rng.Intn(len(strats))], rng)
+				}
+				continue
+			}
+			// Without -short: every strategy for the FLOAT32 rows, a
+			// drawn one for the other cases, and the GPU plans.
+			for _, strat := range strats {
+				if dt == tensor.Float32 && axis == 1 || strat == strats[rng.Intn(len(strats))] {
+					argCheckCase(t, d, c, strat, rng)
+				}
+			}
+			reduceCheckGPUPlan(t, d, c, nil, "", map[string]int{}, rng)
+		}
+	}
+}

@@ -250,10 +250,11 @@ const uvec2 ATANH_C10 = uvec2(0x0c30c30cu, 0x030c30c3u);
 const uvec2 ATANH_C11 = uvec2(0x21642c86u, 0x02c8590bu);
 const uvec2 ATANH_C12 = uvec2(0xf5c28f5cu, 0x028f5c28u);
 
-// exp_f32 is vkdml's exp (the reference's expFloat32): x = k·ln2 + r with
-// |r| <= ln2/2 in fixed point, exp(r) by its Taylor series in Q62 (Horner,
-// unrolled: this runs once per element), 2^k·exp(r) rounded once.
-uint exp_f32(uint x) {
+// exp_f32_q62 is vkdml's exp (the reference's expFloat32): x = k·ln2 + r
+// with |r| <= ln2/2 in fixed point, exp(r) by its Taylor series in Q62
+// (Horner, unrolled), 2^k·exp(r) rounded once. exp_f32 runs it where its
+// fast evaluation cannot decide the rounding.
+uint exp_f32_q62(uint x) {
 	if (f32_is_nan(x)) {
 		return fmt_nan(FMT_F32);
 	}
@@ -297,6 +298,122 @@ uint exp_f32(uint x) {
 	EXP_STEP(7) EXP_STEP(6) EXP_STEP(5) EXP_STEP(4) EXP_STEP(3) EXP_STEP(2) EXP_STEP(1) EXP_STEP(0)
 #undef EXP_STEP
 	return round64(p, ki - 62, false, FMT_F32);
+}
+
+// exp_f32's fast evaluation (the reference's expFloat32Fast; the bound
+// and its proof: docs/semantics.md rule 40): d_i = (ln 2/16)^i/i! for
+// 2^(h/16) = 1 + h·(d1 + h·(d2 + ...)), d7..d3 in 32-bit words at the
+// binary scales 76, 68, 61, 54, 48, d2 in Q72, d1 in Q68, and 2^(j/16) in
+// Q62 (TestExpFastConstants holds them equal to the reference's).
+const uint EXP_F_D7 = 0xffe5fe2cu; // d7·2^76
+const uint EXP_F_D6 = 0xa184897cu; // d6·2^68
+const uint EXP_F_D5 = 0xaec3ff3cu; // d5·2^61
+const uint EXP_F_D4 = 0x9d955b7eu; // d4·2^54
+const uint EXP_F_D3 = 0xe35846b8u; // d3·2^48
+const uvec2 EXP_F_D2 = uvec2(0x058b1d51u, 0x3d7f7bffu);
+const uvec2 EXP_F_D1 = uvec2(0xd1cf79acu, 0xb17217f7u);
+const uvec2 EXP2_J16[16] = uvec2[](
+	uvec2(0x00000000u, 0x40000000u),
+	uvec2(0xe6243d8au, 0x42d561b3u),
+	uvec2(0xf545eb73u, 0x45cae0f1u),
+	uvec2(0xd588e19bu, 0x48e1e9b9u),
+	uvec2(0xc6dc54b8u, 0x4c1bf828u),
+	uvec2(0x48d088d7u, 0x4f7a9930u),
+	uvec2(0xd8a89c75u, 0x52ff6b54u),
+	uvec2(0x2150a563u, 0x56ac1f75u),
+	uvec2(0xfcef3242u, 0x5a827999u),
+	uvec2(0xac061b5fu, 0x5e8451cfu),
+	uvec2(0xaa836d6fu, 0x62b39508u),
+	uvec2(0x8fc24072u, 0x6712460au),
+	uvec2(0x6b4eb57au, 0x6ba27e65u),
+	uvec2(0x154a7089u, 0x70666f76u),
+	uvec2(0xee921c97u, 0x75606373u),
+	uvec2(0x92436616u, 0x7a92be8au));
+
+// EXP_FAST_MARGIN is the distance, in units of 2^-62 of the value's
+// binade, from a rounding midpoint inside which exp_f32 runs exp_f32_q62:
+// the fast error's bound 2^16.4 plus exp_f32_q62's (2^7), rounded up.
+#ifndef EXP_FAST_MARGIN
+#define EXP_FAST_MARGIN 0x20000u
+#endif
+
+// mul_hi64 is floor(a·b/2^64) less 0, 1 or 2: the low words' product and
+// the cross products' low words are dropped.
+uvec2 mul_hi64(uvec2 a, uvec2 b) {
+	uint h11, l11, h01, l01, h10, l10, c1, c2;
+	umulExtended(a.y, b.y, h11, l11);
+	umulExtended(a.x, b.y, h01, l01);
+	umulExtended(a.y, b.x, h10, l10);
+	uint lo = uaddCarry(l11, h01, c1);
+	lo = uaddCarry(lo, h10, c2);
+	return uvec2(lo, h11 + c1 + c2);
+}
+
+// exp_f32_fast is the fast evaluation, branch free: *fallback is set
+// where its bits are not exp_f32_q62's: x outside 2^-25 <= |x|,
+// -104 < x < 89 (NaN and infinities included), a result that is not a
+// normal FLOAT32, or a value within EXP_FAST_MARGIN of a midpoint.
+// t = |x|·log2 e in Q55 from the exact product of x's significand and
+// LOG2E_Q62; ±t = k + j/16 + h/16 with h in [0, 1); 2^k · 2^(j/16) ·
+// 2^(h/16) in Q62, rounded with the round bit added (a tie falls back).
+uint exp_f32_fast(uint x, out bool fallback) {
+	uint biased = bitfieldExtract(x, 23, 8);
+	uint m = (x & 0x7fffffu) | 0x800000u;
+	uint sh = (133u - biased) & 31u; // 7 - e - 24
+	uint p0, q1, p1, p2, c;
+	umulExtended(m, LOG2E_Q62.x, q1, p0);
+	umulExtended(m, LOG2E_Q62.y, p2, p1);
+	p1 = uaddCarry(p1, q1, c);
+	p2 += c;
+	// the 88-bit product >> 24, then >> sh: t·2^55
+	uvec2 pp = uvec2((p0 >> 24) | (p1 << 8), (p1 >> 24) | (p2 << 8));
+	uvec2 s = uvec2((pp.x >> sh) | ((pp.y << 1) << (31u - sh)), pp.y >> sh);
+	bool negative = (x >> 31) != 0u;
+	uint b;
+	uvec2 ns;
+	ns.x = usubBorrow(0u, s.x, b);
+	ns.y = 0u - s.y - b;
+	s = negative ? ns : s;
+	int k = int(s.y) >> 23;
+	uint h32 = (s.y << 13) | (s.x >> 19);                                     // h in Q32
+	uvec2 h60 = uvec2(s.x << 9, (bitfieldExtract(s.y, 0, 19) << 9) | (s.x >> 23)); // h in Q60
+	uint a = EXP_F_D7, lo;
+	umulExtended(h32, a, a, lo);
+	a = EXP_F_D6 + (a >> 8);
+	umulExtended(h32, a, a, lo);
+	a = EXP_F_D5 + (a >> 7);
+	umulExtended(h32, a, a, lo);
+	a = EXP_F_D4 + (a >> 7);
+	umulExtended(h32, a, a, lo);
+	a = EXP_F_D3 + (a >> 6);
+	uint ph;
+	umulExtended(h32, a, ph, lo);
+	uvec2 a2 = u64_add(EXP_F_D2, uvec2((lo >> 8) | (ph << 24), ph >> 8)); // Q72
+	uvec2 a1 = u64_add(EXP_F_D1, mul_hi64(h60, a2));                      // Q68
+	uvec2 w = mul_hi64(h60, a1);                                           // Q64
+	uvec2 tj = EXP2_J16[bitfieldExtract(s.y, 19, 4)];
+	uvec2 v = u64_add(tj, mul_hi64(tj, w)); // Q62, in [2^62, 2^63]
+	uint r = (v.y >> 6) & 1u;
+	uint flip = r - 1u; // bits 37..0 against the midpoint 2^38
+	bool near = all(bvec2(((v.y ^ flip) & 0x3fu) == 0u, (v.x ^ flip) <= EXP_FAST_MARGIN));
+	bool in_range = all(bvec3(biased >= 102u, x < (negative ? 0xc2d00000u : 0x42b20000u), uint(k + 126) < 254u));
+	fallback = any(bvec2(near, !in_range));
+	return (uint(k + 126) << 23) + (v.y >> 7) + r; // a carry out of the significand bumps the exponent
+}
+
+// exp_f32 is rule 40's exp: the fast evaluation where it decides the
+// rounding (all but about 2^-21 of the x it takes), else exp_f32_q62;
+// both round the same value's neighbourhood the same way, so the bits
+// are exp_f32_q62's. (lavapipe runs a divergent if's arm for every lane:
+// the float kernels' fast scan calls exp_f32_fast alone and leaves the
+// fallback to part_fold, outside its loop.)
+uint exp_f32(uint x) {
+	bool fallback;
+	uint y = exp_f32_fast(x, fallback);
+	if (fallback) {
+		y = exp_f32_q62(x);
+	}
+	return y;
 }
 
 // log_f32 is vkdml's natural logarithm (the reference's logFloat32): x =

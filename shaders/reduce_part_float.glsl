@@ -179,11 +179,28 @@ Part part_fold(Part st, uvec2 raw, uint j) {
 // window are rare (after the first few that place it: LANE_W binades
 // hold the usual data), the waits are too.
 
-// part_fast4 adds the four elements' terms when all lie in the window.
+// part_term_fast is part_term with LOG_SUM_EXP's exp by its fast
+// evaluation alone (reduce_float.glsl): fallback is set where that term
+// needs exp_f32's fallback, which part_fold computes. So the fast scan's
+// loop holds no fallback code, which lavapipe would run on every element.
+uint part_term_fast(uvec2 raw, inout bool fallback) {
+	if (FFUNC == FF_LOG_SUM_EXP) {
+		bool fb;
+		uint y = exp_f32_fast(VAL_LOG == 1u ? f16_to_f32(raw.x) : raw.x, fb);
+		fallback = any(bvec2(fallback, fb));
+		return y;
+	}
+	return part_term(raw);
+}
+
+// part_fast4 adds the four elements' terms when all lie in the window
+// (and their exps need no fallback).
 bool part_fast4(inout Part st, uvec2 r0, uvec2 r1, uvec2 r2, uvec2 r3) {
-	uint x0 = part_term(r0), x1 = part_term(r1), x2 = part_term(r2), x3 = part_term(r3);
+	bool fallback = false;
+	uint x0 = part_term_fast(r0, fallback), x1 = part_term_fast(r1, fallback);
+	uint x2 = part_term_fast(r2, fallback), x3 = part_term_fast(r3, fallback);
 	uint s0 = lane_s(st, x0), s1 = lane_s(st, x1), s2 = lane_s(st, x2), s3 = lane_s(st, x3);
-	if (max(max(s0, s1), max(s2, s3)) >= LANE_W) {
+	if (fallback || max(max(s0, s1), max(s2, s3)) >= LANE_W) {
 		return false;
 	}
 	lane_add(st, x0, s0);

@@ -3,7 +3,8 @@
 // applies shaders/reduce_float.glsl's function FN (push) to word i of the
 // input and writes the result's bits, which must equal the Go reference's:
 // 0 exp_f32, 1 log_f32, 2 sqrt_f32, 3 div_f32_count by i % 1000 + 1,
-// 4 f32_to_f16, 5 mul_f32(x, x), 6 f16_to_f32 of the low half.
+// 4 f32_to_f16, 5 mul_f32(x, x), 6 f16_to_f32 of the low half, 7
+// exp_f32_fast (0xffffffff where it falls back), 8 exp_f32_q62.
 #include "reduce_exact.glsl"
 #include "reduce_float.glsl"
 
@@ -31,6 +32,13 @@ void main() {
 	case 4u: y = f32_to_f16(x); break;
 	case 5u: y = mul_f32(x, x); break;
 	case 6u: y = f16_to_f32(x & 0xffffu); break;
+	case 7u: {
+		bool fallback;
+		y = exp_f32_fast(x, fallback);
+		y = fallback ? 0xffffffffu : y;
+		break;
+	}
+	case 8u: y = exp_f32_q62(x); break;
 	}
 	dst.y[pc.base_out + i] = y;
 }
