@@ -133,10 +133,12 @@ vet:
 # What make test runs, and why each part is restricted:
 #   - go test ./...: every package, ops at lavapipe's default subgroup size
 #     8 (LP_NATIVE_VECTOR_WIDTH=256) with the full random case counts,
-#     except that the five longest GPU sweeps (ops' shortSampled: ARGMAX's
+#     except for the longest GPU sweeps: ARGMAX's five (ops' shortSampled:
 #     rising rows and columns, vec widths, column split and col8y) run the
-#     sample -short runs, which covers every kernel, kind and layout; their
-#     whole grids run in make test-long (VKDML_LONG=1);
+#     sample -short runs, which covers every kernel, kind and layout, and
+#     TestReduceFloatRows one value pattern per function and type (14
+#     cases, not 42); their whole grids run in make test-long
+#     (testutil.Long, VKDML_LONG=1);
 #   - ops again at subgroup sizes 4 and 16 (widths 128 and 512; the
 #     variable changes nothing on other drivers), with -short's smaller
 #     random case counts (every kernel and plan still runs) and without
@@ -162,7 +164,7 @@ test: deps check-shaders check-schema vet
 
 # test-long runs ops at subgroup size 8 with the whole grids of the sweeps
 # make test samples (testutil.Long): after a change to the ARGMAX/REDUCE
-# kernels they sweep, and before a release; about 6 more minutes than
+# kernels they sweep, and before a release; about 10 more minutes than
 # ops' part of make test on a loaded 2-core machine.
 test-long: deps
 	VKDML_LONG=1 $(GO) test -count=1 -timeout $(TESTTIMEOUT) $(GOTESTFLAGS) ./ops/
