@@ -276,7 +276,9 @@ python-test: deps python
 # /var/tmp/vkdml-old-root), so that the wheels install on Ubuntu 20.04,
 # Debian 11 and later. wheel-test checks their tags against the libraries
 # they carry and against that floor, and runs the pytest suite against this
-# machine's wheel installed in a fresh venv, with no go on PATH.
+# machine's wheel installed in a fresh venv, with no go on PATH (all but
+# the parity corpus through vkdml.run, which python-test runs on the same
+# source: scripts/wheel-test.sh).
 WHEEL_ARCHS ?= x86_64 aarch64
 # The newest glibc a wheel may need: 2.31, Debian 11's and Ubuntu 20.04's.
 WHEEL_GLIBC_FLOOR := 31
