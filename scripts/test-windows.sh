@@ -34,8 +34,8 @@
 # lavapipe (Mesa 22.3, subgroup size 8) that make test runs every ops test
 # on, so ops' sweeps would only repeat those results: ops runs every test
 # but its sweeps over random or sampled cases (the ARGMAX grids that make
-# test samples, REDUCE's and TOP_K's random rows, the float examples on
-# every strategy). Each operator family, and each Vulkan path (texel
+# test samples, REDUCE's and TOP_K's random rows, REDUCE's float examples
+# and rows). Each operator family, and each Vulkan path (texel
 # buffer views, binding windows, ticket and persistent buffers, 16-bit
 # storage, float controls), still runs under Wine through its example,
 # measured, windowed and fallback tests.
