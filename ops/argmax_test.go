@@ -370,15 +370,17 @@ func drawCases(n int, covered func() bool, draw func(i int)) int {
 	return i
 }
 
-// shortSampled reports whether case i of a sweep runs: every case
-// normally, one in every of them under -short (testutil.CaseCount, the
-// suite's one switch between the two sizes). make test runs ops three
-// times (subgroup sizes 8, then 4 and 16 with -short), and the longest GPU
-// sweeps would cost minutes of every CI run at each width; callers offset
-// i by the type's position so that the cases a width skips for one type
-// run for the next, and every kind still meets several types.
+// shortSampled reports whether case i of a sweep runs: one in every of
+// them, and every case only in a long run (testutil.Long: VKDML_LONG=1,
+// without -short; make test-long). make test runs ops three times
+// (subgroup sizes 8, 4 and 16), and the whole grids of the five longest
+// GPU sweeps cost minutes of every CI run at each width (at size 8, 406 s
+// of a loaded machine against about 70 s for the sample); callers offset
+// i by the type's position so that the cases a run skips for one type
+// run for the next, and every kind, layout and kernel still runs at
+// every width.
 func shortSampled(i, every int) bool {
-	return i%testutil.CaseCount(1, every) == 0
+	return testutil.Long() || i%every == 0
 }
 
 func argCheckCase(t *testing.T, d *dml.Device, c argCase, strat string, rng *rand.Rand) {

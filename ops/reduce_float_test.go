@@ -143,10 +143,15 @@ func TestReduceFloatRows(t *testing.T) {
 		for ti, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
 			for pi, pattern := range reduceFloatPatterns {
 				// Each case compiles its own pipelines (about 2 s on
-				// lavapipe): half the triples, with -short one each of SUM,
-				// L1, L2 and LOG_SUM_EXP.
+				// lavapipe): half the triples in a long run (testutil.Long),
+				// one pattern per function and type otherwise (the patterns
+				// in turn), with -short one each of SUM, L1, L2 and
+				// LOG_SUM_EXP.
 				n++
-				if testing.Short() && (fi%2 == 1 || ti != fi/2%2 || pi != fi%len(reduceFloatPatterns)) || !testing.Short() && pi%2 == n%2 {
+				switch {
+				case testing.Short() && (fi%2 == 1 || ti != fi/2%2 || pi != fi%len(reduceFloatPatterns)),
+					testutil.Long() && pi%2 == n%2,
+					!testing.Short() && !testutil.Long() && pi != (2*fi+ti)%len(reduceFloatPatterns):
 					continue
 				}
 				k++

@@ -6,7 +6,11 @@
 # Ubuntu 20.04 install the wheel);
 # then this machine's wheel is installed with pip --no-index into a fresh
 # venv, and the pytest suite runs from outside the source tree with no go
-# command on PATH, importing vkdml from the venv.
+# command on PATH, importing vkdml from the venv: every test but
+# test_corpus_case_runs_as_directml_did, the parity corpus (some 600
+# cases) through vkdml.run, which make python-test runs on the same Python
+# and Go source; here the other tests run every operator, surface and
+# error path on the wheel's own library.
 set -eu
 dist=$(cd "$1" && pwd)
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,4 +83,5 @@ env -u GO -u VKDML_LIBRARY -u PYTHONPATH VKDML_HEADER="$repo/capi/vkdml.h" VKDML
 	case $where in "$PWD"/venv/*) echo "wheel-test: vkdml imported from $where" ;;
 	*) echo "wheel-test: vkdml imported from $where, not the venv" >&2; exit 1 ;; esac
 	PYTHONDEVMODE=1 venv/bin/python -X faulthandler -m pytest -q -p no:cacheprovider \
-		-W error::ResourceWarning -W error::pytest.PytestUnraisableExceptionWarning tests'
+		-W error::ResourceWarning -W error::pytest.PytestUnraisableExceptionWarning \
+		-k "not test_corpus_case_runs_as_directml_did" tests'

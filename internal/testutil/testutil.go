@@ -104,6 +104,12 @@ func Rand(t testing.TB) *rand.Rand {
 	return rand.New(rand.NewSource(seed))
 }
 
+// Long reports whether the long sweeps run their whole grids: with
+// VKDML_LONG=1 and without -short (make test-long). CI runs their samples,
+// which cover every kernel and plan; the whole grids are for a change to
+// a kernel they sweep, and for a release.
+func Long() bool { return !testing.Short() && os.Getenv("VKDML_LONG") == "1" }
+
 // CaseCount is how many random cases a test draws: full, or short under
 // go test -short.
 func CaseCount(full, short int) int {
