@@ -216,11 +216,18 @@ func TestReduceFloatExamples(t *testing.T) {
 		for i, v := range c.in {
 			in.SetBits([]uint32{uint32(i)}, uint64(math.Float32bits(v)))
 		}
-		strats := reduceStrategies
-		if testing.Short() { // each strategy compiles its own pipelines
-			strats = strats[i%len(strats) : i%len(strats)+1]
+		// Each strategy compiles its own pipelines: a case runs one of
+		// them under -short, two by default and all with VKDML_LONG (the
+		// cases rotate, so every strategy still runs).
+		n := len(reduceStrategies)
+		switch {
+		case testing.Short():
+			n = 1
+		case !testutil.Long():
+			n = 2
 		}
-		for _, strat := range strats {
+		for j := range n {
+			strat := reduceStrategies[(i+j)%len(reduceStrategies)]
 			desc := &ops.Reduce{Function: c.fn, Input: in.Desc, Output: tensor.NewDesc(tensor.Float32, []uint32{1}), Axes: []uint32{0}}
 			res := testutil.CheckOperator(t, d, reduceForced(desc, strat), []*tensor.Tensor{in}, rng)
 			if got := res.Outputs[0].Bits(0); got != uint64(math.Float32bits(c.want)) {
