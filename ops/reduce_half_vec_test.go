@@ -115,3 +115,53 @@ func TestReduceFloatHalfVec(t *testing.T) {
 		}
 	}
 }
+
+// narrowGroupPlan plans its desc on the group strategy as if the device's
+// subgroups were 4 lanes wide, so that the float group kernel runs
+// workgroups of 4 (lavapipe at LP_NATIVE_VECTOR_WIDTH=128 does), whatever
+// the device: the kernel uses no subgroup operation.
+type narrowGroupPlan struct{ ops.Desc }
+
+func (n narrowGroupPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
+	c := *ctx
+	c.Kernel = ops.ArgStrategyGroup
+	c.Limits.SubgroupSize, c.Limits.MinSubgroupSize, c.Limits.MaxSubgroupSize = 4, 4, 4
+	return n.Desc.Plan(&c)
+}
+
+// TestReduceFloatHalfVecNarrowGroup: the vector scan's unaligned head and
+// tail hold up to 7 halves each, more than a workgroup of 4 lanes: rows
+// of 8k+5 to 8k+7 halves starting at every alignment (row stride n+1),
+// summed in workgroups of 4 on the _vec variant, equal the reference.
+// Under -short too: it catches a lane that folds one head or tail half
+// only (1 of 3 rows of ones short by up to 3).
+func TestReduceFloatHalfVecNarrowGroup(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if !d.GPU().Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64: the vector scan is not planned")
+	}
+	rng := testutil.Rand(t)
+	n := 8*(1+rng.Intn(40)) + 5 + rng.Intn(3)
+	const rows = 9 // row r starts at element r·(n+1): every alignment mod 8
+	in := argInput(tensor.Float16, []uint32{rows, uint32(n)}, []uint32{uint32(n + 1), 1})
+	rng.Read(in.Data)
+	for r := uint32(0); r < rows; r++ {
+		for j := 0; j < n; j++ {
+			v := uint64(0x3c00) // 1: a missing head or tail half shows in the sum
+			if r%3 == 2 {
+				v = halfVecValue(rng, "normal", j, n)
+			}
+			in.SetBits([]uint32{r, uint32(j)}, v)
+		}
+	}
+	desc := narrowGroupPlan{&ops.Reduce{Function: ops.ReduceFunctionSum, Input: in.Desc,
+		Output: tensor.NewDesc(tensor.Float16, []uint32{rows, 1}), Axes: []uint32{1}}}
+	p, err := desc.Plan(testutil.PlanContext(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kernels[0].Variant != "reduce_float_b16_group_vec" && p.Kernels[0].Variant != "reduce_float_b16w_group_vec" || p.Kernels[0].Spec[0] != 4 {
+		t.Fatalf("the narrow group plan runs %s with %d lanes, want the vector scan with 4", p.Kernels[0].Variant, p.Kernels[0].Spec[0])
+	}
+	argCheckCase(t, d, argCase{desc: desc, in: in, what: fmt.Sprintf("SUM FLOAT16 %dx%d row stride %d, workgroups of 4", rows, n, n+1)}, "", rng)
+}

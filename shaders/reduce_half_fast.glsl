@@ -58,11 +58,14 @@ void half_scan(inout Part st, uint e0, uint n, uint t, uint wg) {
 		}
 		return;
 	}
-	if (t < 8u * v0 - e0) {
-		st = part_fold(st, load_at(e0 + t), 0u);
+	// Head and tail hold up to 7 halves each, and a workgroup may be
+	// narrower (4 lanes on lavapipe at subgroup size 4): lane t takes
+	// every wg-th of them.
+	for (uint i = t; i < 8u * v0 - e0; i += wg) {
+		st = part_fold(st, load_at(e0 + i), 0u);
 	}
-	if (t < e1 - 8u * v1) {
-		st = part_fold(st, load_at(8u * v1 + t), 0u);
+	for (uint i = t; i < e1 - 8u * v1; i += wg) {
+		st = part_fold(st, load_at(8u * v1 + i), 0u);
 	}
 	int64_t sum = 0L;
 	uint64_t odd = 0UL;
