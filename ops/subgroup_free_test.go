@@ -12,19 +12,19 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// subgroupFreeOps are the operators whose tests make test does not rerun
-// at lavapipe's subgroup sizes 4 and 16 (the Makefile's WIDTH_SKIP:
-// TestTopK*, TestMaxPool*, TestMaxUnpool*, TestIdentity*); they run at
-// size 8 only. TestSubgroupFreePlans is what makes that safe.
+// subgroupFreeOps are the operators whose plans and kernels do not depend
+// on the subgroup size: make test's reruns at lavapipe's subgroup sizes 4
+// and 16 leave their random sweep out (the Makefile's WIDTH_SKIP,
+// TestTopKRandom) and run their other tests. TestSubgroupFreePlans is what
+// makes that safe.
 var subgroupFreeOps = []string{"TOP_K", "TOP_K1", "MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2", "MAX_UNPOOLING", "ELEMENT_WISE_IDENTITY"}
 
 // TestSubgroupFreePlans: the plans of subgroupFreeOps (the golden corpus'
 // descs and two identities, on the planner's choice and each strategy
 // forced) are the same at subgroup sizes 4, 8 and 16, and run no kernel
 // variant built with SUBGROUP=1. A planner or kernel of these operators
-// that starts to depend on the subgroup size fails here: then its tests
-// must run at every width again (remove it from the Makefile's
-// WIDTH_SKIP).
+// that starts to depend on the subgroup size fails here: then its random
+// sweep must run at every width again (empty the Makefile's WIDTH_SKIP).
 func TestSubgroupFreePlans(t *testing.T) {
 	var descs []ops.Desc
 	for _, c := range readGoldenCases(t) {

@@ -26,7 +26,8 @@
 # tests per operator family that cover its default kernels on every data
 # type, with subgroup size 4 and no shaderFloat16, plus the tests that need
 # no device. A new ops test runs on arm64 only when it is added there; the
-# full ops suite runs on amd64 at subgroup sizes 4, 8 and 16 (make test).
+# ops suite runs on amd64 at subgroup sizes 4, 8 and 16 (make test; at 4
+# and 16 under -short and without the Makefile's WIDTH_SKIP).
 # CLI tests run the arm64 vkdml through a wrapper that starts it under qemu
 # (VKDML_BIN).
 #
