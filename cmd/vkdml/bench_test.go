@@ -106,13 +106,16 @@ func TestBenchAllKernelsAndRecords(t *testing.T) {
 }
 
 // TestParityOutsideTheRepository: from a folder outside the repository,
-// parity without --corpus says how to name it, and with --corpus and
-// --json prints the comparison as JSON.
+// parity without --corpus says how to name it, and with --corpus, --golden
+// and --json prints the comparison as JSON. The corpus is every eighth
+// case of the repository's, 16-bit ones among them (the whole corpus runs
+// in tests/parity and CI's parity stages; under Wine it took minutes here).
 func TestParityOutsideTheRepository(t *testing.T) {
-	corpus, err := filepath.Abs("../../tests/parity")
+	repoCorpus, err := filepath.Abs("../../tests/parity")
 	if err != nil {
 		t.Fatal(err)
 	}
+	corpus := subsetCorpus(t, repoCorpus, 8)
 	wd, _ := os.Getwd()
 	if err := os.Chdir(t.TempDir()); err != nil {
 		t.Fatal(err)
@@ -123,7 +126,7 @@ func TestParityOutsideTheRepository(t *testing.T) {
 		t.Fatalf("no corpus: exit %d, %q", code, stderr)
 	}
 	testutil.OpenDML(t, dml.DeviceOptions{})
-	code, out, stderr := vkdml("parity", "--corpus", corpus, "--json")
+	code, out, stderr := vkdml("parity", "--corpus", corpus, "--golden", filepath.Join(repoCorpus, "golden"), "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -155,4 +158,64 @@ func TestParityOutsideTheRepository(t *testing.T) {
 	if rep.SixteenBit.Equal == 0 || sum != rep.Equal {
 		t.Errorf("16-bit equal %d; the groups' equal cases add up to %d, want %d", rep.SixteenBit.Equal, sum, rep.Equal)
 	}
+}
+
+// subsetCorpus writes a corpus of every step-th case of the corpus in dir
+// (corpus.json, their inputs and known-differences.json) to a temporary
+// folder and returns it; the goldens stay in dir (parity --golden).
+func subsetCorpus(t *testing.T, dir string, step int) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "corpus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]json.RawMessage
+	var cases []json.RawMessage
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(c["cases"], &cases); err != nil {
+		t.Fatal(err)
+	}
+	sub := t.TempDir()
+	inputs, err := os.ReadDir(filepath.Join(dir, "inputs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []json.RawMessage
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(to, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(sub, "inputs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(cases); i += step {
+		var name struct{ Name string }
+		if err := json.Unmarshal(cases[i], &name); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, cases[i])
+		for _, e := range inputs { // NAME.npy and NAME.indices.npy
+			if n := e.Name(); strings.TrimSuffix(strings.TrimSuffix(n, ".npy"), ".indices") == name.Name {
+				copyFile(filepath.Join(dir, "inputs", n), filepath.Join(sub, "inputs", n))
+			}
+		}
+	}
+	if c["cases"], err = json.Marshal(kept); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "corpus.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(filepath.Join(dir, "known-differences.json"), filepath.Join(sub, "known-differences.json"))
+	return sub
 }
