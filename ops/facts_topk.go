@@ -30,8 +30,9 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // (SHAPE 0, 1), the radix scans of 32-bit rows (SHAPE 4) and the
 // filter's with samp_step vw (SHAPE 3) 16-byte vectors of vw = 4 or 8
 // positions t, t+WG, ... of its aligned middle (scan_split), with at
-// most vw-1 scalar positions before and after it. It reads every position of its rows once and writes each item's
-// run (RUNS) or the rows' results.
+// most vw-1 scalar positions before and after it. It reads every
+// position of its rows once and writes each item's run (RUNS) or the
+// rows' results.
 func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	es := v.define("ELEM_BITS", 32) / 8
 	load := es

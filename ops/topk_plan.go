@@ -294,11 +294,11 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	// The scans of 32-bit rows of stride 1 read four positions a load
 	// (topk_select.comp VEC4); the lists' and the filter's scans of
 	// 16-bit rows eight (VEC8). vw is the positions a load, 0 without.
-	vec4 := t.in.DataType.Size() == 4 && axisIn == 1
 	vw := uint64(0)
 	if es := t.in.DataType.Size(); (es == 4 || es == 2) && axisIn == 1 {
 		vw = 16 / uint64(es)
 	}
+	vec4 := vw == 4
 	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4)
 	if err != nil {
 		return nil, err

@@ -68,8 +68,9 @@
 //              vectors of eight FLOAT16 into a 64-bit lane sum
 //              (reduce_part_float.glsl half_scan; needs shaderInt64)
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
-// patterns, so no variant but HALF_FAST needs shaderInt64, shaderFloat16 or subgroup
-// extended types; 64-bit outputs are written as two 32-bit words.
+// patterns, so no variant but HALF_FAST needs shaderInt64, and none
+// shaderFloat16 or subgroup extended types; 64-bit outputs are written as
+// two 32-bit words.
 
 #if HALF_FAST
 #extension GL_ARB_gpu_shader_int64 : require

@@ -332,7 +332,7 @@ const uvec2 EXP2_J16[16] = uvec2[](
 
 // EXP_FAST_MARGIN is the distance, in units of 2^-62 of the value's
 // binade, from a rounding midpoint inside which exp_f32 runs exp_f32_q62:
-// the fast error's bound 2^16.4 plus exp_f32_q62's (2^7), rounded up.
+// the fast error's bound 2^16.31 plus exp_f32_q62's (2^7), rounded up.
 #ifndef EXP_FAST_MARGIN
 #define EXP_FAST_MARGIN 0x20000u
 #endif

@@ -32,11 +32,11 @@ int64_t half_term(uint f) {
 // arithmetically by 3, masked by keep (one 64-bit mask for both).
 uvec2 half_keep(uint x, uint y, uint64_t keep) { return unpackUint2x32(packUint2x32(uvec2(ivec2(x, y) >> 3)) & keep); }
 
-// half_quad is the sum of the terms h·2^24 (keep HALF_KEEP_ABS: |h|·2^24) of the four
-// halves of the words w, none a denormal, an infinity or NaN: the high
-// halves from the words as they are, the low ones from the pair shifted
-// left by 16 as one 64-bit number (the high word's low half is then the
-// low word's high half, which the mask drops).
+// half_quad is the sum of the terms h·2^24 (keep HALF_KEEP_ABS: |h|·2^24)
+// of the four halves of the words w, none a denormal, an infinity or
+// NaN: the high halves from the words as they are, the low ones from the
+// pair shifted left by 16 as one 64-bit number (the high word's low half
+// is then the low word's high half, which the mask drops).
 int64_t half_quad(uvec2 w, uint64_t keep) {
 	uvec2 hi = half_keep(w.x, w.y, keep);
 	uvec2 l = unpackUint2x32(packUint2x32(w) << 16);
