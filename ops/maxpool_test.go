@@ -879,12 +879,25 @@ func TestMaxPoolRunGPU(t *testing.T) {
 		ran, splits := map[int]int{}, 0
 		n := testutil.CaseCount(90, 30)
 		for i := 0; i < n; i++ {
-			desc, in, what := g.randomPool(rng)
+			// About a third of the draws cannot take runs of 8 (rows
+			// narrower than a run, windows past the preload); the maxpool
+			// grid plan's fallback to one output a lane is
+			// TestMaxPoolGridGPU's. Redraw up to 8 times (a case misses
+			// with p < 0.001) so that the coverage check below holds
+			// for every seed: one seed of stop 37's CI drew 1 of 10.
 			outs := shaders.MaxPoolRunOuts[i%len(shaders.MaxPoolRunOuts)]
-			gd := &asGridGPU{Desc: desc, outs: outs, maxYZ: uint32(i % 4)}
-			v, _ := gridVariant(t, d, gd, what)
-			if strings.HasSuffix(v, fmt.Sprintf("_pre_x%d", outs)) {
-				ran[outs]++
+			want := fmt.Sprintf("_pre_x%d", outs)
+			var desc ops.Desc
+			var in *tensor.Tensor
+			var what string
+			var gd *asGridGPU
+			for try := 0; try < 8; try++ {
+				desc, in, what = g.randomPool(rng)
+				gd = &asGridGPU{Desc: desc, outs: outs, maxYZ: uint32(i % 4)}
+				if v, _ := gridVariant(t, d, gd, what); strings.HasSuffix(v, want) {
+					ran[outs]++
+					break
+				}
 			}
 			var run ops.Desc = gd
 			if i%5 == 4 { // split over planes: a binding holds one (n, c) plane of each tensor
@@ -899,7 +912,7 @@ func TestMaxPoolRunGPU(t *testing.T) {
 			t.Error("no case split over planes")
 		}
 		for _, outs := range shaders.MaxPoolRunOuts {
-			if ran[outs] < n/len(shaders.MaxPoolRunOuts)/4 {
+			if ran[outs] < n/len(shaders.MaxPoolRunOuts)/2 {
 				t.Errorf("runs of %d: only %d of %d cases ran them", outs, ran[outs], n/len(shaders.MaxPoolRunOuts))
 			}
 		}
