@@ -270,6 +270,15 @@ func TestReduceValueRows(t *testing.T) {
 			}
 		}
 	}
+	// The workgroup combine without subgroup arithmetic is MULTIPLY's on
+	// 64-bit types. The 64-bit MULTIPLY columns above take it at subgroup
+	// sizes 4 and 8, but at 16 their shapes decide, and one run in 200
+	// drew none: then a long 64-bit row, cut into segments that a
+	// workgroup combines (no ticket), runs it at every subgroup size.
+	if reducePlanRuns(used, "argmax_combine_group+") == 0 {
+		c := reduceCase(rng, ops.ReduceFunctionMultiply, argInput(tensor.UInt64, []uint32{200000}, nil), []uint32{0}, "ties", "packed")
+		reduceCheckGPUPlan(t, d, c, ops.Tuning{"argCombineGroupMin": "2", "argTicketOutputs": "0"}, "", used, rng)
+	}
 	reduceCheckPlansUsed(t, used, "argmax_combine_groupsg", "argmax_combine_group+", "threadx8", "groupsg",
 		"vec_row64sg+", "vec_b16_rowsg", "vec_b64_row", "_colx4", "vec_b8_coly")
 }
@@ -299,16 +308,22 @@ func reduceCheckPlansUsed(t *testing.T, used map[string]int, wants ...string) {
 	t.Helper()
 	t.Logf("GPU plans (strategy, kernels): %v", used)
 	for _, want := range wants {
-		n := 0
-		for k, v := range used {
-			if strings.Contains(k+"+", want) {
-				n += v
-			}
-		}
-		if n == 0 {
+		if reducePlanRuns(used, want) == 0 {
 			t.Errorf("no GPU plan ran %s: %v", want, used)
 		}
 	}
+}
+
+// reducePlanRuns counts the runs in used (reduceCheckGPUPlan's) of the
+// plans whose "strategy kernel+kernel+" contains want.
+func reducePlanRuns(used map[string]int, want string) int {
+	n := 0
+	for k, v := range used {
+		if strings.Contains(k+"+", want) {
+			n += v
+		}
+	}
+	return n
 }
 
 // TestReduceValueFallbacks: random cases without subgroup arithmetic (the
