@@ -89,6 +89,19 @@ func (a *argOp) hwSquare(ctx *Context) bool {
 	return a.value == funcFloat && square && a.in.DataType == tensor.Float32 && ieeeMul32(ctx)
 }
 
+// halfCol: a's first pass may run reduce_half_col.comp, FLOAT16 columns
+// read in 16-byte vectors of 8 adjacent outputs with a 64-bit exact sum
+// a column, where the layout fits (argVecLayout's "col"): SUM, AVERAGE,
+// LOG_SUM and L1 (whose terms are x or |x|, rule 41) on a device with
+// shaderInt64.
+func (a *argOp) halfCol(ctx *Context) bool {
+	switch a.floatFn {
+	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1:
+		return a.value == funcFloat && a.in.DataType == tensor.Float16 && ctx.Features.ShaderInt64
+	}
+	return false
+}
+
 // ieeeMul32: the device keeps 32-bit denormals, respects ±0, ±inf and
 // NaN and rounds to nearest even when a kernel asks (float controls), so
 // its FLOAT32 multiply is IEEE's.
