@@ -14,7 +14,9 @@ import (
 // is the exact accumulator of reduce_float_ref.go, so every plan, lane
 // count and segment cut gives the reference's bits. MULTIPLY (rule 42)
 // runs reduce_fmul.comp on the same plans, its segments cut at the
-// canonical tree's nodes.
+// canonical tree's nodes. FLOAT16 columns of SUM, AVERAGE, L1 and
+// LOG_SUM run reduce_half_col.comp where vec-col's layout fits
+// (argOp.halfCol).
 
 // reduceFloatFuncs are the float functions vkdml computes.
 var reduceFloatFuncs = map[ReduceFunction]bool{
