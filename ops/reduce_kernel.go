@@ -72,6 +72,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if a.hwMul(ctx) {
 				k.variant += shaders.ReduceFmulHW
 			}
+			if shape == shaders.ArgMaxThread {
+				// The tree's thread variants load eight positions
+				// before pushing them (reduce_fmul.comp LOADS=8): the
+				// column split sizes its segments by those bytes.
+				k.loads = 8
+			}
 		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
 			if a.hwSquare(ctx) {
