@@ -143,6 +143,7 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"argmax_combine.comp":       argCombineFacts,
 	"argmax_combine_group.comp": argCombineGroupFacts,
 	"reduce_fmul.comp":          reduceFmulFacts,
+	"reduce_half_col.comp":      argVecColFacts,
 	"maxpool.comp":              maxPoolDirectFacts,
 	"maxpool_vec.comp":          maxPoolVec2x2Facts,
 	"maxpool_grid.comp":         maxPoolGridFacts,

@@ -193,7 +193,8 @@ func argTicketFacts(v *stepValues, f *DispatchFacts, a argStepItems) {
 	}
 }
 
-// argVecColFacts is argmax_vec_col.comp (vec-col): one invocation per (PER
+// argVecColFacts is argmax_vec_col.comp (vec-col), and REDUCE's FLOAT16
+// columns (reduce_half_col.comp, PER 8): one invocation per (PER
 // adjacent outputs, segment) in a grid-stride loop, each load a vector
 // across the PER outputs, LOADS of them issued before they are used.
 func argVecColFacts(v *stepValues) (DispatchFacts, error) {

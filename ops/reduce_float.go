@@ -14,7 +14,9 @@ import (
 // is the exact accumulator of reduce_float_ref.go, so every plan, lane
 // count and segment cut gives the reference's bits. MULTIPLY (rule 42)
 // runs reduce_fmul.comp on the same plans, its segments cut at the
-// canonical tree's nodes.
+// canonical tree's nodes. FLOAT16 columns of SUM, AVERAGE, L1 and
+// LOG_SUM run reduce_half_col.comp where vec-col's layout fits
+// (argOp.halfCol).
 
 // reduceFloatFuncs are the float functions vkdml computes.
 var reduceFloatFuncs = map[ReduceFunction]bool{
@@ -87,6 +89,19 @@ func (a *argOp) hwMul(ctx *Context) bool {
 func (a *argOp) hwSquare(ctx *Context) bool {
 	square := a.floatFn == ReduceFunctionSumSquare || a.floatFn == ReduceFunctionL2
 	return a.value == funcFloat && square && a.in.DataType == tensor.Float32 && ieeeMul32(ctx)
+}
+
+// halfCol: a's first pass may run reduce_half_col.comp, FLOAT16 columns
+// read in 16-byte vectors of 8 adjacent outputs with a 64-bit exact sum
+// a column, where the layout fits (argVecLayout's "col"): SUM, AVERAGE,
+// LOG_SUM and L1 (whose terms are x or |x|, rule 41) on a device with
+// shaderInt64.
+func (a *argOp) halfCol(ctx *Context) bool {
+	switch a.floatFn {
+	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1:
+		return a.value == funcFloat && a.in.DataType == tensor.Float16 && ctx.Features.ShaderInt64
+	}
+	return false
 }
 
 // ieeeMul32: the device keeps 32-bit denormals, respects ±0, ±inf and

@@ -72,6 +72,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if a.hwMul(ctx) {
 				k.variant += shaders.ReduceFmulHW
 			}
+			if shape == shaders.ArgMaxThread {
+				// The tree's thread variants load eight positions
+				// before pushing them (reduce_fmul.comp LOADS=8): the
+				// column split sizes its segments by those bytes.
+				k.loads = 8
+			}
 		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
 			if a.hwSquare(ctx) {
@@ -100,6 +106,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 // the features. Scalar variants are named once the workgroup is known.
 func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) argKernel {
 	f := ctx.Features
+	if vec == "col" && a.value == funcFloat {
+		// FLOAT16 columns (argOp.halfCol): 8 outputs an invocation,
+		// 16 positions' vectors in flight (the variant's LOADS).
+		return argKernel{variant: shaders.ReduceFloatHalfCol, label: "vec-col", shape: shaders.ArgMaxThread, vec: vec,
+			wg: argThreadWG, vw: 8, bits: 16, loads: 16}
+	}
 	k := argKernel{shape: shaders.ArgMaxThread, wg: argThreadWG, vec: vec, label: strategy, vw: 4}
 	if strategy != ArgStrategyThread {
 		k.shape, k.wg = shaders.ArgMaxGroup, argGroupWG

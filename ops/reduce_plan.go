@@ -103,8 +103,14 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		vec = argVecLayout(kept, red, es, strategy, l.tune)
 		// Unless forced, columns of elements up to 32 bits take vec-col
 		// only from as many outputs as the device class asks
-		// (argVecColMinOutputs).
-		if vec == "col" && ctx.Kernel == "" && es <= 4 && product(kept) < l.tune.argVecColMinOutputs && !l.col8Y() {
+		// (argVecColMinOutputs); FLOAT16 float columns whenever they
+		// fit (reduce_half_col.comp: their scalar kernel widens each
+		// element), and no other vectorised layout.
+		switch {
+		case a.value == funcFloat && vec != "col":
+			vec = ""
+		case a.value == funcFloat:
+		case vec == "col" && ctx.Kernel == "" && es <= 4 && product(kept) < l.tune.argVecColMinOutputs && !l.col8Y():
 			vec = ""
 		}
 	}
@@ -171,8 +177,9 @@ func (a *argOp) chooseStrategy(ctx *Context, kept, red []dim) (strategy string, 
 	case "", ArgStrategyVec:
 		// The vectorised kernels carry integer state (a score, or a sum
 		// modulo 2^32 or 2^64): the float functions' exact accumulator
-		// runs on the scalar kernels only (REDUCE_FLOAT).
-		return strategy, a.value != funcFloat, nil
+		// runs on the scalar kernels (REDUCE_FLOAT), but for FLOAT16
+		// columns of the functions halfCol names (vec-col only).
+		return strategy, a.value != funcFloat || a.halfCol(ctx), nil
 	case ArgStrategyThread, ArgStrategyGroup, ArgStrategySplitK:
 		return ctx.Kernel, false, nil
 	}

@@ -37,6 +37,14 @@ const (
 // variant without it): they need shaderInt64.
 const ReduceFloatHalfVec = "_vec"
 
+// ReduceFloatHalfCol is the FLOAT16 column first pass of SUM, AVERAGE,
+// LOG_SUM and L1 (reduce_half_col.comp: 8 adjacent outputs an
+// invocation, a 16-byte vector a block position, LOADS of them in
+// flight, a 64-bit exact sum a column): needs shaderInt64. HALF_FAST=1
+// says what the variant tables' tests ask of argmax.comp's HALF_FAST: the
+// conversion's exact power-of-two products and 64-bit sums.
+const ReduceFloatHalfCol = "reduce_float_vec_b16_col"
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -69,6 +77,8 @@ func reduceFloatVariants() []Variant {
 		{Name: ReduceFloatCombineGroup, Source: "argmax_combine_group.comp", Defines: []string{"REDUCE_FLOAT=1", "SUBGROUP=0"},
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 	}
+	out = append(out, Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
+		Bindings: argBindings, Spec: argSpec, Push: argPush})
 	out = append(out, withHWMul(Variant{Name: ReduceFmulCombine, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=0"},
 		Bindings: argBindings, Spec: argSpec, Push: argCombinePush})...)
 	out = append(out, withHWMul(Variant{Name: ReduceFmulCombineGroup, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=1"},

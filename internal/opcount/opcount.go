@@ -67,6 +67,7 @@ var family = map[string]func(v shaders.Variant) Unit{
 	"argmax_vec_row.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_vec_col.comp":       func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_col8y.comp":         col8yUnit,
+	"reduce_half_col.comp":      func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
 	"argmax_combine.comp":       func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"argmax_combine_group.comp": func(shaders.Variant) Unit { return Unit{Name: "partial", PerIteration: 1} },
 	"maxpool.comp":              func(shaders.Variant) Unit { return Unit{Name: "output", Outermost: true, PerIteration: 1} },

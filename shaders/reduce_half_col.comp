@@ -1,0 +1,223 @@
+#version 450
+// reduce_half_col.comp (vec-col of REDUCE's float functions): the first
+// pass of FLOAT16 SUM, AVERAGE, LOG_SUM and L1 (docs/semantics.md rules
+// 39 and 41) over columns: the innermost kept dimension has input stride
+// 1 and a size that is a multiple of 8, and every other input stride is a
+// multiple of 8 elements (ops/reduce_layout.go argVecLayout), so one
+// invocation per (8 adjacent outputs, segment) reads one 16-byte vector
+// a block position, LOADS of them before it converts any, and keeps each
+// of its 8 columns' exact sum in a signed 64-bit integer of units 2^-24:
+// reduce_half_fast.glsl's row scan (read its header for the conversion,
+// reduce_half.glsl) turned sideways, each half's term h·2^24 added to its
+// column's sum instead of the lane's. A segment has at most argIters
+// positions and a finite term is below 2^40, so no sum overflows.
+//
+// A lane whose segment holds a denormal, an infinity or a NaN (half_odd,
+// any of its vectors) drops the fast sums and scans the segment again,
+// each half through half_exact: the same integer term, built by shifts
+// (denormals too), and the flags of exact_add (reduce_exact.glsl) for
+// infinities and NaN. Either way the state of a column is its exact sum
+// and flags, which go into a Part (reduce_part_float.glsl: the sum into
+// the limbs once, at limb bit 125) written as the partial or rounded to
+// the output: the same state as every other plan's, so the same bits.
+//
+// Signed zeros (rule 43): a column sum that is not 0 had a term that is
+// not -0; L1's |x| is never -0; a column of the fast path whose sum is 0
+// rereads its halves (only while some such column has not seen one that
+// is not -0), as reduce_half_fast.glsl does.
+//
+// Needs shaderInt64; no 16-bit storage (the vectors are uvec4 words).
+
+#extension GL_ARB_gpu_shader_int64 : require
+#extension GL_EXT_control_flow_attributes : require
+
+// ELEM_BITS is 16 (the variant's define, which the facts read).
+#define NATIVE 0
+#define ELEM_SRC 0
+#define ELEM_SRC4 0
+#define WORD_DST 1
+#define WORD_DST_RW 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "reduce.glsl"
+#include "reduce_part_float.glsl"
+#include "reduce_half.glsl"
+
+layout(push_constant) uniform Push {
+	uint base_src;   // words (a multiple of 4: bindings start 16-byte aligned)
+	uint base_dst;   // words
+	uint o_begin;    // first output of this step (a multiple of 8)
+	uint o_count;    // outputs in this step (a multiple of 8)
+	uint j_begin;    // first block position of this step's range
+	uint j_count;    // block positions in the range
+	uint seg_len;    // block positions per segment
+	uint nloc;       // segments in the range: ceil(j_count / seg_len)
+	uint seg_base;   // global number of the range's first segment
+	uint nseg;       // segments per output in all (partials layout)
+	uint in_win;     // element offset of the input window (a multiple of 8)
+	uint dst_win;    // output element offset / partial entry of the window
+} pc;
+
+#ifndef LOADS
+#define LOADS 1
+#endif
+
+const uint64_t HALF_KEEP = FFUNC == FF_L1 ? HALF_KEEP_ABS : HALF_KEEP_X;
+
+// half_exact adds the FLOAT16 h's term (x, or |x| for L1) to the column
+// sum s in units 2^-24, or its infinity or NaN to the flags f, as
+// exact_add adds its widened FLOAT32 term.
+void half_exact(inout int64_t s, inout uint f, uint h) {
+	uint x = FFUNC == FF_L1 ? h & 0x7fffu : h;
+	if (x != 0x8000u) {
+		f |= EXACT_NOT_ALL_NEG_ZERO;
+	}
+	uint t = x & 0x7fffu, e = t >> 10;
+	if (e == 31u) {
+		f |= t != 0x7c00u ? EXACT_NAN : (x >> 15) != 0u ? EXACT_NEG_INF : EXACT_POS_INF;
+		return;
+	}
+	// A denormal is m units; a normal (1024 + m)·2^(e-1).
+	int64_t m = int64_t(e == 0u ? t : (t & 0x3ffu) | 0x400u) << (max(e, 1u) - 1u);
+	s += (x >> 15) != 0u ? -m : m;
+}
+
+void write_col(uint o, uint seg, uint kout, int64_t s, uint f) {
+	Part st = part_identity();
+	exact_add_i64(st.acc, unpackUint2x32(uint64_t(s)), 125u);
+	st.flags |= f;
+	if (OUT_MODE == 2u) {
+		write_part(pc.base_dst + PART_WORDS * (o * pc.nseg + seg - pc.dst_win), st);
+	} else {
+		store_result(pc.base_dst, kout - pc.dst_win, st);
+	}
+}
+
+// HALF_COL4 adds the terms of the four halves of the words w (columns
+// a, b, c, d: w.x's low and high half, w.y's) to their sums.
+#define HALF_COL4(w, sa, sb, sc, sd)                                 \
+	{                                                                \
+		uvec2 hi = half_keep(w.x, w.y, HALF_KEEP);                   \
+		uvec2 l = unpackUint2x32(packUint2x32(w) << 16);             \
+		uvec2 lo = half_keep(l.x, l.y, HALF_KEEP);                   \
+		sa += half_term(lo.x);                                       \
+		sb += half_term(hi.x);                                       \
+		sc += half_term(lo.y);                                       \
+		sd += half_term(hi.y);                                       \
+	}
+// HALF_COL8 adds the vector q's eight halves, and notes in odd those the
+// conversion does not take.
+#define HALF_COL8(q)                                                           \
+	odd |= half_odd(packUint2x32(q.xy)) | half_odd(packUint2x32(q.zw));       \
+	HALF_COL4(q.xy, s0, s1, s2, s3)                                           \
+	HALF_COL4(q.zw, s4, s5, s6, s7)
+
+void main() {
+	uint groups = pc.o_count / 8u;
+	uint items = groups * pc.nloc;
+	uint step = grid_size();
+	for (uint it = grid_index(); it < items; it += step) {
+		// Output groups vary fastest: neighbouring invocations read
+		// neighbouring vectors of the same rows.
+		uint ql = it % groups, sl = it / groups;
+		uint o = pc.o_begin + ql * 8u;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j0 = pc.j_begin + jb;
+		uint seg = pc.seg_base + sl;
+		// The element number of output o's block position 0 in the
+		// binding's own array: a multiple of 8 (the layout, the window).
+		uint ebase = pc.base_src * 2u - pc.in_win + kin;
+		uint c[8];
+		uint roff = red_coords(j0, c);
+		uint v = (ebase + roff) >> 3;
+		// NEXT moves v to the next block position's vector: one reduced
+		// dimension (NR) steps by its stride, more step the odometer.
+#define NEXT()                     \
+	if (NR == 1u) {                \
+		v += DI7 >> 3;             \
+	} else {                       \
+		red_next(c, roff);         \
+		v = (ebase + roff) >> 3;   \
+	}
+		int64_t s0 = 0L, s1 = 0L, s2 = 0L, s3 = 0L, s4 = 0L, s5 = 0L, s6 = 0L, s7 = 0L;
+		uint64_t odd = 0UL;
+		{
+			uvec4 q = elem_src4.x[v];
+			HALF_COL8(q)
+		}
+		uint k = 1u;
+#if LOADS == 16
+#define LOADQ(u) NEXT() uvec4 q##u = elem_src4.x[v];
+		for (; n - k >= 16u; k += 16u) {
+			LOADQ(0) LOADQ(1) LOADQ(2) LOADQ(3) LOADQ(4) LOADQ(5) LOADQ(6) LOADQ(7)
+			LOADQ(8) LOADQ(9) LOADQ(10) LOADQ(11) LOADQ(12) LOADQ(13) LOADQ(14) LOADQ(15)
+			HALF_COL8(q0) HALF_COL8(q1) HALF_COL8(q2) HALF_COL8(q3)
+			HALF_COL8(q4) HALF_COL8(q5) HALF_COL8(q6) HALF_COL8(q7)
+			HALF_COL8(q8) HALF_COL8(q9) HALF_COL8(q10) HALF_COL8(q11)
+			HALF_COL8(q12) HALF_COL8(q13) HALF_COL8(q14) HALF_COL8(q15)
+		}
+#undef LOADQ
+#endif
+		for (; k < n; k++) {
+			NEXT()
+			uvec4 q = elem_src4.x[v];
+			HALF_COL8(q)
+		}
+		uint f0 = 0u, f1 = 0u, f2 = 0u, f3 = 0u, f4 = 0u, f5 = 0u, f6 = 0u, f7 = 0u;
+		// ROWS scans the segment again, vector q a position.
+#define ROWS(body)                                    \
+	roff = red_coords(j0, c);                         \
+	v = (ebase + roff) >> 3;                          \
+	for (uint r = 0u; r < n; r++) {                   \
+		if (r > 0u) {                                 \
+			NEXT()                                    \
+		}                                             \
+		uvec4 q = elem_src4.x[v];                     \
+		body                                          \
+	}
+		if ((odd & HALF_LANE_TOP) != 0UL) {
+			// A denormal, an infinity or a NaN: every half through
+			// half_exact.
+			s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0L;
+			ROWS(half_exact(s0, f0, q.x & 0xffffu); half_exact(s1, f1, q.x >> 16);
+			     half_exact(s2, f2, q.y & 0xffffu); half_exact(s3, f3, q.y >> 16);
+			     half_exact(s4, f4, q.z & 0xffffu); half_exact(s5, f5, q.z >> 16);
+			     half_exact(s6, f6, q.w & 0xffffu); half_exact(s7, f7, q.w >> 16);)
+		} else {
+			// A sum that is not 0 had a term that is not -0; L1's terms
+			// never are.
+			const uint Z = EXACT_NOT_ALL_NEG_ZERO;
+			bool l1 = FFUNC == FF_L1;
+			f0 = l1 || s0 != 0L ? Z : 0u;
+			f1 = l1 || s1 != 0L ? Z : 0u;
+			f2 = l1 || s2 != 0L ? Z : 0u;
+			f3 = l1 || s3 != 0L ? Z : 0u;
+			f4 = l1 || s4 != 0L ? Z : 0u;
+			f5 = l1 || s5 != 0L ? Z : 0u;
+			f6 = l1 || s6 != 0L ? Z : 0u;
+			f7 = l1 || s7 != 0L ? Z : 0u;
+			if ((f0 & f1 & f2 & f3 & f4 & f5 & f6 & f7) == 0u) {
+				// Zero sums: a half that is not -0 (0x8000) sets the
+				// flag of its column.
+#define NZ(f, h) f |= (h) != 0x8000u ? Z : 0u;
+				ROWS(NZ(f0, q.x & 0xffffu) NZ(f1, q.x >> 16) NZ(f2, q.y & 0xffffu) NZ(f3, q.y >> 16)
+				     NZ(f4, q.z & 0xffffu) NZ(f5, q.z >> 16) NZ(f6, q.w & 0xffffu) NZ(f7, q.w >> 16)
+				     if ((f0 & f1 & f2 & f3 & f4 & f5 & f6 & f7) != 0u) { break; })
+#undef NZ
+			}
+		}
+#undef ROWS
+#undef NEXT
+		// One loop, not eight copies of the rounding and the function's
+		// last step (log, the division): the pipeline compiles in a
+		// fraction of the time.
+		int64_t sums[8] = int64_t[8](s0, s1, s2, s3, s4, s5, s6, s7);
+		uint flags[8] = uint[8](f0, f1, f2, f3, f4, f5, f6, f7);
+		[[dont_unroll]] for (uint i = 0u; i < 8u; i++) {
+			write_col(o + i, seg, kout + i * DO0, sums[i], flags[i]);
+		}
+	}
+}
