@@ -152,4 +152,3 @@ func runIdentity(t *testing.T, d *dml.Device, c *dml.CompiledOperator, in []byte
 	}
 	return out
 }
-
