@@ -157,6 +157,8 @@ type Device struct {
 	life   sync.RWMutex
 	closed bool
 	cache  *computeCache
+	// kernels are the pipelines its compiled operators share (KernelCacheSize).
+	kernels *kernelCache
 
 	debugMu  sync.Mutex
 	debugLog []string
@@ -204,7 +206,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		}
 		return nil, &hresult.Error{Code: code, Op: op, Rule: "no usable Vulkan device", Err: err}
 	}
-	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), windowCap: opts.BindingWindowCap, tuning: tuning}, nil
+	return &Device{gpu: g, level: MaxFeatureLevel, cache: newComputeCache(opts.ComputeCacheSize), kernels: newKernelCache(), windowCap: opts.BindingWindowCap, tuning: tuning}, nil
 }
 
 // MaxTuningFileSize bounds the file $VKDML_TUNING names: a JSON object of
@@ -354,6 +356,10 @@ func (d *Device) Close() error {
 	// first; those in use go too (their users' next call fails with
 	// ErrDeviceClosed), released inside the guard Close holds.
 	d.cache.Drain((*cachedOperator).release)
+	// Pipelines no operator uses go now; those a compiled operator the
+	// caller still holds uses are left for gpu.Close, which reports them
+	// in debug mode as it reports any kernel left alive.
+	d.kernels.Clear()
 	d.closed = true
 	return d.wrap("Close", d.gpu.Close())
 }

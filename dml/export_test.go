@@ -1,5 +1,7 @@
 package dml
 
+import "github.com/vkdml/vkdml/gpu"
+
 // PrepareCached holds desc's operator as a Compute call holds it, from the
 // cache or compiled for it, until done: the compiled operator and the
 // persistent resource the cache entry keeps for it (nil where it has none
@@ -19,3 +21,6 @@ func PrepareCached(d *Device, desc OperatorDesc) (cop *CompiledOperator, persist
 // ClearComputeCache evicts every operator Compute cached: those not in
 // use are released now, with their persistent resources.
 func ClearComputeCache(d *Device) { d.cache.Clear() }
+
+// CompiledKernels are c's pipelines, in its plan's order.
+func CompiledKernels(c *CompiledOperator) []*gpu.Kernel { return c.kernels }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/hresult"
+	"github.com/vkdml/vkdml/internal/lru"
 	"github.com/vkdml/vkdml/internal/panicerr"
 	"github.com/vkdml/vkdml/internal/testhook"
 	"github.com/vkdml/vkdml/ops"
-	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -199,7 +199,10 @@ func (o *Operator) Strategy() string {
 type CompiledOperator struct {
 	op      *Operator
 	kernels []*gpu.Kernel
-	props   BindingProperties
+	// kernelUses are the device's kernel cache entries of kernels, ended
+	// by release.
+	kernelUses []*lru.Entry[*gpu.Kernel]
+	props      BindingProperties
 	// owned[i] is the persistent-resource offset of input i when it is
 	// DML_TENSOR_FLAG_OWNED_BY_DML (copied there at initialization), or -1.
 	owned       []int64
@@ -240,20 +243,13 @@ func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags
 	}
 	c := &CompiledOperator{op: op}
 	for i, k := range op.plan.Kernels {
-		// gpu refuses a module whose capabilities the device lacks.
-		code, err := shaders.SPIRV(k.Variant)
-		var kern *gpu.Kernel
-		if err == nil {
-			kern, err = d.gpu.NewKernel(gpu.KernelDesc{
-				Name: k.Variant, SPIRV: code, Bindings: k.Bindings, TexelBindings: k.TexelBindings, ParamBytes: k.ParamBytes,
-				Spec: k.Spec, SubgroupSize: k.SubgroupSize, FullSubgroups: k.FullSubgroups,
-			})
-		}
+		e, err := d.kernel(k)
 		if err != nil {
 			c.release()
 			return nil, d.wrap(call, fmt.Errorf("kernel %d: %w", i, err))
 		}
-		c.kernels = append(c.kernels, kern)
+		c.kernelUses = append(c.kernelUses, e)
+		c.kernels = append(c.kernels, e.Value)
 	}
 	var descriptors uint32
 	for _, s := range op.plan.Steps {
@@ -331,10 +327,10 @@ func (c *CompiledOperator) Release() {
 func (c *CompiledOperator) release() {
 	c.releaseOnce.Do(func() {
 		c.released.Store(true)
-		for _, k := range c.kernels {
-			k.Destroy()
+		for _, e := range c.kernelUses {
+			c.op.d.kernels.Done(e)
 		}
-		c.kernels = nil
+		c.kernels, c.kernelUses = nil, nil
 	})
 }
 

@@ -4,6 +4,7 @@ package ops_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand"
 	"slices"
@@ -230,52 +231,81 @@ func TestTopKFilterAdversarial(t *testing.T) {
 			return -1
 		},
 	}
-	for name, fill := range fills {
-		// 1501: the second row starts off a 16-byte boundary (vector
-		// scans with a head and a tail).
-		for _, n := range []uint32{700, 1501, 9000} {
+	names := slices.Sorted(maps.Keys(fills)) // a seed replays the same rows
+	// 1501: the second row starts off a 16-byte boundary (vector scans
+	// with a head and a tail).
+	for _, n := range []uint32{700, 1501, 9000} {
+		// Every fill's FLOAT32 rows, then its rows of each 16-bit type:
+		// filterAdversarialRun takes each K, direction and strategy across
+		// them in this order, so that the runs of one desc (the fills of
+		// a type), whose pipelines are the same, follow each other and
+		// share them through the device's kernel cache.
+		values := map[string][]float32{}
+		for _, name := range names {
 			v := make([]float32, 2*n)
 			for i := range v {
-				v[i] = fill(i, int(n))
+				v[i] = fills[name](i, int(n))
 			}
-			in := tensor.FromFloat32([]uint32{2, n}, v)
-			strats := []string{ops.TopKStrategyFilter, topKFilterGPU, ops.TopKStrategySort, ops.TopKStrategyRadix}
-			if name == "zeros" && testing.Short() {
-				strats = []string{topKFilterGPU} // -short: the vector pretest it is made for
+			values[name] = v
+		}
+		var rows []filterAdversarialRows
+		for _, dt := range []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int16, tensor.UInt16} {
+			if testing.Short() && dt != tensor.Float32 && dt != tensor.Float16 {
+				continue // -short: FLOAT16's rows only
 			}
-			filterAdversarialRun(t, d, rng, name, in, n, strats)
-			for _, dt := range []tensor.DataType{tensor.Float16, tensor.Int16, tensor.UInt16} {
-				if testing.Short() && dt != tensor.Float16 {
-					continue // -short: FLOAT16's rows only
+			for _, name := range names {
+				v := values[name]
+				r := filterAdversarialRows{name: name, in: tensor.FromFloat32([]uint32{2, n}, v),
+					strats: []string{ops.TopKStrategyFilter, topKFilterGPU, ops.TopKStrategySort, ops.TopKStrategyRadix}}
+				if name == "zeros" && testing.Short() {
+					r.strats = []string{topKFilterGPU} // -short: the vector pretest it is made for
 				}
-				in16 := testutil.NewTensor(rng, dt, []uint32{2, n}, testutil.Packed, func(c []uint32) uint64 {
-					return topKValueBits(dt, float64(v[int(c[0]*n+c[1])]))
-				})
-				filterAdversarialRun(t, d, rng, fmt.Sprintf("%s/%v", name, dt), in16, n, []string{topKFilterGPU})
+				if dt != tensor.Float32 {
+					r.name = fmt.Sprintf("%s/%v", name, dt)
+					r.in = testutil.NewTensor(rng, dt, []uint32{2, n}, testutil.Packed, func(c []uint32) uint64 {
+						return topKValueBits(dt, float64(v[int(c[0]*n+c[1])]))
+					})
+					r.strats = []string{topKFilterGPU}
+				}
+				rows = append(rows, r)
 			}
 		}
+		filterAdversarialRun(t, d, rng, rows, n)
 	}
 }
 
-// filterAdversarialRun runs TestTopKFilterAdversarial's strategies strats
-// on the rows of in (2 rows of n), K from the list's sizes.
-func filterAdversarialRun(t *testing.T, d *dml.Device, rng *rand.Rand, name string, in *tensor.Tensor, n uint32, strats []string) {
+// filterAdversarialRows are rows of one of TestTopKFilterAdversarial's
+// fills and the strategies that run on them.
+type filterAdversarialRows struct {
+	name   string
+	in     *tensor.Tensor
+	strats []string
+}
+
+// filterAdversarialRun runs TestTopKFilterAdversarial's strategies on
+// each of rows (2 rows of n), K from the list's sizes.
+func filterAdversarialRun(t *testing.T, d *dml.Device, rng *rand.Rand, rows []filterAdversarialRows, n uint32) {
 	t.Helper()
 	for _, k := range []uint32{17, 50, 64, 65, 1000, 1024} {
 		if k > n {
 			continue
 		}
 		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
-			for _, strat := range strats {
+			for _, strat := range []string{ops.TopKStrategyFilter, topKFilterGPU, ops.TopKStrategySort, ops.TopKStrategyRadix} {
 				if strat == ops.TopKStrategyRadix && testing.Short() && k != 1024 {
 					continue // -short: radix's pipelines cost lavapipe seconds each; TestTopKRadix covers it
 				}
 				if n == 1501 && strat != topKFilterGPU || strat == topKFilterGPU && testing.Short() && (n != 1501 || k > 65) {
 					continue // -short: the GPUs' filter on the unaligned rows, K up to 65
 				}
-				t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", name, n, k, dir, strat), func(t *testing.T) {
-					topKRun(t, d, topKDesc(in.Desc, 1, k, dir, tensor.UInt32), in, strat, rng)
-				})
+				for _, r := range rows {
+					if !slices.Contains(r.strats, strat) {
+						continue
+					}
+					t.Run(fmt.Sprintf("%s/n%d/K%d/%v/%s", r.name, n, k, dir, strat), func(t *testing.T) {
+						topKRun(t, d, topKDesc(r.in.Desc, 1, k, dir, tensor.UInt32), r.in, strat, rng)
+					})
+				}
 			}
 		}
 	}
