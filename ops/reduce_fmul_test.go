@@ -5,6 +5,7 @@ package ops_test
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -106,7 +107,7 @@ func reduceFmulCheckAll(t *testing.T, d *dml.Device, hw string) {
 	}
 	for plan := range used {
 		for _, v := range strings.Split(plan[strings.Index(plan, " ")+1:], "+") {
-			if !strings.HasSuffix(v, hw) || hw == "" && strings.HasSuffix(v, shaders.ReduceFmulHW) {
+			if b := withoutHalfVec(v); !strings.HasSuffix(b, hw) || hw == "" && strings.HasSuffix(b, shaders.ReduceFmulHW) {
 				t.Errorf("GPU plan %q runs %s, want variants ending in %q", plan, v, hw)
 			}
 		}
@@ -121,6 +122,12 @@ func reduceFmulCheckAll(t *testing.T, d *dml.Device, hw string) {
 // reduceFmulCheckVariants fails unless c's plan on d (strategy strat
 // forced) runs MULTIPLY kernels whose names end in hw (or, hw "", none
 // of the native ones).
+// withoutHalfVec is variant's name less the FLOAT16 vector scan's suffix
+// (shaders.ReduceFloatHalfVec), which follows shaders.ReduceFmulHW.
+func withoutHalfVec(variant string) string {
+	return strings.TrimSuffix(variant, shaders.ReduceFloatHalfVec)
+}
+
 func reduceFmulCheckVariants(t *testing.T, d *dml.Device, c argCase, strat, hw string) {
 	t.Helper()
 	p, err := reduceForced(c.desc, strat).Plan(testutil.PlanContext(d))
@@ -128,7 +135,7 @@ func reduceFmulCheckVariants(t *testing.T, d *dml.Device, c argCase, strat, hw s
 		t.Fatalf("%s [%q]: %v", c.what, strat, err)
 	}
 	for _, k := range p.Kernels {
-		if !strings.HasSuffix(k.Variant, hw) || hw == "" && strings.HasSuffix(k.Variant, shaders.ReduceFmulHW) {
+		if b := withoutHalfVec(k.Variant); !strings.HasSuffix(b, hw) || hw == "" && strings.HasSuffix(b, shaders.ReduceFmulHW) {
 			t.Errorf("%s [%q]: runs %s, want a variant ending in %q", c.what, strat, k.Variant, hw)
 		}
 	}
@@ -191,7 +198,7 @@ func checkNativePlans(t *testing.T, firstOnly bool, cases []nativePlanCase) {
 		desc := &ops.Reduce{Function: c.f, Input: tensor.NewDesc(c.dt, c.sizes), Output: tensor.NewDesc(c.dt, argOutSizes(c.sizes, c.axes)), Axes: c.axes}
 		for i, k := range profilePlan(t, p, p.Features.Without(c.off), desc).Kernels {
 			want := c.want && (i == 0 || !firstOnly)
-			if got := strings.HasSuffix(k.Variant, shaders.ReduceFmulHW); got != want {
+			if got := strings.HasSuffix(withoutHalfVec(k.Variant), shaders.ReduceFmulHW); got != want {
 				t.Errorf("%v %v %v axes %v, without %+v: dispatch %d runs %s, want a native multiply %v", c.f, c.dt, c.sizes, c.axes, c.off, i, k.Variant, want)
 			}
 		}
@@ -270,5 +277,69 @@ func reduceFmulLong(t *testing.T, d *dml.Device, n uint32, hw string) {
 	for _, strat := range []string{"", ops.ArgStrategySplitK} {
 		reduceFmulCheckVariants(t, d, c, strat, hw)
 		argCheckCase(t, d, c, strat, rng)
+	}
+}
+
+// halfVecMulValue is the FLOAT16 bits of a MULTIPLY row's element j of n
+// in pattern: halfVecValue's patterns, and factors near 1 with random
+// signs (every product of the tree rounds, none leaves the range, the
+// sign is the parity of the halves').
+func halfVecMulValue(rng *rand.Rand, pattern string, j, n int) uint64 {
+	if pattern == "near1" {
+		return uint64(rng.Intn(2))<<15 | uint64(0x3bf0+rng.Intn(0x20))
+	}
+	return halfVecValue(rng, pattern, j, n)
+}
+
+// TestReduceFloatMultiplyHalfVec: FLOAT16 MULTIPLY on the vector run
+// (reduce_fmul.comp HALF_VEC) against the reference bit for bit: rows of
+// 1 to 40,000 halves, one a pattern (factors near 1 with random signs,
+// every binade, ±0, -0 only, denormals, ±65504, infinities and NaN, any
+// bits), starting at every alignment (a row stride of n + pad), on the
+// GPU plan and the group strategy forced, whose first pass must be the
+// _vec variant; and once on a device without shaderInt64, which plans the
+// variant without it, for the same bits.
+func TestReduceFloatMultiplyHalfVec(t *testing.T) {
+	if testing.Short() {
+		// Each plan compiles its pipelines (about 7 s on lavapipe):
+		// under -short TestReduceFloatMultiply's FLOAT16 group cases run
+		// the vector run.
+		t.Skip("the vector run's plans run without -short")
+	}
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if !d.GPU().Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64: the vector run is not planned")
+	}
+	rng := testutil.Rand(t)
+	patterns := append([]string{"near1"}, halfVecPatterns...)
+	lens := []int{16*(20+rng.Intn(40)) + rng.Intn(16), 1 + rng.Intn(15), 4096 + rng.Intn(2000), 40000 + rng.Intn(3000)}
+	for li, n := range lens {
+		rows, pad := len(patterns), 1+rng.Intn(7)
+		in := argInput(tensor.Float16, []uint32{uint32(rows), uint32(n)}, []uint32{uint32(n + pad), 1})
+		rng.Read(in.Data)
+		for r := 0; r < rows; r++ {
+			for j := 0; j < n; j++ {
+				in.SetBits([]uint32{uint32(r), uint32(j)}, halfVecMulValue(rng, patterns[r], j, n))
+			}
+		}
+		out := tensor.NewDesc(tensor.Float16, []uint32{uint32(rows), 1})
+		c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionMultiply, Input: in.Desc, Output: out, Axes: []uint32{1}}, in: in,
+			what: fmt.Sprintf("MULTIPLY FLOAT16 %dx%d row stride %d, row r's values %q[r]", rows, n, n+pad, patterns)}
+		for _, kernel := range []string{"", ops.ArgStrategyGroup} {
+			_, p := testutil.GPUPlan(t, d, c.desc, kernel, c.what)
+			if p.Strategy != ops.ArgStrategyThread && !strings.HasSuffix(p.Kernels[0].Variant, shaders.ReduceFloatHalfVec) {
+				t.Fatalf("%s: the %s plan runs %s, not the vector run's variant", c.what, p.Strategy, p.Kernels[0].Variant)
+			}
+			reduceCheckGPUPlan(t, d, c, nil, kernel, map[string]int{}, rng)
+		}
+		if li == 0 {
+			// The fallback: no shaderInt64, no _vec variant, the same bits.
+			d64 := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{ShaderInt64: true}})
+			_, p := testutil.GPUPlan(t, d64, c.desc, ops.ArgStrategyGroup, c.what)
+			if v := p.Kernels[0].Variant; strings.HasSuffix(v, shaders.ReduceFloatHalfVec) {
+				t.Fatalf("%s without shaderInt64: runs %s", c.what, v)
+			}
+			reduceCheckGPUPlan(t, d64, c, nil, ops.ArgStrategyGroup, map[string]int{}, rng)
+		}
 	}
 }

@@ -78,6 +78,12 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 				// column split sizes its segments by those bytes.
 				k.loads = 8
 			}
+			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
+				// FLOAT16's vector run (reduce_fmul.comp HALF_VEC):
+				// 16-byte loads widened on 64-bit words; other
+				// blocks as the plain variant.
+				k.variant += shaders.ReduceFloatHalfVec
+			}
 		case a.value == funcFloat:
 			k.variant = shaders.ReduceFloatName(bits, native, shape)
 			if a.hwSquare(ctx) {

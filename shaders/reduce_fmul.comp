@@ -59,6 +59,13 @@
 #ifndef HW_MUL
 #define HW_MUL 0
 #endif
+#ifndef HALF_VEC
+#define HALF_VEC 0
+#endif
+#if HALF_VEC
+#extension GL_ARB_gpu_shader_int64 : require
+#define ELEM_SRC4 0
+#endif
 #if COMBINE
 #define REDUCE_COMBINE 1
 #define WORD_SRC 0
@@ -110,18 +117,27 @@ void tree_push(uint x) {
 	tree_count++;
 }
 
-// tree_push8 appends the next eight values, the count a multiple of 8:
-// their subtree, then its merges with the stack (once per trailing one
-// bit of count/8), the products and their order tree_push's eight times.
-void tree_push8(uint x0, uint x1, uint x2, uint x3, uint x4, uint x5, uint x6, uint x7) {
-	uint v = tree_mul(tree_mul(tree_mul(x0, x1), tree_mul(x2, x3)), tree_mul(tree_mul(x4, x5), tree_mul(x6, x7)));
-	for (uint m = tree_count >> 3; (m & 1u) != 0u; m >>= 1) {
+// tree_push_node appends the node v over the next 2^k values, the count
+// a multiple of 2^k: its merges with the stack (once per trailing one bit
+// of count/2^k), the products and their order tree_push's 2^k times.
+void tree_push_node(uint v, uint k) {
+	for (uint m = tree_count >> k; (m & 1u) != 0u; m >>= 1) {
 		tree_depth--;
 		v = tree_mul(tree_v[tree_depth], v);
 	}
 	tree_v[tree_depth] = v;
 	tree_depth++;
-	tree_count += 8u;
+	tree_count += 1u << k;
+}
+
+// tree8 is the subtree of eight values in order.
+uint tree8(uint x0, uint x1, uint x2, uint x3, uint x4, uint x5, uint x6, uint x7) {
+	return tree_mul(tree_mul(tree_mul(x0, x1), tree_mul(x2, x3)), tree_mul(tree_mul(x4, x5), tree_mul(x6, x7)));
+}
+
+// tree_push8 appends the next eight values, the count a multiple of 8.
+void tree_push8(uint x0, uint x1, uint x2, uint x3, uint x4, uint x5, uint x6, uint x7) {
+	tree_push_node(tree8(x0, x1, x2, x3, x4, x5, x6, x7), 3u);
 }
 
 // tree_value is the tree over the values pushed, padded with 1s: the
@@ -197,6 +213,50 @@ uint term(uint kin, uint j) {
 	return VAL_LOG == 1u ? f16_to_f32(x) : x;
 }
 
+#if HALF_VEC
+// THE VECTOR RUN (HALF_VEC). A normal FLOAT16 h (exponent field e in
+// 1..30) widens to the FLOAT32 |h| by integer arithmetic on a 64-bit word
+// of four halves, two halves at once: its magnitude bits placed in a
+// FLOAT32's (e to bits 23..27, the significand to bits 13..22: a shift
+// and a mask) make the FLOAT32 of exponent field e, and adding 112 to
+// that field makes it e + 112, the FLOAT32 |h| (half_node4). Zeros,
+// denormals (e = 0), infinities and NaN (e = 31) are found on the way
+// (half_node4's odd and normal): a lane that meets one pushes its whole
+// run again through term() (the widening path). The magnitudes' tree is
+// the values' tree up to the sign: each product is rounded to nearest
+// even, symmetric in the sign, and every factor's sign multiplies into
+// the product, so a node's sign is the parity of its values' signs (a
+// NaN's sign aside, which output_bits drops). The products are
+// tree_mul's, as on every other path.
+
+#define HALF_MAG 0x7fff7fff7fff7fffUL
+#define HALF_TOP 0x8000800080008000UL
+#define HALF_F32_KEEP 0x0fffe0000fffe000UL
+#define HALF_F32_BIAS 0x3800000038000000UL // 112 in each word's exponent field
+
+// half_node4 is the subtree of the four halves of the 64-bit word a
+// (positions 0..3, the low half of a's low word first): the low halves
+// from a shifted left by 13, the high ones from a shifted right by 3.
+// odd gathers bit 15 set for a half of exponent field 31, normal keeps
+// it only while every half has one of 1 or more, sgn gathers the signs.
+uint half_node4(uint64_t a, inout uint64_t odd, inout uint64_t normal, inout uint64_t sgn) {
+	uint64_t t = a & HALF_MAG;
+	odd |= t + 0x0400040004000400UL;
+	normal &= t + 0x7c007c007c007c00UL;
+	sgn ^= a;
+	uvec2 lo = unpackUint2x32(((a << 13) & HALF_F32_KEEP) + HALF_F32_BIAS);
+	uvec2 hi = unpackUint2x32(((a >> 3) & HALF_F32_KEEP) + HALF_F32_BIAS);
+	return tree_mul(tree_mul(lo.x, hi.x), tree_mul(lo.y, hi.y));
+}
+
+// half_sign is the parity of the sign bits gathered in sgn, at bit 31.
+uint half_sign(uint64_t sgn) {
+	uint s = unpackUint2x32(sgn).x ^ unpackUint2x32(sgn).y;
+	s ^= s << 16;
+	return s & 0x80000000u;
+}
+#endif
+
 // push_run pushes block positions [j, end) in order.
 void push_run(uint kin, uint j, uint end) {
 #if LOADS == 8
@@ -210,6 +270,37 @@ void push_run(uint kin, uint j, uint end) {
 		tree_push(term(kin, j));
 	}
 }
+
+#if HALF_VEC
+// push_run_vec pushes the positions [j, end) of a contiguous block in
+// order: sixteen halves a trip from a 16-byte aligned start (their
+// magnitudes), the rest through push_run; it returns the sign bit the
+// magnitudes' product takes (0 where push_run took them all).
+uint push_run_vec(uint kin, uint j, uint end) {
+	uint e = pc.base_src * 2u + kin + red_offset(j) - pc.in_win;
+	if ((e & 7u) != 0u || end - j < 16u) {
+		push_run(kin, j, end);
+		return 0u;
+	}
+	uint j0 = j;
+	uint64_t odd = 0UL, normal = HALF_TOP, sgn = 0UL;
+	for (uint v = e >> 3; end - j >= 16u; j += 16u, v += 2u) {
+		uvec4 q0 = elem_src4.x[v], q1 = elem_src4.x[v + 1u];
+		uint n0 = tree_mul(half_node4(packUint2x32(q0.xy), odd, normal, sgn), half_node4(packUint2x32(q0.zw), odd, normal, sgn));
+		uint n1 = tree_mul(half_node4(packUint2x32(q1.xy), odd, normal, sgn), half_node4(packUint2x32(q1.zw), odd, normal, sgn));
+		tree_push_node(tree_mul(n0, n1), 4u);
+	}
+	if ((odd & HALF_TOP) != 0UL || (normal & HALF_TOP) != HALF_TOP) {
+		// A zero, a denormal, an infinity or a NaN: the whole run
+		// again, widened.
+		tree_start();
+		push_run(kin, j0, end);
+		return 0u;
+	}
+	push_run(kin, j, end);
+	return half_sign(sgn);
+}
+#endif
 
 void write_value(uint o, uint seg, uint kout, uint v) {
 	if (OUT_MODE == 2u) {
@@ -252,8 +343,14 @@ void main() {
 		uint j0 = pc.j_begin + jb;
 		tree_start();
 		// (lanes past the segment scan nothing: t*c >= n)
-		push_run(kin, j0 + min(t * c, n), j0 + min(t * c + c, n));
-		uint v = lanes_tree(tree_value());
+		uint js = j0 + min(t * c, n), je = j0 + min(t * c + c, n), sign = 0u;
+#if HALF_VEC
+		if (NR == 1u && DI7 == 1u) {
+			sign = push_run_vec(kin, js, je);
+		} else
+#endif
+		push_run(kin, js, je);
+		uint v = lanes_tree(tree_value() ^ sign);
 		if (t == 0u) {
 			write_value(o, pc.seg_base + sl, kout, v);
 		}

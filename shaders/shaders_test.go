@@ -266,7 +266,7 @@ func TestVariantCapabilities(t *testing.T) {
 		}
 		// A _ticket variant (TICKET=1: the last workgroup combines) loads
 		// as its base variant does.
-		if slices.Contains(int64Variants, strings.TrimSuffix(v.Name, "_ticket")) || defined("HALF_FAST=1") {
+		if slices.Contains(int64Variants, strings.TrimSuffix(v.Name, "_ticket")) || defined("HALF_FAST=1") || defined("HALF_VEC=1") {
 			allowed[spirv.CapInt64] = true
 		}
 		if len(v.TexelBindings) > 0 {

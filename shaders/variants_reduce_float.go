@@ -35,6 +35,9 @@ const (
 // scan a contiguous block in 16-byte vectors into a 64-bit lane sum
 // (argmax.comp HALF_FAST, reduce_half_fast.glsl; other blocks as the
 // variant without it): they need shaderInt64.
+// MULTIPLY's FLOAT16 group first passes have one too (reduce_fmul.comp
+// HALF_VEC, after ReduceFmulHW where they have it), for devices with
+// shaderInt64.
 const ReduceFloatHalfVec = "_vec"
 
 // ReduceFloatHalfCol is the FLOAT16 column first pass of SUM, AVERAGE,
@@ -109,12 +112,23 @@ func reduceFloatVariants() []Variant {
 				default:
 					out = append(out, v)
 				}
-				out = append(out, withHWMul(Variant{
+				fmul := withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
 					Defines: []string{"COMBINE=0", fmt.Sprintf("ELEM_BITS=%d", bits), fmt.Sprintf("NATIVE=%d", b2i(native)),
 						fmt.Sprintf("GROUP=%d", b2i(shape == ArgMaxGroup)), "LOADS=8"},
 					Bindings: argBindings, Spec: argSpec, Push: argPush,
-				})...)
+				})
+				out = append(out, fmul...)
+				if bits == 16 && shape == ArgMaxGroup {
+					// FLOAT16's vector run (reduce_fmul.comp
+					// HALF_VEC): two 16-byte loads a trip, widened on
+					// 64-bit words; with each multiply.
+					for _, v := range fmul {
+						v.Name += ReduceFloatHalfVec
+						v.Defines = append(slices.Clone(v.Defines), "HALF_VEC=1")
+						out = append(out, v)
+					}
+				}
 			}
 		}
 	}

@@ -96,10 +96,14 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// positions' values (the combine: one partial) onto the tree's stack
 	// per trip, and each push merges once per trailing one bit of the
 	// count, a loop whose trips depend on the count: 2^k - 1 merges over
-	// 2^k pushes, one a push.
+	// 2^k pushes, one a push (HALF_VEC: sixteen FLOAT16 a push).
 	"reduce_fmul.comp": func(v shaders.Variant) Unit {
 		if define(v, "COMBINE", 0) == 1 {
 			return Unit{Name: "partial", PerIteration: 1, DataTrips: 1}
+		}
+		if define(v, "HALF_VEC", 0) == 1 {
+			// Two 16-byte vectors of FLOAT16 a trip.
+			return Unit{Name: "element", ElemBytes: 2, DataTrips: 1}
 		}
 		return Unit{Name: "element", PerIteration: define(v, "LOADS", 1), DataTrips: 1}
 	},
