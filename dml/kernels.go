@@ -11,17 +11,19 @@ import (
 
 // KernelCacheSize is how many pipelines a device keeps for its compiled
 // operators to share: compiling an operator whose kernel (a shader variant
-// with the same specialization constants and subgroup requirements)
-// another compiled operator uses, or one released not long ago used, takes
-// that pipeline instead of building it again. A pipeline is immutable, so
+// with the same specialization constants and subgroup requirements) is
+// among the last KernelCacheSize kernels compiled or taken, whether
+// operators still use it or not, takes that pipeline instead of building
+// it again. A pipeline is immutable, so
 // sharing it changes nothing the operators compute, and a released
 // operator's lists still fail with ErrReleased (the compiled operator is
 // checked, not its kernels). Building one is most of the cost of
 // CompileOperator, and the driver's VkPipelineCache does not always spare
 // it: lavapipe (Mesa 22.3) keeps nothing in it and compiles each of REDUCE's
 // float first passes, about 1 MB of SPIR-V, for a second or more every
-// time. Pipelines in use stay until their last operator is released, even
-// beyond the bound.
+// time. A pipeline pushed out of the cache while operators use it stays
+// alive until the last of them is released, but is no longer shared: a
+// later compile of its kernel builds another.
 const KernelCacheSize = 16
 
 // kernelCache holds a device's pipelines, keyed by kernelKey.

@@ -307,7 +307,9 @@ func (c *CompiledOperator) Operator() *Operator {
 	return c.op
 }
 
-// Release destroys the pipelines; the GPU must be done with them. Release
+// Release ends c's use of its pipelines (shared through the device's
+// kernel cache: a pipeline is destroyed once no operator uses it and the
+// cache has pushed it out); the GPU must be done with them. Release
 // is idempotent and does nothing after the device was closed; later uses
 // of c return an error wrapping ErrReleased.
 func (c *CompiledOperator) Release() {

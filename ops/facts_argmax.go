@@ -308,8 +308,10 @@ func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesPerLaneInFlight = 4 // one 32-bit word holds the element
 	}
 	f.BytesPerLaneInFlight *= loadsInFlight(min(c, a.segLen, a.jCount))
-	if v.define("HALF_VEC", 0) == 1 && min(c, a.segLen, a.jCount) >= 16 && v.s("DI7") == 1 {
-		f.BytesPerLaneInFlight = 32 // two 16-byte vectors of FLOAT16 (a unit stride)
+	if v.define("HALF_VEC", 0) == 1 && min(c, a.segLen, a.jCount) >= 16 && (v.s("FLAGS")>>12)&15 == 1 && v.s("DI7") == 1 {
+		// two 16-byte vectors of FLOAT16: reduce_fmul.comp takes its
+		// vector run only for one reduced axis of unit stride (NR, DI7)
+		f.BytesPerLaneInFlight = 32
 	}
 	argFirstPassBytes(v, &f, a, v.define("ELEM_BITS", 32)/8)
 	return f, nil

@@ -119,15 +119,15 @@ func reduceFmulCheckAll(t *testing.T, d *dml.Device, hw string) {
 	reduceCheckPlansUsed(t, used, "reduce_fmul_combine_group"+hw, "reduce_fmul_combine"+hw+"+", "_thread"+hw, "_group"+hw)
 }
 
-// reduceFmulCheckVariants fails unless c's plan on d (strategy strat
-// forced) runs MULTIPLY kernels whose names end in hw (or, hw "", none
-// of the native ones).
 // withoutHalfVec is variant's name less the FLOAT16 vector scan's suffix
 // (shaders.ReduceFloatHalfVec), which follows shaders.ReduceFmulHW.
 func withoutHalfVec(variant string) string {
 	return strings.TrimSuffix(variant, shaders.ReduceFloatHalfVec)
 }
 
+// reduceFmulCheckVariants fails unless c's plan on d (strategy strat
+// forced) runs MULTIPLY kernels whose names end in hw (or, hw "", none
+// of the native ones).
 func reduceFmulCheckVariants(t *testing.T, d *dml.Device, c argCase, strat, hw string) {
 	t.Helper()
 	p, err := reduceForced(c.desc, strat).Plan(testutil.PlanContext(d))
@@ -293,7 +293,7 @@ func halfVecMulValue(rng *rand.Rand, pattern string, j, n int) uint64 {
 
 // TestReduceFloatMultiplyHalfVec: FLOAT16 MULTIPLY on the vector run
 // (reduce_fmul.comp HALF_VEC) against the reference bit for bit: rows of
-// 1 to 40,000 halves, one a pattern (factors near 1 with random signs,
+// 1 to about 43,000 halves, one a pattern (factors near 1 with random signs,
 // every binade, ±0, -0 only, denormals, ±65504, infinities and NaN, any
 // bits), starting at every alignment (a row stride of n + pad), on the
 // GPU plan and the group strategy forced, whose first pass must be the

@@ -105,9 +105,15 @@ func (a *argOp) plan(ctx *Context) (*Plan, error) {
 		// only from as many outputs as the device class asks
 		// (argVecColMinOutputs); FLOAT16 float columns whenever they
 		// fit (reduce_half_col.comp: their scalar kernel widens each
-		// element), and no other vectorised layout.
+		// element) except under split-K, and no other vectorised layout.
+		// Split-K (few outputs, long columns) cuts segments for 256-lane
+		// workgroups, not by the column split: vec-col's one lane per 8
+		// outputs a segment would leave 4194304x8 a single workgroup of
+		// 256 lanes where the thread kernel runs 262144.
 		switch {
 		case a.value == funcFloat && vec != "col":
+			vec = ""
+		case a.value == funcFloat && strategy == ArgStrategySplitK && ctx.Kernel == "":
 			vec = ""
 		case a.value == funcFloat:
 		case vec == "col" && ctx.Kernel == "" && es <= 4 && product(kept) < l.tune.argVecColMinOutputs && !l.col8Y():
