@@ -367,8 +367,10 @@ func TestTopKRadix(t *testing.T) {
 // Ks the sample covers, K = 2048 (no sample: the gather could not hold
 // K with a margin; buckets) and, on a row of 1500, K = the row (the
 // sample would have to keep all of it: declined); both directions. Every row of a tensor is one fill, so that a
-// pipeline (seconds to compile on lavapipe) covers them all. -short:
-// FLOAT32, K = 50 INCREASING and K = 700 DECREASING.
+// pipeline (seconds to compile on lavapipe) covers them all. Each case
+// runs with the sample over the CPU tuning's floor and with the floor
+// alone (topk_select.comp radix_select). -short: FLOAT32, K = 50
+// INCREASING and K = 700 DECREASING, the floor alone at K = 700.
 func TestTopKRadixSampled(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -400,7 +402,16 @@ func TestTopKRadixSampled(t *testing.T) {
 	if testing.Short() {
 		types, rows = types[:1], map[uint32][]uint32{9001: {50, 700}}
 	}
-	plan := testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048"}}
+	// The sampled threshold over a floor from a sparser sample (the CPU
+	// tuning's topKRadixFloor), and the floor alone (the exact passes
+	// then count only the entries at the floor).
+	plans := []struct {
+		name string
+		plan testutil.ForcedPlan
+	}{
+		{"sampled", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048"}}},
+		{"floor", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "0", "topKRadixFloor": "16"}}},
+	}
 	for _, dt := range types {
 		for _, n := range []uint32{9001, 1500} {
 			if len(rows[n]) == 0 {
@@ -418,11 +429,17 @@ func TestTopKRadixSampled(t *testing.T) {
 					if testing.Short() && (k == 50) == (dir == ops.AxisDirectionDecreasing) {
 						continue
 					}
-					p := plan
-					p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
-					t.Run(fmt.Sprintf("%v/n%d/K%d/%v", dt, n, k, dir), func(t *testing.T) {
-						testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
-					})
+					for pi, pl := range plans {
+						// -short: the floor alone at K = 700.
+						if testing.Short() && pi == 1 && k != 700 {
+							continue
+						}
+						p := pl.plan
+						p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
+						t.Run(fmt.Sprintf("%v/n%d/K%d/%v/%s", dt, n, k, dir, pl.name), func(t *testing.T) {
+							testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+						})
+					}
 				}
 			}
 		}
