@@ -472,7 +472,10 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 	// samples, is about 3*sqrt(K*step) + 4*step entries.
 	tun := ctx.tuning()
 	if s.entryBytes == 8 {
-		if tun.topKRadixFloor > 1 {
+		// Only the texel variants take a floor (topk_select.comp
+		// RADIX_FLOOR: the storage-buffer scans compare no score with
+		// one, for the GPUs' ops per byte).
+		if tun.topKRadixFloor > 1 && s.texel {
 			s.floorStep = uint64(tun.topKRadixFloor)
 		}
 		for st := uint64(pow2Floor(tun.topKRadixSample)); st > 1; st /= 2 {

@@ -100,7 +100,7 @@ layout(push_constant) uniform Push {
 	               // entries ordered in buckets (bucket_rank_emit; 0: never)
 	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample);
 	                // SHAPE 3: VW when the lanes of VEC rows test a 16-byte vector a chunk (else one position)
-	uint floor_step; // SHAPE 4: positions between two of the sample that sets the floor (radix_select; 0, 1: none)
+	uint floor_step; // SHAPE 4: positions between two of the sample that sets the floor (radix_select; 0, 1: none; TEXEL only)
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -544,24 +544,46 @@ uint radix_digit(uvec3 k, uint lo, uint w) {
 	return v & ((1u << w) - 1u);
 }
 
+// RADIX_FLOOR: the variants that take a floor (push word floor_step,
+// radix_select), the texel ones (lavapipe's plans, tuning
+// topKRadixFloor). Elsewhere no scan compares a score with the floor: a
+// compare a position there cost the h100 profile's radix plans 3.88 ops
+// a byte against 2.82 without it (internal/opcount, budget 4), and their
+// plans take no floor (ops topKSegments.floorStep only with texel).
+#if TEXEL
+#define RADIX_FLOOR 1
+#else
+#define RADIX_FLOOR 0
+#endif
+
+// radix_at_floor: does score s reach the floor flo (every score does
+// without RADIX_FLOOR)?
+bool radix_at_floor(uint s, uint flo) {
+#if RADIX_FLOOR
+	return s >= flo;
+#else
+	return true;
+#endif
+}
+
 // radix_offer offers position j of [j0, j1), whose score is s, to a
 // scan of radix_gather: a histogram pass (gather false) counts its digit
 // [lo, lo+w) if its key's bits from hi up are the prefix pre; the gather
 // (gather true, hi = lo) keeps it if its key's bits from lo up are at
 // least pre. Either skips an entry that scores below the floor flo (0:
-// none, every score is at least 0; radix_floor). sh_count counts every
+// none, every score is at least 0; radix_at_floor). sh_count counts every
 // entry kept; only the first SORT_MAX are stored (the sampled
 // threshold's gather may pass more, and then falls back: radix_select).
 void radix_offer(uvec2 s, uint j, uint j1, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather, uint flo) {
 	uvec3 k = radix_key(s, j1 - 1u - j, ib);
 	if (gather) {
-		if (s.x >= flo && radix_ge(radix_top(k, lo), pre)) {
+		if (radix_at_floor(s.x, flo) && radix_ge(radix_top(k, lo), pre)) {
 			uint e = atomicAdd(sh_count, 1u);
 			if (e < SORT_MAX) {
 				sh_put(e, s, j);
 			}
 		}
-	} else if (s.x >= flo && radix_top(k, hi) == pre) {
+	} else if (radix_at_floor(s.x, flo) && radix_top(k, hi) == pre) {
 		atomicAdd(sh_idx[radix_digit(k, lo, w)], 1u);
 	}
 }
@@ -592,11 +614,15 @@ const uint SAMPLE_BLOCK = 32u;
 // radix_may4: may the positions whose scores are s pass radix_offer?
 // Their score bits from sh up must be pt (a histogram pass), at least pt
 // (the gather), or anything (all: the first pass, sh past the score),
-// and the scores at least flo: 1 for yes, per component.
+// and the scores at least flo (RADIX_FLOOR): 1 for yes, per component.
 uvec4 radix_may4(uvec4 s, uint sh, uint pt, bool all, bool gather, uint flo) {
 	uvec4 st = all ? uvec4(0u) : s >> sh;
 	bvec4 p = gather ? greaterThanEqual(st, uvec4(pt)) : equal(st, uvec4(pt));
+#if RADIX_FLOOR
 	return uvec4(p) & uvec4(greaterThanEqual(s, uvec4(flo)));
+#else
+	return uvec4(p);
+#endif
 }
 
 // radix_scan runs radix_offer over lane t's share of positions [j0, j1),
@@ -626,7 +652,7 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		uint qb = t * per, qe = min(nq, qb + per);
 		for (uint b = qb; b < qe; b += SAMPLE_BLOCK) {
 			uint hits = 0u;
-			[[unroll]] for (uint i = 0u; i < SAMPLE_BLOCK; i++) {
+			for (uint i = 0u; i < SAMPLE_BLOCK; i++) {
 				uint s = score(load_raw(kin + (j0 + min(b + i, qe - 1u) * step) * AI)).x;
 				hits |= (b + i < qe ? radix_may4(uvec4(s), sh, pt, all, gather, flo).x : 0u) << i;
 			}
@@ -661,7 +687,8 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		// branch not taken costs them nothing.
 		for (uint v = vb; v < ve; v++) {
 			uvec4 s = score4(LOAD4(v0 + v));
-			if (any(notEqual(radix_may4(s, sh, pt, all, gather, flo), uvec4(0u)))) {
+			uvec4 st = all ? uvec4(0u) : s >> sh;
+			if (gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)))) {
 				[[unroll]] for (uint c = 0u; c < 4u; c++) {
 					radix_offer(uvec2(s[c], 0u), mid + 4u * v + c, j1, ib, pre, hi, lo, w, gather, flo);
 				}
@@ -670,7 +697,7 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 #else
 		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
 			uint hits = 0u;
-			[[unroll]] for (uint i = 0u; i < SCAN_BLOCK; i++) {
+			for (uint i = 0u; i < SCAN_BLOCK; i++) {
 				uvec4 p = radix_may4(score4(LOAD4(v0 + min(b + i, ve - 1u))), sh, pt, all, gather, flo);
 				hits |= (b + i < ve ? p.x | (p.y << 1) | (p.z << 2) | (p.w << 3) : 0u) << (4u * i);
 			}
@@ -847,7 +874,7 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 		uint vb = t * per, ve = min(nv, vb + per);
 		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
 			uint hits = 0u;
-			[[unroll]] for (uint i = 0u; i < SCAN_BLOCK; i++) {
+			for (uint i = 0u; i < SCAN_BLOCK; i++) {
 				uvec4 p = uvec4(greaterThanEqual(score4(LOAD4(v0 + min(b + i, ve - 1u))), uvec4(thr)));
 				hits |= (b + i < ve ? p.x | (p.y << 1) | (p.z << 2) | (p.w << 3) : 0u) << (4u * i);
 			}
@@ -922,9 +949,11 @@ uint radix_threshold(uint kin, uint j0, uint j1, uint kk, uint step, uint flo) {
 // compare), and where fewer than kk reach it, over every entry.
 void radix_select(uint kin, uint j0, uint j1, uint kk) {
 	uint flo = 0u;
+#if RADIX_FLOOR
 	if (pc.floor_step > 1u) {
 		flo = radix_threshold(kin, j0, j1, kk, pc.floor_step, 0u);
 	}
+#endif
 	if (pc.samp_step > 1u) {
 		uint thr = flo;
 		if (pc.samp_step < pc.floor_step || pc.floor_step <= 1u) {
@@ -936,7 +965,7 @@ void radix_select(uint kin, uint j0, uint j1, uint kk) {
 			if (cnt >= kk && cnt <= SORT_MAX) {
 				return;
 			}
-			if (cnt >= kk) {
+			if (RADIX_FLOOR != 0 && cnt >= kk) {
 				flo = thr;
 			}
 		}
