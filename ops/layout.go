@@ -708,6 +708,11 @@ type tuning struct {
 	// scan testing a 16-byte vector on one compare. 0 or 1 never (the
 	// GPUs' plans, not timed there). Range: 0..4096.
 	topKRadixFloor uint32 `tune:"0..4096"`
+	// topKRadixFloorShare: the floor (and the texel scans' blocks) only
+	// where at most 1/topKRadixFloorShare of a segment's positions are
+	// expected at it (topk_plan.go topKRadixFloorPays); 0: wherever
+	// topKRadixFloor asks. Range: 0..65536.
+	topKRadixFloorShare uint32 `tune:"0..65536"`
 	// topKRadixBucketMin: the radix strategy orders at least this many
 	// gathered entries of up to 32-bit elements in buckets between
 	// sorted splitters (topk_select.comp bucket_rank_emit: each entry
@@ -727,7 +732,7 @@ var (
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
-		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64}
+		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32}
 )
 
 // tuningFor returns the tuning of a device type.

@@ -472,12 +472,6 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 	// samples, is about 3*sqrt(K*step) + 4*step entries.
 	tun := ctx.tuning()
 	if s.entryBytes == 8 {
-		// Only the texel variants take a floor (topk_select.comp
-		// RADIX_FLOOR: the storage-buffer scans compare no score with
-		// one, for the GPUs' ops per byte).
-		if tun.topKRadixFloor > 1 && s.texel {
-			s.floorStep = uint64(tun.topKRadixFloor)
-		}
 		for st := uint64(pow2Floor(tun.topKRadixSample)); st > 1; st /= 2 {
 			if float64(k)+3*math.Sqrt(float64(k*st))+4*float64(st) <= float64(tun.topKRadixSampleCap) {
 				s.sampStep = st
@@ -489,13 +483,52 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 	if vec4 {
 		vec = 4
 	}
+	// A floor (and with it the texel scans' blocks) where it pays, and
+	// only in the texel variants (topk_select.comp RADIX_FLOOR: the
+	// storage-buffer scans compare no score with one, for the GPUs' ops
+	// per byte).
+	floorFor := func(segLen uint64) uint64 {
+		if s.entryBytes == 8 && s.texel && topKRadixFloorPays(segLen, k, uint64(tun.topKRadixFloor), uint64(tun.topKRadixFloorShare)) {
+			return uint64(tun.topKRadixFloor)
+		}
+		return 0
+	}
 	s.segLen = n
-	for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep, s.floorStep, s.texel) > topKRadixItersMax {
+	for {
+		s.floorStep = floorFor(s.segLen)
+		if s.segLen <= 1 || topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep, s.floorStep, s.texel) <= topKRadixItersMax {
+			break
+		}
 		s.segLen = ceilDiv(s.segLen, 2)
 	}
 	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
 		s.segLen = split
+		s.floorStep = floorFor(s.segLen)
 	}
+}
+
+// topKRadixFloorPays says whether a radix segment of segLen positions
+// takes a floor from every floor-th position (floor > 1), and with it
+// the texel scans' blocks (topk_select.comp radix_scan): where at most
+// 1/share of its positions (share 0: any) are expected at the floor on
+// random data, the floor's sample target (radix_threshold: the sample's
+// expected count above the K-th best, plus three standard deviations
+// and four) over the sample's size. Where many are, the floor's passes
+// save the exact passes little and a block's trips (a reload and the
+// offers a vector) cost more than its tests save: on lavapipe 8x32000
+// K=2048 (11% at a floor every 64th position) took 16.3 ms with both
+// against 13.3 without, and 128x256000 K=50/1024/2048 (0.2 to 1.3%)
+// 1.3-1.9x less time with them (BENCHMARKS.md).
+func topKRadixFloorPays(segLen, k, floor, share uint64) bool {
+	if floor <= 1 || segLen == 0 {
+		return false
+	}
+	if share == 0 {
+		return true
+	}
+	nq := ceilDiv(segLen, floor)
+	q := float64(k) * float64(nq) / float64(segLen)
+	return (q+3*math.Sqrt(q)+4)*float64(share) <= float64(nq)
 }
 
 // mergeRuns lays out the merge passes of a row's nseg runs and the
@@ -529,8 +562,9 @@ func (s *topKSegments) mergeRuns(k uint64) {
 // select from the floor that may fail; with a sample every step
 // positions (step > 1), the sample's passes and a gather that may fail.
 // A scan's lane reads vec positions a load (and at most one head and one
-// tail position) in blocks of topKRadixScanBlock loads (texel: else one),
-// the positions that may pass a trip each (topk_select.comp radix_scan: a
+// tail position) in blocks of topKRadixScanBlock loads (texel over a
+// floor; the threshold's gather with texel: else one), the
+// positions that may pass a trip each (topk_select.comp radix_scan: a
 // block takes at most its loads and 2 trips of its loops); a sample's in
 // blocks of topKRadixSampleBlock (texel: else one, one trip).
 func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool) uint64 {
@@ -554,11 +588,15 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool)
 		sort = ceilDiv(spl, wg)*spl + 2*per*10 + spl + 1 + max(sort, per*64)
 	}
 	blocked := func(per, block uint64) uint64 { return ceilDiv(per, block) * (block + 2) }
-	block, sblock := uint64(topKRadixScanBlock), uint64(topKRadixSampleBlock)
+	block, tblock, sblock := uint64(topKRadixScanBlock), uint64(topKRadixScanBlock), uint64(topKRadixSampleBlock)
 	if !texel {
-		block, sblock = 1, 1
+		tblock, sblock = 1, 1
 	}
-	scan := blocked(ceilDiv(segLen, wg*vec), block) + 3
+	if !texel || floor <= 1 {
+		block = 1
+	}
+	scanIn := func(block uint64) uint64 { return blocked(ceilDiv(segLen, wg*vec), block) + 3 }
+	scan := scanIn(block)
 	// A histogram pass: zero the bins, scan, sum, lane 0's total and
 	// search.
 	pass := 3*bins + 2*wg
@@ -570,7 +608,7 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool)
 		iters += sample(floor) + scan + pass
 	}
 	if step > 1 {
-		iters += sample(step) + scan
+		iters += sample(step) + scanIn(tblock)
 	}
 	return iters
 }

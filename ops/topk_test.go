@@ -407,13 +407,17 @@ func TestTopKRadixSampled(t *testing.T) {
 	}
 	// The sampled threshold over a floor from a sparser sample (the CPU
 	// tuning's topKRadixFloor), and the floor alone (the exact passes
-	// then count only the entries at the floor).
+	// then count only the entries at the floor), both taken whatever
+	// share of the row is expected at the floor (topKRadixFloorShare 0:
+	// with blocks, topk_select.comp radix_scan). TestTopKRadix's plans
+	// (the CPU tuning's share) take no floor on its rows: the texel
+	// variant's scan a vector at a time.
 	plans := []struct {
 		name string
 		plan testutil.ForcedPlan
 	}{
-		{"sampled", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048"}}},
-		{"floor", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "0", "topKRadixFloor": "16"}}},
+		{"sampled", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048", "topKRadixFloorShare": "0"}}},
+		{"floor", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "0", "topKRadixFloor": "16", "topKRadixFloorShare": "0"}}},
 	}
 	for _, dt := range types {
 		for _, n := range []uint32{9001, 1500} {

@@ -652,9 +652,9 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		uint qb = t * per, qe = min(nq, qb + per);
 		for (uint b = qb; b < qe; b += SAMPLE_BLOCK) {
 			uint hits = 0u;
-			for (uint i = 0u; i < SAMPLE_BLOCK; i++) {
-				uint s = score(load_raw(kin + (j0 + min(b + i, qe - 1u) * step) * AI)).x;
-				hits |= (b + i < qe ? radix_may4(uvec4(s), sh, pt, all, gather, flo).x : 0u) << i;
+			for (uint i = 0u; i < min(SAMPLE_BLOCK, qe - b); i++) {
+				uint s = score(load_raw(kin + (j0 + (b + i) * step) * AI)).x;
+				hits |= radix_may4(uvec4(s), sh, pt, all, gather, flo).x << i;
 			}
 			while (hits != 0u) {
 				uint j = j0 + (b + uint(findLSB(hits))) * step;
@@ -682,24 +682,17 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		// against 713 and K=1024 in 885 against 1080.
 		uint per = (nv + WG - 1u) / WG;
 		uint vb = t * per, ve = min(nv, vb + per);
-#if !TEXEL
-		// GPUs (storage buffers) test and offer a vector at a time: a
-		// branch not taken costs them nothing.
-		for (uint v = vb; v < ve; v++) {
-			uvec4 s = score4(LOAD4(v0 + v));
-			uvec4 st = all ? uvec4(0u) : s >> sh;
-			if (gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)))) {
-				[[unroll]] for (uint c = 0u; c < 4u; c++) {
-					radix_offer(uvec2(s[c], 0u), mid + 4u * v + c, j1, ib, pre, hi, lo, w, gather, flo);
-				}
-			}
-		}
-#else
+#if TEXEL
+		// Blocks over a floor, which the planner takes only where few
+		// positions are expected at it (topk_plan.go
+		// topKRadixFloorPays): where most vectors pass, a block's trips
+		// cost more than its tests save.
+		if (pc.floor_step > 1u) {
 		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
 			uint hits = 0u;
-			for (uint i = 0u; i < SCAN_BLOCK; i++) {
-				uvec4 p = radix_may4(score4(LOAD4(v0 + min(b + i, ve - 1u))), sh, pt, all, gather, flo);
-				hits |= (b + i < ve ? p.x | (p.y << 1) | (p.z << 2) | (p.w << 3) : 0u) << (4u * i);
+			for (uint i = 0u; i < min(SCAN_BLOCK, ve - b); i++) {
+				uvec4 p = radix_may4(score4(LOAD4(v0 + b + i)), sh, pt, all, gather, flo);
+				hits |= (p.x | (p.y << 1) | (p.z << 2) | (p.w << 3)) << (4u * i);
 			}
 			// A vector with a position that may pass a trip: its four
 			// positions are offered (radix_offer tests each).
@@ -713,7 +706,25 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 				}
 			}
 		}
+		vb = ve; // the vectors are done
+		}
 #endif
+		// A vector at a time: a branch not taken costs a GPU (storage
+		// buffers) nothing.
+		for (uint v = vb; v < ve; v++) {
+			uvec4 s = score4(LOAD4(v0 + v));
+#if RADIX_FLOOR
+			bool may = any(notEqual(radix_may4(s, sh, pt, all, gather, flo), uvec4(0u)));
+#else
+			uvec4 st = all ? uvec4(0u) : s >> sh;
+			bool may = gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)));
+#endif
+			if (may) {
+				[[unroll]] for (uint c = 0u; c < 4u; c++) {
+					radix_offer(uvec2(s[c], 0u), mid + 4u * v + c, j1, ib, pre, hi, lo, w, gather, flo);
+				}
+			}
+		}
 		for (uint j = mid + 4u * nv + t; j < j1; j += WG) {
 			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
 		}
@@ -766,9 +777,15 @@ bool radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint 
 		sh_lo[t] = sum;
 		barrier();
 		if (t == 0u) {
-			uint need = kk - above, acc = 0u, tot = 0u;
-			for (uint c = 0u; c < WG; c++) {
-				tot += sh_lo[c];
+			uint need = kk - above, acc = 0u, tot = need;
+			// Below a floor there may be fewer than need (uniform: flo
+			// is; 8x32000 K=2048, no floor, is small enough to feel
+			// this loop).
+			if (flo != 0u) {
+				tot = 0u;
+				for (uint c = 0u; c < WG; c++) {
+					tot += sh_lo[c];
+				}
 			}
 			sh_pick = NO_PICK;
 			if (tot >= need) {
@@ -874,9 +891,9 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 		uint vb = t * per, ve = min(nv, vb + per);
 		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
 			uint hits = 0u;
-			for (uint i = 0u; i < SCAN_BLOCK; i++) {
-				uvec4 p = uvec4(greaterThanEqual(score4(LOAD4(v0 + min(b + i, ve - 1u))), uvec4(thr)));
-				hits |= (b + i < ve ? p.x | (p.y << 1) | (p.z << 2) | (p.w << 3) : 0u) << (4u * i);
+			for (uint i = 0u; i < min(SCAN_BLOCK, ve - b); i++) {
+				uvec4 p = uvec4(greaterThanEqual(score4(LOAD4(v0 + b + i)), uvec4(thr)));
+				hits |= (p.x | (p.y << 1) | (p.z << 2) | (p.w << 3)) << (4u * i);
 			}
 			while (hits != 0u) {
 				uint i = uint(findLSB(hits)) >> 2;
