@@ -700,6 +700,19 @@ type tuning struct {
 	// (shaders.TopKSortMax).
 	topKRadixSample    uint32 `tune:"0..4096"`
 	topKRadixSampleCap uint32 `tune:"0..2048"`
+	// topKRadixFloor: the radix strategy first takes a floor from a
+	// sample of every topKRadixFloor-th position (topk_select.comp
+	// radix_select; elements of up to 32 bits), a score that at least K
+	// entries reach on random data, and the later passes (the denser
+	// sample's, the exact ones) count only the entries at the floor, each
+	// scan testing a 16-byte vector on one compare. 0 or 1 never (the
+	// GPUs' plans, not timed there). Range: 0..4096.
+	topKRadixFloor uint32 `tune:"0..4096"`
+	// topKRadixFloorShare: the floor (and the texel scans' blocks) only
+	// where at most 1/topKRadixFloorShare of a segment's positions are
+	// expected at it (topk_plan.go topKRadixFloorPays); 0: wherever
+	// topKRadixFloor asks. Range: 0..65536.
+	topKRadixFloorShare uint32 `tune:"0..65536"`
 	// topKRadixBucketMin: the radix strategy orders at least this many
 	// gathered entries of up to 32-bit elements in buckets between
 	// sorted splitters (topk_select.comp bucket_rank_emit: each entry
@@ -719,7 +732,7 @@ var (
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
-		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256}
+		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32}
 )
 
 // tuningFor returns the tuning of a device type.

@@ -63,9 +63,17 @@ const (
 	// topKIters bounds one invocation's loop iterations, for argIters'
 	// reasons (lavapipe's 65535 in all, watchdogs on GPUs): a list
 	// insertion counts K+1 for each position scanned.
-	topKIters   = 16384
-	topKSortWG  = 256
-	topKMergeWG = 64
+	topKIters = 16384
+	// topKRadixItersMax bounds them for the radix strategy, whose bound
+	// (topKRadixIters) counts every pass at its worst at once: half of
+	// lavapipe's 65535.
+	topKRadixItersMax = 32768
+	// topKRadixScanBlock and topKRadixSampleBlock are topk_select.comp's
+	// SCAN_BLOCK and SAMPLE_BLOCK.
+	topKRadixScanBlock   = 8 // 1 without texel scans
+	topKRadixSampleBlock = 32
+	topKSortWG           = 256
+	topKMergeWG          = 64
 	// topKRadixMinWG is the radix strategy's least workgroup size.
 	topKRadixMinWG = 64
 	// topKShortRow: rows up to this long take the thread strategy (K <=
@@ -245,6 +253,7 @@ type topKSegments struct {
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
+	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none)
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
 	passes         []topKPass
 	entryBytes     uint64
@@ -474,13 +483,52 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 	if vec4 {
 		vec = 4
 	}
+	// A floor (and with it the texel scans' blocks) where it pays, and
+	// only in the texel variants (topk_select.comp RADIX_FLOOR: the
+	// storage-buffer scans compare no score with one, for the GPUs' ops
+	// per byte).
+	floorFor := func(segLen uint64) uint64 {
+		if s.entryBytes == 8 && s.texel && topKRadixFloorPays(segLen, k, uint64(tun.topKRadixFloor), uint64(tun.topKRadixFloorShare)) {
+			return uint64(tun.topKRadixFloor)
+		}
+		return 0
+	}
 	s.segLen = n
-	for s.segLen > 1 && topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep) > topKIters {
+	for {
+		s.floorStep = floorFor(s.segLen)
+		if s.segLen <= 1 || topKRadixIters(s.segLen, wg, s.entryBytes, vec, s.sampStep, s.floorStep, s.texel) <= topKRadixItersMax {
+			break
+		}
 		s.segLen = ceilDiv(s.segLen, 2)
 	}
 	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
 		s.segLen = split
+		s.floorStep = floorFor(s.segLen)
 	}
+}
+
+// topKRadixFloorPays says whether a radix segment of segLen positions
+// takes a floor from every floor-th position (floor > 1), and with it
+// the texel scans' blocks (topk_select.comp radix_scan): where at most
+// 1/share of its positions (share 0: any) are expected at the floor on
+// random data, the floor's sample target (radix_threshold: the sample's
+// expected count above the K-th best, plus three standard deviations
+// and four) over the sample's size. Where many are, the floor's passes
+// save the exact passes little and a block's trips (a reload and the
+// offers a vector) cost more than its tests save: on lavapipe 8x32000
+// K=2048 (11% at a floor every 64th position) took 16.3 ms with both
+// against 13.3 without, and 128x256000 K=50/1024/2048 (0.2 to 1.3%)
+// 1.3-1.9x less time with them (BENCHMARKS.md).
+func topKRadixFloorPays(segLen, k, floor, share uint64) bool {
+	if floor <= 1 || segLen == 0 {
+		return false
+	}
+	if share == 0 {
+		return true
+	}
+	nq := ceilDiv(segLen, floor)
+	q := float64(k) * float64(nq) / float64(segLen)
+	return (q+3*math.Sqrt(q)+4)*float64(share) <= float64(nq)
 }
 
 // mergeRuns lays out the merge passes of a row's nseg runs and the
@@ -509,10 +557,17 @@ func (s *topKSegments) mergeRuns(k uint64) {
 // segment for each digit of the key (the score's 32 or 64 bits and the
 // position's) and one to gather, each digit's bin sums and search, and
 // the ranking or sort of at most shaders.TopKSortMax gathered entries;
-// with a sample every step positions (step > 1), before all that, the
-// sample's passes and a gather that may fail. A scan's lane reads vec
-// positions a load (and at most one head and one tail position).
-func topKRadixIters(segLen, wg, entryBytes, vec, step uint64) uint64 {
+// with a floor from a sample every floor positions (floor > 1), the
+// floor's sample passes and the first pass and gather of an exact
+// select from the floor that may fail; with a sample every step
+// positions (step > 1), the sample's passes and a gather that may fail.
+// A scan's lane reads vec positions a load (and at most one head and one
+// tail position) in blocks of topKRadixScanBlock loads (texel over a
+// floor; the threshold's gather with texel: else one), the
+// positions that may pass a trip each (topk_select.comp radix_scan: a
+// block takes at most its loads and 2 trips of its loops); a sample's in
+// blocks of topKRadixSampleBlock (texel: else one, one trip).
+func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool) uint64 {
 	keyBits := uint64(32)
 	if entryBytes == 12 {
 		keyBits = 64
@@ -532,10 +587,28 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step uint64) uint64 {
 		per := ceilDiv(shaders.TopKSortMax, wg)
 		sort = ceilDiv(spl, wg)*spl + 2*per*10 + spl + 1 + max(sort, per*64)
 	}
-	scan := ceilDiv(segLen, wg*vec) + 2
-	iters := (digits+1)*scan + digits*(3*bins+wg) + sort
+	blocked := func(per, block uint64) uint64 { return ceilDiv(per, block) * (block + 2) }
+	block, tblock, sblock := uint64(topKRadixScanBlock), uint64(topKRadixScanBlock), uint64(topKRadixSampleBlock)
+	if !texel {
+		tblock, sblock = 1, 1
+	}
+	if !texel || floor <= 1 {
+		block = 1
+	}
+	scanIn := func(block uint64) uint64 { return blocked(ceilDiv(segLen, wg*vec), block) + 3 }
+	scan := scanIn(block)
+	// A histogram pass: zero the bins, scan, sum, lane 0's total and
+	// search.
+	pass := 3*bins + 2*wg
+	iters := (digits+1)*scan + digits*pass + sort
+	sample := func(step uint64) uint64 {
+		return digits * (blocked(ceilDiv(ceilDiv(segLen, step), wg), sblock) + pass)
+	}
+	if floor > 1 {
+		iters += sample(floor) + scan + pass
+	}
 	if step > 1 {
-		iters += digits*(ceilDiv(ceilDiv(segLen, step), wg)+3*bins+wg) + scan
+		iters += sample(step) + scanIn(tblock)
 	}
 	return iters
 }
@@ -631,7 +704,7 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 			push, err := pushBytes(shaders.NewPush(first.Variant).
 				Set("r_begin", uint32(r0)).Set("r_count", uint32(rc)).Set("seg_len", uint32(s.segLen)).
 				Set("nseg", uint32(s.nseg)).Set("run_cap", uint32(min(uint64(t.k), s.segLen))).Set("sort_n", uint32(s.sortN)).
-				Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).Set("samp_step", uint32(s.sampStep)).
+				Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).Set("samp_step", uint32(s.sampStep)).Set("floor_step", uint32(s.floorStep)).
 				Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
 			if err != nil {
 				return nil, err

@@ -397,8 +397,13 @@ func TestTopKRadix(t *testing.T) {
 // Ks the sample covers, K = 2048 (no sample: the gather could not hold
 // K with a margin; buckets) and, on a row of 1500, K = the row (the
 // sample would have to keep all of it: declined); both directions. Every row of a tensor is one fill, so that a
-// pipeline (seconds to compile on lavapipe) covers them all. -short:
-// FLOAT32, K = 50 INCREASING and K = 700 DECREASING.
+// pipeline (seconds to compile on lavapipe) covers them all. Each case
+// runs with the sample over the CPU tuning's floor; FLOAT32's (the texel
+// variant, the only one that takes a floor) at K = 700 run with the floor
+// alone too (topk_select.comp radix_select), all of FLOAT32's cases with
+// VKDML_LONG=1 (CI time: the floor alone on every case doubled the run).
+// -short: FLOAT32, K = 50 INCREASING and K = 700 DECREASING, the floor
+// alone at K = 700.
 func TestTopKRadixSampled(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -430,7 +435,20 @@ func TestTopKRadixSampled(t *testing.T) {
 	if testing.Short() {
 		types, rows = types[:1], map[uint32][]uint32{9001: {50, 700}}
 	}
-	plan := testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048"}}
+	// The sampled threshold over a floor from a sparser sample (the CPU
+	// tuning's topKRadixFloor), and the floor alone (the exact passes
+	// then count only the entries at the floor), both taken whatever
+	// share of the row is expected at the floor (topKRadixFloorShare 0:
+	// with blocks, topk_select.comp radix_scan). TestTopKRadix's plans
+	// (the CPU tuning's share) take no floor on its rows: the texel
+	// variant's scan a vector at a time.
+	plans := []struct {
+		name string
+		plan testutil.ForcedPlan
+	}{
+		{"sampled", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048", "topKRadixFloorShare": "0"}}},
+		{"floor", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "0", "topKRadixFloor": "16", "topKRadixFloorShare": "0"}}},
+	}
 	for _, dt := range types {
 		for _, n := range []uint32{9001, 1500} {
 			if len(rows[n]) == 0 {
@@ -448,11 +466,18 @@ func TestTopKRadixSampled(t *testing.T) {
 					if testing.Short() && (k == 50) == (dir == ops.AxisDirectionDecreasing) {
 						continue
 					}
-					p := plan
-					p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
-					t.Run(fmt.Sprintf("%v/n%d/K%d/%v", dt, n, k, dir), func(t *testing.T) {
-						testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
-					})
+					for pi, pl := range plans {
+						// The floor alone: FLOAT32 at K = 700 (every K
+						// with VKDML_LONG=1).
+						if pi == 1 && (dt != tensor.Float32 || k != 700 && !testutil.Long()) {
+							continue
+						}
+						p := pl.plan
+						p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)
+						t.Run(fmt.Sprintf("%v/n%d/K%d/%v/%s", dt, n, k, dir, pl.name), func(t *testing.T) {
+							testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+						})
+					}
 				}
 			}
 		}

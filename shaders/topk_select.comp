@@ -35,9 +35,11 @@
 //            those into shared memory, where each lane ranks its share
 //            against all of them (up to list_n of them) or a bitonic sort
 //            orders them (K up to SORT_MAX). Below 64 bits, with
-//            samp_step > 1 the passes first run over a sample of the
-//            segment and one scan gathers against its threshold
-//            (radix_sampled, exact passes only when that fails), and
+//            floor_step > 1 a sparse sample gives a floor that the
+//            later passes count from, with samp_step > 1 the passes
+//            first run over a denser sample of the segment and one scan
+//            gathers against its threshold (radix_select, exact passes
+//            only when that fails), and
 //            with cand_n > 0 at least cand_n gathered entries are ranked
 //            within buckets between sorted splitters (bucket_rank_emit).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
@@ -98,6 +100,7 @@ layout(push_constant) uniform Push {
 	               // entries ordered in buckets (bucket_rank_emit; 0: never)
 	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample);
 	                // SHAPE 3: VW when the lanes of VEC rows test a 16-byte vector a chunk (else one position)
+	uint floor_step; // SHAPE 4: positions between two of the sample that sets the floor (radix_select; 0, 1: none; TEXEL only)
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -541,44 +544,130 @@ uint radix_digit(uvec3 k, uint lo, uint w) {
 	return v & ((1u << w) - 1u);
 }
 
+// RADIX_FLOOR: the variants that take a floor (push word floor_step,
+// radix_select), the texel ones (lavapipe's plans, tuning
+// topKRadixFloor). Elsewhere no scan compares a score with the floor: a
+// compare a position there cost the h100 profile's radix plans 3.88 ops
+// a byte against 2.82 without it (internal/opcount, budget 4), and their
+// plans take no floor (ops topKSegments.floorStep only with texel).
+#if TEXEL
+#define RADIX_FLOOR 1
+#else
+#define RADIX_FLOOR 0
+#endif
+
+// radix_at_floor: does score s reach the floor flo (every score does
+// without RADIX_FLOOR)?
+bool radix_at_floor(uint s, uint flo) {
+#if RADIX_FLOOR
+	return s >= flo;
+#else
+	return true;
+#endif
+}
+
 // radix_offer offers position j of [j0, j1), whose score is s, to a
 // scan of radix_gather: a histogram pass (gather false) counts its digit
 // [lo, lo+w) if its key's bits from hi up are the prefix pre; the gather
 // (gather true, hi = lo) keeps it if its key's bits from lo up are at
-// least pre. sh_count counts every entry kept; only the first SORT_MAX
-// are stored (the sampled threshold's gather may pass more, and then
-// falls back: radix_sampled).
-void radix_offer(uvec2 s, uint j, uint j1, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather) {
+// least pre. Either skips an entry that scores below the floor flo (0:
+// none, every score is at least 0; radix_at_floor). sh_count counts every
+// entry kept; only the first SORT_MAX are stored (the sampled
+// threshold's gather may pass more, and then falls back: radix_select).
+void radix_offer(uvec2 s, uint j, uint j1, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather, uint flo) {
 	uvec3 k = radix_key(s, j1 - 1u - j, ib);
 	if (gather) {
-		if (radix_ge(radix_top(k, lo), pre)) {
+		if (radix_at_floor(s.x, flo) && radix_ge(radix_top(k, lo), pre)) {
 			uint e = atomicAdd(sh_count, 1u);
 			if (e < SORT_MAX) {
 				sh_put(e, s, j);
 			}
 		}
-	} else if (radix_top(k, hi) == pre) {
+	} else if (radix_at_floor(s.x, flo) && radix_top(k, hi) == pre) {
 		atomicAdd(sh_idx[radix_digit(k, lo, w)], 1u);
 	}
 }
 
+// SCAN_BLOCK and SAMPLE_BLOCK: the 16-byte vectors (four positions
+// each) and the sampled positions a lane of radix_scan and thr_collect
+// tests before it offers the ones that pass, a bit each in one word. On
+// lavapipe a store or an atomic to shared memory is a loop over the SIMD
+// row's lanes, paid whether or not a lane takes the branch around it
+// (BENCHMARKS.md "TOP_K's texel scans"): testing a block first (a load,
+// the scores and a compare a vector, in registers) pays it once a block
+// and once for each vector (or sampled position) that passes, not once a
+// vector. A block's offers take a trip of a loop each, so that a scan
+// takes at most one more trip than its vectors (or positions) for each
+// block: topk_plan.go's topKRadixIters counts them. Storage buffers
+// (GPUs) take no blocks in radix_scan and blocks of one vector in
+// thr_collect (which their plans do not run): a branch not taken costs a
+// GPU nothing, and blocks of eight vectors or of one were over the h100
+// profile's budget of ops per byte (internal/opcount: 9.2 and 6.3
+// against 2.8).
+#if TEXEL
+const uint SCAN_BLOCK = 8u;
+#else
+const uint SCAN_BLOCK = 1u;
+#endif
+const uint SAMPLE_BLOCK = 32u;
+
+// radix_may4: may the positions whose scores are s pass radix_offer?
+// Their score bits from sh up must be pt (a histogram pass), at least pt
+// (the gather), or anything (all: the first pass, sh past the score),
+// and the scores at least flo (RADIX_FLOOR): 1 for yes, per component.
+uvec4 radix_may4(uvec4 s, uint sh, uint pt, bool all, bool gather, uint flo) {
+	uvec4 st = all ? uvec4(0u) : s >> sh;
+	bvec4 p = gather ? greaterThanEqual(st, uvec4(pt)) : equal(st, uvec4(pt));
+#if RADIX_FLOOR
+	return uvec4(p) & uvec4(greaterThanEqual(s, uvec4(flo)));
+#else
+	return uvec4(p);
+#endif
+}
+
 // radix_scan runs radix_offer over lane t's share of positions [j0, j1),
 // or with step > 1 of the sample j0, j0 + step, ... < j1 (scalar loads).
-// Otherwise with VEC4 it reads the 16-byte vectors of scan_split and offers a
-// vector's positions only when one of them may pass, from its score
-// alone: a key whose bits from hi up are pre (or at least pre) has a
-// score whose bits from hi - ib up (0 once hi is within the position's
-// ib bits) are pre's score's (or at least those); at the first pass
-// (hi - ib = the score's bits) every position is counted.
-void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather) {
+// Below 64 bits, the sample, and with VEC4 the 16-byte vectors of
+// scan_split, are read in blocks a lane (SCAN_BLOCK) and a position is
+// offered only when it may pass, from its score alone (radix_may4): a
+// key whose bits from hi up are pre (or at least pre) has a score whose
+// bits from hi - ib up (0 once hi is within the position's ib bits) are
+// pre's score's (or at least those); at the first pass (hi - ib = the
+// score's bits) every position at the floor is offered. A scan's order
+// does not matter (the counts, and the gathered entries' slots, are put
+// in order by the ranking or the sort).
+void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint hi, uint lo, uint w, bool gather, uint flo) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
+	// The score is bits [ib, ib + 32) of the key.
+	uint sh = hi > ib ? hi - ib : 0u;
+	bool all = sh >= 32u;
+	uint ps = ib >= 32u ? pre.y : (pre.x >> ib) | (pre.y << (32u - ib)); // ib is at least 1
+	uint pt = all ? 0u : ps >> sh;
 	if (step > 1u) {
 		uint nq = (j1 - j0 - 1u) / step + 1u;
+#if ENTRY_WORDS == 2 && TEXEL
+		// Lane t's block of the sample, SAMPLE_BLOCK positions at a time.
+		uint per = (nq + WG - 1u) / WG;
+		uint qb = t * per, qe = min(nq, qb + per);
+		for (uint b = qb; b < qe; b += SAMPLE_BLOCK) {
+			uint hits = 0u;
+			for (uint i = 0u; i < min(SAMPLE_BLOCK, qe - b); i++) {
+				uint s = score(load_raw(kin + (j0 + (b + i) * step) * AI)).x;
+				hits |= radix_may4(uvec4(s), sh, pt, all, gather, flo).x << i;
+			}
+			while (hits != 0u) {
+				uint j = j0 + (b + uint(findLSB(hits))) * step;
+				hits &= hits - 1u;
+				radix_offer(score(load_raw(kin + j * AI)), j, j1, ib, pre, hi, lo, w, gather, flo);
+			}
+		}
+#else
 		for (uint q = t; q < nq; q += WG) {
 			uint j = j0 + q * step;
-			radix_offer(score(load_raw(kin + j * AI)), j, j1, ib, pre, hi, lo, w, gather);
+			radix_offer(score(load_raw(kin + j * AI)), j, j1, ib, pre, hi, lo, w, gather, flo);
 		}
+#endif
 		return;
 	}
 #if ELEM_BITS == 32
@@ -586,37 +675,64 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		uint mid, v0, nv;
 		scan_split(kin, j0, j1, mid, v0, nv);
 		for (uint j = j0 + t; j < mid; j += WG) {
-			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather);
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
 		}
-		// The score is bits [ib, ib + 32) of the key.
-		uint sh = hi > ib ? hi - ib : 0u;
-		bool all = sh >= 32u;
-		uint ps = ib >= 32u ? pre.y : (pre.x >> ib) | (pre.y << (32u - ib)); // ib is at least 1
-		uint pt = all ? 0u : ps >> sh;
 		// Lane t reads a block of the vectors, not every WG-th one: on
 		// lavapipe (128x256000 FLOAT32, 2026-11-27) K=50 ran in 566 ms
-		// against 713 and K=1024 in 885 against 1080. A scan's order
-		// does not matter here (the counts, and the gathered entries'
-		// slots, are put in order by the ranking or the sort).
+		// against 713 and K=1024 in 885 against 1080.
 		uint per = (nv + WG - 1u) / WG;
-		for (uint v = t * per; v < min(nv, t * per + per); v++) {
-			uvec4 s = score4(LOAD4(v0 + v));
-			uvec4 st = all ? uvec4(0u) : s >> sh;
-			if (gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)))) {
-				uint j = mid + 4u * v;
+		uint vb = t * per, ve = min(nv, vb + per);
+#if TEXEL
+		// Blocks over a floor, which the planner takes only where few
+		// positions are expected at it (topk_plan.go
+		// topKRadixFloorPays): where most vectors pass, a block's trips
+		// cost more than its tests save.
+		if (pc.floor_step > 1u) {
+		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
+			uint hits = 0u;
+			for (uint i = 0u; i < min(SCAN_BLOCK, ve - b); i++) {
+				uvec4 p = radix_may4(score4(LOAD4(v0 + b + i)), sh, pt, all, gather, flo);
+				hits |= (p.x | (p.y << 1) | (p.z << 2) | (p.w << 3)) << (4u * i);
+			}
+			// A vector with a position that may pass a trip: its four
+			// positions are offered (radix_offer tests each).
+			while (hits != 0u) {
+				uint i = uint(findLSB(hits)) >> 2;
+				hits &= ~(15u << (4u * i));
+				uint v = b + i;
+				uvec4 s = score4(LOAD4(v0 + v));
 				[[unroll]] for (uint c = 0u; c < 4u; c++) {
-					radix_offer(uvec2(s[c], 0u), j + c, j1, ib, pre, hi, lo, w, gather);
+					radix_offer(uvec2(s[c], 0u), mid + 4u * v + c, j1, ib, pre, hi, lo, w, gather, flo);
+				}
+			}
+		}
+		vb = ve; // the vectors are done
+		}
+#endif
+		// A vector at a time: a branch not taken costs a GPU (storage
+		// buffers) nothing.
+		for (uint v = vb; v < ve; v++) {
+			uvec4 s = score4(LOAD4(v0 + v));
+#if RADIX_FLOOR
+			bool may = any(notEqual(radix_may4(s, sh, pt, all, gather, flo), uvec4(0u)));
+#else
+			uvec4 st = all ? uvec4(0u) : s >> sh;
+			bool may = gather ? any(greaterThanEqual(st, uvec4(pt))) : any(equal(st, uvec4(pt)));
+#endif
+			if (may) {
+				[[unroll]] for (uint c = 0u; c < 4u; c++) {
+					radix_offer(uvec2(s[c], 0u), mid + 4u * v + c, j1, ib, pre, hi, lo, w, gather, flo);
 				}
 			}
 		}
 		for (uint j = mid + 4u * nv + t; j < j1; j += WG) {
-			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather);
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
 		}
 		return;
 	}
 #endif
 	for (uint j = j0 + t; j < j1; j += WG) {
-		radix_offer(score(load_raw(kin + j * AI)), j, j1, ib, pre, hi, lo, w, gather);
+		radix_offer(score(load_raw(kin + j * AI)), j, j1, ib, pre, hi, lo, w, gather, flo);
 	}
 }
 
@@ -624,18 +740,23 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 // of len positions.
 uint radix_ib(uint len) { return uint(max(findMSB(len - 1u) + 1, 1)); }
 
+const uint NO_PICK = 0xFFFFFFFFu;
+
 // radix_passes runs the histogram passes over the positions of [j0, j1)
-// that radix_scan's step takes (nq of them) until the entries among them
-// whose keys are at or above the prefix of the kk-th best's key number
-// at most limit (at least kk, so that the passes end: keys differ). It
-// returns the prefix, whose bits below lo are 0.
-void radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint limit, uint ib, out uvec3 pre, out uint lo) {
+// that radix_scan's step takes (nq of them) and that score at least flo
+// until the entries among them whose keys are at or above the prefix of
+// the kk-th best's key number at most limit (at least kk, so that the
+// passes end: keys differ). It sets the prefix, whose bits below lo are
+// 0, and returns true; or false when fewer than kk of those positions
+// score at least flo (never with flo 0).
+bool radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint limit, uint ib, uint flo, out uvec3 pre, out uint lo) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
 	lo = ib + (ENTRY_WORDS == 3 ? 64u : 32u); // bits [lo, ...) of pre are chosen
 	pre = uvec3(0u);
-	uint above = 0u, inbin = nq; // entries above the prefix, and at it
-	while (above + inbin > limit) {
+	uint above = 0u, inbin = nq; // entries above the prefix, and at it (nq: at most)
+	bool ok = true;
+	while (ok && above + inbin > limit) {
 		uint w = min(RADIX_BITS, lo);
 		uint hi = lo;
 		lo -= w;
@@ -644,7 +765,7 @@ void radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint 
 			sh_idx[q] = 0u;
 		}
 		barrier();
-		radix_scan(kin, j0, j1, step, ib, pre, hi, lo, w, false);
+		radix_scan(kin, j0, j1, step, ib, pre, hi, lo, w, false, flo);
 		barrier();
 		// Lane t sums bins [t*per, (t+1)*per); lane 0 finds the lane whose
 		// bins hold the (kk-above)-th entry from the top, then the bin.
@@ -656,24 +777,38 @@ void radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint 
 		sh_lo[t] = sum;
 		barrier();
 		if (t == 0u) {
-			uint need = kk - above, acc = 0u;
-			uint c = WG - 1u;
-			while (acc + sh_lo[c] < need) {
-				acc += sh_lo[c];
-				c--;
+			uint need = kk - above, acc = 0u, tot = need;
+			// Below a floor there may be fewer than need (uniform: flo
+			// is; 8x32000 K=2048, no floor, is small enough to feel
+			// this loop).
+			if (flo != 0u) {
+				tot = 0u;
+				for (uint c = 0u; c < WG; c++) {
+					tot += sh_lo[c];
+				}
 			}
-			uint b = min(nbins, (c + 1u) * per) - 1u;
-			while (acc + sh_idx[b] < need) {
-				acc += sh_idx[b];
-				b--;
+			sh_pick = NO_PICK;
+			if (tot >= need) {
+				uint c = WG - 1u;
+				while (acc + sh_lo[c] < need) {
+					acc += sh_lo[c];
+					c--;
+				}
+				uint b = min(nbins, (c + 1u) * per) - 1u;
+				while (acc + sh_idx[b] < need) {
+					acc += sh_idx[b];
+					b--;
+				}
+				sh_pick = b;
+				sh_before = acc;
 			}
-			sh_pick = b;
-			sh_before = acc;
 		}
 		barrier();
+		// Uniform: every lane reads the pick after the barrier.
 		uint b = sh_pick;
+		ok = b != NO_PICK;
 		above += sh_before;
-		inbin = sh_idx[b];
+		inbin = ok ? sh_idx[b] : 0u;
 		uvec3 dk = uvec3(0u);
 		dk[lo >> 5] = b << (lo & 31u);
 		if ((lo & 31u) + w > 32u && (lo >> 5) < 2u) {
@@ -682,17 +817,18 @@ void radix_passes(uint kin, uint j0, uint j1, uint step, uint nq, uint kk, uint 
 		pre |= dk;
 		barrier();
 	}
+	return ok;
 }
 
-// radix_collect gathers into shared memory the entries of [j0, j1) whose
-// keys' bits from lo up are at least pre's, and returns their count
-// (only the first SORT_MAX are stored).
-uint radix_collect(uint kin, uint j0, uint j1, uint ib, uvec3 pre, uint lo) {
+// radix_collect gathers into shared memory the entries of [j0, j1) that
+// score at least flo and whose keys' bits from lo up are at least pre's,
+// and returns their count (only the first SORT_MAX are stored).
+uint radix_collect(uint kin, uint j0, uint j1, uint ib, uvec3 pre, uint lo, uint flo) {
 	if (gl_LocalInvocationID.x == 0u) {
 		sh_count = 0u;
 	}
 	barrier();
-	radix_scan(kin, j0, j1, 1u, ib, pre, lo, lo, 0u, true);
+	radix_scan(kin, j0, j1, 1u, ib, pre, lo, lo, 0u, true, flo);
 	barrier();
 	// Uniform: every lane reads the count after the barrier.
 	uint cnt = sh_count;
@@ -701,15 +837,20 @@ uint radix_collect(uint kin, uint j0, uint j1, uint ib, uvec3 pre, uint lo) {
 }
 
 // radix_gather leaves in shared memory, sh_count of them, the entries of
-// positions [j0, j1) whose keys are at or above the K-th
-// best's prefix: at least kk of them (every entry of the best kk), at most
-// sort_n (at least kk, at most SORT_MAX).
-void radix_gather(uint kin, uint j0, uint j1, uint kk) {
+// positions [j0, j1) whose keys are at or above the kk-th best's prefix
+// and that score at least flo: at least kk of them (every entry of the
+// best kk), at most sort_n (at least kk, at most SORT_MAX). It returns
+// false, with nothing left, when fewer than kk entries score at least
+// flo (never with flo 0): every pass then counts only the entries at the
+// floor, which a scan tests on one compare (radix_scan's blocks).
+bool radix_gather(uint kin, uint j0, uint j1, uint kk, uint flo) {
 	uint ib = radix_ib(j1 - j0);
 	uvec3 pre;
 	uint lo;
-	radix_passes(kin, j0, j1, 1u, j1 - j0, kk, pc.sort_n, ib, pre, lo);
-	radix_collect(kin, j0, j1, ib, pre, lo);
+	if (!radix_passes(kin, j0, j1, 1u, j1 - j0, kk, pc.sort_n, ib, flo, pre, lo)) {
+		return false;
+	}
+	return radix_collect(kin, j0, j1, ib, pre, lo, flo) >= kk;
 }
 
 #if ENTRY_WORDS == 2
@@ -730,9 +871,10 @@ void thr_keep(uvec4 s, bvec4 p, uint j) {
 // thr_collect gathers into shared memory the entries of [j0, j1) that
 // score at least thr (thr > 0: no NaN among them) and returns their count
 // (only the first SORT_MAX are stored). The work of a position that does
-// not pass is a load and a compare: on lavapipe the body of a branch runs
-// (masked) whether or not a lane takes it, so it holds one atomic and
-// the stores, not radix_offer's keys.
+// not pass is a load and a compare: the 16-byte vectors are tested in
+// blocks (radix_scan's SCAN_BLOCK), and a vector that holds a position
+// that passes is kept by thr_keep, one atomic and the stores, not
+// radix_offer's keys.
 uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
@@ -746,11 +888,19 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 		scan_split(kin, j0, j1, mid, v0, nv);
 		// A block of vectors a lane, as radix_scan reads them.
 		uint per = (nv + WG - 1u) / WG;
-		for (uint v = t * per; v < min(nv, t * per + per); v++) {
-			uvec4 s = score4(LOAD4(v0 + v));
-			bvec4 p = greaterThanEqual(s, uvec4(thr));
-			if (any(p)) {
-				thr_keep(s, p, mid + 4u * v);
+		uint vb = t * per, ve = min(nv, vb + per);
+		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
+			uint hits = 0u;
+			for (uint i = 0u; i < min(SCAN_BLOCK, ve - b); i++) {
+				uvec4 p = uvec4(greaterThanEqual(score4(LOAD4(v0 + b + i)), uvec4(thr)));
+				hits |= (p.x | (p.y << 1) | (p.z << 2) | (p.w << 3)) << (4u * i);
+			}
+			while (hits != 0u) {
+				uint i = uint(findLSB(hits)) >> 2;
+				uint m = (hits >> (4u * i)) & 15u;
+				hits &= ~(15u << (4u * i));
+				uint v = b + i;
+				thr_keep(score4(LOAD4(v0 + v)), notEqual(uvec4(m) & uvec4(1u, 2u, 4u, 8u), uvec4(0u)), mid + 4u * v);
 			}
 		}
 	}
@@ -771,43 +921,75 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 	return cnt;
 }
 
-// radix_sampled tries a cheaper route to what radix_gather leaves, for
-// scores of one word: the histogram passes run over a sample of the
-// segment (every samp_step-th position) only, down to the score of its
-// s-th best entry, with s chosen so that on rows whose sample is like
-// the rest (random data) at least kk and, for kk up to about 1400 at
-// steps of up to 16, at most SORT_MAX entries of the segment score as
-// much; one scan then gathers the entries of at least that score (the
-// vector pretest skips a 16-byte vector on one compare). Every entry of
-// the best kk is among them when there are at least kk (the kk-th best
-// scores at least as much), so the result is exact; with fewer than kk,
-// or more than SORT_MAX (all-equal, sorted or NaN-heavy rows, a sample
-// unlike the row), it returns false and the caller runs radix_gather.
-bool radix_sampled(uint kin, uint j0, uint j1, uint kk) {
-	uint len = j1 - j0, step = pc.samp_step;
-	if (step <= 1u) {
-		return false;
-	}
+// radix_threshold is a score that, on rows whose sample is like the rest
+// (random data), at least kk and not many more entries of [j0, j1)
+// reach: the histogram passes run over every step-th position (those
+// scoring at least flo) down to the score of its s-th best entry, s the
+// sample's expected count above the kk-th best plus three of its
+// standard deviations and four. 0 where there is none (the sample too
+// small, fewer than s sampled positions at the floor, or the s-th best a
+// NaN's score). It only bounds the work: whoever uses it checks the
+// count it gives.
+uint radix_threshold(uint kin, uint j0, uint j1, uint kk, uint step, uint flo) {
+	uint len = j1 - j0;
 	uint nq = (len - 1u) / step + 1u;
-	// The sample's expected count above the kk-th best, plus three of
-	// its standard deviations and four.
 	float q = float(kk) * float(nq) / float(len);
 	uint s = uint(q + 3.0 * sqrt(q)) + 4u;
 	if (s >= nq) {
-		return false;
+		return 0u;
 	}
 	uint ib = radix_ib(len);
 	uvec3 pre;
 	uint lo;
-	radix_passes(kin, j0, j1, step, nq, s, s + (s >> 1), ib, pre, lo);
+	if (!radix_passes(kin, j0, j1, step, nq, s, s + (s >> 1), ib, flo, pre, lo)) {
+		return 0u;
+	}
 	// The score part of the prefix (bits below lo cleared: a lower
 	// bound of the s-th best sample's score), as a key without position.
-	uint thr = ib >= 32u ? pre.y : (pre.x >> ib) | (pre.y << (32u - ib));
-	if (thr == 0u) {
-		return false; // every entry, NaNs too, would pass
+	return ib >= 32u ? pre.y : (pre.x >> ib) | (pre.y << (32u - ib));
+}
+
+// radix_select leaves in shared memory what radix_gather leaves, for
+// scores of one word, by cheaper routes where the data allows. With
+// floor_step > 1 a sparse sample (every floor_step-th position) gives a
+// floor (radix_threshold) that at least kk entries reach on random data;
+// with samp_step > 1 the passes over a denser sample (every
+// samp_step-th position), counting only the sampled positions at the
+// floor, give a threshold with, on random data, at least kk and at most
+// SORT_MAX entries at or above it, and one scan gathers those
+// (thr_collect; the vector test skips a 16-byte vector on one compare):
+// every entry of the best kk is among them when there are at least kk
+// (the kk-th best scores at least as much), so the result is exact.
+// Otherwise (fewer than kk, or more than SORT_MAX: all-equal, sorted or
+// NaN-heavy rows, a sample unlike the row) the exact passes run counting
+// only the entries at the floor (each scan tests a vector on one
+// compare), and where fewer than kk reach it, over every entry.
+void radix_select(uint kin, uint j0, uint j1, uint kk) {
+	uint flo = 0u;
+#if RADIX_FLOOR
+	if (pc.floor_step > 1u) {
+		flo = radix_threshold(kin, j0, j1, kk, pc.floor_step, 0u);
 	}
-	uint cnt = thr_collect(kin, j0, j1, thr);
-	return cnt >= kk && cnt <= SORT_MAX;
+#endif
+	if (pc.samp_step > 1u) {
+		uint thr = flo;
+		if (pc.samp_step < pc.floor_step || pc.floor_step <= 1u) {
+			thr = max(flo, radix_threshold(kin, j0, j1, kk, pc.samp_step, flo));
+		}
+		// thr 0: every entry, NaNs too, would pass.
+		if (thr != 0u) {
+			uint cnt = thr_collect(kin, j0, j1, thr);
+			if (cnt >= kk && cnt <= SORT_MAX) {
+				return;
+			}
+			if (RADIX_FLOOR != 0 && cnt >= kk) {
+				flo = thr;
+			}
+		}
+	}
+	if (flo == 0u || !radix_gather(kin, j0, j1, kk, flo)) {
+		radix_gather(kin, j0, j1, kk, 0u);
+	}
 }
 #endif
 
@@ -963,11 +1145,9 @@ void main() {
 		uint kk = min(K, j1 - j0);
 #if SHAPE == 4
 #if ENTRY_WORDS == 2
-		if (!radix_sampled(kin, j0, j1, kk)) {
-			radix_gather(kin, j0, j1, kk);
-		}
+		radix_select(kin, j0, j1, kk);
 #else
-		radix_gather(kin, j0, j1, kk);
+		radix_gather(kin, j0, j1, kk, 0u);
 #endif
 #elif SHAPE == 1
 		// Lane t's list, padded, at entries [t*lk, (t+1)*lk) with lk =

@@ -71,7 +71,7 @@ func TopKMergeName(elemBits int, native, final bool) string {
 // arrays of 7 kept dimension slots.
 var (
 	topKSpec        = concat([]string{SpecWorkgroupSize, "FLAGS", "K", "N", "AI", "AV", "AX"}, numbered("DS", 7), numbered("DI", 7), numbered("DV", 7), numbered("DX", 7))
-	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "samp_step", "in_win", "v_win", "x_win"}
+	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "samp_step", "floor_step", "in_win", "v_win", "x_win"}
 	topKMergePush   = []string{"r_begin", "r_count", "span", "cap_in", "nruns_in", "cap_out", "nruns_out", "in_win", "v_win", "x_win"}
 	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3, TopKRadix: 4}
 )
