@@ -95,7 +95,10 @@ pkgs=${WINTEST_PKGS:-./...}
 : >"$out/packages"
 # The first build alone compiles what they share (the standard library
 # with the overlay, vkdml's packages); then two at a time, each mostly its
-# link through mingw's linker, on one core.
+# link through mingw's linker, on one core. Keep foreground external
+# commands out of this loop: bash 5.2 never reports to `wait -n` a job
+# that ended while one ran, and the last wait then fails (127) as if a
+# build had (builtins and command substitutions are safe).
 building=0 limit=1
 # shellcheck disable=SC2086
 for p in $("$GO" list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' $pkgs); do
