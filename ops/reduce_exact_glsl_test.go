@@ -2,12 +2,10 @@ package ops_test
 
 import (
 	"encoding/binary"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/vkdml/vkdml/gpu"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -21,9 +19,7 @@ import (
 // bits against the Go reference's exact sum.
 func TestExactAccGLSL(t *testing.T) {
 	d, k := glslCheckKernel(t, "reduce_exact_check", 8)
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := testutil.Rand(t)
 	const blocks, n = 512, 37
 	xs := make([]uint32, blocks*n)
 	for b := 0; b < blocks; b++ {
@@ -69,7 +65,7 @@ func TestExactAccGLSL(t *testing.T) {
 		for b := 0; b < blocks; b++ {
 			want := ops.ExactSumFloat32(xs[b*n : (b+1)*n])
 			if got := binary.LittleEndian.Uint32(out[4*b:]); got != want {
-				t.Fatalf("seed %d, cut %d: block %d %08x: the kernel's sum %08x, the reference's %08x", seed, cut, b, xs[b*n:(b+1)*n], got, want)
+				t.Fatalf("cut %d: block %d %08x: the kernel's sum %08x, the reference's %08x", cut, b, xs[b*n:(b+1)*n], got, want)
 			}
 		}
 	}
@@ -138,9 +134,7 @@ func glslCheckRun(t *testing.T, d *gpu.Device, k *gpu.Kernel, in []byte, outByte
 // against the Go reference bit for bit.
 func TestFloatFunctionsGLSL(t *testing.T) {
 	d, k := glslCheckKernel(t, "reduce_float_check", 8)
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := testutil.Rand(t)
 	n := 1 << 16
 	if testing.Short() {
 		n = 1 << 12
@@ -165,7 +159,7 @@ func TestFloatFunctionsGLSL(t *testing.T) {
 		out := glslCheckRun(t, d, k, in, 4*n, params, uint32(n/64))
 		for i, x := range xs {
 			if got, want := binary.LittleEndian.Uint32(out[4*i:]), ref(x, i); got != want {
-				t.Fatalf("seed %d: function %d (reduce_float_check.comp) of %08x (element %d): the kernel's %08x, the reference's %08x", seed, fn, x, i, got, want)
+				t.Fatalf("function %d (reduce_float_check.comp) of %08x (element %d): the kernel's %08x, the reference's %08x", fn, x, i, got, want)
 			}
 		}
 	}
@@ -182,9 +176,7 @@ func TestHalfVecGLSL(t *testing.T) {
 	if !d.Features.ShaderInt64 {
 		t.Skip("the device has no shaderInt64")
 	}
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	rng := testutil.Rand(t)
 	odd := func(h uint16) bool { e := h >> 10 & 31; return e == 31 || e == 0 && h&0x3ff != 0 }
 	term := func(h uint16) int64 { // h·2^24, exact
 		m, e := int64(h&0x3ff), int64(h>>10&31)
@@ -230,16 +222,16 @@ func TestHalfVecGLSL(t *testing.T) {
 		}
 		gotOdd := binary.LittleEndian.Uint64(out[24*i:])
 		if gotOdd != wantOdd {
-			t.Fatalf("seed %d: halves %04x: half_odd's lanes %016x, want %016x", seed, quad, gotOdd, wantOdd)
+			t.Fatalf("halves %04x: half_odd's lanes %016x, want %016x", quad, gotOdd, wantOdd)
 		}
 		if wantOdd != 0 {
 			continue // the widening path's
 		}
 		if got := int64(binary.LittleEndian.Uint64(out[24*i+8:])); got != sum {
-			t.Fatalf("seed %d: halves %04x: half_quad %d, want %d", seed, quad, got, sum)
+			t.Fatalf("halves %04x: half_quad %d, want %d", quad, got, sum)
 		}
 		if got := int64(binary.LittleEndian.Uint64(out[24*i+16:])); got != abs {
-			t.Fatalf("seed %d: halves %04x: half_quad of |h| %d, want %d", seed, quad, got, abs)
+			t.Fatalf("halves %04x: half_quad of |h| %d, want %d", quad, got, abs)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // expFastHardInputs are x whose exp lies within the fast evaluation's
@@ -101,9 +100,7 @@ func expFastDraw(rng *rand.Rand, i int) uint32 {
 // falls back; and the fast value is within the proven bound (2^16.4
 // units) of expFloat32's unrounded value (itself within 2^7 units).
 func TestExpFastAgrees(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	n := 1 << 22
 	if testing.Short() {
 		n = 1 << 17

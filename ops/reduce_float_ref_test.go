@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 func f32(v float32) uint32 { return math.Float32bits(v) }
@@ -83,9 +82,7 @@ func TestExactSumExamples(t *testing.T) {
 // rounded by big.Float.Float32, and checks that merging partial
 // accumulators split anywhere gives the same bits.
 func TestExactSumRandom(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	for trial := 0; trial < 3000; trial++ {
 		xs := make([]uint32, 1+rng.Intn(64))
 		for i := range xs {
@@ -128,10 +125,17 @@ func nearestHalf(v *big.Float) uint16 {
 			cand = uint16(c)
 		}
 		cb := halfToFloat32Bits(cand)
-		if isNaN32(cb) || isInf32(cb) {
+		if isNaN32(cb) {
 			continue
 		}
-		d := new(big.Float).SetPrec(2000).Sub(v, big.NewFloat(float64(math.Float32frombits(cb))))
+		cv := float64(math.Float32frombits(cb))
+		if isInf32(cb) {
+			// Rounding goes on as if the exponent were unbounded: ±Inf
+			// stands at ±2^16, so a sum at or past 65520 (halfway from
+			// 65504, ties to the even 2^16) overflows to ±Inf.
+			cv = math.Copysign(65536, cv)
+		}
+		d := new(big.Float).SetPrec(2000).Sub(v, big.NewFloat(cv))
 		d.Abs(d)
 		if bestDist == nil || d.Cmp(bestDist) < 0 || d.Cmp(bestDist) == 0 && cand&1 == 0 {
 			best, bestDist = cand, d
@@ -141,9 +145,26 @@ func nearestHalf(v *big.Float) uint16 {
 }
 
 func TestExactSumHalfRandom(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	// Past the largest FLOAT16 (65504) rounding goes on as if the exponent
+	// were unbounded: 65520, halfway to 2^16, ties to the even 2^16 = Inf.
+	h := func(v float32) uint32 { return halfToFloat32Bits(float32ToHalfBits(f32(v))) }
+	for _, c := range []struct {
+		xs   []uint32
+		want uint16
+	}{
+		{[]uint32{h(65504), h(15.9921875)}, 0x7bff},
+		{[]uint32{h(65504), h(16)}, 0x7c00},
+		{[]uint32{h(-65504), h(-16)}, 0xfc00},
+		{[]uint32{h(65440), h(87.9375), h(-0.38085938), h(-0.14404297)}, 0x7c00}, // 65527.4
+	} {
+		if got := reduceFloatExact(ReduceFunctionSum, true, c.xs); got != uint32(c.want) {
+			t.Errorf("FLOAT16 SUM %08x = %04x, want %04x", c.xs, got, c.want)
+		}
+		if got := nearestHalf(exactSumBig(c.xs)); got != c.want {
+			t.Errorf("nearestHalf of the sum of %08x = %04x, want %04x", c.xs, got, c.want)
+		}
+	}
+	seed, rng := seededRand(t)
 	for trial := 0; trial < 3000; trial++ {
 		xs := make([]uint32, 1+rng.Intn(16))
 		for i := range xs {
@@ -226,9 +247,7 @@ func TestReduceFloatFunctions(t *testing.T) {
 // TestMultiplyTreeOrder checks the canonical order against a hand-built
 // tree for 5 values: ((x0·x1)·(x2·x3))·x4.
 func TestMultiplyTreeOrder(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	for trial := 0; trial < 1000; trial++ {
 		x := make([]float32, 5)
 		for i := range x {
@@ -245,9 +264,7 @@ func TestMultiplyTreeOrder(t *testing.T) {
 // IEEE FLOAT32 multiply (Go rounds each product; amd64 and arm64 keep
 // denormals).
 func TestMulFloat32(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	for i := 0; i < 1000000; i++ {
 		x, y := randomFloat32Bits(rng), randomFloat32Bits(rng)
 		if i%7 == 0 {
@@ -262,9 +279,7 @@ func TestMulFloat32(t *testing.T) {
 }
 
 func TestDivFloat32ByCount(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	for i := 0; i < 200000; i++ {
 		x := randomFloat32Bits(rng)
 		n := uint32(1 + rng.Intn(1<<uint(rng.Intn(32))))
@@ -279,9 +294,7 @@ func TestDivFloat32ByCount(t *testing.T) {
 // TestSqrtFloat32 checks the correctly rounded root against float64's
 // (rounding its root to FLOAT32 is correct: 53 >= 2·24+2).
 func TestSqrtFloat32(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	check := func(x uint32) {
 		want := float32(math.Sqrt(float64(math.Float32frombits(x))))
 		if got := sqrtFloat32(x); got != f32(want) && !(want != want && got == formatFloat32.nan) {
@@ -323,9 +336,7 @@ const expLogULPBound = 0.5 + 1.0/(1<<20)
 // how many results differ from ref rounded to FLOAT32, and fails past
 // expLogULPBound or on a special value other than want's.
 func checkULP(t *testing.T, name string, f func(uint32) uint32, ref func(float64) float64, edges []uint32, draw func(*rand.Rand, int) uint32, specials map[uint32]uint32) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := seededRand(t)
 	var worst float64
 	var worstX uint32
 	mismatches := 0
