@@ -8,10 +8,18 @@
 
 // half_odd is bit 15 of each 16-bit lane set for the halves of q that the
 // conversion does not take: denormals, infinities and NaN.
-uint64_t half_odd(uint64_t q) {
+// half_outside is bit 15 of each 16-bit lane set for the halves of q
+// whose magnitude bits t (15 bits in a 16-bit lane: no carry leaves a
+// lane) lie in [1, lo) or [hi, 0x8000), given lo_add = 0x8000 - lo and
+// hi_add = 0x8000 - hi in every lane (lo <= hi): bit 15 of t + 0x7fff is
+// t >= 1, of t + lo_add is t >= lo, of t + hi_add is t >= hi, each
+// implying the one before, so the three xor to exactly those halves.
+uint64_t half_outside(uint64_t q, uint64_t lo_add, uint64_t hi_add) {
 	uint64_t t = q & HALF_MAG;
-	return (t + 0x7fff7fff7fff7fffUL) ^ (t + 0x7c007c007c007c00UL) ^ (t + 0x0400040004000400UL);
+	return (t + 0x7fff7fff7fff7fffUL) ^ (t + lo_add) ^ (t + hi_add);
 }
+
+uint64_t half_odd(uint64_t q) { return half_outside(q, 0x7c007c007c007c00UL, 0x0400040004000400UL); }
 
 // half_term is f·2^136 as an integer: f the FLOAT32 bits that the
 // conversion above builds, times 2^127 and 2^9 (two exact products; not
@@ -44,3 +52,60 @@ int64_t half_quad(uvec2 w, uint64_t keep) {
 	return half_term(hi.x) + half_term(hi.y) + half_term(lo.x) + half_term(lo.y);
 }
 
+
+// THE SQUARES (SUM_SQUARE, L2: rule 41's term x·x, exact in FLOAT32 and
+// not rounded to FLOAT16). A normal FLOAT16 h is m·2^(e-25) with an
+// 11-bit m, so h·h is m·m·2^(2e-50): 22 significant bits, a multiple of
+// 2^-48, below 2^32. A window w takes the halves of magnitude in
+// [2^-a, 2^b) and ±0: with scale 2^(10+a), x = h·2^(10+a) is exact (a
+// normal FLOAT32 times a power of two, normal result), and x·x =
+// h·h·2^(20+2a) is an integer (h is a multiple of 2^-(a+10)) below
+// 2^(2(a+b)+20) with 22 significant bits, so exact in FLOAT32 and, as a
+// uint64, exact (OpConvertFToU of an integer value). With a + b = 20 a
+// square is below 2^60 and eight of them below 2^63, so the eight squares
+// of a 16-byte vector sum in a uint64 and that sum is added to a 128-bit
+// lane sum (a uint64 and its carries): no overflow at any length. Both
+// products are precise (nothing to fuse anyway: there is no add); no
+// rounding mode, fused multiply-add or denormal flushing enters, as the
+// conversion unpackHalf2x16 of a normal FLOAT16 or ±0 is exact and the
+// windows hold no FLOAT16 denormal (a driver may flush those).
+//   window 0: [2^-14, 2^6): every normal half below 64, units 2^-48;
+//   window 1: [2^-4, 2^16): every finite half from 1/16 up, units 2^-28.
+// half_outside's bounds for them (lo_add, hi_add), the scale 2^(10+a),
+// and the limb bit of a unit (2^(p-149), reduce_exact.glsl).
+const uint64_t HALF_SQ_LO_ADD[2] = uint64_t[2](0x7c007c007c007c00UL, 0x5400540054005400UL);
+const uint64_t HALF_SQ_HI_ADD[2] = uint64_t[2](0x2c002c002c002c00UL, 0x0400040004000400UL);
+const float HALF_SQ_SCALE[2] = float[2](16777216.0, 16384.0);
+const uint HALF_SQ_UNIT_BIT[2] = uint[2](101u, 121u);
+
+// half_sq_outside: half_outside for window w.
+uint64_t half_sq_outside(uint64_t q, uint w) { return half_outside(q, HALF_SQ_LO_ADD[w], HALF_SQ_HI_ADD[w]); }
+
+// half_sq_pair is the sum of the squares of the two halves of the word
+// h, in window w's units; both in the window.
+uint64_t half_sq_pair(uint h, uint w) {
+	vec2 x = unpackHalf2x16(h);
+	precise vec2 y = x * HALF_SQ_SCALE[w];
+	precise vec2 z = y * y;
+	return uint64_t(z.x) + uint64_t(z.y);
+}
+
+// half_sq_vec is the sum of the squares of the eight halves of q, in
+// window w's units, all in the window: below 2^63.
+uint64_t half_sq_vec(uvec4 q, uint w) { return (half_sq_pair(q.x, w) + half_sq_pair(q.y, w)) + (half_sq_pair(q.z, w) + half_sq_pair(q.w, w)); }
+
+// half_sq_add adds s to the 128-bit sum (lo, hi: its carries).
+void half_sq_add(inout uint64_t lo, inout uint64_t hi, uint64_t s) {
+	lo += s;
+	hi += lo < s ? 1UL : 0UL;
+}
+
+#ifdef EXACT_LIMBS
+// half_sq_settle adds the 128-bit sum (lo, hi) of units 2^(p-149) to the
+// limbs: lo's low 63 bits at p, and the rest (hi·2 and lo's top bit,
+// non-negative and small: hi counts carries) at p + 63.
+void half_sq_settle(inout uint acc[EXACT_LIMBS], uint64_t lo, uint64_t hi, uint p) {
+	exact_add_i64(acc, unpackUint2x32(lo & 0x7fffffffffffffffUL), p);
+	exact_add_i64(acc, unpackUint2x32((lo >> 63) | (hi << 1)), p + 63u);
+}
+#endif

@@ -1,7 +1,8 @@
 // reduce_half_fast.glsl: the FLOAT16 vector scan of REDUCE's exact sums
 // of x and |x| (SUM, AVERAGE, LOG_SUM, L1: argmax.comp HALF_FAST;
-// docs/semantics.md rules 39 and 41), for a block that is one contiguous
-// run. Every FLOAT16 is an integer multiple of
+// docs/semantics.md rules 39 and 41), and of x·x (SUM_SQUARE, L2:
+// reduce_half.glsl's squares, read its section), for a block that is one
+// contiguous run. Every FLOAT16 is an integer multiple of
 // 2^-24 below 2^16, so a finite term x·2^24 is an integer below 2^40 and a
 // signed 64-bit lane sum holds 2^23 of them exactly: far more than a lane
 // scans (a lane takes at most argIters positions of a segment, the
@@ -44,7 +45,27 @@ const uint64_t HALF_KEEP = FFUNC == FF_L1 ? HALF_KEEP_ABS : HALF_KEEP_X;
 
 // HALF_SCAN: the functions whose terms are x or |x| (rule 41); the
 // others' terms (x·x, exp x) are FLOAT32s that the lane window sums.
-const bool HALF_SCAN = FFUNC == FF_SUM || FFUNC == FF_AVERAGE || FFUNC == FF_LOG_SUM || FFUNC == FF_L1;
+// HALF_SQ: the functions whose terms are x·x (reduce_half.glsl's squares
+// take them); HALF_SCAN covers both.
+const bool HALF_SQ = FFUNC == FF_SUM_SQUARE || FFUNC == FF_L2;
+const bool HALF_SCAN = FFUNC == FF_SUM || FFUNC == FF_AVERAGE || FFUNC == FF_LOG_SUM || FFUNC == FF_L1 || HALF_SQ;
+
+// half_sq_lane adds the squares of lane t's vectors v0+t, v0+t+wg, ...
+// below v1 to st in reduce_half.glsl's window w and returns true, or
+// returns false, st unchanged, where a half lies outside the window.
+bool half_sq_lane(inout Part st, uint v0, uint v1, uint t, uint wg, uint w) {
+	uint64_t lo = 0UL, hi = 0UL, outside = 0UL;
+	for (uint v = v0 + t; v < v1; v += wg) {
+		uvec4 q = elem_src4.x[v];
+		outside |= half_sq_outside(packUint2x32(q.xy), w) | half_sq_outside(packUint2x32(q.zw), w);
+		half_sq_add(lo, hi, half_sq_vec(q, w));
+	}
+	if ((outside & HALF_LANE_TOP) != 0UL) {
+		return false;
+	}
+	half_sq_settle(st.acc, lo, hi, HALF_SQ_UNIT_BIT[w]);
+	return true;
+}
 
 // half_scan adds the n halves from element e0 of the source binding to
 // st, lane t of wg: the unaligned head and tail through part_fold, lane t
@@ -67,6 +88,25 @@ void half_scan(inout Part st, uint e0, uint n, uint t, uint wg) {
 	for (uint i = t; i < e1 - 8u * v1; i += wg) {
 		st = part_fold(st, load_at(8u * v1 + i), 0u);
 	}
+	// The lane's words, vector v0+t+(i/4)·wg's word i%4, for i < nw.
+	uint nw = v0 + t < v1 ? 4u * ((v1 - v0 - t - 1u) / wg + 1u) : 0u;
+#define HALF_WORD(i) elem_src4.x[v0 + t + ((i) >> 2) * wg][(i) & 3u]
+	if (HALF_SQ) {
+		// x·x: window 0, else window 1, else every half through
+		// part_fold (the widening path), a word a trip. A square is
+		// never -0.
+		if (nw > 0u) {
+			st.flags |= EXACT_NOT_ALL_NEG_ZERO;
+		}
+		if (!half_sq_lane(st, v0, v1, t, wg, 0u) && !half_sq_lane(st, v0, v1, t, wg, 1u)) {
+			for (uint i = 0u; i < nw; i++) {
+				uint w = HALF_WORD(i);
+				st = part_fold(st, uvec2(w & 0xffffu, 0u), 0u);
+				st = part_fold(st, uvec2(w >> 16, 0u), 0u);
+			}
+		}
+		return;
+	}
 	int64_t sum = 0L;
 	uint64_t odd = 0UL;
 	for (uint v = v0 + t; v < v1; v += wg) {
@@ -74,9 +114,6 @@ void half_scan(inout Part st, uint e0, uint n, uint t, uint wg) {
 		odd |= half_odd(packUint2x32(q.xy)) | half_odd(packUint2x32(q.zw));
 		sum += half_quad(q.xy, HALF_KEEP) + half_quad(q.zw, HALF_KEEP);
 	}
-	// The lane's words, vector v0+t+(i/4)·wg's word i%4, for i < nw.
-	uint nw = v0 + t < v1 ? 4u * ((v1 - v0 - t - 1u) / wg + 1u) : 0u;
-#define HALF_WORD(i) elem_src4.x[v0 + t + ((i) >> 2) * wg][(i) & 3u]
 	if ((odd & HALF_LANE_TOP) != 0UL) {
 		// A denormal, an infinity or a NaN: the fast sum is dropped and
 		// the lane's halves go through part_fold, a word a trip.

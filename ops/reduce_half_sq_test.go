@@ -1,0 +1,163 @@
+package ops_test
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// halfSqPlaced are the patterns of halfSqValue that place a few halves
+// (each with a random sign) evenly over a block of ±0, chosen so that
+// the FLOAT16 result shows a lost low bit or a lost carry of
+// reduce_half.glsl's squares:
+//   - the ties: the exact sum of squares (SUM_SQUARE) or its square root
+//     (L2) lies just above a FLOAT16 tie, by the square of the smallest
+//     half of the window (2^-14 in window 0, 2^-4 in window 1); without
+//     it the result rounds to even, one ULP lower;
+//   - the carries: 17 halves 63.97 (0x53ff, window 0) or 65504 (window 1)
+//     one 16-byte vector in 4 apart (a block starting on a 16-byte
+//     boundary puts them in one lane of a 4-lane workgroup, or one
+//     column): their squares' sum passes 2^64 units, and a lost carry
+//     leaves a finite L2 (and SUM_SQUARE, window 0) where the exact one
+//     is larger (or +inf).
+var halfSqPlaced = map[string][]uint64{
+	"sq_tie0_sum": {0x3c00, 0x2000, 0x2000, 0x0400}, // 1 + 2·2^-12 + 2^-28: 1 + 2^-10, not 1
+	"sq_tie0_l2":  {0x3c00, 0x1400, 0x1000, 0x0400}, // sqrt((1 + 2^-11)^2 + 2^-28): 1 + 2^-10
+	"sq_tie1_sum": {0x5800, 0x4000, 0x4000, 0x2c00}, // 2^14 + 8 + 2^-8: 16400, not 16384
+	"sq_tie1_l2":  {0x5800, 0x4400, 0x2c00, 0x2c00}, // sqrt((128 + 2^-4)^2 + 2^-8): 128.125
+}
+
+// halfSqPatterns are the patterns of TestReduceFloatHalfSquares's rows
+// and columns: halfSqPlaced, the carries, the windows of reduce_half.glsl
+// (0: [2^-14, 64), 1: [2^-4, 65504]) and their edges, one half outside a
+// lane's window mid-block (the lane takes the other window or the
+// widening path while its neighbours stay), and halfVecPatterns' denormals,
+// ±inf, NaN, zeros and any bits.
+var halfSqPatterns = []string{"sq_tie0_sum", "sq_tie0_l2", "sq_tie1_sum", "sq_tie1_l2", "sq_carry0", "sq_carry1",
+	"sq_small", "sq_large", "sq_edges", "sq_one_large", "sq_one_tiny",
+	"one_denormal", "specials", "negzeros", "zeros_one_pos", "random"}
+
+// halfSqEdges are the halves at and beside the windows' bounds.
+var halfSqEdges = []uint64{0, 0x03ff, 0x0400, 0x0401, 0x2bff, 0x2c00, 0x53ff, 0x5400, 0x7bff, 0x7c00}
+
+// halfSqValue is the FLOAT16 bits of element j of n of a block in
+// pattern (halfSqPatterns).
+func halfSqValue(rng *rand.Rand, pattern string, j, n int) uint64 {
+	sign := uint64(rng.Intn(2)) << 15
+	small := func() uint64 { return sign | uint64(0x400+rng.Intn(0x5000)) }  // window 0
+	large := func() uint64 { return sign | uint64(0x2c00+rng.Intn(0x5000)) } // window 1
+	if vals, ok := halfSqPlaced[pattern]; ok {
+		if step := n / len(vals); step > 0 && j%step == 0 && j/step < len(vals) {
+			return sign | vals[j/step]
+		}
+		return sign
+	}
+	switch pattern {
+	case "sq_carry0", "sq_carry1":
+		if j%32 == 0 && j < 17*32 {
+			if pattern == "sq_carry0" {
+				return sign | 0x53ff
+			}
+			return sign | 0x7bff
+		}
+		return sign
+	case "sq_small":
+		if rng.Intn(4) == 0 {
+			return sign
+		}
+		return small()
+	case "sq_large":
+		if rng.Intn(4) == 0 {
+			return sign | 0x7bff
+		}
+		return large()
+	case "sq_edges":
+		return sign | halfSqEdges[rng.Intn(len(halfSqEdges)-1)] // not inf, which would hide the sum
+	case "sq_one_large": // window 0 but one 65504
+		if j == n/2 {
+			return sign | 0x7bff
+		}
+		return small()
+	case "sq_one_tiny": // window 1 but one 2^-14
+		if j == n/3 {
+			return sign | 0x0400
+		}
+		return large()
+	}
+	return halfVecValue(rng, pattern, j, n)
+}
+
+// TestReduceFloatHalfSquares checks FLOAT16 SUM_SQUARE and L2 on the
+// vector scan's squares (reduce_half_fast.glsl HALF_SQ, reduce_half.glsl)
+// against the reference bit for bit: one row a halfSqPatterns pattern,
+// rows starting on 16-byte boundaries, in workgroups of 4 lanes (many
+// vectors a lane: carries, a lane leaving its window mid-row while the
+// others stay); without -short also on the GPU plans of long rows at
+// every alignment and of the whole tensor (split-K). -short runs one of
+// the two functions, the seed's.
+func TestReduceFloatHalfSquares(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if !d.GPU().Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64: the vector scan is not planned")
+	}
+	rng := testutil.Rand(t)
+	fns := []ops.ReduceFunction{ops.ReduceFunctionSumSquare, ops.ReduceFunctionL2}
+	first := rng.Intn(2)
+	rows := uint32(len(halfSqPatterns))
+	for i := range fns {
+		if i > 0 && testing.Short() {
+			break // -short: one function, the seed's (a pipeline compiles in seconds)
+		}
+		f := fns[(first+i)%2]
+		n := 8 * (17*4 + rng.Intn(60))
+		in := halfSqRows(rng, rows, n, n)
+		desc := narrowGroupPlan{&ops.Reduce{Function: f, Input: in.Desc,
+			Output: tensor.NewDesc(tensor.Float16, []uint32{rows, 1}), Axes: []uint32{1}}}
+		p, err := desc.Plan(testutil.PlanContext(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(p.Kernels[0].Variant, shaders.ReduceFloatHalfVec) || p.Kernels[0].Spec[0] != 4 {
+			t.Fatalf("the narrow group plan runs %s with %d lanes, want the vector scan with 4", p.Kernels[0].Variant, p.Kernels[0].Spec[0])
+		}
+		argCheckCase(t, d, argCase{desc: desc, in: in, what: fmt.Sprintf("%v FLOAT16 %dx%d, row r's values halfSqPatterns[r], workgroups of 4", f, rows, n)}, "", rng)
+	}
+	if testing.Short() {
+		return
+	}
+	used := map[string]int{}
+	for i, f := range fns {
+		n, pad := 40000+rng.Intn(3000), 1+rng.Intn(7)
+		in := halfSqRows(rng, rows, n, n+pad)
+		axes := [][]uint32{{1}, {0, 1}}[i]
+		what := fmt.Sprintf("%v FLOAT16 %dx%d row stride %d axes %v, row r's values halfSqPatterns[r]", f, rows, n, n+pad, axes)
+		out := tensor.NewDesc(tensor.Float16, []uint32{rows, 1})
+		if len(axes) == 2 {
+			out = tensor.NewDesc(tensor.Float16, []uint32{1, 1})
+		}
+		c := argCase{desc: &ops.Reduce{Function: f, Input: in.Desc, Output: out, Axes: axes}, in: in, what: what}
+		reduceCheckGPUPlan(t, d, c, nil, "", used, rng)
+		reduceCheckGPUPlan(t, d, c, nil, ops.ArgStrategyGroup, used, rng)
+	}
+	reduceCheckPlansUsed(t, used, shaders.ReduceFloatHalfVec)
+}
+
+// halfSqRows is a FLOAT16 rows×n tensor of row stride stride whose row r
+// holds halfSqPatterns[r] (the padding random bits).
+func halfSqRows(rng *rand.Rand, rows uint32, n, stride int) *tensor.Tensor {
+	in := argInput(tensor.Float16, []uint32{rows, uint32(n)}, []uint32{uint32(stride), 1})
+	rng.Read(in.Data)
+	for r := uint32(0); r < rows; r++ {
+		for j := 0; j < n; j++ {
+			in.SetBits([]uint32{r, uint32(j)}, halfSqValue(rng, halfSqPatterns[r], j, n))
+		}
+	}
+	return in
+}
