@@ -94,11 +94,12 @@ func (a *argOp) hwSquare(ctx *Context) bool {
 // halfCol: a's first pass may run reduce_half_col.comp, FLOAT16 columns
 // read in 16-byte vectors of 8 adjacent outputs with a 64-bit exact sum
 // a column, where the layout fits (argVecLayout's "col"): SUM, AVERAGE,
-// LOG_SUM and L1 (whose terms are x or |x|, rule 41) on a device with
-// shaderInt64.
+// LOG_SUM and L1 (whose terms are x or |x|, rule 41), and SUM_SQUARE and
+// L2 (x·x, a 128-bit sum of squares a column: shaders/reduce_half.glsl),
+// on a device with shaderInt64.
 func (a *argOp) halfCol(ctx *Context) bool {
 	switch a.floatFn {
-	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1:
+	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1, ReduceFunctionSumSquare, ReduceFunctionL2:
 		return a.value == funcFloat && a.in.DataType == tensor.Float16 && ctx.Features.ShaderInt64
 	}
 	return false

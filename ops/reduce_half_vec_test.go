@@ -187,9 +187,18 @@ func halfColValue(rng *rand.Rand, pattern string, j, n int) uint64 {
 // all 8 (so that -0 sums, maxima and cancelling pairs run on the fast
 // path), the odd ones a pattern a column.
 func halfColCase(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, axes []uint32) argCase {
+	c := halfColPatternCase(rng, f, sizes, strides, axes, halfColPatterns, halfColValue)
+	c.what = strings.Replace(c.what, "patterns", "halfColPatterns", 2)
+	return c
+}
+
+// halfColPatternCase is halfColCase with the column patterns patterns
+// and their values value.
+func halfColPatternCase(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, axes []uint32, patterns []string,
+	value func(rng *rand.Rand, pattern string, j, n int) uint64) argCase {
 	in := argInput(tensor.Float16, sizes, strides)
 	rng.Read(in.Data)
-	np := len(halfColPatterns)
+	np := len(patterns)
 	first := rng.Intn(np)
 	blockLen := 1
 	for _, a := range axes {
@@ -206,10 +215,10 @@ func halfColCase(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, axes []ui
 		for _, a := range axes {
 			j = j*int(sizes[a]) + int(c[a])
 		}
-		in.SetBits(c, halfColValue(rng, halfColPatterns[p], j, blockLen))
+		in.SetBits(c, value(rng, patterns[p], j, blockLen))
 	})
 	out := tensor.NewDesc(tensor.Float16, argOutSizes(sizes, axes))
-	what := fmt.Sprintf("%v FLOAT16 sizes %v strides %v axes %v, column c's values halfColPatterns[(%d + c/16) %% %d] (odd 8-column groups: (%d + c) %% %d)",
+	what := fmt.Sprintf("%v FLOAT16 sizes %v strides %v axes %v, column c's values patterns[(%d + c/16) %% %d] (odd 8-column groups: patterns[(%d + c) %% %d])",
 		f, sizes, strides, axes, first, np, first, np)
 	return argCase{desc: &ops.Reduce{Function: f, Input: in.Desc, Output: out, Axes: axes}, in: in, what: what}
 }

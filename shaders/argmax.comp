@@ -63,10 +63,11 @@
 //   HW_MUL     with REDUCE_FLOAT: 1 computes SUM_SQUARE's and L2's terms
 //              x·x by the native multiply (reduce_part_float.glsl)
 //   HALF_FAST  with REDUCE_FLOAT, ELEM_BITS 16 and GROUP: SUM, AVERAGE,
-//              LOG_SUM and L1 of a block that is one contiguous run (one
-//              reduced dimension of input stride 1) is scanned in 16-byte
-//              vectors of eight FLOAT16 into a 64-bit lane sum
-//              (reduce_part_float.glsl half_scan; needs shaderInt64)
+//              LOG_SUM, L1, SUM_SQUARE and L2 of a block that is one
+//              contiguous run (one reduced dimension of input stride 1)
+//              is scanned in 16-byte vectors of eight FLOAT16 into a
+//              64-bit lane sum (128-bit for squares: reduce_half_fast.glsl
+//              half_scan; needs shaderInt64)
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
 // patterns, so no variant but HALF_FAST needs shaderInt64, and none
 // shaderFloat16 or subgroup extended types; 64-bit outputs are written as

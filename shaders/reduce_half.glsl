@@ -81,12 +81,19 @@ const uint HALF_SQ_UNIT_BIT[2] = uint[2](101u, 121u);
 // half_sq_outside: half_outside for window w.
 uint64_t half_sq_outside(uint64_t q, uint w) { return half_outside(q, HALF_SQ_LO_ADD[w], HALF_SQ_HI_ADD[w]); }
 
+// half_sq2 is the squares of the two halves of the word h times scale²
+// (a window's HALF_SQ_SCALE): exact integers where both are in its window.
+vec2 half_sq2(uint h, float scale) {
+	vec2 x = unpackHalf2x16(h);
+	precise vec2 y = x * scale;
+	precise vec2 z = y * y;
+	return z;
+}
+
 // half_sq_pair is the sum of the squares of the two halves of the word
 // h, in window w's units; both in the window.
 uint64_t half_sq_pair(uint h, uint w) {
-	vec2 x = unpackHalf2x16(h);
-	precise vec2 y = x * HALF_SQ_SCALE[w];
-	precise vec2 z = y * y;
+	vec2 z = half_sq2(h, HALF_SQ_SCALE[w]);
 	return uint64_t(z.x) + uint64_t(z.y);
 }
 
@@ -107,5 +114,22 @@ void half_sq_add(inout uint64_t lo, inout uint64_t hi, uint64_t s) {
 void half_sq_settle(inout uint acc[EXACT_LIMBS], uint64_t lo, uint64_t hi, uint p) {
 	exact_add_i64(acc, unpackUint2x32(lo & 0x7fffffffffffffffUL), p);
 	exact_add_i64(acc, unpackUint2x32((lo >> 63) | (hi << 1)), p + 63u);
+}
+
+// half_sq_exact adds the square of the FLOAT16 h, any bits, to the
+// 128-bit sum (lo, hi) of units 2^-48 (limb bit 101), or its infinity
+// or NaN to the flags f: h = m·2^(max(e,1)-25) (m the significand,
+// denormals too), so h·h is m·m (below 2^22) shifted left by
+// 2·(max(e,1)-1) <= 58, whose bits past 64 go to hi.
+void half_sq_exact(inout uint64_t lo, inout uint64_t hi, inout uint f, uint h) {
+	uint t = h & 0x7fffu, e = t >> 10;
+	if (e == 31u) {
+		f |= t != 0x7c00u ? EXACT_NAN : EXACT_POS_INF;
+		return;
+	}
+	uint s = 2u * (max(e, 1u) - 1u);
+	uint64_t m2 = uint64_t(e == 0u ? t * t : ((t & 0x3ffu) | 0x400u) * ((t & 0x3ffu) | 0x400u));
+	half_sq_add(lo, hi, m2 << s);
+	hi += s > 42u ? m2 >> (64u - s) : 0UL;
 }
 #endif

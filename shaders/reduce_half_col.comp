@@ -1,11 +1,12 @@
 #version 450
 // reduce_half_col.comp (vec-col of REDUCE's float functions): the first
-// pass of FLOAT16 SUM, AVERAGE, LOG_SUM and L1 (docs/semantics.md rules
-// 39 and 41) over columns: the innermost kept dimension has input stride
-// 1 and a size that is a multiple of 8, and every other input stride is a
-// multiple of 8 elements (ops/reduce_layout.go argVecLayout), so one
-// invocation per (8 adjacent outputs, segment) reads one 16-byte vector
-// a block position, LOADS of them before it converts any, and keeps each
+// pass of FLOAT16 SUM, AVERAGE, LOG_SUM, L1, SUM_SQUARE and L2
+// (docs/semantics.md rules 39 and 41) over columns: the innermost kept
+// dimension has input stride 1 and a size that is a multiple of 8, and
+// every other input stride is a multiple of 8 elements
+// (ops/reduce_layout.go argVecLayout), so one invocation per (8 adjacent
+// outputs, segment) reads one 16-byte vector a block position, LOADS of
+// them before it converts any, and keeps each
 // of its 8 columns' exact sum in a signed 64-bit integer of units 2^-24:
 // reduce_half_fast.glsl's row scan (read its header for the conversion,
 // reduce_half.glsl) turned sideways, each half's term h·2^24 added to its
@@ -25,6 +26,14 @@
 // not -0; L1's |x| is never -0; a column of the fast path whose sum is 0
 // rereads its halves (only while some such column has not seen one that
 // is not -0), as reduce_half_fast.glsl does.
+//
+// SUM_SQUARE and L2 (HALF_SQ) take reduce_half.glsl's squares instead
+// (read its section): a column's 128-bit sum of x·x in window 0, the
+// squares of eight positions summed below 2^63 before each addition;
+// where a half of the segment's 8 columns lies outside window 0 the
+// segment is scanned again in window 1, and where one lies outside that
+// too, again with half_sq_exact (integer squares, any half) into the same
+// 128-bit sums. A square is never -0, so every column's flag is set.
 //
 // Needs shaderInt64; no 16-bit storage (the vectors are uvec4 words).
 
@@ -63,6 +72,9 @@ layout(push_constant) uniform Push {
 #endif
 
 const uint64_t HALF_KEEP = FFUNC == FF_L1 ? HALF_KEEP_ABS : HALF_KEEP_X;
+// HALF_SQ: SUM_SQUARE and L2, whose terms x·x take reduce_half.glsl's
+// squares (read its section).
+const bool HALF_SQ = FFUNC == FF_SUM_SQUARE || FFUNC == FF_L2;
 
 // half_exact adds the FLOAT16 h's term (x, or |x| for L1) to the column
 // sum s in units 2^-24, or its infinity or NaN to the flags f, as
@@ -82,9 +94,16 @@ void half_exact(inout int64_t s, inout uint f, uint h) {
 	s += (x >> 15) != 0u ? -m : m;
 }
 
-void write_col(uint o, uint seg, uint kout, int64_t s, uint f) {
+// write_col writes output o's state: the column sum (lo, hi) and flags f;
+// HALF_SQ's 128-bit sum of squares of units 2^(p-149), the others' signed
+// 64-bit sum lo of units 2^-24.
+void write_col(uint o, uint seg, uint kout, uint64_t lo, uint64_t hi, uint p, uint f) {
 	Part st = part_identity();
-	exact_add_i64(st.acc, unpackUint2x32(uint64_t(s)), 125u);
+	if (HALF_SQ) {
+		half_sq_settle(st.acc, lo, hi, p);
+	} else {
+		exact_add_i64(st.acc, unpackUint2x32(lo), 125u);
+	}
 	st.flags |= f;
 	if (OUT_MODE == 2u) {
 		write_part(pc.base_dst + PART_WORDS * (o * pc.nseg + seg - pc.dst_win), st);
@@ -142,6 +161,93 @@ void main() {
 		red_next(c, roff);         \
 		v = (ebase + roff) >> 3;   \
 	}
+		// ROWS scans the segment again, vector q a position.
+#define ROWS(body)                                    \
+	roff = red_coords(j0, c);                         \
+	v = (ebase + roff) >> 3;                          \
+	for (uint r = 0u; r < n; r++) {                   \
+		if (r > 0u) {                                 \
+			NEXT()                                    \
+		}                                             \
+		uvec4 q = elem_src4.x[v];                     \
+		body                                          \
+	}
+		uint64_t los[8], his[8];
+		uint flags[8];
+		uint pbit = 101u;
+		if (HALF_SQ) {
+			// x·x: window 0, else window 1 (reduce_half.glsl), eight
+			// positions' squares a column summed below 2^63 and added
+			// to its 128-bit sum; else every half through
+			// half_sq_exact. A square is never -0.
+			uint64_t l0, l1, l2, l3, l4, l5, l6, l7, h0, h1, h2, h3, h4, h5, h6, h7;
+			bool done = false;
+			[[dont_unroll]] for (uint w = 0u; w < 2u && !done; w++) {
+				uint64_t lo_add = w == 0u ? HALF_SQ_LO_ADD[0] : HALF_SQ_LO_ADD[1];
+				uint64_t hi_add = w == 0u ? HALF_SQ_HI_ADD[0] : HALF_SQ_HI_ADD[1];
+				float scale = w == 0u ? HALF_SQ_SCALE[0] : HALF_SQ_SCALE[1];
+				l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = 0UL;
+				h0 = h1 = h2 = h3 = h4 = h5 = h6 = h7 = 0UL;
+				uint64_t outside = 0UL;
+				uint64_t b0, b1, b2, b3, b4, b5, b6, b7;
+				// SQ_Q adds the squares of the vector q's halves to the
+				// columns' batch sums b0..b7 and notes those outside.
+#define SQ_W(word, ba, bb)                           \
+	{                                                \
+		vec2 z = half_sq2(word, scale);              \
+		ba += uint64_t(z.x);                         \
+		bb += uint64_t(z.y);                         \
+	}
+#define SQ_Q(q)                                                                                             \
+	outside |= half_outside(packUint2x32(q.xy), lo_add, hi_add) | half_outside(packUint2x32(q.zw), lo_add, hi_add); \
+	SQ_W(q.x, b0, b1) SQ_W(q.y, b2, b3) SQ_W(q.z, b4, b5) SQ_W(q.w, b6, b7)
+#define SQ_BATCH(body)                                                              \
+	b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = 0UL;                                    \
+	body half_sq_add(l0, h0, b0); half_sq_add(l1, h1, b1); half_sq_add(l2, h2, b2); \
+	half_sq_add(l3, h3, b3); half_sq_add(l4, h4, b4); half_sq_add(l5, h5, b5);      \
+	half_sq_add(l6, h6, b6); half_sq_add(l7, h7, b7);
+				roff = red_coords(j0, c);
+				v = (ebase + roff) >> 3;
+				{
+					uvec4 q = elem_src4.x[v];
+					SQ_BATCH(SQ_Q(q))
+				}
+				uint k = 1u;
+#define LOADQ(u) NEXT() uvec4 q##u = elem_src4.x[v];
+				// 16 positions' vectors in flight (LOADS), two batches.
+				for (; n - k >= 16u; k += 16u) {
+					LOADQ(0) LOADQ(1) LOADQ(2) LOADQ(3) LOADQ(4) LOADQ(5) LOADQ(6) LOADQ(7)
+					LOADQ(8) LOADQ(9) LOADQ(10) LOADQ(11) LOADQ(12) LOADQ(13) LOADQ(14) LOADQ(15)
+					SQ_BATCH(SQ_Q(q0) SQ_Q(q1) SQ_Q(q2) SQ_Q(q3) SQ_Q(q4) SQ_Q(q5) SQ_Q(q6) SQ_Q(q7))
+					SQ_BATCH(SQ_Q(q8) SQ_Q(q9) SQ_Q(q10) SQ_Q(q11) SQ_Q(q12) SQ_Q(q13) SQ_Q(q14) SQ_Q(q15))
+				}
+#undef LOADQ
+				for (; k < n; k++) {
+					NEXT()
+					uvec4 q = elem_src4.x[v];
+					SQ_BATCH(SQ_Q(q))
+				}
+#undef SQ_BATCH
+#undef SQ_Q
+#undef SQ_W
+				done = (outside & HALF_LANE_TOP) == 0UL;
+				pbit = w == 0u ? HALF_SQ_UNIT_BIT[0] : HALF_SQ_UNIT_BIT[1];
+			}
+			uint f0 = 0u, f1 = 0u, f2 = 0u, f3 = 0u, f4 = 0u, f5 = 0u, f6 = 0u, f7 = 0u;
+			if (!done) {
+				l0 = l1 = l2 = l3 = l4 = l5 = l6 = l7 = 0UL;
+				h0 = h1 = h2 = h3 = h4 = h5 = h6 = h7 = 0UL;
+				pbit = 101u;
+				ROWS(half_sq_exact(l0, h0, f0, q.x & 0xffffu); half_sq_exact(l1, h1, f1, q.x >> 16);
+				     half_sq_exact(l2, h2, f2, q.y & 0xffffu); half_sq_exact(l3, h3, f3, q.y >> 16);
+				     half_sq_exact(l4, h4, f4, q.z & 0xffffu); half_sq_exact(l5, h5, f5, q.z >> 16);
+				     half_sq_exact(l6, h6, f6, q.w & 0xffffu); half_sq_exact(l7, h7, f7, q.w >> 16);)
+			}
+			const uint Z = EXACT_NOT_ALL_NEG_ZERO;
+			los = uint64_t[8](l0, l1, l2, l3, l4, l5, l6, l7);
+			his = uint64_t[8](h0, h1, h2, h3, h4, h5, h6, h7);
+			flags = uint[8](f0 | Z, f1 | Z, f2 | Z, f3 | Z, f4 | Z, f5 | Z, f6 | Z, f7 | Z);
+		} else {
 		int64_t s0 = 0L, s1 = 0L, s2 = 0L, s3 = 0L, s4 = 0L, s5 = 0L, s6 = 0L, s7 = 0L;
 		uint64_t odd = 0UL;
 		{
@@ -167,17 +273,6 @@ void main() {
 			HALF_COL8(q)
 		}
 		uint f0 = 0u, f1 = 0u, f2 = 0u, f3 = 0u, f4 = 0u, f5 = 0u, f6 = 0u, f7 = 0u;
-		// ROWS scans the segment again, vector q a position.
-#define ROWS(body)                                    \
-	roff = red_coords(j0, c);                         \
-	v = (ebase + roff) >> 3;                          \
-	for (uint r = 0u; r < n; r++) {                   \
-		if (r > 0u) {                                 \
-			NEXT()                                    \
-		}                                             \
-		uvec4 q = elem_src4.x[v];                     \
-		body                                          \
-	}
 		if ((odd & HALF_LANE_TOP) != 0UL) {
 			// A denormal, an infinity or a NaN: every half through
 			// half_exact.
@@ -214,10 +309,12 @@ void main() {
 		// One loop, not eight copies of the rounding and the function's
 		// last step (log, the division): the pipeline compiles in a
 		// fraction of the time.
-		int64_t sums[8] = int64_t[8](s0, s1, s2, s3, s4, s5, s6, s7);
-		uint flags[8] = uint[8](f0, f1, f2, f3, f4, f5, f6, f7);
+		los = uint64_t[8](s0, s1, s2, s3, s4, s5, s6, s7);
+		his = uint64_t[8](0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL, 0UL);
+		flags = uint[8](f0, f1, f2, f3, f4, f5, f6, f7);
+		}
 		[[dont_unroll]] for (uint i = 0u; i < 8u; i++) {
-			write_col(o + i, seg, kout + i * DO0, sums[i], flags[i]);
+			write_col(o + i, seg, kout + i * DO0, los[i], his[i], pbit, flags[i]);
 		}
 	}
 }

@@ -41,9 +41,10 @@ const (
 const ReduceFloatHalfVec = "_vec"
 
 // ReduceFloatHalfCol is the FLOAT16 column first pass of SUM, AVERAGE,
-// LOG_SUM and L1 (reduce_half_col.comp: 8 adjacent outputs an
-// invocation, a 16-byte vector a block position, LOADS of them in
-// flight, a 64-bit exact sum a column): needs shaderInt64. HALF_FAST=1
+// LOG_SUM, L1, SUM_SQUARE and L2 (reduce_half_col.comp: 8 adjacent
+// outputs an invocation, a 16-byte vector a block position, LOADS of them
+// in flight, a 64-bit exact sum a column, 128-bit for squares): needs
+// shaderInt64. HALF_FAST=1
 // says what the variant tables' tests ask of argmax.comp's HALF_FAST: the
 // conversion's exact power-of-two products and 64-bit sums.
 const ReduceFloatHalfCol = "reduce_float_vec_b16_col"

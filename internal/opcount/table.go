@@ -118,6 +118,11 @@ func Cases() []Case {
 	}
 	reduce(ops.ReduceFunctionSum, tensor.Float16, "64M", []uint32{64 << 20}, "whole", 0)
 	reduce(ops.ReduceFunctionL1, tensor.Float16, "4096x16384", rows, "axis 1", 1)
+	// FLOAT16 SUM_SQUARE's squares (reduce_half.glsl's windows), rows and
+	// columns; L2 runs the same first passes.
+	reduce(ops.ReduceFunctionSumSquare, tensor.Float16, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionSumSquare, tensor.Float16, "4096x16384", rows, "axis 0", 0)
+	reduce(ops.ReduceFunctionSumSquare, tensor.Float16, "4096x16384", rows, "axes 0,1", 0, 1)
 	reduce(ops.ReduceFunctionLogSumExp, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 0", 0)
