@@ -66,8 +66,8 @@ var halfVecPatterns = []string{"normal", "one_denormal", "maxmag", "zeros", "neg
 // rows of 1 to 40,000 halves, one row for each pattern of halfVecValue,
 // whose starts fall on different alignments (a row stride of n + pad), on
 // the GPU plans and the group strategy forced; SUM_SQUARE on the same
-// kernel, which keeps the widening path. The group plans must use the
-// _vec variant.
+// kernel's squares (TestReduceFloatHalfSquares has their patterns). The
+// group plans must use the _vec variant.
 func TestReduceFloatHalfVec(t *testing.T) {
 	if testing.Short() {
 		// One case compiles this kernel's pipelines, 10 s or more on
