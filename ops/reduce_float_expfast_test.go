@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/vkdml/vkdml/internal/testseed"
 )
 
 // expFastHardInputs are x whose exp lies within the fast evaluation's
@@ -100,7 +102,7 @@ func expFastDraw(rng *rand.Rand, i int) uint32 {
 // falls back; and the fast value is within the proven bound (2^16.4
 // units) of expFloat32's unrounded value (itself within 2^7 units).
 func TestExpFastAgrees(t *testing.T) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	n := 1 << 22
 	if testing.Short() {
 		n = 1 << 17

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/vkdml/vkdml/internal/testseed"
 )
 
 func f32(v float32) uint32 { return math.Float32bits(v) }
@@ -82,7 +84,7 @@ func TestExactSumExamples(t *testing.T) {
 // rounded by big.Float.Float32, and checks that merging partial
 // accumulators split anywhere gives the same bits.
 func TestExactSumRandom(t *testing.T) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	for trial := 0; trial < 3000; trial++ {
 		xs := make([]uint32, 1+rng.Intn(64))
 		for i := range xs {
@@ -164,7 +166,7 @@ func TestExactSumHalfRandom(t *testing.T) {
 			t.Errorf("nearestHalf of the sum of %08x = %04x, want %04x", c.xs, got, c.want)
 		}
 	}
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	for trial := 0; trial < 3000; trial++ {
 		xs := make([]uint32, 1+rng.Intn(16))
 		for i := range xs {
@@ -247,7 +249,7 @@ func TestReduceFloatFunctions(t *testing.T) {
 // TestMultiplyTreeOrder checks the canonical order against a hand-built
 // tree for 5 values: ((x0·x1)·(x2·x3))·x4.
 func TestMultiplyTreeOrder(t *testing.T) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	for trial := 0; trial < 1000; trial++ {
 		x := make([]float32, 5)
 		for i := range x {
@@ -264,7 +266,7 @@ func TestMultiplyTreeOrder(t *testing.T) {
 // IEEE FLOAT32 multiply (Go rounds each product; amd64 and arm64 keep
 // denormals).
 func TestMulFloat32(t *testing.T) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	for i := 0; i < 1000000; i++ {
 		x, y := randomFloat32Bits(rng), randomFloat32Bits(rng)
 		if i%7 == 0 {
@@ -279,7 +281,7 @@ func TestMulFloat32(t *testing.T) {
 }
 
 func TestDivFloat32ByCount(t *testing.T) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	for i := 0; i < 200000; i++ {
 		x := randomFloat32Bits(rng)
 		n := uint32(1 + rng.Intn(1<<uint(rng.Intn(32))))
@@ -294,7 +296,7 @@ func TestDivFloat32ByCount(t *testing.T) {
 // TestSqrtFloat32 checks the correctly rounded root against float64's
 // (rounding its root to FLOAT32 is correct: 53 >= 2·24+2).
 func TestSqrtFloat32(t *testing.T) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	check := func(x uint32) {
 		want := float32(math.Sqrt(float64(math.Float32frombits(x))))
 		if got := sqrtFloat32(x); got != f32(want) && !(want != want && got == formatFloat32.nan) {
@@ -336,7 +338,7 @@ const expLogULPBound = 0.5 + 1.0/(1<<20)
 // how many results differ from ref rounded to FLOAT32, and fails past
 // expLogULPBound or on a special value other than want's.
 func checkULP(t *testing.T, name string, f func(uint32) uint32, ref func(float64) float64, edges []uint32, draw func(*rand.Rand, int) uint32, specials map[uint32]uint32) {
-	seed, rng := seededRand(t)
+	seed, rng := testseed.Rand(t)
 	var worst float64
 	var worstX uint32
 	mismatches := 0

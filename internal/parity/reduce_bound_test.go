@@ -3,9 +3,9 @@ package parity
 import (
 	"math"
 	"math/big"
-	"math/rand"
 	"testing"
-	"time"
+
+	"github.com/vkdml/vkdml/internal/testseed"
 )
 
 func TestCheckReduceFloatExamples(t *testing.T) {
@@ -100,9 +100,7 @@ func TestCheckReduceFloatErrors(t *testing.T) {
 // rounded once: vkdml's definition) and in three FLOAT32 orders DirectML
 // might use; every order must be equal or within the bound.
 func TestReduceBoundHoldsForOrders(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewSource(seed))
+	seed, rng := testseed.Rand(t)
 	var pairwise func(xs []float32) float32
 	pairwise = func(xs []float32) float32 {
 		if len(xs) == 1 {

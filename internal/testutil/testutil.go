@@ -5,12 +5,11 @@ import (
 	"errors"
 	"math/rand"
 	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/internal/testseed"
 )
 
 // InCI reports whether tests run under CI (CI=true), where a missing Vulkan
@@ -89,19 +88,11 @@ func closeAtCleanup(t testing.TB, close func() error) {
 }
 
 // Rand returns a generator seeded from $VKDML_SEED or the clock, and logs
-// the seed so a failure can be replayed.
+// the seed so a failure can be replayed (testseed.Rand).
 func Rand(t testing.TB) *rand.Rand {
 	t.Helper()
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("VKDML_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("VKDML_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with VKDML_SEED=%d)", seed, seed)
-	return rand.New(rand.NewSource(seed))
+	_, rng := testseed.Rand(t)
+	return rng
 }
 
 // Long reports whether the long sweeps run their whole grids: with

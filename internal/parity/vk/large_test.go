@@ -3,13 +3,13 @@ package vk_test
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/internal/parity"
 	"github.com/vkdml/vkdml/internal/parity/gen"
 	"github.com/vkdml/vkdml/internal/parity/vk"
+	"github.com/vkdml/vkdml/internal/testseed"
 	"github.com/vkdml/vkdml/internal/testutil"
 )
 
@@ -19,8 +19,7 @@ import (
 // windowed and split) and on one without, and requires equal outcomes:
 // the forced windows and splits change no answer and refuse no case.
 func TestLargeRandomCasesWindowed(t *testing.T) {
-	seed := time.Now().UnixNano() % 1e9
-	t.Logf("seed %d", seed)
+	seed := testseed.Seed(t)
 	n := testutil.CaseCount(9, 3)
 	large := func(c *parity.Case) bool { return slices.Contains(c.Covers, "large") }
 	set, err := gen.Random(seed, n, large)
