@@ -167,6 +167,7 @@ func TestReduceFloatMultiplyNativePlan(t *testing.T) {
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{1}, true},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, true},
 		{tensor.Float16, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{1 << 24}, []uint32{0}, true},
+		{tensor.Float16, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, true},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{DenormPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{SignedZeroInfNanPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{RoundingModeRTEFloat32: true}, []uint32{1 << 24}, []uint32{0}, false},
@@ -348,4 +349,87 @@ func TestReduceFloatMultiplyHalfVec(t *testing.T) {
 			reduceCheckGPUPlan(t, d64, c, nil, ops.ArgStrategyGroup, map[string]int{}, rng)
 		}
 	}
+}
+
+// fmulColPatterns are the FLOAT16 MULTIPLY column patterns (fmulColValue):
+// factors near 1 with random signs (every product rounds, so any other
+// order shows), "crossing" (a block's first half 2^11 to 2^16, its second
+// 2^-14 to 2^-9: the tree's left part overflows and its right part
+// underflows, inf·0), and halfColPatterns (every binade, ±0, -0 only,
+// denormals, ±65504, infinities and NaN, any bits).
+var fmulColPatterns = append([]string{"near1", "crossing"}, halfColPatterns...)
+
+// fmulColValue is the FLOAT16 bits of position j of a block of n in
+// pattern (fmulColPatterns).
+func fmulColValue(rng *rand.Rand, pattern string, j, n int) uint64 {
+	switch pattern {
+	case "near1":
+		return halfVecMulValue(rng, pattern, j, n)
+	case "crossing":
+		sign := uint64(rng.Intn(2)) << 15
+		if j < n/2 {
+			return sign | uint64(0x6800+rng.Intn(0x1400))
+		}
+		return sign | uint64(0x0400+rng.Intn(0x1400))
+	}
+	return halfColValue(rng, pattern, j, n)
+}
+
+// TestReduceFloatMultiplyHalfCol: FLOAT16 MULTIPLY over columns on the
+// column kernel (reduce_fmul.comp COL: 8 columns an invocation, each its
+// own tree in rule 42's order) against the reference bit for bit, columns
+// of fmulColPatterns (halfColCaseOf: in the 8-column groups of one
+// invocation, the even groups one pattern for all 8, which keeps the
+// near-1 and binade groups on the fast path, the odd ones a pattern a
+// column, which sends a group through the widening path), on the GPU
+// plan: padded rows under a broadcast kept axis with two reduced axes
+// (the odometer), blocks of 16k+1..16k+15 positions (whole batches of 16
+// and a tail); long packed columns cut into segments (the combine). The
+// layouts the kernel does not fit (column counts that are not a multiple
+// of 8, rows off a 16-byte boundary, no shaderInt64) plan the thread
+// kernel. Each run compiles the kernel's pipeline, about 20 s on a busy
+// lavapipe (its integer products, mul_f32, inlined at each of the
+// batch's 120 products): -short plans every case and runs none.
+func TestReduceFloatMultiplyHalfCol(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if !d.GPU().Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64: the column kernel is not planned")
+	}
+	rng := testutil.Rand(t)
+	f := ops.ReduceFunctionMultiply
+	rows := uint32(16*(1+rng.Intn(3)) + 1 + rng.Intn(15))
+	cols := uint32(8 * (2*len(fmulColPatterns) + rng.Intn(4))) // every pattern in both kinds of group
+	pad := uint32(8 * (1 + rng.Intn(3)))
+	long := 20000 + uint32(rng.Intn(3000))
+	cases := []halfColLayout{
+		{"padded rows, broadcast kept axis, two reduced axes", []uint32{2, 3, rows, cols}, []uint32{0, rows*(cols+pad) + 8, cols + pad, 1}, []uint32{1, 2}, true, !testing.Short()},
+		{"long packed columns", []uint32{long, 16}, nil, []uint32{0}, true, !testing.Short()},
+		{"ragged columns", []uint32{rows, cols - 1 - uint32(rng.Intn(7))}, nil, []uint32{0}, false, !testing.Short()},
+		{"unaligned rows", []uint32{rows, cols}, []uint32{cols + 1 + uint32(rng.Intn(7)), 1}, []uint32{0}, false, !testing.Short()},
+	}
+	used := map[string]int{}
+	for i, l := range cases {
+		c := halfColCaseOf(rng, f, l.sizes, l.strides, l.axes, fmulColPatterns, fmulColValue)
+		c.what = l.name + ": " + c.what
+		_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
+		if got := strings.TrimSuffix(p.Kernels[0].Variant, shaders.ReduceFmulHW) == shaders.ReduceFmulHalfCol; got != l.vec {
+			t.Fatalf("%s: the GPU plan runs %s (%s); want the column kernel: %v", c.what, p.Kernels[0].Variant, p.Strategy, l.vec)
+		}
+		if i == 1 && len(p.Kernels) != 2 {
+			t.Fatalf("%s: the GPU plan runs %d kernels; want the column split's combine", c.what, len(p.Kernels))
+		}
+		if l.run {
+			reduceCheckGPUPlan(t, d, c, nil, "", used, rng)
+		}
+		if i == 0 && !testing.Short() {
+			// Without shaderInt64: the thread kernel, the same bits.
+			d64 := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{ShaderInt64: true}})
+			_, p := testutil.GPUPlan(t, d64, c.desc, "", c.what)
+			if v := p.Kernels[0].Variant; strings.HasPrefix(v, shaders.ReduceFmulHalfCol) {
+				t.Fatalf("%s without shaderInt64: runs %s", c.what, v)
+			}
+			reduceCheckGPUPlan(t, d64, c, nil, "", used, rng)
+		}
+	}
+	t.Logf("GPU plans run (strategy, kernels): %v", used)
 }
