@@ -258,7 +258,8 @@ func argCombineGroupFacts(v *stepValues) (DispatchFacts, error) {
 // elements, and a lane has LOADS loads in flight only where its run (the
 // thread shape's: a segment) holds LOADS positions; the combines read
 // partials as argmax_combine*.comp's, a lane of the group combine a run
-// of them.
+// of them. The FLOAT16 column kernel (COL) has reduce_half_col.comp's
+// lanes and loads.
 func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
 	wg := v.wg()
 	chunk := func(n uint64) uint64 {
@@ -281,6 +282,10 @@ func reduceFmulFacts(v *stepValues) (DispatchFacts, error) {
 		f.EmptyLanes = f.Lanes - min(v.groupCount(), oCount)*min(wg, (nseg+c-1)/c)
 		f.SerialPartials = c
 		return f, nil
+	}
+	if v.define("COL", 0) == 1 {
+		// The FLOAT16 column kernel: reduce_half_col.comp's lanes.
+		return argVecColFacts(v)
 	}
 	a := argStepItemsOf(v)
 	// loadsInFlight is the loads a lane issues before using them on runs

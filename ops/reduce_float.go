@@ -91,15 +91,17 @@ func (a *argOp) hwSquare(ctx *Context) bool {
 	return a.value == funcFloat && square && a.in.DataType == tensor.Float32 && ieeeMul32(ctx)
 }
 
-// halfCol: a's first pass may run reduce_half_col.comp, FLOAT16 columns
-// read in 16-byte vectors of 8 adjacent outputs with a 64-bit exact sum
-// a column, where the layout fits (argVecLayout's "col"): SUM, AVERAGE,
-// LOG_SUM and L1 (whose terms are x or |x|, rule 41), and SUM_SQUARE and
-// L2 (x·x, a 128-bit sum of squares a column: shaders/reduce_half.glsl),
-// on a device with shaderInt64.
+// halfCol: a's first pass may run a FLOAT16 column kernel, 16-byte
+// vectors of 8 adjacent outputs, where the layout fits (argVecLayout's
+// "col"), on a device with shaderInt64: reduce_half_col.comp, a 64-bit
+// exact sum a column, for SUM, AVERAGE, LOG_SUM and L1 (whose terms are x
+// or |x|, rule 41), and a 128-bit sum of squares a column for SUM_SQUARE
+// and L2 (x·x: shaders/reduce_half.glsl); reduce_fmul.comp COL, each
+// column's tree (rule 42), for MULTIPLY.
 func (a *argOp) halfCol(ctx *Context) bool {
 	switch a.floatFn {
-	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1, ReduceFunctionSumSquare, ReduceFunctionL2:
+	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1,
+		ReduceFunctionSumSquare, ReduceFunctionL2, ReduceFunctionMultiply:
 		return a.value == funcFloat && a.in.DataType == tensor.Float16 && ctx.Features.ShaderInt64
 	}
 	return false

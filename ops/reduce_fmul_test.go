@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/x448/float16"
+
 	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
@@ -167,6 +169,7 @@ func TestReduceFloatMultiplyNativePlan(t *testing.T) {
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{1}, true},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, true},
 		{tensor.Float16, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{1 << 24}, []uint32{0}, true},
+		{tensor.Float16, ops.ReduceFunctionMultiply, caps.Features{}, []uint32{4096, 16384}, []uint32{0}, true},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{DenormPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{SignedZeroInfNanPreserveFloat32: true}, []uint32{4096, 16384}, []uint32{0}, false},
 		{tensor.Float32, ops.ReduceFunctionMultiply, caps.Features{RoundingModeRTEFloat32: true}, []uint32{1 << 24}, []uint32{0}, false},
@@ -346,6 +349,166 @@ func TestReduceFloatMultiplyHalfVec(t *testing.T) {
 				t.Fatalf("%s without shaderInt64: runs %s", c.what, v)
 			}
 			reduceCheckGPUPlan(t, d64, c, nil, ops.ArgStrategyGroup, map[string]int{}, rng)
+		}
+	}
+}
+
+// fmulColPatterns are the FLOAT16 MULTIPLY column patterns (fmulColValue):
+// factors near 1 with random signs (every product rounds, so any other
+// order shows), "crossing" (a block's first half 2^11 to 2^16, its second
+// 2^-14 to 2^-9: the tree's left part overflows and its right part
+// underflows, inf·0), and halfColPatterns (every binade, ±0, -0 only,
+// denormals, ±65504, infinities and NaN, any bits).
+var fmulColPatterns = append([]string{"near1", "crossing"}, halfColPatterns...)
+
+// fmulColValue is the FLOAT16 bits of position j of a block of n in
+// pattern (fmulColPatterns).
+func fmulColValue(rng *rand.Rand, pattern string, j, n int) uint64 {
+	switch pattern {
+	case "near1":
+		return halfVecMulValue(rng, pattern, j, n)
+	case "crossing":
+		sign := uint64(rng.Intn(2)) << 15
+		if j < n/2 {
+			return sign | uint64(0x6800+rng.Intn(0x1400))
+		}
+		return sign | uint64(0x0400+rng.Intn(0x1400))
+	}
+	return halfColValue(rng, pattern, j, n)
+}
+
+// TestReduceFloatMultiplyHalfCol: FLOAT16 MULTIPLY over columns on the
+// column kernel (reduce_fmul.comp COL: 8 columns an invocation, each its
+// own tree in rule 42's order) against the reference bit for bit, columns
+// of fmulColPatterns (halfColCaseOf: in the 8-column groups of one
+// invocation, the even groups one pattern for all 8, which keeps the
+// near-1 and binade groups on the fast path, the odd ones a pattern a
+// column, which sends a group through the widening path), on the GPU
+// plan: padded rows under a broadcast kept axis with two reduced axes
+// (the odometer), blocks of 16k+1..16k+15 positions (whole batches of 16
+// and a tail); long packed columns cut into segments (the combine),
+// whose first 8 columns start with 16 factors drawn so that the FLOAT16
+// result shows the tree's order (fmulOrderColumn: a mutant pairing the
+// 4-position nodes 0 with 2 fails). The
+// layouts the kernel does not fit (column counts that are not a multiple
+// of 8, rows off a 16-byte boundary, no shaderInt64) plan the thread
+// kernel. Each run compiles the kernel's pipeline, about 20 s on a busy
+// lavapipe (its integer products, mul_f32, inlined at each of the
+// batch's 120 products): -short plans every case and runs none.
+func TestReduceFloatMultiplyHalfCol(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	if !d.GPU().Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64: the column kernel is not planned")
+	}
+	rng := testutil.Rand(t)
+	f := ops.ReduceFunctionMultiply
+	rows := uint32(16*(1+rng.Intn(3)) + 1 + rng.Intn(15))
+	cols := uint32(8 * (2*len(fmulColPatterns) + rng.Intn(4))) // every pattern in both kinds of group
+	pad := uint32(8 * (1 + rng.Intn(3)))
+	long := 20000 + uint32(rng.Intn(3000))
+	cases := []halfColLayout{
+		{"padded rows, broadcast kept axis, two reduced axes", []uint32{2, 3, rows, cols}, []uint32{0, rows*(cols+pad) + 8, cols + pad, 1}, []uint32{1, 2}, true, !testing.Short()},
+		{"long packed columns", []uint32{long, 16}, nil, []uint32{0}, true, !testing.Short()},
+		{"ragged columns", []uint32{rows, cols - 1 - uint32(rng.Intn(7))}, nil, []uint32{0}, false, !testing.Short()},
+		{"unaligned rows", []uint32{rows, cols}, []uint32{cols + 1 + uint32(rng.Intn(7)), 1}, []uint32{0}, false, !testing.Short()},
+	}
+	used := map[string]int{}
+	for i, l := range cases {
+		c := halfColCaseOf(rng, f, l.sizes, l.strides, l.axes, fmulColPatterns, fmulColValue)
+		c.what = l.name + ": " + c.what
+		if i == 1 {
+			// Columns 0-7 (one invocation, on the fast path): a batch
+			// of 16 whose FLOAT16 product shows the tree's order
+			// against a left-to-right scan (columns 0-3) and against
+			// the 4-position nodes paired 0 with 2 and 1 with 3 (4-7),
+			// then 1s.
+			alts := []func(x [16]float32) float32{fmulScan16, fmulCrossed16}
+			for col := uint32(0); col < 8; col++ {
+				h := fmulOrderColumn(rng, alts[col/4])
+				for j := uint32(0); j < l.sizes[0]; j++ {
+					v := uint64(0x3c00)
+					if j < 16 {
+						v = uint64(h[j])
+					}
+					c.in.SetBits([]uint32{j, col}, v)
+				}
+			}
+			c.what += "; columns 0-7: 16 factors whose product shows the tree's order (fmulOrderColumn), then 1s"
+		}
+		_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
+		if got := strings.TrimSuffix(p.Kernels[0].Variant, shaders.ReduceFmulHW) == shaders.ReduceFmulHalfCol; got != l.vec {
+			t.Fatalf("%s: the GPU plan runs %s (%s); want the column kernel: %v", c.what, p.Kernels[0].Variant, p.Strategy, l.vec)
+		}
+		if i == 1 && len(p.Kernels) != 2 {
+			t.Fatalf("%s: the GPU plan runs %d kernels; want the column split's combine", c.what, len(p.Kernels))
+		}
+		if l.run {
+			reduceCheckGPUPlan(t, d, c, nil, "", used, rng)
+		}
+		if i == 0 && !testing.Short() {
+			// Without shaderInt64: the thread kernel, the same bits.
+			d64 := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{ShaderInt64: true}})
+			_, p := testutil.GPUPlan(t, d64, c.desc, "", c.what)
+			if v := p.Kernels[0].Variant; strings.HasPrefix(v, shaders.ReduceFmulHalfCol) {
+				t.Fatalf("%s without shaderInt64: runs %s", c.what, v)
+			}
+			reduceCheckGPUPlan(t, d64, c, nil, "", used, rng)
+		}
+	}
+	t.Logf("GPU plans run (strategy, kernels): %v", used)
+}
+
+// fmulNodes4 is rule 42's nodes over positions 4i..4i+3 of 16 FLOAT32
+// values, each product rounded to FLOAT32 (Go's float32 multiply: IEEE,
+// to nearest even).
+func fmulNodes4(x [16]float32) [4]float32 {
+	var n [4]float32
+	for i := range n {
+		a, b := x[4*i]*x[4*i+1], x[4*i+2]*x[4*i+3]
+		n[i] = a * b
+	}
+	return n
+}
+
+// fmulTree16 is rule 42's tree over 16 values.
+func fmulTree16(x [16]float32) float32 {
+	n := fmulNodes4(x)
+	l, r := n[0]*n[1], n[2]*n[3]
+	return l * r
+}
+
+// fmulScan16 is the left-to-right product of 16 values.
+func fmulScan16(x [16]float32) float32 {
+	p := x[0]
+	for _, v := range x[1:] {
+		p *= v
+	}
+	return p
+}
+
+// fmulCrossed16 is rule 42's tree but with the 4-position nodes paired
+// 0 with 2 and 1 with 3.
+func fmulCrossed16(x [16]float32) float32 {
+	n := fmulNodes4(x)
+	l, r := n[0]*n[2], n[1]*n[3]
+	return l * r
+}
+
+// fmulOrderColumn draws 16 FLOAT16 factors near 1 until their product in
+// rule 42's tree, rounded to FLOAT16, differs from their product in the
+// order alt: FLOAT16's rounding hides almost every FLOAT32 rounding
+// difference between orders (about one column in 10^4 shows one), so a
+// test that is to see the order draws its columns.
+func fmulOrderColumn(rng *rand.Rand, alt func([16]float32) float32) [16]uint16 {
+	for {
+		var h [16]uint16
+		var x [16]float32
+		for i := range h {
+			h[i] = uint16(rng.Intn(2))<<15 | uint16(0x3bf0+rng.Intn(0x20))
+			x[i] = float16.Frombits(h[i]).Float32()
+		}
+		if float16.Fromfloat32(fmulTree16(x)).Bits() != float16.Fromfloat32(alt(x)).Bits() {
+			return h
 		}
 	}
 }

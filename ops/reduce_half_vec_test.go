@@ -167,6 +167,16 @@ func TestReduceFloatHalfVecNarrowGroup(t *testing.T) {
 	argCheckCase(t, d, argCase{desc: desc, in: in, what: fmt.Sprintf("SUM FLOAT16 %dx%d row stride %d, workgroups of 4", rows, n, n+1)}, "", rng)
 }
 
+// halfColLayout is a case of the FLOAT16 column kernels' tests: its
+// sizes, strides (nil: packed) and reduced axes, whether the column
+// kernel fits it, and whether to run it (not only plan it).
+type halfColLayout struct {
+	name                 string
+	sizes, strides, axes []uint32
+	vec                  bool
+	run                  bool
+}
+
 // halfColPatterns are halfVecPatterns and "denormals", columns of ±0
 // and ±denormals only, whose sums round to a value that every denormal
 // decides.
@@ -188,15 +198,13 @@ func halfColValue(rng *rand.Rand, pattern string, j, n int) uint64 {
 // all 8 (so that -0 sums, maxima and cancelling pairs run on the fast
 // path), the odd ones a pattern a column.
 func halfColCase(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, axes []uint32) argCase {
-	c := halfColPatternCase(rng, f, sizes, strides, axes, halfColPatterns, halfColValue)
-	c.what = strings.Replace(c.what, "patterns", "halfColPatterns", 2)
-	return c
+	return halfColCaseOf(rng, f, sizes, strides, axes, halfColPatterns, halfColValue)
 }
 
-// halfColPatternCase is halfColCase with the column patterns patterns
-// and their values value.
-func halfColPatternCase(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, axes []uint32, patterns []string,
-	value func(rng *rand.Rand, pattern string, j, n int) uint64) argCase {
+// halfColCaseOf is halfColCase with the patterns and their values
+// (value(rng, pattern, j, n): position j of a block of n).
+func halfColCaseOf(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, axes []uint32,
+	patterns []string, value func(rng *rand.Rand, pattern string, j, n int) uint64) argCase {
 	in := argInput(tensor.Float16, sizes, strides)
 	rng.Read(in.Data)
 	np := len(patterns)
@@ -219,8 +227,8 @@ func halfColPatternCase(rng *rand.Rand, f ops.ReduceFunction, sizes, strides, ax
 		in.SetBits(c, value(rng, patterns[p], j, blockLen))
 	})
 	out := tensor.NewDesc(tensor.Float16, argOutSizes(sizes, axes))
-	what := fmt.Sprintf("%v FLOAT16 sizes %v strides %v axes %v, column c's values patterns[(%d + c/16) %% %d] (odd 8-column groups: patterns[(%d + c) %% %d])",
-		f, sizes, strides, axes, first, np, first, np)
+	what := fmt.Sprintf("%v FLOAT16 sizes %v strides %v axes %v, column c's values %q[(%d + c/16) %% %d] (odd 8-column groups: (%d + c) %% %d)",
+		f, sizes, strides, axes, patterns, first, np, first, np)
 	return argCase{desc: &ops.Reduce{Function: f, Input: in.Desc, Output: out, Axes: axes}, in: in, what: what}
 }
 
@@ -251,13 +259,7 @@ func TestReduceFloatHalfCol(t *testing.T) {
 	rows := uint32(8 + rng.Intn(60))
 	cols := uint32(8 * (2*len(halfColPatterns) + rng.Intn(4))) // every pattern in both kinds of group
 	pad := uint32(8 * (1 + rng.Intn(3)))
-	type layout struct {
-		name                 string
-		sizes, strides, axes []uint32
-		vec                  bool // the column kernel fits
-		run                  bool // run it, not only plan it
-	}
-	cases := []layout{
+	cases := []halfColLayout{
 		{"padded rows, broadcast kept axis, two reduced axes", []uint32{2, 3, rows, cols}, []uint32{0, rows*(cols+pad) + 8, cols + pad, 1}, []uint32{1, 2}, true, true},
 		{"long packed columns", []uint32{20000 + uint32(rng.Intn(3000)), 16}, nil, []uint32{0}, true, !testing.Short()},
 		{"ragged columns", []uint32{rows, cols - 1 - uint32(rng.Intn(7))}, nil, []uint32{0}, false, testutil.Long()},
@@ -433,7 +435,7 @@ func halfSqRows(rng *rand.Rand, rows uint32, n, stride int) *tensor.Tensor {
 // TestReduceFloatHalfSquaresCol checks FLOAT16 SUM_SQUARE and L2 on the
 // column kernel's squares (reduce_half_col.comp HALF_SQ) against the
 // reference bit for bit: columns of every halfSqPatterns pattern
-// (halfColPatternCase: 8-column groups of one pattern, and of a pattern
+// (halfColCaseOf: 8-column groups of one pattern, and of a pattern
 // a column), long enough for the carries (17·32 rows and more), packed,
 // and padded rows under a broadcast kept axis with two reduced axes.
 // -short runs one function on the packed case, the seed's.
@@ -455,7 +457,7 @@ func TestReduceFloatHalfSquaresCol(t *testing.T) {
 		if i > 0 && testing.Short() {
 			break
 		}
-		c := halfColPatternCase(rng, fns[(first+i)%2], l.sizes, l.strides, l.axes, halfSqPatterns, halfSqValue)
+		c := halfColCaseOf(rng, fns[(first+i)%2], l.sizes, l.strides, l.axes, halfSqPatterns, halfSqValue)
 		c.what = l.name + ": " + c.what + ", patterns halfSqPatterns"
 		_, p := testutil.GPUPlan(t, d, c.desc, "", c.what)
 		if p.Kernels[0].Variant != shaders.ReduceFloatHalfCol {

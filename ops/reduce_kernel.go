@@ -114,8 +114,16 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 	f := ctx.Features
 	if vec == "col" && a.value == funcFloat {
 		// FLOAT16 columns (argOp.halfCol): 8 outputs an invocation,
-		// 16 positions' vectors in flight (the variant's LOADS).
-		return argKernel{variant: shaders.ReduceFloatHalfCol, label: "vec-col", shape: shaders.ArgMaxThread, vec: vec,
+		// 16 positions' vectors in flight (the variant's LOADS);
+		// MULTIPLY's with its multiply (hwMul).
+		variant := shaders.ReduceFloatHalfCol
+		if a.treeOrder() {
+			variant = shaders.ReduceFmulHalfCol
+			if a.hwMul(ctx) {
+				variant += shaders.ReduceFmulHW
+			}
+		}
+		return argKernel{variant: variant, label: "vec-col", shape: shaders.ArgMaxThread, vec: vec,
 			wg: argThreadWG, vw: 8, bits: 16, loads: 16}
 	}
 	k := argKernel{shape: shaders.ArgMaxThread, wg: argThreadWG, vec: vec, label: strategy, vw: 4}

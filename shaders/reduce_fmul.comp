@@ -62,9 +62,15 @@
 #ifndef HALF_VEC
 #define HALF_VEC 0
 #endif
+#ifndef COL
+#define COL 0
+#endif
 #if HALF_VEC
 #extension GL_ARB_gpu_shader_int64 : require
 #define ELEM_SRC4 0
+#endif
+#if COL
+#extension GL_EXT_control_flow_attributes : require
 #endif
 #if COMBINE
 #define REDUCE_COMBINE 1
@@ -219,9 +225,9 @@ uint term(uint kin, uint j) {
 // of four halves, two halves at once: its magnitude bits placed in a
 // FLOAT32's (e to bits 23..27, the significand to bits 13..22: a shift
 // and a mask) make the FLOAT32 of exponent field e, and adding 112 to
-// that field makes it e + 112, the FLOAT32 |h| (half_node4). Zeros,
+// that field makes it e + 112, the FLOAT32 |h| (half_mag4). Zeros,
 // denormals (e = 0), infinities and NaN (e = 31) are found on the way
-// (half_node4's odd and normal): a lane that meets one pushes its whole
+// (half_mag4's odd and normal): a lane that meets one pushes its whole
 // run again through term() (the widening path). The magnitudes' tree is
 // the values' tree up to the sign: each product is rounded to nearest
 // even, symmetric in the sign, and every factor's sign multiplies into
@@ -234,19 +240,26 @@ uint term(uint kin, uint j) {
 #define HALF_F32_KEEP 0x0fffe0000fffe000UL
 #define HALF_F32_BIAS 0x3800000038000000UL // 112 in each word's exponent field
 
-// half_node4 is the subtree of the four halves of the 64-bit word a
-// (positions 0..3, the low half of a's low word first): the low halves
-// from a shifted left by 13, the high ones from a shifted right by 3.
-// odd gathers bit 15 set for a half of exponent field 31, normal keeps
-// it only while every half has one of 1 or more, sgn gathers the signs.
-uint half_node4(uint64_t a, inout uint64_t odd, inout uint64_t normal, inout uint64_t sgn) {
+// half_mag4 is the FLOAT32 magnitudes of the four halves of the 64-bit
+// word a, the low half of a's low word first: the low halves from a
+// shifted left by 13, the high ones from a shifted right by 3. odd
+// gathers bit 15 set for a half of exponent field 31, normal keeps it
+// only while every half has one of 1 or more, sgn gathers the signs.
+uvec4 half_mag4(uint64_t a, inout uint64_t odd, inout uint64_t normal, inout uint64_t sgn) {
 	uint64_t t = a & HALF_MAG;
 	odd |= t + 0x0400040004000400UL;
 	normal &= t + 0x7c007c007c007c00UL;
 	sgn ^= a;
 	uvec2 lo = unpackUint2x32(((a << 13) & HALF_F32_KEEP) + HALF_F32_BIAS);
 	uvec2 hi = unpackUint2x32(((a >> 3) & HALF_F32_KEEP) + HALF_F32_BIAS);
-	return tree_mul(tree_mul(lo.x, hi.x), tree_mul(lo.y, hi.y));
+	return uvec4(lo.x, hi.x, lo.y, hi.y);
+}
+
+// half_node4 is the subtree of the four halves of the 64-bit word a
+// (positions 0..3, half_mag4's order).
+uint half_node4(uint64_t a, inout uint64_t odd, inout uint64_t normal, inout uint64_t sgn) {
+	uvec4 m = half_mag4(a, odd, normal, sgn);
+	return tree_mul(tree_mul(m.x, m.y), tree_mul(m.z, m.w));
 }
 
 // half_sign is the parity of the sign bits gathered in sgn, at bit 31.
@@ -310,7 +323,174 @@ void write_value(uint o, uint seg, uint kout, uint v) {
 	}
 }
 
-#if !GROUP
+#if COL
+// THE COLUMN KERNEL (COL, with HALF_VEC; thread shape): FLOAT16 columns in
+// reduce_half_col.comp's layout (the innermost kept dimension of stride
+// 1 and a multiple of 8 long, every other input stride a multiple of 8
+// elements: ops/reduce_layout.go argVecLayout), one invocation per (8
+// adjacent outputs, segment) reading one 16-byte vector of their 8
+// halves a block position. Each column builds the thread kernel's tree
+// over its segment, the columns in lockstep: their stacks (col_a for
+// columns 0..3, col_b for 4..7) take the same pushes at the same counts,
+// so each column's products and their order are tree_push's over its
+// positions. LOADS (16) positions' vectors are loaded before any is
+// used; a segment holds a multiple of 16 positions or is its block's
+// last (the planner's segments are aligned powers of two), so each whole
+// batch of 16 is a node of the tree (tree16 of the column's 16 values,
+// pushed as col_push_node(.., 4)) and the rest go one at a time. The
+// halves widen as the vector run's (half_mag4: magnitudes, the sign of a
+// column's product the parity of its signs, gathered per column in
+// sgn_a and sgn_b's bit 15 of each 16-bit lane); a zero, denormal,
+// infinity or NaN in any column sends the invocation's segment through
+// the widening path again (f16_to_f32 of each half, signs kept).
+
+// tree_mul4 is tree_mul of each of four columns' pairs.
+uvec4 tree_mul4(uvec4 x, uvec4 y) {
+	return uvec4(tree_mul(x.x, y.x), tree_mul(x.y, y.y), tree_mul(x.z, y.z), tree_mul(x.w, y.w));
+}
+
+// The columns' stacks, as tree_v: a segment holds at most argIters/2
+// (2^13) positions, so at most 14 nodes.
+#define COL_DEPTH 16
+uvec4 col_a[COL_DEPTH], col_b[COL_DEPTH];
+uint col_depth, col_count;
+
+// col_push_node appends the nodes a (columns 0..3) and b (4..7) over the
+// next 2^k positions, the count a multiple of 2^k (tree_push_node).
+void col_push_node(uvec4 a, uvec4 b, uint k) {
+	for (uint m = col_count >> k; (m & 1u) != 0u; m >>= 1) {
+		col_depth--;
+		a = tree_mul4(col_a[col_depth], a);
+		b = tree_mul4(col_b[col_depth], b);
+	}
+	col_a[col_depth] = a;
+	col_b[col_depth] = b;
+	col_depth++;
+	col_count += 1u << k;
+}
+
+// col_value is each column's tree over the positions pushed (tree_value;
+// a segment holds one at least).
+void col_value(out uvec4 a, out uvec4 b) {
+	a = col_a[col_depth - 1u];
+	b = col_b[col_depth - 1u];
+	for (uint i = col_depth - 1u; i > 0u; i--) {
+		a = tree_mul4(col_a[i - 1u], a);
+		b = tree_mul4(col_b[i - 1u], b);
+	}
+}
+
+// col_sign4 is the sign bit of four columns' products: the parity of
+// their halves' signs gathered in sgn (half_mag4's, word by word).
+uvec4 col_sign4(uint64_t sgn) {
+	uvec2 s = unpackUint2x32(sgn);
+	return uvec4(s.x << 16, s.x, s.y << 16, s.y) & 0x80000000u;
+}
+
+// col_exact4 widens the four halves of w (f16_to_f32: signs, zeros,
+// denormals, infinities and NaN kept), the low half of w.x first.
+uvec4 col_exact4(uvec2 w) {
+	return uvec4(f16_to_f32(w.x & 0xffffu), f16_to_f32(w.x >> 16), f16_to_f32(w.y & 0xffffu), f16_to_f32(w.y >> 16));
+}
+
+void main() {
+	uint groups = pc.o_count / 8u;
+	uint items = groups * pc.nloc;
+	uint step = grid_size();
+	for (uint it = grid_index(); it < items; it += step) {
+		// Output groups vary fastest: neighbouring invocations read
+		// neighbouring vectors of the same rows.
+		uint ql = it % groups, sl = it / groups;
+		uint o = pc.o_begin + ql * 8u;
+		uint kin, kout;
+		kept_offsets(o, kin, kout);
+		uint jb = sl * pc.seg_len;
+		uint n = min(pc.seg_len, pc.j_count - jb);
+		uint j0 = pc.j_begin + jb;
+		// The element number of output o's block position 0 in the
+		// binding's own array: a multiple of 8 (the layout, the window).
+		uint ebase = pc.base_src * 2u - pc.in_win + kin;
+		uint c[8];
+		uint roff = red_coords(j0, c);
+		uint v = (ebase + roff) >> 3;
+		// NEXT moves v to the next block position's vector: one reduced
+		// dimension (NR) steps by its stride, more step the odometer.
+#define NEXT()                     \
+	if (NR == 1u) {                \
+		v += DI7 >> 3;             \
+	} else {                       \
+		red_next(c, roff);         \
+		v = (ebase + roff) >> 3;   \
+	}
+		uint64_t odd = 0UL, normal = HALF_TOP, sgn_a = 0UL, sgn_b = 0UL;
+		// MAG widens vector q's halves to the magnitudes a##u (columns
+		// 0..3) and b##u (4..7).
+#define MAG(q, u)                                                         \
+	uvec4 a##u = half_mag4(packUint2x32(q.xy), odd, normal, sgn_a);      \
+	uvec4 b##u = half_mag4(packUint2x32(q.zw), odd, normal, sgn_b);
+#define LOADQ(u) NEXT() uvec4 q##u = elem_src4.x[v];
+#define PAIR(u, w, p) MAG(q##u, u) MAG(q##w, w) uvec4 a##p = tree_mul4(a##u, a##w), b##p = tree_mul4(b##u, b##w);
+#define JOIN(u, w, p) uvec4 a##p = tree_mul4(a##u, a##w), b##p = tree_mul4(b##u, b##w);
+		col_depth = 0u;
+		col_count = 0u;
+		uint k = 0u;
+		for (; n - k >= 16u; k += 16u) {
+			if (k > 0u) {
+				NEXT()
+			}
+			uvec4 q0 = elem_src4.x[v];
+			LOADQ(1) LOADQ(2) LOADQ(3) LOADQ(4) LOADQ(5) LOADQ(6) LOADQ(7)
+			LOADQ(8) LOADQ(9) LOADQ(10) LOADQ(11) LOADQ(12) LOADQ(13) LOADQ(14) LOADQ(15)
+			// tree16 of each column: pairs, fours, eights, sixteen.
+			PAIR(0, 1, 16) PAIR(2, 3, 17) PAIR(4, 5, 18) PAIR(6, 7, 19)
+			PAIR(8, 9, 20) PAIR(10, 11, 21) PAIR(12, 13, 22) PAIR(14, 15, 23)
+			JOIN(16, 17, 24) JOIN(18, 19, 25) JOIN(20, 21, 26) JOIN(22, 23, 27)
+			JOIN(24, 25, 28) JOIN(26, 27, 29) JOIN(28, 29, 30)
+			col_push_node(a30, b30, 4u);
+		}
+		for (; k < n; k++) {
+			if (k > 0u) {
+				NEXT()
+			}
+			uvec4 q = elem_src4.x[v];
+			MAG(q, 0)
+			col_push_node(a0, b0, 0u);
+		}
+#undef JOIN
+#undef PAIR
+#undef LOADQ
+#undef MAG
+		uvec4 ra, rb;
+		if ((odd & HALF_TOP) != 0UL || (normal & HALF_TOP) != HALF_TOP) {
+			// A zero, a denormal, an infinity or a NaN: the segment
+			// again, each half widened with its sign.
+			col_depth = 0u;
+			col_count = 0u;
+			roff = red_coords(j0, c);
+			v = (ebase + roff) >> 3;
+			for (uint r = 0u; r < n; r++) {
+				if (r > 0u) {
+					NEXT()
+				}
+				uvec4 q = elem_src4.x[v];
+				col_push_node(col_exact4(q.xy), col_exact4(q.zw), 0u);
+			}
+			col_value(ra, rb);
+		} else {
+			col_value(ra, rb);
+			ra ^= col_sign4(sgn_a);
+			rb ^= col_sign4(sgn_b);
+		}
+#undef NEXT
+		// One loop, not eight copies of output_bits' rounding: the
+		// pipeline compiles in a fraction of the time.
+		uint vals[8] = uint[8](ra.x, ra.y, ra.z, ra.w, rb.x, rb.y, rb.z, rb.w);
+		[[dont_unroll]] for (uint i = 0u; i < 8u; i++) {
+			write_value(o + i, pc.seg_base + sl, kout + i * DO0, vals[i]);
+		}
+	}
+}
+#elif !GROUP
 void main() {
 	uint items = pc.o_count * pc.nloc;
 	uint step = grid_size();

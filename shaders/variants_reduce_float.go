@@ -49,6 +49,13 @@ const ReduceFloatHalfVec = "_vec"
 // conversion's exact power-of-two products and 64-bit sums.
 const ReduceFloatHalfCol = "reduce_float_vec_b16_col"
 
+// ReduceFmulHalfCol is MULTIPLY's FLOAT16 column first pass
+// (reduce_fmul.comp COL, HALF_VEC): ReduceFloatHalfCol's layout and
+// loads, each column's tree in rule 42's order, the halves widened as the
+// vector run's; needs shaderInt64. With ReduceFmulHW after it, the
+// native multiply.
+const ReduceFmulHalfCol = "reduce_fmul_vec_b16_col"
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -83,6 +90,9 @@ func reduceFloatVariants() []Variant {
 	}
 	out = append(out, Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
 		Bindings: argBindings, Spec: argSpec, Push: argPush})
+	out = append(out, withHWMul(Variant{Name: ReduceFmulHalfCol, Source: "reduce_fmul.comp",
+		Defines:  []string{"COMBINE=0", "ELEM_BITS=16", "NATIVE=0", "GROUP=0", "COL=1", "HALF_VEC=1", "LOADS=16"},
+		Bindings: argBindings, Spec: argSpec, Push: argPush})...)
 	out = append(out, withHWMul(Variant{Name: ReduceFmulCombine, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=0"},
 		Bindings: argBindings, Spec: argSpec, Push: argCombinePush})...)
 	out = append(out, withHWMul(Variant{Name: ReduceFmulCombineGroup, Source: "reduce_fmul.comp", Defines: []string{"COMBINE=1", "GROUP=1"},

@@ -102,7 +102,8 @@ var family = map[string]func(v shaders.Variant) Unit{
 			return Unit{Name: "partial", PerIteration: 1, DataTrips: 1}
 		}
 		if define(v, "HALF_VEC", 0) == 1 {
-			// Two 16-byte vectors of FLOAT16 a trip.
+			// Two 16-byte vectors of FLOAT16 a trip (COL: LOADS
+			// of them).
 			return Unit{Name: "element", ElemBytes: 2, DataTrips: 1}
 		}
 		return Unit{Name: "element", PerIteration: define(v, "LOADS", 1), DataTrips: 1}

@@ -127,8 +127,10 @@ func Cases() []Case {
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 0", 0)
 	reduce(ops.ReduceFunctionMultiply, f32, "64M", []uint32{64 << 20}, "whole", 0)
-	// FLOAT16 MULTIPLY's vector run (reduce_fmul.comp HALF_VEC).
+	// FLOAT16 MULTIPLY's vector run (reduce_fmul.comp HALF_VEC) and
+	// column kernel (COL).
 	reduce(ops.ReduceFunctionMultiply, tensor.Float16, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionMultiply, tensor.Float16, "4096x16384", rows, "axis 0", 0)
 	reduce(ops.ReduceFunctionMultiply, tensor.Float16, "4096x16384", rows, "axes 0,1", 0, 1)
 	pool := func(name string, dt tensor.DataType, shape []uint32, k, s, p, d uint32, idx bool) {
 		out := append([]uint32(nil), shape...)
