@@ -48,6 +48,14 @@ const ReduceFloatHalfVec = "_vec"
 // conversion's exact power-of-two products and 64-bit sums.
 const ReduceFloatHalfCol = "reduce_float_vec_b16_col"
 
+// ReduceFloatTexel ends the names of the FLOAT32 first passes that read
+// their input as a uniform texel buffer of R32G32B32A32_UINT texels
+// (argmax.comp TEXEL: every load a texel fetch, and the group shape's
+// contiguous blocks a texel of four elements at a time), for the CPU
+// class (the tuning knob reduceFloatTexel); after ReduceFmulHW where a
+// variant has it.
+const ReduceFloatTexel = "_texel"
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -102,8 +110,15 @@ func reduceFloatVariants() []Variant {
 				switch {
 				case bits == 32:
 					// SUM_SQUARE's and L2's terms x·x by the native
-					// multiply (reduce_part_float.glsl part_term).
-					out = append(out, withHWMul(v)...)
+					// multiply (reduce_part_float.glsl part_term);
+					// each also reading texels.
+					for _, v := range withHWMul(v) {
+						texel := v
+						texel.Name += ReduceFloatTexel
+						texel.Defines = append(slices.Clone(v.Defines), "TEXEL=1")
+						texel.TexelBindings = []int{0}
+						out = append(out, v, texel)
+					}
 				case shape == ArgMaxGroup:
 					fast := v
 					fast.Name += ReduceFloatHalfVec
