@@ -445,15 +445,18 @@ type tuning struct {
 	// and 4096x16384 MAX over axis 1 1.1-1.5x. A GPU keeps its storage
 	// buffers: it was not measured there.
 	argRowTexel bool
-	// reduceFloatTexel: REDUCE's FLOAT32 float functions (SUM, AVERAGE,
-	// L1, LOG_SUM, SUM_SQUARE, L2, LOG_SUM_EXP) read their input as a
-	// uniform texel buffer (the ReduceFloatName variants ending in
-	// shaders.ReduceFloatTexel, argmax.comp TEXEL), where texelFits: every
-	// load a branch-free texel fetch, for argRowTexel's reason, and the
-	// group kernel's contiguous blocks a 16-byte texel of four elements
-	// at a time. The sum is exact, so the bits are the storage-buffer
-	// kernels'. Measured on lavapipe (BENCHMARKS.md, "Exact FLOAT32 SUM
-	// through texel buffers"). A GPU keeps its storage buffers.
+	// reduceFloatTexel: the group first passes of REDUCE's FLOAT32 float
+	// functions (SUM, AVERAGE, L1, LOG_SUM, SUM_SQUARE, L2, LOG_SUM_EXP;
+	// rows, whole tensors, split-K) read their input as a uniform texel
+	// buffer (the ReduceFloatName variants ending in
+	// shaders.ReduceFloatTexel, argmax.comp TEXEL), where texelFits: a
+	// contiguous block a 16-byte texel of four elements at a time, each a
+	// branch-free fetch, for argRowTexel's reason. The sum is exact, so
+	// the bits are the storage-buffer kernels'. Measured on lavapipe
+	// under load (BENCHMARKS.md, "Exact FLOAT32 SUM through texel
+	// buffers"): 64M whole 2.3-4.4x faster; columns (the thread kernel)
+	// reading a texel an element were not faster and keep storage
+	// buffers. A GPU keeps its storage buffers.
 	reduceFloatTexel bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming

@@ -67,12 +67,11 @@
 //              reduced dimension of input stride 1) is scanned in 16-byte
 //              vectors of eight FLOAT16 into a 64-bit lane sum
 //              (reduce_part_float.glsl half_scan; needs shaderInt64)
-//   TEXEL      with REDUCE_FLOAT and ELEM_BITS 32: binding 0 is a uniform
-//              texel buffer of R32G32B32A32_UINT texels (elem.glsl
-//              ELEM_SRC_TEXEL), every load a texel fetch; with GROUP, a
-//              block that is one contiguous run is scanned a 16-byte
-//              texel (four elements) at a time (reduce_part_float.glsl
-//              texel_scan). Lavapipe's texel fetch is one branch-free
+//   TEXEL      with REDUCE_FLOAT, ELEM_BITS 32 and GROUP: binding 0 is a
+//              uniform texel buffer of R32G32B32A32_UINT texels (elem.glsl
+//              ELEM_SRC_TEXEL), every load a texel fetch, and a block
+//              that is one contiguous run is scanned a 16-byte texel
+//              (four elements) at a time (texel_scan below). Lavapipe's texel fetch is one branch-free
 //              gather, its storage-buffer load a loop over the lanes with
 //              a bounds-check branch each (the tuning knob
 //              reduceFloatTexel). The sum is exact, so the grouping of
@@ -93,8 +92,8 @@
 
 #define ELEM_SRC 0
 #if TEXEL
-#if !REDUCE_FLOAT || ELEM_BITS != 32
-#error TEXEL reads the float functions' FLOAT32 elements
+#if !REDUCE_FLOAT || ELEM_BITS != 32 || !GROUP
+#error TEXEL reads the float functions' FLOAT32 elements in the group shape
 #endif
 #define ELEM_SRC_TEXEL 1
 #endif
