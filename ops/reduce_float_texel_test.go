@@ -38,7 +38,7 @@ func TestReduceFloatTexel(t *testing.T) {
 		t.Skip("the device's texel buffers cannot hold a binding window")
 	}
 	rng := testutil.Rand(t)
-	n := testutil.CaseCount(20, 2)
+	n := testutil.CaseCount(10, 2)
 	knobs := []bool{true, false}
 	if testing.Short() {
 		knobs = knobs[:1]
