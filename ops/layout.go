@@ -445,6 +445,19 @@ type tuning struct {
 	// and 4096x16384 MAX over axis 1 1.1-1.5x. A GPU keeps its storage
 	// buffers: it was not measured there.
 	argRowTexel bool
+	// reduceFloatTexel: the group first passes of REDUCE's FLOAT32 float
+	// functions (SUM, AVERAGE, L1, LOG_SUM, SUM_SQUARE, L2, LOG_SUM_EXP;
+	// rows, whole tensors, split-K) read their input as a uniform texel
+	// buffer (the ReduceFloatName variants ending in
+	// shaders.ReduceFloatTexel, argmax.comp TEXEL), where texelFits: a
+	// contiguous block a 16-byte texel of four elements at a time, each a
+	// branch-free fetch, for argRowTexel's reason. The sum is exact, so
+	// the bits are the storage-buffer kernels'. Measured on lavapipe
+	// under load (BENCHMARKS.md, "Exact FLOAT32 SUM through texel
+	// buffers"): 64M whole 2.3-4.4x faster; columns (the thread kernel)
+	// reading a texel an element were not faster and keep storage
+	// buffers. A GPU keeps its storage buffers.
+	reduceFloatTexel bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming
 	// through its own part of the tensors. Range: 1..1024 lanes (a
@@ -729,7 +742,7 @@ var (
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
 		topKLaneWG: 256, topKFilterVec: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
-	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
+	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
 		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32}

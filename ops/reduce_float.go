@@ -135,6 +135,8 @@ func (v *valueOp) floatBlock(bsizes, bstrides []uint64, ioff uint64, read func(u
 // holds (shaders/reduce_part_float.glsl LANE_W): terms below 2^48 units
 // in a signed 64-bit sum. A Part folds at most one lane's elements of one
 // segment before it is settled, argIters of them (segmentCap with one
-// element a trip a lane) and the lane's first; TestReduceFloatLaneBound
-// holds the planner to it.
+// element a trip a lane) and the lane's first, or in the texel variants'
+// texel_scan (argmax.comp) up to six more (whole texels rounded up, a
+// head and a tail element); TestReduceFloatLaneBound holds the planner
+// to it.
 const reduceFloatLaneTerms = 1 << 15

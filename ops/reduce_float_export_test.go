@@ -7,6 +7,10 @@ var (
 	RandomFloat32Bits = randomFloat32Bits
 )
 
+// For TestReduceFloatTexel: whether the device's texel buffers hold any
+// binding window (the texel variants' condition).
+var TexelFits = texelFits
+
 // For TestFloatFunctionsGLSL: the reference's functions that
 // shaders/reduce_float.glsl computes, by testdata/reduce_float_check.comp's
 // numbering.

@@ -89,6 +89,9 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if a.hwSquare(ctx) {
 				k.variant += shaders.ReduceFmulHW
 			}
+			if bits == 32 && shape == shaders.ArgMaxGroup && l.tune.reduceFloatTexel && texelFits(ctx.Limits) {
+				k.variant += shaders.ReduceFloatTexel
+			}
 			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
 				// FLOAT16's vector scan of contiguous blocks
 				// (reduce_half_fast.glsl): 16-byte loads, a 64-bit

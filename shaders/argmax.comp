@@ -68,6 +68,15 @@
 //              is scanned in 16-byte vectors of eight FLOAT16 into a
 //              64-bit lane sum (128-bit for squares: reduce_half_fast.glsl
 //              half_scan; needs shaderInt64)
+//   TEXEL      with REDUCE_FLOAT, ELEM_BITS 32 and GROUP: binding 0 is a
+//              uniform texel buffer of R32G32B32A32_UINT texels (elem.glsl
+//              ELEM_SRC_TEXEL), every load a texel fetch, and a block
+//              that is one contiguous run is scanned a 16-byte texel
+//              (four elements) at a time (texel_scan below). Lavapipe's
+//              texel fetch is one branch-free gather, its storage-buffer
+//              load a loop over the lanes with a bounds-check branch each
+//              (the tuning knob reduceFloatTexel). The sum is exact, so
+//              the grouping of the terms changes no bit.
 // 64-bit inputs are always compared as two 32-bit words and FLOAT16 as bit
 // patterns, so no variant but HALF_FAST needs shaderInt64, and none
 // shaderFloat16 or subgroup extended types; 64-bit outputs are written as
@@ -83,6 +92,12 @@
 #endif
 
 #define ELEM_SRC 0
+#if TEXEL
+#if !REDUCE_FLOAT || ELEM_BITS != 32 || !GROUP
+#error TEXEL reads the float functions' FLOAT32 elements in the group shape
+#endif
+#define ELEM_SRC_TEXEL 1
+#endif
 #define WORD_DST 1
 #define WORD_DST_RW 1
 #include "elem.glsl"
@@ -137,6 +152,67 @@ uvec2 load_at(uint e) { return load(e); }
 
 #if HALF_FAST
 #include "reduce_half_fast.glsl"
+#endif
+
+#if TEXEL && GROUP
+// texel_fold folds the four elements of texel q through part_fold.
+void texel_fold(inout Part st, uvec4 q) {
+	st = part_fold(st, uvec2(q.x, 0u), 0u);
+	st = part_fold(st, uvec2(q.y, 0u), 0u);
+	st = part_fold(st, uvec2(q.z, 0u), 0u);
+	st = part_fold(st, uvec2(q.w, 0u), 0u);
+}
+
+// texel_fast is part_fast4 of texel q's four elements.
+bool texel_fast(inout Part st, uvec4 q) {
+	return part_fast4(st, uvec2(q.x, 0u), uvec2(q.y, 0u), uvec2(q.z, 0u), uvec2(q.w, 0u));
+}
+
+// texel_scan adds lane t's share (of wg lanes) of the n elements from
+// word w0 of binding 0 on (the binding's base folded in): an element of
+// the head before the first whole texel and one of the tail after the
+// last, and the whole texels t, t+wg, ... between, two fetched a trip,
+// through the fast scan (reduce_part_float.glsl part_fast4: a texel's
+// four terms when all lie in the window; the others leave the inner
+// loop for part_fold). A lane folds at most its group-kernel share
+// (ceil(n / wg)) plus six terms, within reduceFloatLaneTerms.
+void texel_scan(inout Part st, uint w0, uint n, uint t, uint wg) {
+	uint head = min((4u - (w0 & 3u)) & 3u, n);
+	uint nv = (n - head) >> 2;
+	uint tail = n - head - 4u * nv;
+	if (t < head) {
+		st = part_fold(st, load_at(w0 + t), 0u);
+	}
+	if (t < tail) {
+		st = part_fold(st, load_at(w0 + head + 4u * nv + t), 0u);
+	}
+	uint m = nv > t ? (nv - 1u - t) / wg + 1u : 0u; // texels of lane t
+	uint v = (w0 + head) / 4u + t;
+	while (m >= 2u) {
+		uvec4 a, b;
+		bool aIn = false;
+		for (; m >= 2u; m -= 2u) {
+			a = texelFetch(elem_srct, int(v));
+			b = texelFetch(elem_srct, int(v + wg));
+			aIn = texel_fast(st, a);
+			if (!aIn || !texel_fast(st, b)) {
+				break;
+			}
+			v += 2u * wg;
+		}
+		if (m >= 2u) {
+			if (!aIn) {
+				texel_fold(st, a);
+			}
+			texel_fold(st, b);
+			v += 2u * wg;
+			m -= 2u;
+		}
+	}
+	if (m == 1u) {
+		texel_fold(st, texelFetch(elem_srct, int(v)));
+	}
+}
 #endif
 
 #if !GROUP
@@ -270,6 +346,11 @@ void main() {
 #if HALF_FAST
 		if (HALF_SCAN && NR == 1u && DI7 == 1u) {
 			half_scan(st, at(kin + red_offset(j0)), n, t, WG);
+		} else
+#endif
+#if TEXEL
+		if (NR == 1u && DI7 == 1u) {
+			texel_scan(st, at(kin + red_offset(j0)), n, t, WG);
 		} else
 #endif
 		if (t < n) {

@@ -69,6 +69,13 @@ int64_t half_quad(uvec2 w, uint64_t keep) {
 // rounding mode, fused multiply-add or denormal flushing enters, as the
 // conversion unpackHalf2x16 of a normal FLOAT16 or ±0 is exact and the
 // windows hold no FLOAT16 denormal (a driver may flush those).
+// The scans square and convert a vector's every half before the window
+// test's verdict is known; a half outside the window (256 and up in
+// window 0, ±Inf, NaN) may give a value past uint64's range, whose
+// conversion SPIR-V leaves undefined. Only the lane's sum, which is then
+// thrown away, takes such a value: no branch, address or kept sum depends
+// on it. Zeroing those halves first (about 5 ops a vector, 0.3 ops per
+// byte) would not fit the h100 budget's headroom.
 //   window 0: [2^-14, 2^6): every normal half below 64, units 2^-48;
 //   window 1: [2^-4, 2^16): every finite half from 1/16 up, units 2^-28.
 // half_outside's bounds for them (lo_add, hi_add), the scale 2^(10+a),

@@ -38,7 +38,8 @@ const uint FF_AVERAGE = 2u, FF_L1 = 3u, FF_L2 = 4u, FF_LOG_SUM = 5u, FF_LOG_SUM_
 // A term in the window has |m·2^(e-win)| < 2^(24+LANE_W) = 2^48, so fast
 // holds the sum of 2^15 of them: more than a Part ever folds before it is
 // settled (ops/reduce_float.go reduceFloatLaneTerms: a lane scans at most
-// argIters elements of a segment, and its first). The flag EXACT_NOT_ALL_NEG_ZERO
+// argIters elements of a segment, and its first; argmax.comp's
+// texel_scan six more at most). The flag EXACT_NOT_ALL_NEG_ZERO
 // was set when the window was (a normal term), so a term in the window
 // changes no flag. A settled Part (part_settle) has fast = 0: the value
 // is the limbs'; what is written, shared or rounded is settled, so the

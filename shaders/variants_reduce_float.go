@@ -56,6 +56,16 @@ const ReduceFloatHalfCol = "reduce_float_vec_b16_col"
 // native multiply.
 const ReduceFmulHalfCol = "reduce_fmul_vec_b16_col"
 
+// ReduceFloatTexel ends the names of the FLOAT32 group first passes that
+// read their input as a uniform texel buffer of R32G32B32A32_UINT texels
+// (argmax.comp TEXEL: contiguous blocks a texel of four elements at a
+// time, other blocks a texel fetch an element), for the CPU class (the
+// tuning knob reduceFloatTexel); after ReduceFmulHW where a variant has
+// it. The thread shape has none: its columns read a 16-byte texel for
+// one element, and on lavapipe that measured no faster (BENCHMARKS.md,
+// "Exact FLOAT32 SUM through texel buffers").
+const ReduceFloatTexel = "_texel"
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -113,8 +123,18 @@ func reduceFloatVariants() []Variant {
 				switch {
 				case bits == 32:
 					// SUM_SQUARE's and L2's terms x·x by the native
-					// multiply (reduce_part_float.glsl part_term).
-					out = append(out, withHWMul(v)...)
+					// multiply (reduce_part_float.glsl part_term);
+					// each group variant also reading texels.
+					for _, v := range withHWMul(v) {
+						out = append(out, v)
+						if shape == ArgMaxGroup {
+							texel := v
+							texel.Name += ReduceFloatTexel
+							texel.Defines = append(slices.Clone(v.Defines), "TEXEL=1")
+							texel.TexelBindings = []int{0}
+							out = append(out, texel)
+						}
+					}
 				case shape == ArgMaxGroup:
 					fast := v
 					fast.Name += ReduceFloatHalfVec

@@ -120,13 +120,15 @@ func TestCountMethod(t *testing.T) {
 }
 
 // TestCountsLavapipeTexel counts lavapipe's row plans, whose vec-row
-// kernel reads its source through a uniform texel buffer (argRowTexel):
+// kernel reads its source through a uniform texel buffer (argRowTexel),
+// and its FLOAT32 SUM plans, whose first passes do (reduceFloatTexel):
 // the hot loop is the loop of texel fetches from binding 0, so `vkdml plan
 // --check` on lavapipe counts them like the storage-buffer kernels.
 func TestCountsLavapipeTexel(t *testing.T) {
 	var rows []Case
 	for _, c := range Cases() {
-		if strings.HasPrefix(c.Name, "argmax ") && (strings.HasSuffix(c.Name, "axis 1") || strings.HasSuffix(c.Name, "whole")) {
+		if strings.HasPrefix(c.Name, "argmax ") && (strings.HasSuffix(c.Name, "axis 1") || strings.HasSuffix(c.Name, "whole")) ||
+			strings.HasPrefix(c.Name, "reduce sum ") && strings.Contains(c.Name, "FLOAT32") {
 			rows = append(rows, c)
 		}
 	}
@@ -134,17 +136,17 @@ func TestCountsLavapipeTexel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texel := 0
+	texel := map[string]int{} // by family: argmax, reduce
 	for _, r := range counted {
 		if strings.Contains(r.Kernel, "texel") {
-			texel++
+			texel[strings.Fields(r.Case)[0]]++
 			if r.OpsPerByte <= 0 || r.OpsPerByte > 8 {
 				t.Errorf("%s, dispatch %d (%s): %.2f ops per byte", r.Case, r.Dispatch, r.Kernel, r.OpsPerByte)
 			}
 		}
 	}
-	if texel == 0 {
-		t.Errorf("no lavapipe row plan of %d runs a texel kernel", len(rows))
+	if texel["argmax"] == 0 || texel["reduce"] == 0 {
+		t.Errorf("lavapipe plans of %d cases ran texel kernels %v: want argmax's and reduce's", len(rows), texel)
 	}
 }
 
