@@ -29,8 +29,8 @@ import (
 // reduceFloatValue's patterns (cancelling terms, huge and tiny
 // magnitudes, denormals, ±0, ±Inf, NaN) and laneWindowValue's (terms just inside and outside a lane's window,
 // which leave the fast scan mid-trip). Each case runs with the knob on,
-// and without -short off too, on the planner's strategy and a forced one
-// in turn; the group plans must be the texel variants and not. Run it at
+// and with VKDML_LONG=1 off too, on the planner's strategy and (without
+// -short) a forced one in turn; the group plans must be the texel variants and not. Run it at
 // LP_NATIVE_VECTOR_WIDTH=128, 256 and 512 (4, 8 and 16 lanes a subgroup).
 func TestReduceFloatTexel(t *testing.T) {
 	devices := testutil.WindowDevices(t)
@@ -38,10 +38,14 @@ func TestReduceFloatTexel(t *testing.T) {
 		t.Skip("the device's texel buffers cannot hold a binding window")
 	}
 	rng := testutil.Rand(t)
-	n := testutil.CaseCount(10, 2)
-	knobs := []bool{true, false}
-	if testing.Short() {
-		knobs = knobs[:1]
+	// Each case compiles its own pipelines, 5 to 10 s on lavapipe: CI's
+	// full run takes one case of each kind with the knob on (the
+	// storage-buffer passes run in every test that forces a GPU plan),
+	// VKDML_LONG=1 two of each, on and off.
+	n := testutil.CaseCount(5, 2)
+	knobs := []bool{true}
+	if testutil.Long() {
+		n, knobs = 10, []bool{true, false}
 	}
 	forced := []string{ops.ArgStrategyThread, ops.ArgStrategyGroup, ops.ArgStrategySplitK}
 	patterns := append(append([]string{}, reduceFloatPatterns...), "edges", "up", "extremes", "top", "bottom")

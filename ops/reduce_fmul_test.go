@@ -394,7 +394,10 @@ func fmulColValue(rng *rand.Rand, pattern string, j, n int) uint64 {
 // of 8, rows off a 16-byte boundary, no shaderInt64) plan the thread
 // kernel. Each run compiles the kernel's pipeline, about 20 s on a busy
 // lavapipe (its integer products, mul_f32, inlined at each of the
-// batch's 120 products): -short plans every case and runs none.
+// batch's 120 products): -short plans every case and runs none; without
+// it the two column-kernel layouts run, and with VKDML_LONG=1 the
+// thread-kernel layouts and the device without shaderInt64 as well
+// (TestReduceFloatMultiply runs the thread kernel on every CI run).
 func TestReduceFloatMultiplyHalfCol(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	if !d.GPU().Features.ShaderInt64 {
@@ -409,8 +412,8 @@ func TestReduceFloatMultiplyHalfCol(t *testing.T) {
 	cases := []halfColLayout{
 		{"padded rows, broadcast kept axis, two reduced axes", []uint32{2, 3, rows, cols}, []uint32{0, rows*(cols+pad) + 8, cols + pad, 1}, []uint32{1, 2}, true, !testing.Short()},
 		{"long packed columns", []uint32{long, 16}, nil, []uint32{0}, true, !testing.Short()},
-		{"ragged columns", []uint32{rows, cols - 1 - uint32(rng.Intn(7))}, nil, []uint32{0}, false, !testing.Short()},
-		{"unaligned rows", []uint32{rows, cols}, []uint32{cols + 1 + uint32(rng.Intn(7)), 1}, []uint32{0}, false, !testing.Short()},
+		{"ragged columns", []uint32{rows, cols - 1 - uint32(rng.Intn(7))}, nil, []uint32{0}, false, testutil.Long()},
+		{"unaligned rows", []uint32{rows, cols}, []uint32{cols + 1 + uint32(rng.Intn(7)), 1}, []uint32{0}, false, testutil.Long()},
 	}
 	used := map[string]int{}
 	for i, l := range cases {
@@ -445,7 +448,7 @@ func TestReduceFloatMultiplyHalfCol(t *testing.T) {
 		if l.run {
 			reduceCheckGPUPlan(t, d, c, nil, "", used, rng)
 		}
-		if i == 0 && !testing.Short() {
+		if i == 0 && testutil.Long() {
 			// Without shaderInt64: the thread kernel, the same bits.
 			d64 := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{ShaderInt64: true}})
 			_, p := testutil.GPUPlan(t, d64, c.desc, "", c.what)
