@@ -5,6 +5,7 @@ package ops_test
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand"
 	"strings"
 	"testing"
@@ -386,7 +387,9 @@ func fmulColValue(rng *rand.Rand, pattern string, j, n int) uint64 {
 // column, which sends a group through the widening path), on the GPU
 // plan: padded rows under a broadcast kept axis with two reduced axes
 // (the odometer), blocks of 16k+1..16k+15 positions (whole batches of 16
-// and a tail); long packed columns cut into segments (the combine),
+// and a tail), whose outputs (0, 0-7) hold factors drawn so that the
+// FLOAT16 result shows the order of the stack's nodes (fmulStackOrder: a
+// mutant folding them bottom-up fails); long packed columns cut into segments (the combine),
 // whose first 8 columns start with 16 factors drawn so that the FLOAT16
 // result shows the tree's order (fmulOrderColumn: a mutant pairing the
 // 4-position nodes 0 with 2 fails). The
@@ -406,6 +409,9 @@ func TestReduceFloatMultiplyHalfCol(t *testing.T) {
 	rng := testutil.Rand(t)
 	f := ops.ReduceFunctionMultiply
 	rows := uint32(16*(1+rng.Intn(3)) + 1 + rng.Intn(15))
+	for bits.OnesCount32(3*rows) < 3 { // the padded blocks' 3·rows: a stack of 3+ nodes (fmulStackOrder)
+		rows = uint32(16*(1+rng.Intn(3)) + 1 + rng.Intn(15))
+	}
 	cols := uint32(8 * (2*len(fmulColPatterns) + rng.Intn(4))) // every pattern in both kinds of group
 	pad := uint32(8 * (1 + rng.Intn(3)))
 	long := 20000 + uint32(rng.Intn(3000))
@@ -419,6 +425,19 @@ func TestReduceFloatMultiplyHalfCol(t *testing.T) {
 	for i, l := range cases {
 		c := halfColCaseOf(rng, f, l.sizes, l.strides, l.axes, fmulColPatterns, fmulColValue)
 		c.what = l.name + ": " + c.what
+		if i == 0 {
+			// Outputs (0, 0-7), one invocation on the fast path: blocks
+			// of 3·rows factors whose product shows the order above the
+			// batches (the stack's nodes, the tail).
+			n := 3 * rows
+			for col := uint32(0); col < 8; col++ {
+				h := fmulStackOrder(rng, int(n))
+				for j := range n {
+					c.in.SetBits([]uint32{0, j / rows, j % rows, col}, uint64(h[j]))
+				}
+			}
+			c.what += "; outputs (0, 0-7): blocks whose product shows the order of the stack's nodes (fmulStackOrder)"
+		}
 		if i == 1 {
 			// Columns 0-7 (one invocation, on the fast path): a batch
 			// of 16 whose FLOAT16 product shows the tree's order
@@ -448,14 +467,16 @@ func TestReduceFloatMultiplyHalfCol(t *testing.T) {
 		if l.run {
 			reduceCheckGPUPlan(t, d, c, nil, "", used, rng)
 		}
-		if i == 0 && testutil.Long() {
+		if i == 0 {
 			// Without shaderInt64: the thread kernel, the same bits.
 			d64 := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{ShaderInt64: true}})
 			_, p := testutil.GPUPlan(t, d64, c.desc, "", c.what)
 			if v := p.Kernels[0].Variant; strings.HasPrefix(v, shaders.ReduceFmulHalfCol) {
 				t.Fatalf("%s without shaderInt64: runs %s", c.what, v)
 			}
-			reduceCheckGPUPlan(t, d64, c, nil, "", used, rng)
+			if testutil.Long() {
+				reduceCheckGPUPlan(t, d64, c, nil, "", used, rng)
+			}
 		}
 	}
 	t.Logf("GPU plans run (strategy, kernels): %v", used)
@@ -495,6 +516,57 @@ func fmulCrossed16(x [16]float32) float32 {
 	n := fmulNodes4(x)
 	l, r := n[0]*n[2], n[1]*n[3]
 	return l * r
+}
+
+// fmulTree is rule 42's tree over x (ops.multiplyTree in FLOAT32).
+func fmulTree(x []float32) float32 {
+	if len(x) == 1 {
+		return x[0]
+	}
+	half := 1
+	for half*2 < len(x) {
+		half *= 2
+	}
+	return fmulTree(x[:half]) * fmulTree(x[half:])
+}
+
+// fmulStackLeft is x's product with rule 42's aligned power-of-two nodes
+// (the binary decomposition of len(x), largest first: a kernel's stack
+// at the end of a block) folded left to right, ((a·b)·c)·d, where rule
+// 42 folds them right to left, a·(b·(c·d)).
+func fmulStackLeft(x []float32) float32 {
+	var p float32
+	for start := 0; start < len(x); {
+		size := 1 << (bits.Len(uint(len(x)-start)) - 1)
+		v := fmulTree(x[start : start+size])
+		if start == 0 {
+			p = v
+		} else {
+			p *= v
+		}
+		start += size
+	}
+	return p
+}
+
+// fmulStackOrder draws n FLOAT16 factors near 1 until their product in
+// rule 42's tree, rounded to FLOAT16, differs from fmulStackLeft's: n
+// must have 3 or more bits set (with two nodes both orders are one
+// product). A mutant folding a column kernel's stack bottom-up passed
+// TestReduceFloatMultiplyHalfCol before these columns (review, seed
+// 1795825510984165270).
+func fmulStackOrder(rng *rand.Rand, n int) []uint16 {
+	h := make([]uint16, n)
+	x := make([]float32, n)
+	for {
+		for i := range h {
+			h[i] = uint16(rng.Intn(2))<<15 | uint16(0x3bf0+rng.Intn(0x20))
+			x[i] = float16.Frombits(h[i]).Float32()
+		}
+		if float16.Fromfloat32(fmulTree(x)).Bits() != float16.Fromfloat32(fmulStackLeft(x)).Bits() {
+			return h
+		}
+	}
 }
 
 // fmulOrderColumn draws 16 FLOAT16 factors near 1 until their product in

@@ -229,7 +229,7 @@ func computeForced(d *dml.Device, desc dml.OperatorDesc, kernel string, ins []*t
 // forcedRule says when a strategy the planner may decline applies.
 func forcedRule(kernel string) string {
 	if kernel == ops.ArgStrategyVec {
-		return "the vectorised kernels need a layout of 16- or 32-byte loads (the reduced block contiguous, or the innermost kept axis) and integer state; of REDUCE's float functions only SUM, AVERAGE, L1 and LOG_SUM of FLOAT16 columns (the innermost kept axis a multiple of 8, contiguous) run on them, on a device with shaderInt64"
+		return "the vectorised kernels need a layout of 16- or 32-byte loads (the reduced block contiguous, or the innermost kept axis) and integer state; of REDUCE's float functions only SUM, AVERAGE, L1, LOG_SUM, SUM_SQUARE, L2 and MULTIPLY of FLOAT16 columns (the innermost kept axis a multiple of 8, contiguous) run on them, on a device with shaderInt64"
 	}
 	return "the strategy does not fit this case"
 }

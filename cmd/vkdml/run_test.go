@@ -443,7 +443,7 @@ func TestRunKernelErrors(t *testing.T) {
 	}{
 		{append(sum, "--kernel", "bogus", in, out), []string{`--kernel "bogus" is not a strategy of reduce (strategies: thread, group, splitk, vec)`}},
 		{append(sum, "--kernel", "all", in, out), []string{`--kernel "all" is not a strategy of reduce`}},
-		{append(sum, "--kernel", "vec", in, out), []string{"--kernel vec cannot run this REDUCE", "only SUM, AVERAGE, L1 and LOG_SUM of FLOAT16 columns", "would run thread"}},
+		{append(sum, "--kernel", "vec", in, out), []string{"--kernel vec cannot run this REDUCE", "only SUM, AVERAGE, L1, LOG_SUM, SUM_SQUARE, L2 and MULTIPLY of FLOAT16 columns", "would run thread"}},
 		{[]string{"topk", "--k", "17", "--axis", "1", "--kernel", "lane", long, out, filepath.Join(dir, "idx.npy")}, []string{"--kernel lane", `strategy "lane" keeps lists of at most 16 entries; K is 17`}},
 		{append(sum, "--tune", "argColLoads", in, out), []string{"--tune", `"argColLoads" is not key=value`}},
 		{append(sum, "--tune", "nosuchknob=1", in, out), []string{"--tune", `unknown knob "nosuchknob"`}},
