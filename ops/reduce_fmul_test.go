@@ -518,7 +518,9 @@ func fmulCrossed16(x [16]float32) float32 {
 	return l * r
 }
 
-// fmulTree is rule 42's tree over x (ops.multiplyTree in FLOAT32).
+// fmulTree is rule 42's tree over x: ops.multiplyTree's shape on Go's
+// float32 multiply (IEEE, to nearest even), which fmulStackOrder's draws
+// need at about ten times the speed of the reference's integer multiply.
 func fmulTree(x []float32) float32 {
 	if len(x) == 1 {
 		return x[0]
