@@ -446,8 +446,8 @@ type tuning struct {
 	// buffers: it was not measured there.
 	argRowTexel bool
 	// reduceFloatTexel: the group first passes of REDUCE's FLOAT32 float
-	// functions (SUM, AVERAGE, L1, LOG_SUM, SUM_SQUARE, L2, LOG_SUM_EXP;
-	// rows, whole tensors, split-K) read their input as a uniform texel
+	// functions (SUM, AVERAGE, L1, LOG_SUM, SUM_SQUARE, L2; rows, whole
+	// tensors, split-K) read their input as a uniform texel
 	// buffer (the ReduceFloatName variants ending in
 	// shaders.ReduceFloatTexel, argmax.comp TEXEL), where texelFits: a
 	// contiguous block a 16-byte texel of four elements at a time, each a
@@ -456,7 +456,10 @@ type tuning struct {
 	// under load (BENCHMARKS.md, "Exact FLOAT32 SUM through texel
 	// buffers"): 64M whole 2.3-4.4x faster; columns (the thread kernel)
 	// reading a texel an element were not faster and keep storage
-	// buffers. A GPU keeps its storage buffers.
+	// buffers. LOG_SUM_EXP keeps them too: its exp, not its loads, bounds
+	// it, and with texels 256x16384 over axis 1 took 150 ms against 123
+	// (2026-11-28, one run of 3 repeats each), while its texel pipeline
+	// compiled in 17 s against 6. A GPU keeps its storage buffers.
 	reduceFloatTexel bool
 	// poolVecWG and poolVecGroups shape maxpool_vec.comp's grid: on a CPU
 	// a few hundred workgroups of a few lanes each, every one streaming

@@ -89,7 +89,7 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if a.hwSquare(ctx) {
 				k.variant += shaders.ReduceFmulHW
 			}
-			if bits == 32 && shape == shaders.ArgMaxGroup && l.tune.reduceFloatTexel && texelFits(ctx.Limits) {
+			if bits == 32 && shape == shaders.ArgMaxGroup && l.tune.reduceFloatTexel && a.floatFn != ReduceFunctionLogSumExp && texelFits(ctx.Limits) {
 				k.variant += shaders.ReduceFloatTexel
 			}
 			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
