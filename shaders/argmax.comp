@@ -180,37 +180,44 @@ void texel_scan(inout Part st, uint w0, uint n, uint t, uint wg) {
 	uint head = min((4u - (w0 & 3u)) & 3u, n);
 	uint nv = (n - head) >> 2;
 	uint tail = n - head - 4u * nv;
-	if (t < head) {
-		st = part_fold(st, load_at(w0 + t), 0u);
-	}
-	if (t < tail) {
-		st = part_fold(st, load_at(w0 + head + 4u * nv + t), 0u);
+	// Lane t's head element (q = 0, where t < head) and tail element
+	// (q = 1, where t < tail), at one fold site: each site inlines the
+	// exact accumulation, and lavapipe's compile time grows with them.
+	for (uint q = t < head ? 0u : 1u, q_end = t < tail ? 2u : 1u; q < q_end; q++) {
+		st = part_fold(st, load_at(q == 0u ? w0 + t : w0 + head + 4u * nv + t), 0u);
 	}
 	uint m = nv > t ? (nv - 1u - t) / wg + 1u : 0u; // texels of lane t
 	uint v = (w0 + head) / 4u + t;
-	while (m >= 2u) {
-		uvec4 a, b;
-		bool aIn = false;
-		for (; m >= 2u; m -= 2u) {
-			a = texelFetch(elem_srct, int(v));
-			b = texelFetch(elem_srct, int(v + wg));
-			aIn = texel_fast(st, a);
-			if (!aIn || !texel_fast(st, b)) {
-				break;
-			}
-			v += 2u * wg;
-		}
+	while (m > 0u) {
+		// Two texels a trip through the fast scan; the texels it leaves
+		// (a and b from the first texel to fold, or a lone last one) go
+		// through texel_fold's one site below.
+		uvec4 a = uvec4(0u), b;
+		uint first = 1u;
 		if (m >= 2u) {
-			if (!aIn) {
-				texel_fold(st, a);
+			bool aIn = false;
+			for (; m >= 2u; m -= 2u) {
+				a = texelFetch(elem_srct, int(v));
+				b = texelFetch(elem_srct, int(v + wg));
+				aIn = texel_fast(st, a);
+				if (!aIn || !texel_fast(st, b)) {
+					break;
+				}
+				v += 2u * wg;
 			}
-			texel_fold(st, b);
+			if (m < 2u) {
+				continue; // every pair fast: a lone last texel or none
+			}
+			first = aIn ? 1u : 0u;
 			v += 2u * wg;
 			m -= 2u;
+		} else {
+			b = texelFetch(elem_srct, int(v));
+			m = 0u;
 		}
-	}
-	if (m == 1u) {
-		texel_fold(st, texelFetch(elem_srct, int(v)));
+		for (uint i = first; i < 2u; i++) {
+			texel_fold(st, i == 0u ? a : b);
+		}
 	}
 }
 #endif
