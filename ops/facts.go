@@ -45,6 +45,11 @@ type DispatchFacts struct {
 	// "output" (a pooling kernel writes).
 	Units uint64
 	Unit  string
+	// ExpTerms is the exp terms (rule 40's exp, one per element of a
+	// LOG_SUM_EXP first pass) among the step's units: work the op budget
+	// allows for apart from its bytes (internal/opcount's
+	// ExpOpsAllowance).
+	ExpTerms uint64
 }
 
 // The units of DispatchFacts.Unit.
@@ -109,6 +114,9 @@ func Facts(ctx *Context, p *Plan) (*PlanFacts, error) {
 		}
 		if err == nil && f.Unit == "" {
 			err = fmt.Errorf("its facts function names no unit of work")
+		}
+		if f.Unit == UnitElement && v.computesExp() {
+			f.ExpTerms = f.Units
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ops: facts: step %d (%s): %w", i, v.row.Name, err)
@@ -221,6 +229,14 @@ func (v *stepValues) define(name string, def uint64) uint64 {
 		}
 	}
 	return def
+}
+
+// computesExp reports whether the step's kernel computes an exp term per
+// element: a REDUCE float kernel (REDUCE_FLOAT) specialised for
+// LOG_SUM_EXP (FLAGS bits 26-29, reduce_part_float.glsl's FFUNC).
+func (v *stepValues) computesExp() bool {
+	flags, ok := v.spec["FLAGS"]
+	return ok && v.define("REDUCE_FLOAT", 0) == 1 && ReduceFunction(flags>>26&15) == ReduceFunctionLogSumExp
 }
 
 // wg is the workgroup size, groups the workgroups and lanes the

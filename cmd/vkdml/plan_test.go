@@ -111,7 +111,8 @@ func TestPlanProfileFacts(t *testing.T) {
 func TestPlanCheckBytes(t *testing.T) {
 	ratio := func(x float64) *float64 { return &x }
 	within := planRecord{InputBytes: 100 << 20, PartialBytes: 5 << 20, Dispatches: []planDispatch{
-		{Kernel: "a", OpsPerByte: ratio(checkMaxOpsPerByte)}, {Kernel: "b", OpsPerByte: ratio(1)}}}
+		{Kernel: "a", OpsPerByte: ratio(checkMaxOpsPerByte), BudgetPerByte: checkMaxOpsPerByte},
+		{Kernel: "b", OpsPerByte: ratio(31), BudgetPerByte: 32}}}
 	if c := within.check(); !c.Pass {
 		t.Errorf("a plan within the goals fails: %v", c.Failures)
 	}
@@ -120,7 +121,8 @@ func TestPlanCheckBytes(t *testing.T) {
 		edit func(r *planRecord)
 		goal string
 	}{
-		{"a dispatch over budget", func(r *planRecord) { r.Dispatches[1].OpsPerByte = ratio(checkMaxOpsPerByte + 0.01) }, "ops_per_byte: dispatch 1 (b) costs 4.01"},
+		{"a dispatch over budget", func(r *planRecord) { r.Dispatches[0].OpsPerByte = ratio(checkMaxOpsPerByte + 0.01) }, "ops_per_byte: dispatch 0 (a) costs 4.01 SPIR-V ops per byte moved, over 4"},
+		{"an exp kernel over its budget", func(r *planRecord) { r.Dispatches[1].OpsPerByte = ratio(32.01) }, "ops_per_byte: dispatch 1 (b) costs 32.01 SPIR-V ops per byte moved, over 32"},
 		{"partials over 5%", func(r *planRecord) { r.PartialBytes++ }, "partial_bytes: "},
 		{"ops not counted", func(r *planRecord) { r.countErr = errors.New("no spirv-opt") }, "ops_per_byte: not counted: no spirv-opt"},
 	} {

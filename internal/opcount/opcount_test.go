@@ -1,6 +1,8 @@
 package opcount
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -9,18 +11,13 @@ import (
 	"github.com/vkdml/vkdml/ops"
 	"github.com/vkdml/vkdml/profiles"
 	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
 )
 
 // pending are the cases with a dispatch over its budget that another
 // change is bringing down. A case leaves the list when it meets the
 // budget; none may join it but a case new to the table, with its reason.
-var pending = map[string]bool{
-	// REDUCE's LOG_SUM_EXP (issue 32) computes an integer exp per
-	// element (about 105 ops on its fast path): README "Integer work per
-	// byte" proposes a budget of its own, 32 ops/B FLOAT32 and 70
-	// FLOAT16.
-	"reduce log_sum_exp 4096x16384 FLOAT32 axis 1": true,
-}
+var pending = map[string]bool{}
 
 const countsFile = "counts.md"
 
@@ -192,5 +189,63 @@ func TestCountDataTrips(t *testing.T) {
 		case trips == 2 && (err != nil || n < one+0.5 || n > 2*one):
 			t.Errorf("%s with 2 merges a push: %.2f ops, %.2f with 1 (%v)", k.Variant, n, one, err)
 		}
+	}
+}
+
+// TestExpBudget: a LOG_SUM_EXP first pass counts an exp term per element
+// and is held to BudgetPerByte plus ExpOpsAllowance per term over its
+// bytes; its combine, and a SUM over the same shape, count none and keep
+// BudgetPerByte.
+func TestExpBudget(t *testing.T) {
+	ctx, err := ProfileContext("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fn      ops.ReduceFunction
+		dt      tensor.DataType
+		exp     bool
+		budget0 float64 // the first dispatch's budget, when it writes no partials
+	}{
+		{ops.ReduceFunctionLogSumExp, tensor.Float32, true, 4 + 112.0/4},
+		{ops.ReduceFunctionLogSumExp, tensor.Float16, true, 4 + 112.0/2},
+		{ops.ReduceFunctionSum, tensor.Float32, false, 4},
+	} {
+		for _, axes := range [][]uint32{{1}, {0}} {
+			out := []uint32{4096, 16384}
+			out[axes[0]] = 1
+			d := &ops.Reduce{Function: c.fn, Input: tensor.NewDesc(c.dt, []uint32{4096, 16384}), Output: tensor.NewDesc(c.dt, out), Axes: axes}
+			p, err := d.Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := ops.Facts(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, df := range f.Dispatches {
+				what := fmt.Sprintf("%v %s axis %d dispatch %d", c.fn, c.dt, axes[0], i)
+				wantTerms := uint64(0)
+				if c.exp && df.Unit == ops.UnitElement {
+					wantTerms = 4096 * 16384
+				}
+				if df.ExpTerms != wantTerms {
+					t.Errorf("%s: %d exp terms, want %d", what, df.ExpTerms, wantTerms)
+				}
+				want := BudgetPerByte + ExpOpsAllowance*float64(wantTerms)/float64(df.BytesMoved())
+				if got := DispatchBudget(BudgetPerByte, df); got != want {
+					t.Errorf("%s: budget %g, want %g", what, got, want)
+				}
+				if i == 0 && df.PartialBytes == 0 {
+					// Rows: the input read once, a value per row written.
+					if got := DispatchBudget(BudgetPerByte, df); math.Abs(got-c.budget0) > 0.01 {
+						t.Errorf("%s: budget %g, want about %g", what, got, c.budget0)
+					}
+				}
+			}
+		}
+	}
+	if got := DispatchBudget(0, ops.DispatchFacts{BytesRead: 8, ExpTerms: 2}); got != 0 {
+		t.Errorf("no base budget: %g, want 0 (no budget)", got)
 	}
 }
