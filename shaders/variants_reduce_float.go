@@ -66,6 +66,17 @@ const ReduceFmulHalfCol = "reduce_fmul_vec_b16_col"
 // "Exact FLOAT32 SUM through texel buffers").
 const ReduceFloatTexel = "_texel"
 
+// ReduceFloatExpTable ends the names of the FLOAT16 first passes of
+// LOG_SUM_EXP that read each half's term exp(h) from binding 2, a table
+// of the reference's exp rounded to FLOAT32 for every FLOAT16
+// (argmax.comp EXP_TABLE, ops.TableExpHalf), where the others compute
+// rule 40's exp per element: the thread and group shapes on both storage
+// paths, with expTableBindings bindings.
+const ReduceFloatExpTable = "_exptab"
+
+// expTableBindings: the input, the output or partials, and the table.
+const expTableBindings = 3
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -142,6 +153,14 @@ func reduceFloatVariants() []Variant {
 					out = append(out, v, fast)
 				default:
 					out = append(out, v)
+				}
+				if bits == 16 {
+					// LOG_SUM_EXP's terms from the table.
+					tab := v
+					tab.Name += ReduceFloatExpTable
+					tab.Defines = append(slices.Clone(v.Defines), "EXP_TABLE=1")
+					tab.Bindings = expTableBindings
+					out = append(out, tab)
 				}
 				fmul := withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",

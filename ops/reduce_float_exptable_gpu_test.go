@@ -1,0 +1,153 @@
+//go:build cgo
+
+package ops_test
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/vkdml/vkdml/caps"
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// lseHalfCheck runs c, FLOAT16 LOG_SUM_EXP, on strategy strat ("": the
+// planner's choice; gpu: as a discrete GPU plans it) against the
+// reference, after checking that its first pass reads the terms from the
+// table (shaders.ReduceFloatExpTable).
+func lseHalfCheck(t *testing.T, d *dml.Device, c argCase, strat string, gpu bool, rng *rand.Rand) {
+	t.Helper()
+	forced := &testutil.ForcedPlan{Desc: c.desc, Kernel: strat}
+	if gpu {
+		forced.DeviceType = caps.DeviceTypeDiscreteGPU
+	}
+	p, err := forced.Plan(testutil.PlanContext(d))
+	if err != nil {
+		t.Fatalf("%s [%q]: %v", c.what, strat, err)
+	}
+	if v := p.Kernels[0].Variant; !strings.HasSuffix(v, shaders.ReduceFloatExpTable) {
+		t.Fatalf("%s [%q]: first pass %s, not a table variant", c.what, strat, v)
+	}
+	g := c
+	g.desc = forced
+	g.what = fmt.Sprintf("%s (gpu plan %v)", c.what, gpu)
+	argCheckCase(t, d, g, "", rng)
+}
+
+// TestReduceLogSumExpHalfTable: FLOAT16 LOG_SUM_EXP on the table
+// variants against the reference, bit for bit. Every half is the one
+// finite term of a block (the others -inf, terms 0), so the answer is
+// log of that half's table word and shows a wrong or misplaced word:
+// NaN, ±inf, ±0, denormals, halves whose exp overflows (above 88.7) or
+// underflows to 0 (-104 and below); rows and columns. Then blocks that
+// mix them with ordinary values, long enough for the fast scan, split-K
+// segments and the column split. Each strategy compiles its pipelines
+// (up to 2.5 s on lavapipe): under -short the blocks of every half run
+// the planner's choice (the thread kernel) and one long-row case a drawn
+// one of group and split-K (the fast scan); without -short every case
+// runs every strategy and the GPU plan.
+func TestReduceLogSumExpHalfTable(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	all := !testing.Short()
+	strats := []string{""}
+	if all {
+		strats = reduceStrategies
+	}
+	const n = 3
+	for axis := uint32(0); axis < 2; axis++ {
+		sizes := []uint32{1 << 16, n}
+		if axis == 0 {
+			sizes = []uint32{n, 1 << 16}
+		}
+		in := argInput(tensor.Float16, sizes, nil)
+		for h := uint32(0); h < 1<<16; h++ {
+			for j := uint32(0); j < n; j++ {
+				v := uint64(0xfc00)
+				if j == h*7%n {
+					v = uint64(h)
+				}
+				c := []uint32{h, j}
+				if axis == 0 {
+					c = []uint32{j, h}
+				}
+				in.SetBits(c, v)
+			}
+		}
+		c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, argOutSizes(sizes, []uint32{axis})), Axes: []uint32{axis}},
+			in: in, what: fmt.Sprintf("LOG_SUM_EXP FLOAT16 %v axis %d, every half once", sizes, axis)}
+		for _, s := range strats {
+			lseHalfCheck(t, d, c, s, false, rng)
+		}
+		if all {
+			lseHalfCheck(t, d, c, "", true, rng)
+		}
+	}
+	shapes := []struct {
+		sizes []uint32
+		axis  uint32
+	}{
+		{[]uint32{7, 1 + uint32(rng.Intn(1500))}, 1},
+		{[]uint32{2, 40000 + uint32(rng.Intn(9000))}, 1},
+		{[]uint32{1000 + uint32(rng.Intn(3000)), 16}, 0},
+		{[]uint32{3, 5, 700}, 2},
+	}
+	for i, s := range shapes {
+		if !all && i != 1 {
+			continue
+		}
+		in := argInput(tensor.Float16, s.sizes, nil)
+		rows := 0
+		tensor.ForEachIndex(in.Desc.Sizes, func(c []uint32) {
+			in.SetBits(c, lseHalfValue(rng))
+			rows++
+		})
+		// Some blocks get a few specials each: NaN, +inf, a half whose
+		// exp overflows; -inf is among lseHalfValue's own.
+		for k := 0; k < rows/500+1; k++ {
+			c := make([]uint32, len(s.sizes))
+			for a := range c {
+				c[a] = uint32(rng.Intn(int(s.sizes[a])))
+			}
+			in.SetBits(c, []uint64{0x7e00, 0x7c00, 0x5a00, 0xfe01}[rng.Intn(4)])
+		}
+		c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, argOutSizes(s.sizes, []uint32{s.axis})), Axes: []uint32{s.axis}},
+			in: in, what: fmt.Sprintf("LOG_SUM_EXP FLOAT16 %v axis %d, mixed", s.sizes, s.axis)}
+		if !all {
+			lseHalfCheck(t, d, c, []string{ops.ArgStrategyGroup, ops.ArgStrategySplitK}[rng.Intn(2)], false, rng)
+			continue
+		}
+		for _, st := range strats {
+			lseHalfCheck(t, d, c, st, false, rng)
+		}
+		lseHalfCheck(t, d, c, "", true, rng)
+	}
+}
+
+// lseHalfValue is a FLOAT16 for LOG_SUM_EXP's mixed blocks: mostly
+// ordinary values in (-16, 16) (terms in and near the lane window), and
+// ±0, denormals, -inf, halves whose exp underflows to 0 or lies far below
+// the others (-104 to -20), and large ones up to 88.
+func lseHalfValue(rng *rand.Rand) uint64 {
+	sign := uint64(rng.Intn(2)) << 15
+	switch r := rng.Intn(20); {
+	case r < 12:
+		return sign | uint64(rng.Intn(0x4c00)) // |h| < 16
+	case r == 12:
+		return sign
+	case r == 13:
+		return sign | uint64(1+rng.Intn(0x3ff)) // denormal
+	case r == 14:
+		return 0xfc00 // -inf
+	case r == 15:
+		return 0xd680 + uint64(rng.Intn(0x100)) // -104 and below: exp is 0
+	case r == 16:
+		return 0xcd00 + uint64(rng.Intn(0x980)) // -20 to -104
+	}
+	return uint64(0x4c00 + rng.Intn(0x1970)) // 16 to 88: large terms
+}
