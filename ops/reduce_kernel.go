@@ -92,11 +92,11 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if bits == 32 && shape == shaders.ArgMaxGroup && l.tune.reduceFloatTexel && a.floatFn != ReduceFunctionLogSumExp && texelFits(ctx.Limits) {
 				k.variant += shaders.ReduceFloatTexel
 			}
-			switch {
-			case a.expTable(ctx):
+			if a.expTable(ctx) {
 				// LOG_SUM_EXP's FLOAT16 terms from TableExpHalf.
 				k.variant += shaders.ReduceFloatExpTable
-			case bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64:
+			}
+			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
 				// FLOAT16's vector scan of contiguous blocks
 				// (reduce_half_fast.glsl): 16-byte loads, a 64-bit
 				// lane sum; other blocks as the plain variant.

@@ -161,6 +161,14 @@ func reduceFloatVariants() []Variant {
 					tab.Defines = append(slices.Clone(v.Defines), "EXP_TABLE=1")
 					tab.Bindings = expTableBindings
 					out = append(out, tab)
+					if shape == ArgMaxGroup {
+						// A contiguous block's vector scan
+						// (reduce_half_fast.glsl lse_scan).
+						fast := tab
+						fast.Name += ReduceFloatHalfVec
+						fast.Defines = append(slices.Clone(tab.Defines), "HALF_FAST=1")
+						out = append(out, fast)
+					}
 				}
 				fmul := withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",
