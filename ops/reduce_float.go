@@ -99,6 +99,11 @@ func (a *argOp) hwSquare(ctx *Context) bool {
 // and L2 (x·x: shaders/reduce_half.glsl); reduce_fmul.comp COL, each
 // column's tree (rule 42), for MULTIPLY.
 func (a *argOp) halfCol(ctx *Context) bool {
+	if a.expTable(ctx) {
+		// LOG_SUM_EXP's terms from the table (ReduceFloatHalfCol with
+		// shaders.ReduceFloatExpTable).
+		return ctx.Features.ShaderInt64
+	}
 	switch a.floatFn {
 	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1,
 		ReduceFunctionSumSquare, ReduceFunctionL2, ReduceFunctionMultiply:

@@ -19,8 +19,8 @@ import (
 // lseHalfCheck runs c, FLOAT16 LOG_SUM_EXP, on strategy strat ("": the
 // planner's choice; gpu: as a discrete GPU plans it) against the
 // reference, after checking that its first pass reads the terms from the
-// table (shaders.ReduceFloatExpTable).
-func lseHalfCheck(t *testing.T, d *dml.Device, c argCase, strat string, gpu bool, rng *rand.Rand) {
+// table (shaders.ReduceFloatExpTable) and is variant want, when given.
+func lseHalfCheck(t *testing.T, d *dml.Device, c argCase, strat string, gpu bool, want string, rng *rand.Rand) {
 	t.Helper()
 	forced := &testutil.ForcedPlan{Desc: c.desc, Kernel: strat}
 	if gpu {
@@ -30,8 +30,8 @@ func lseHalfCheck(t *testing.T, d *dml.Device, c argCase, strat string, gpu bool
 	if err != nil {
 		t.Fatalf("%s [%q]: %v", c.what, strat, err)
 	}
-	if v := p.Kernels[0].Variant; !strings.Contains(v, shaders.ReduceFloatExpTable) {
-		t.Fatalf("%s [%q]: first pass %s, not a table variant", c.what, strat, v)
+	if v := p.Kernels[0].Variant; !strings.Contains(v, shaders.ReduceFloatExpTable) || want != "" && v != want {
+		t.Fatalf("%s [%q]: first pass %s, not the table variant %s", c.what, strat, v, want)
 	}
 	g := c
 	g.desc = forced
@@ -39,78 +39,73 @@ func lseHalfCheck(t *testing.T, d *dml.Device, c argCase, strat string, gpu bool
 	argCheckCase(t, d, g, "", rng)
 }
 
+// lseHalfProbes is LOG_SUM_EXP over axis (0 or 1) of a [len(probes), n]
+// or [n, len(probes)] FLOAT16 tensor whose block i holds probes[i] at one
+// place and filler at the others.
+func lseHalfProbes(probes []uint64, n uint32, axis uint32, filler uint64, what string) argCase {
+	sizes := []uint32{uint32(len(probes)), n}
+	if axis == 0 {
+		sizes = []uint32{n, uint32(len(probes))}
+	}
+	in := argInput(tensor.Float16, sizes, nil)
+	for i, h := range probes {
+		for j := uint32(0); j < n; j++ {
+			v := filler
+			if j == uint32(i)*7%n {
+				v = h
+			}
+			c := []uint32{uint32(i), j}
+			if axis == 0 {
+				c = []uint32{j, uint32(i)}
+			}
+			in.SetBits(c, v)
+		}
+	}
+	return argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, argOutSizes(sizes, []uint32{axis})), Axes: []uint32{axis}},
+		in: in, what: fmt.Sprintf("LOG_SUM_EXP FLOAT16 %v axis %d, %s", sizes, axis, what)}
+}
+
 // TestReduceLogSumExpHalfTable: FLOAT16 LOG_SUM_EXP on the table
 // variants against the reference, bit for bit. Every half is the one
 // finite term of a block (the others -inf, terms 0), so the answer is
 // log of that half's table word and shows a wrong or misplaced word:
 // NaN, ±inf, ±0, denormals, halves whose exp overflows (above 88.7) or
-// underflows to 0 (-104 and below); rows and columns. Then blocks that
-// mix them with ordinary values, long enough for the fast scan, split-K
-// segments and the column split. Each strategy compiles its pipelines
-// (up to 2.5 s on lavapipe): under -short the blocks of every half run
-// the planner's choice (the thread kernel) and one long-row case a drawn
-// one of group and split-K (the fast scan); without -short every case
-// runs every strategy and the GPU plan.
+// underflows to 0 (-104 and below); rows (the thread kernel) and columns
+// (the GPU's vec-col, whose segments then all take the lane window).
+// Every half whose term lies in the vector scans' window (|h| < 8,
+// reduce_half.glsl) with seven halves of -7.996 (exp 3.4e-4), where the
+// answer is near log of the probe's word: rows on the group kernel's
+// lse_scan, columns on vec-col's window. Then blocks that mix them with
+// ordinary values, long enough for the fast scans, split-K segments and
+// the column split. Each strategy compiles its pipelines (up to 2.5 s on
+// lavapipe): under -short one long-row case runs a drawn one of group
+// and split-K; without -short every case runs every strategy and the GPU
+// plan.
 func TestReduceLogSumExpHalfTable(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
 	all := !testing.Short()
-	strats := []string{""}
-	if all {
-		strats = reduceStrategies
-	}
-	const n = 3
-	for axis := uint32(0); axis < 2; axis++ {
-		sizes := []uint32{1 << 16, n}
-		if axis == 0 {
-			sizes = []uint32{n, 1 << 16}
-		}
-		in := argInput(tensor.Float16, sizes, nil)
-		for h := uint32(0); h < 1<<16; h++ {
-			for j := uint32(0); j < n; j++ {
-				v := uint64(0xfc00)
-				if j == h*7%n {
-					v = uint64(h)
-				}
-				c := []uint32{h, j}
-				if axis == 0 {
-					c = []uint32{j, h}
-				}
-				in.SetBits(c, v)
-			}
-		}
-		c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, argOutSizes(sizes, []uint32{axis})), Axes: []uint32{axis}},
-			in: in, what: fmt.Sprintf("LOG_SUM_EXP FLOAT16 %v axis %d, every half once", sizes, axis)}
-		for _, s := range strats {
-			lseHalfCheck(t, d, c, s, false, rng)
-		}
-		if all {
-			lseHalfCheck(t, d, c, "", true, rng)
-		}
-	}
-	// Every half whose term lies in the vector scan's window (|h| < 8,
-	// reduce_half_fast.glsl lse_scan) as the first of a row of 8, one
-	// 16-byte vector, with seven halves of -7.996 (exp 3.4e-4): the
-	// answer is near log of the probe's word. On the group kernel.
-	var probes []uint64
+	var every, window []uint64
 	for h := uint64(0); h < 1<<16; h++ {
+		every = append(every, h)
 		if h&0x7fff < 0x4800 {
-			probes = append(probes, h)
+			window = append(window, h)
 		}
 	}
-	in := argInput(tensor.Float16, []uint32{uint32(len(probes)), 8}, nil)
-	for i, h := range probes {
-		for j := uint32(0); j < 8; j++ {
-			v := uint64(0xc7ff)
-			if j == 0 {
-				v = h
+	vecCol := shaders.ReduceFloatHalfCol + shaders.ReduceFloatExpTable
+	lseHalfCheck(t, d, lseHalfProbes(every, 3, 1, 0xfc00, "every half once"), "", false, "", rng)
+	lseHalfCheck(t, d, lseHalfProbes(every, 3, 0, 0xfc00, "every half once"), "", true, vecCol, rng)
+	lseHalfCheck(t, d, lseHalfProbes(window, 8, 1, 0xc7ff, "every half with |h| < 8 and 7 of -7.996"), ops.ArgStrategyGroup, false, "", rng)
+	lseHalfCheck(t, d, lseHalfProbes(window, 8, 0, 0xc7ff, "every half with |h| < 8 and 7 of -7.996"), "", true, vecCol, rng)
+	if all {
+		for _, axis := range []uint32{0, 1} {
+			c := lseHalfProbes(every, 3, axis, 0xfc00, "every half once")
+			for _, s := range reduceStrategies {
+				lseHalfCheck(t, d, c, s, false, "", rng)
 			}
-			in.SetBits([]uint32{uint32(i), j}, v)
+			lseHalfCheck(t, d, c, "", true, "", rng)
 		}
 	}
-	c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, []uint32{uint32(len(probes)), 1}), Axes: []uint32{1}},
-		in: in, what: fmt.Sprintf("LOG_SUM_EXP FLOAT16 %v axis 1, every half with |h| < 8 and 7 of -7.996", in.Desc.Sizes)}
-	lseHalfCheck(t, d, c, ops.ArgStrategyGroup, false, rng)
 	shapes := []struct {
 		sizes []uint32
 		axis  uint32
@@ -145,13 +140,13 @@ func TestReduceLogSumExpHalfTable(t *testing.T) {
 		c := argCase{desc: &ops.Reduce{Function: ops.ReduceFunctionLogSumExp, Input: in.Desc, Output: tensor.NewDesc(tensor.Float16, argOutSizes(s.sizes, []uint32{s.axis})), Axes: []uint32{s.axis}},
 			in: in, what: fmt.Sprintf("LOG_SUM_EXP FLOAT16 %v axis %d, mixed, %g outside", s.sizes, s.axis, outside)}
 		if !all {
-			lseHalfCheck(t, d, c, []string{ops.ArgStrategyGroup, ops.ArgStrategySplitK}[rng.Intn(2)], false, rng)
+			lseHalfCheck(t, d, c, []string{ops.ArgStrategyGroup, ops.ArgStrategySplitK}[rng.Intn(2)], false, "", rng)
 			continue
 		}
-		for _, st := range strats {
-			lseHalfCheck(t, d, c, st, false, rng)
+		for _, st := range reduceStrategies {
+			lseHalfCheck(t, d, c, st, false, "", rng)
 		}
-		lseHalfCheck(t, d, c, "", true, rng)
+		lseHalfCheck(t, d, c, "", true, "", rng)
 	}
 }
 

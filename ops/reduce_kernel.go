@@ -124,6 +124,9 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 		// 16 positions' vectors in flight (the variant's LOADS);
 		// MULTIPLY's with its multiply (hwMul).
 		variant := shaders.ReduceFloatHalfCol
+		if a.expTable(ctx) {
+			variant += shaders.ReduceFloatExpTable
+		}
 		if a.treeOrder() {
 			variant = shaders.ReduceFmulHalfCol
 			if a.hwMul(ctx) {

@@ -68,34 +68,6 @@ bool half_sq_lane(inout Part st, uint v0, uint v1, uint t, uint wg, uint w) {
 }
 
 #if EXP_TABLE
-// LOG_SUM_EXP's terms from the table (argmax.comp EXP_TABLE,
-// ops.TableExpHalf). A half h with |h| < 8 has a term exp(h) in
-// (2^-12, 2^12): a normal FLOAT32 whose last bit weighs at least 2^-35,
-// so the term is an integer number of units 2^-35 below 2^47, and a lane's
-// 2^14 of them (argIters) sum below 2^61 in a signed 64-bit integer. The
-// term's bits with 35 added to the exponent are that integer as a FLOAT32
-// (a normal value; no rounding), which OpConvertFToU makes exact. A
-// vector with a half outside (|h| >= 8, infinities and NaN: half_outside
-// on the magnitudes) goes through part_fold, the lane window of
-// reduce_part_float.glsl with the table's term, and the scan goes on.
-// The sum goes into the limbs once (limb bit 149 - 35); every term is
-// +0 or more, so a lane that scanned a vector sets EXACT_NOT_ALL_NEG_ZERO.
-#define LSE_UNIT_EXP 35u
-#define LSE_HI_ADD 0x3800380038003800UL // 0x8000 - 8.0's bits 0x4800
-const uint LSE_UNIT_BIT = 149u - LSE_UNIT_EXP;
-
-// lse_pair is the terms of the two halves of the word w in units 2^-35.
-uint64_t lse_pair(uint w) {
-	uint a = exp_table_term(w & 0xffffu) + (LSE_UNIT_EXP << 23);
-	uint b = exp_table_term(w >> 16) + (LSE_UNIT_EXP << 23);
-	return uint64_t(uintBitsToFloat(a)) + uint64_t(uintBitsToFloat(b));
-}
-
-// lse_outside has bit 15 of a 16-bit lane set for each half of q with
-// |h| >= 8: its magnitude bits (15 in a 16-bit lane, so no carry leaves
-// the lane) plus 0x8000 - 0x4800.
-uint64_t lse_outside(uvec2 q) { return (packUint2x32(q) & HALF_MAG) + LSE_HI_ADD; }
-
 // lse_scan adds the terms of lane t's vectors v0+t, v0+t+wg, ... below
 // v1 to st.
 void lse_scan(inout Part st, uint v0, uint v1, uint t, uint wg) {
@@ -118,8 +90,7 @@ void lse_scan(inout Part st, uint v0, uint v1, uint t, uint wg) {
 		}
 		if (v < v1) {
 			for (uint i = 0u; i < 8u; i++) {
-				uint w = i < 4u ? (i < 2u ? q.x : q.y) : (i < 6u ? q.z : q.w);
-				st = part_fold(st, uvec2((w >> (16u * (i & 1u))) & 0xffffu, 0u), 0u);
+				st = part_fold(st, uvec2(half_of(q, i), 0u), 0u);
 			}
 			v += wg;
 		}

@@ -109,8 +109,14 @@ func reduceFloatVariants() []Variant {
 		{Name: ReduceFloatCombineGroup, Source: "argmax_combine_group.comp", Defines: []string{"REDUCE_FLOAT=1", "SUBGROUP=0"},
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 	}
-	out = append(out, Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
-		Bindings: argBindings, Spec: argSpec, Push: argPush})
+	halfCol := Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
+		Bindings: argBindings, Spec: argSpec, Push: argPush}
+	// And LOG_SUM_EXP's, its terms from the table.
+	halfColTab := halfCol
+	halfColTab.Name += ReduceFloatExpTable
+	halfColTab.Defines = append(slices.Clone(halfCol.Defines), "EXP_TABLE=1")
+	halfColTab.Bindings = expTableBindings
+	out = append(out, halfCol, halfColTab)
 	out = append(out, withHWMul(Variant{Name: ReduceFmulHalfCol, Source: "reduce_fmul.comp",
 		Defines:  []string{"COMBINE=0", "ELEM_BITS=16", "NATIVE=0", "GROUP=0", "COL=1", "HALF_VEC=1", "LOADS=16"},
 		Bindings: argBindings, Spec: argSpec, Push: argPush})...)
