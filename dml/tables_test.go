@@ -39,11 +39,7 @@ func TestDeviceTables(t *testing.T) {
 	// executing when the operator is released.
 	desc := lseHalf(4, 16)
 	in := lseHalfInput(rng, desc.Input)
-	op, err := d.CreateOperator(desc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cop, err := d.CompileOperator(op, dml.ExecutionFlagNone)
+	cop, err := tryCompile(d, desc)
 	if err != nil {
 		t.Fatal(err)
 	}
