@@ -159,6 +159,10 @@ type Device struct {
 	cache  *computeCache
 	// kernels are the pipelines its compiled operators share (KernelCacheSize).
 	kernels *kernelCache
+	// tables are the read-only tables plans bind (tables.go), made on
+	// first use and freed with the device.
+	tablesMu sync.Mutex
+	tables   map[ops.Table]*gpu.Buffer
 
 	debugMu  sync.Mutex
 	debugLog []string

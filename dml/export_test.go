@@ -1,6 +1,11 @@
 package dml
 
-import "github.com/vkdml/vkdml/gpu"
+import (
+	"maps"
+
+	"github.com/vkdml/vkdml/gpu"
+	"github.com/vkdml/vkdml/ops"
+)
 
 // PrepareCached holds desc's operator as a Compute call holds it, from the
 // cache or compiled for it, until done: the compiled operator and the
@@ -24,3 +29,10 @@ func ClearComputeCache(d *Device) { d.cache.Clear() }
 
 // CompiledKernels are c's pipelines, in its plan's order.
 func CompiledKernels(c *CompiledOperator) []*gpu.Kernel { return c.kernels }
+
+// Tables are the device's table buffers (tables.go), by table.
+func Tables(d *Device) map[ops.Table]*gpu.Buffer {
+	d.tablesMu.Lock()
+	defer d.tablesMu.Unlock()
+	return maps.Clone(d.tables)
+}

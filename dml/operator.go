@@ -203,6 +203,9 @@ type CompiledOperator struct {
 	// by release.
 	kernelUses []*lru.Entry[*gpu.Kernel]
 	props      BindingProperties
+	// tables are the device's buffers of the tables the plan binds
+	// (tables.go), indexed by ops.Table.
+	tables map[ops.Table]*gpu.Buffer
 	// owned[i] is the persistent-resource offset of input i when it is
 	// DML_TENSOR_FLAG_OWNED_BY_DML (copied there at initialization), or -1.
 	owned       []int64
@@ -250,6 +253,17 @@ func (d *Device) compileOperator(call string, op *Operator, flags ExecutionFlags
 		}
 		c.kernelUses = append(c.kernelUses, e)
 		c.kernels = append(c.kernels, e.Value)
+	}
+	for _, t := range op.plan.Tables() {
+		b, err := d.table(t)
+		if err != nil {
+			c.release()
+			return nil, d.wrap(call, err)
+		}
+		if c.tables == nil {
+			c.tables = map[ops.Table]*gpu.Buffer{}
+		}
+		c.tables[t] = b
 	}
 	var descriptors uint32
 	for _, s := range op.plan.Steps {

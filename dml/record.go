@@ -1,6 +1,7 @@
 package dml
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sync"
@@ -512,6 +513,10 @@ func resolve(c *CompiledOperator, sl ops.Slot, ins, outs []*BufferBinding, t *Bi
 		b, total = t.temporary, c.props.TemporaryResourceSize
 	case ops.SlotPersistent:
 		b, total = t.persistent, c.op.plan.PersistentSize
+	case ops.SlotTable:
+		// The device's own buffer, bound whole from its start.
+		tab := ops.Table(sl.Index)
+		return gpu.Range{Buffer: c.tables[tab], Offset: sl.Offset, Size: cmp.Or(sl.Size, tab.Size()-sl.Offset)}
 	}
 	size := sl.Size
 	if size == 0 {

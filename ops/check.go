@@ -30,7 +30,7 @@ var ErrBadPlan = errors.New("ops: the plan breaks its kernels' or the device's r
 //     and dispatches between 1 and maxComputeWorkGroupCount groups per
 //     axis;
 //   - every binding refers to a tensor, temporary or persistent resource
-//     that exists, starts at a multiple of 4 bytes, lies inside it, and
+//     or table that exists, starts at a multiple of 4 bytes, lies inside it, and
 //     makes a descriptor within maxStorageBufferRange (and the context's
 //     BindingWindowCap) by layout.go's window rule.
 //
@@ -154,6 +154,9 @@ func slotTotal(desc Desc, p *Plan, sl Slot) (uint64, bool) {
 		return p.TemporarySize, p.TemporarySize > 0
 	case SlotPersistent:
 		return p.PersistentSize, p.PersistentSize > 0
+	case SlotTable:
+		t := Table(sl.Index)
+		return t.Size(), sl.Index >= 0 && t.Size() > 0
 	default:
 		return 0, false
 	}

@@ -203,6 +203,11 @@ func TestCheckPlanRefuses(t *testing.T) {
 		{"window unaligned", "word-aligned", nil, func(p *ops.Plan) { p.Steps[0].Bindings[0].Offset = 2 }},
 		{"over the range", "binding range", func(c *ops.Context) { c.BindingWindowCap = 1024 }, nil},
 		{"no temporary", "no temporary", nil, func(p *ops.Plan) { p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTemporary} }},
+		{"no table", "no table 7", nil, func(p *ops.Plan) { p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: 7} }},
+		{"table window outside", "inside", nil, func(p *ops.Plan) {
+			p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: int(ops.TableExpHalf), Offset: ops.TableExpHalfBytes}
+			p.Steps[0].Bindings[1].Size = 4
+		}},
 		{"no steps", "no step", nil, func(p *ops.Plan) { p.Steps = nil }},
 	}
 	for _, c := range cases {

@@ -153,11 +153,12 @@ const (
 	SlotOutput                     // an output tensor (Slot.Index in Desc.Outputs)
 	SlotTemporary                  // the temporary resource (Plan.TemporarySize)
 	SlotPersistent                 // the persistent resource (Plan.PersistentSize)
+	SlotTable                      // a device's read-only table (Slot.Index a Table; Plan.Tables)
 )
 
 // String is the kind in lower case, e.g. "input".
 func (k SlotKind) String() string {
-	return [...]string{"input", "output", "temporary", "persistent"}[k]
+	return [...]string{"input", "output", "temporary", "persistent", "table"}[k]
 }
 
 // Slot is a byte window of a bound resource: Offset and Size are relative to

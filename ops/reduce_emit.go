@@ -83,6 +83,9 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 					Set("seg_base", uint32(s.segBase[i])).Set("nseg", uint32(s.nseg)).
 					Set("in_win", uint32(inFirst)).Set("dst_win", uint32(dstFirst))
 				bindings := []Slot{in, dst}
+				if a.expTable(ctx) {
+					bindings = append(bindings, tableSlot(TableExpHalf))
+				}
 				if ticket {
 					out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
 					push.Set("out_win", uint32(outFirst))

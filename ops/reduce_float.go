@@ -14,9 +14,10 @@ import (
 // is the exact accumulator of reduce_float_ref.go, so every plan, lane
 // count and segment cut gives the reference's bits. MULTIPLY (rule 42)
 // runs reduce_fmul.comp on the same plans, its segments cut at the
-// canonical tree's nodes. FLOAT16 columns of SUM, AVERAGE, L1 and
-// LOG_SUM run reduce_half_col.comp where vec-col's layout fits
-// (argOp.halfCol).
+// canonical tree's nodes. FLOAT16 columns of SUM, AVERAGE, L1,
+// LOG_SUM, SUM_SQUARE, L2 and LOG_SUM_EXP run reduce_half_col.comp where
+// vec-col's layout fits (argOp.halfCol); FLOAT16 LOG_SUM_EXP reads its
+// terms from a table (reduce_float_exptable.go).
 
 // reduceFloatFuncs are the float functions vkdml computes.
 var reduceFloatFuncs = map[ReduceFunction]bool{
@@ -95,10 +96,16 @@ func (a *argOp) hwSquare(ctx *Context) bool {
 // vectors of 8 adjacent outputs, where the layout fits (argVecLayout's
 // "col"), on a device with shaderInt64: reduce_half_col.comp, a 64-bit
 // exact sum a column, for SUM, AVERAGE, LOG_SUM and L1 (whose terms are x
-// or |x|, rule 41), and a 128-bit sum of squares a column for SUM_SQUARE
-// and L2 (x·x: shaders/reduce_half.glsl); reduce_fmul.comp COL, each
-// column's tree (rule 42), for MULTIPLY.
+// or |x|, rule 41), a 128-bit sum of squares a column for SUM_SQUARE and
+// L2 (x·x: shaders/reduce_half.glsl), and LOG_SUM_EXP's table terms
+// where the table fits a binding (argOp.expTable: its _exptab variant);
+// reduce_fmul.comp COL, each column's tree (rule 42), for MULTIPLY.
 func (a *argOp) halfCol(ctx *Context) bool {
+	if a.expTable(ctx) {
+		// LOG_SUM_EXP's terms from the table (ReduceFloatHalfCol with
+		// shaders.ReduceFloatExpTable).
+		return ctx.Features.ShaderInt64
+	}
 	switch a.floatFn {
 	case ReduceFunctionSum, ReduceFunctionAverage, ReduceFunctionLogSum, ReduceFunctionL1,
 		ReduceFunctionSumSquare, ReduceFunctionL2, ReduceFunctionMultiply:

@@ -92,6 +92,10 @@ func (a *argOp) chooseKernel(ctx *Context, l *argLayout, strategy, vec string, s
 			if bits == 32 && shape == shaders.ArgMaxGroup && l.tune.reduceFloatTexel && a.floatFn != ReduceFunctionLogSumExp && texelFits(ctx.Limits) {
 				k.variant += shaders.ReduceFloatTexel
 			}
+			if a.expTable(ctx) {
+				// LOG_SUM_EXP's FLOAT16 terms from TableExpHalf.
+				k.variant += shaders.ReduceFloatExpTable
+			}
 			if bits == 16 && shape == shaders.ArgMaxGroup && f.ShaderInt64 {
 				// FLOAT16's vector scan of contiguous blocks
 				// (reduce_half_fast.glsl): 16-byte loads, a 64-bit
@@ -120,6 +124,9 @@ func (a *argOp) chooseVariant(ctx *Context, l *argLayout, strategy, vec string) 
 		// 16 positions' vectors in flight (the variant's LOADS);
 		// MULTIPLY's with its multiply (hwMul).
 		variant := shaders.ReduceFloatHalfCol
+		if a.expTable(ctx) {
+			variant += shaders.ReduceFloatExpTable
+		}
 		if a.treeOrder() {
 			variant = shaders.ReduceFmulHalfCol
 			if a.hwMul(ctx) {

@@ -67,7 +67,12 @@
 //              contiguous run (one reduced dimension of input stride 1)
 //              is scanned in 16-byte vectors of eight FLOAT16 into a
 //              64-bit lane sum (128-bit for squares: reduce_half_fast.glsl
-//              half_scan; needs shaderInt64)
+//              half_scan; needs shaderInt64); with EXP_TABLE, LOG_SUM_EXP
+//              too (its terms in a window, reduce_half_fast.glsl lse_scan)
+//   EXP_TABLE  with REDUCE_FLOAT and ELEM_BITS 16: LOG_SUM_EXP's terms
+//              are read from binding 2, a table of exp(h) rounded to
+//              FLOAT32 for every FLOAT16 h (ops.TableExpHalf), instead
+//              of computed (reduce_part_float.glsl)
 //   TEXEL      with REDUCE_FLOAT, ELEM_BITS 32 and GROUP: binding 0 is a
 //              uniform texel buffer of R32G32B32A32_UINT texels (elem.glsl
 //              ELEM_SRC_TEXEL), every load a texel fetch, and a block
@@ -112,6 +117,9 @@
 layout(push_constant) uniform Push {
 	uint base_src;   // words
 	uint base_dst;   // words
+#if EXP_TABLE
+	uint base_tab;   // words: binding 2's table, 0 (see exp_table_term)
+#endif
 	uint o_begin;    // first output of this step
 	uint o_count;    // outputs in this step
 	uint j_begin;    // first block position of this step's range
@@ -123,6 +131,16 @@ layout(push_constant) uniform Push {
 	uint in_win;     // element offset of the input window (mod 2^32)
 	uint dst_win;    // output element offset / partial entry of the window
 } pc;
+
+#if EXP_TABLE
+// Binding 2: LOG_SUM_EXP's FLOAT16 terms (reduce_part_float.glsl
+// EXP_TABLE, ops.TableExpHalf), a FLOAT32 a half, indexed by its bits.
+// The host binds the device's table whole from its buffer's start (dml
+// tables.go), which is a block's 256-aligned start, aligned for every
+// device: base_tab is 0, and the index leaves it out (an add a half).
+layout(std430, binding = 2) readonly buffer ExpHalf { uint x[]; } exp_half;
+uint exp_table_term(uint h) { return exp_half.x[h]; }
+#endif
 
 // load returns the raw bits of the element at element offset off inside the
 // window: low word in x, high word (64-bit types only) in y.
@@ -351,7 +369,11 @@ void main() {
 		// no element holds the identity, which loses to every element.
 		Part st = part_identity();
 #if HALF_FAST
+#if EXP_TABLE
+		if ((HALF_SCAN || FFUNC == FF_LOG_SUM_EXP) && NR == 1u && DI7 == 1u) {
+#else
 		if (HALF_SCAN && NR == 1u && DI7 == 1u) {
+#endif
 			half_scan(st, at(kin + red_offset(j0)), n, t, WG);
 		} else
 #endif

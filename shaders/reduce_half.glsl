@@ -114,6 +114,43 @@ void half_sq_add(inout uint64_t lo, inout uint64_t hi, uint64_t s) {
 	hi += lo < s ? 1UL : 0UL;
 }
 
+#if EXP_TABLE
+// LOG_SUM_EXP'S TERMS (EXP_TABLE: exp_table_term, ops.TableExpHalf). A
+// half h with |h| < 8 has a term exp(h) in (2^-12, 2^12): a normal
+// FLOAT32 whose last bit weighs at least 2^-35, so the term is an integer
+// number of units 2^-35 below 2^47, and the argIters (2^14) halves a lane
+// or a column of a segment takes sum below 2^61 in a signed 64-bit
+// integer. The term's bits with 35 added to the exponent are that integer
+// as a FLOAT32 (a normal value; nothing is rounded), which OpConvertFToU
+// makes exact. The scans (reduce_half_fast.glsl lse_scan,
+// reduce_half_col.comp) test the halves' magnitudes first (lse_outside)
+// and take the others (|h| >= 8, infinities and NaN) through part_fold,
+// the lane window of reduce_part_float.glsl with the table's term. A sum
+// goes into the limbs once (limb bit 149 - 35); every term is +0 or more,
+// so a scanned half sets EXACT_NOT_ALL_NEG_ZERO.
+#define LSE_UNIT_EXP 35u
+#define LSE_HI_ADD 0x3800380038003800UL // 0x8000 - 8.0's bits 0x4800
+const uint LSE_UNIT_BIT = 149u - LSE_UNIT_EXP;
+
+// half_of is half i (0-7) of the vector q, lowest bits first.
+uint half_of(uvec4 q, uint i) {
+	uint w = i < 4u ? (i < 2u ? q.x : q.y) : (i < 6u ? q.z : q.w);
+	return (w >> (16u * (i & 1u))) & 0xffffu;
+}
+
+// lse_unit is the term of the half h, |h| < 8, in units 2^-35.
+uint64_t lse_unit(uint h) { return uint64_t(uintBitsToFloat(exp_table_term(h) + (LSE_UNIT_EXP << 23))); }
+
+// lse_pair is the terms of the two halves of the word w in units 2^-35.
+uint64_t lse_pair(uint w) { return lse_unit(w & 0xffffu) + lse_unit(w >> 16); }
+
+// lse_outside has bit 15 of a 16-bit lane set for each half of q with
+// |h| >= 8: its magnitude bits (15 in a 16-bit lane, so no carry leaves
+// the lane) plus 0x8000 - 0x4800.
+uint64_t lse_outside(uvec2 q) { return (packUint2x32(q) & HALF_MAG) + LSE_HI_ADD; }
+
+#endif
+
 #ifdef EXACT_LIMBS
 // half_sq_settle adds the 128-bit sum (lo, hi) of units 2^(p-149) to the
 // limbs: lo's low 63 bits at p, and the rest (hi·2 and lo's top bit,

@@ -27,6 +27,13 @@
 // rereads its halves (only while some such column has not seen one that
 // is not -0), as reduce_half_fast.glsl does.
 //
+// LOG_SUM_EXP with EXP_TABLE: each half's term exp(h) from binding 2's
+// table (ops.TableExpHalf) into its column's signed 64-bit sum of units
+// 2^-35 where |h| < 8 (reduce_half.glsl's LOG_SUM_EXP section); a segment
+// holding a half outside is scanned again a column at a time through
+// part_fold, the lane window of reduce_part_float.glsl with the table's
+// terms.
+//
 // SUM_SQUARE and L2 (HALF_SQ) take reduce_half.glsl's squares instead
 // (read its section): a column's 128-bit sum of x·x in window 0, the
 // squares of eight positions summed below 2^63 before each addition;
@@ -55,6 +62,9 @@
 layout(push_constant) uniform Push {
 	uint base_src;   // words (a multiple of 4: bindings start 16-byte aligned)
 	uint base_dst;   // words
+#if EXP_TABLE
+	uint base_tab;   // words: binding 2's table, 0 (argmax.comp's exp_table_term)
+#endif
 	uint o_begin;    // first output of this step (a multiple of 8)
 	uint o_count;    // outputs in this step (a multiple of 8)
 	uint j_begin;    // first block position of this step's range
@@ -69,6 +79,12 @@ layout(push_constant) uniform Push {
 
 #ifndef LOADS
 #define LOADS 1
+#endif
+
+#if EXP_TABLE
+// Binding 2: LOG_SUM_EXP's FLOAT16 terms, as argmax.comp's.
+layout(std430, binding = 2) readonly buffer ExpHalf { uint x[]; } exp_half;
+uint exp_table_term(uint h) { return exp_half.x[h]; }
 #endif
 
 const uint64_t HALF_KEEP = FFUNC == FF_L1 ? HALF_KEEP_ABS : HALF_KEEP_X;
@@ -94,17 +110,24 @@ void half_exact(inout int64_t s, inout uint f, uint h) {
 	s += (x >> 15) != 0u ? -m : m;
 }
 
+void write_col_part(uint o, uint seg, uint kout, Part st);
+
 // write_col writes output o's state: the column sum (lo, hi) and flags f;
 // HALF_SQ's 128-bit sum of squares of units 2^(p-149), the others' signed
-// 64-bit sum lo of units 2^-24.
+// 64-bit sum lo of units 2^(p-149) (2^-24; LOG_SUM_EXP's 2^-35).
 void write_col(uint o, uint seg, uint kout, uint64_t lo, uint64_t hi, uint p, uint f) {
 	Part st = part_identity();
 	if (HALF_SQ) {
 		half_sq_settle(st.acc, lo, hi, p);
 	} else {
-		exact_add_i64(st.acc, unpackUint2x32(lo), 125u);
+		exact_add_i64(st.acc, unpackUint2x32(lo), p);
 	}
 	st.flags |= f;
+	write_col_part(o, seg, kout, st);
+}
+
+// write_col_part writes output o's Part: its partial or its value.
+void write_col_part(uint o, uint seg, uint kout, Part st) {
 	if (OUT_MODE == 2u) {
 		write_part(pc.base_dst + PART_WORDS * (o * pc.nseg + seg - pc.dst_win), st);
 	} else {
@@ -126,10 +149,30 @@ void write_col(uint o, uint seg, uint kout, uint64_t lo, uint64_t hi, uint p, ui
 	}
 // HALF_COL8 adds the vector q's eight halves, and notes in odd those the
 // conversion does not take.
+// LOG_SUM_EXP's (EXP_TABLE): the terms of halves with |h| < 8 in units
+// 2^-35 (reduce_half.glsl), those outside noted in odd.
+#if EXP_TABLE
+#define LSE_COL8(q)                                                          \
+	if (FFUNC == FF_LOG_SUM_EXP) {                                           \
+		odd |= lse_outside(q.xy) | lse_outside(q.zw);                        \
+		s0 += int64_t(lse_unit(q.x & 0xffffu));                              \
+		s1 += int64_t(lse_unit(q.x >> 16));                                  \
+		s2 += int64_t(lse_unit(q.y & 0xffffu));                              \
+		s3 += int64_t(lse_unit(q.y >> 16));                                  \
+		s4 += int64_t(lse_unit(q.z & 0xffffu));                              \
+		s5 += int64_t(lse_unit(q.z >> 16));                                  \
+		s6 += int64_t(lse_unit(q.w & 0xffffu));                              \
+		s7 += int64_t(lse_unit(q.w >> 16));                                  \
+	} else
+#else
+#define LSE_COL8(q)
+#endif
 #define HALF_COL8(q)                                                           \
-	odd |= half_odd(packUint2x32(q.xy)) | half_odd(packUint2x32(q.zw));       \
-	HALF_COL4(q.xy, s0, s1, s2, s3)                                           \
-	HALF_COL4(q.zw, s4, s5, s6, s7)
+	LSE_COL8(q) {                                                             \
+		odd |= half_odd(packUint2x32(q.xy)) | half_odd(packUint2x32(q.zw));   \
+		HALF_COL4(q.xy, s0, s1, s2, s3)                                       \
+		HALF_COL4(q.zw, s4, s5, s6, s7)                                       \
+	}
 
 void main() {
 	uint groups = pc.o_count / 8u;
@@ -273,6 +316,39 @@ void main() {
 			HALF_COL8(q)
 		}
 		uint f0 = 0u, f1 = 0u, f2 = 0u, f3 = 0u, f4 = 0u, f5 = 0u, f6 = 0u, f7 = 0u;
+		pbit = 125u;
+#if EXP_TABLE
+		if (FFUNC == FF_LOG_SUM_EXP) {
+			if ((odd & HALF_LANE_TOP) != 0UL) {
+				// A half with |h| >= 8: each column of the segment
+				// again through the lane window (part_fold, the
+				// table's terms), one column after the other in one
+				// loop (not a loop of columns around one of rows: the
+				// hot loop stays the deepest that loads the source,
+				// for internal/opcount).
+				Part st = part_identity();
+				roff = red_coords(j0, c);
+				v = (ebase + roff) >> 3;
+				for (uint r = 0u, i = 0u; i < 8u;) {
+					st = part_fold(st, uvec2(half_of(elem_src4.x[v], i), 0u), 0u);
+					if (++r < n) {
+						NEXT()
+						continue;
+					}
+					write_col_part(o + i, seg, kout + i * DO0, st);
+					st = part_identity();
+					r = 0u;
+					i++;
+					roff = red_coords(j0, c);
+					v = (ebase + roff) >> 3;
+				}
+				continue;
+			}
+			// Every term is +0 or more.
+			f0 = f1 = f2 = f3 = f4 = f5 = f6 = f7 = EXACT_NOT_ALL_NEG_ZERO;
+			pbit = LSE_UNIT_BIT;
+		} else
+#endif
 		if ((odd & HALF_LANE_TOP) != 0UL) {
 			// A denormal, an infinity or a NaN: every half through
 			// half_exact.

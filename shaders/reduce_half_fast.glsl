@@ -67,6 +67,38 @@ bool half_sq_lane(inout Part st, uint v0, uint v1, uint t, uint wg, uint w) {
 	return true;
 }
 
+#if EXP_TABLE
+// lse_scan adds the terms of lane t's vectors v0+t, v0+t+wg, ... below
+// v1 to st.
+void lse_scan(inout Part st, uint v0, uint v1, uint t, uint wg) {
+	int64_t sum = 0L;
+	uint v = v0 + t;
+	if (v < v1) {
+		st.flags |= EXACT_NOT_ALL_NEG_ZERO;
+	}
+	// Two loops (reduce_part_float.glsl's fast scans): the inner one
+	// while every half is in the window, the outer one folding the
+	// vector that left it.
+	while (v < v1) {
+		uvec4 q = uvec4(0u);
+		for (; v < v1; v += wg) {
+			q = elem_src4.x[v];
+			if (((lse_outside(q.xy) | lse_outside(q.zw)) & HALF_LANE_TOP) != 0UL) {
+				break;
+			}
+			sum += int64_t((lse_pair(q.x) + lse_pair(q.y)) + (lse_pair(q.z) + lse_pair(q.w)));
+		}
+		if (v < v1) {
+			for (uint i = 0u; i < 8u; i++) {
+				st = part_fold(st, uvec2(half_of(q, i), 0u), 0u);
+			}
+			v += wg;
+		}
+	}
+	exact_add_i64(st.acc, unpackUint2x32(uint64_t(sum)), LSE_UNIT_BIT);
+}
+#endif
+
 // half_scan adds the n halves from element e0 of the source binding to
 // st, lane t of wg: the unaligned head and tail through part_fold, lane t
 // the 16-byte vectors t, t+wg, ... of the aligned middle.
@@ -91,6 +123,12 @@ void half_scan(inout Part st, uint e0, uint n, uint t, uint wg) {
 	// The lane's words, vector v0+t+(i/4)·wg's word i%4, for i < nw.
 	uint nw = v0 + t < v1 ? 4u * ((v1 - v0 - t - 1u) / wg + 1u) : 0u;
 #define HALF_WORD(i) elem_src4.x[v0 + t + ((i) >> 2) * wg][(i) & 3u]
+#if EXP_TABLE
+	if (FFUNC == FF_LOG_SUM_EXP) {
+		lse_scan(st, v0, v1, t, wg);
+		return;
+	}
+#endif
 	if (HALF_SQ) {
 		// x·x: window 0, else window 1, else every half through
 		// part_fold (the widening path), a word a trip. A square is

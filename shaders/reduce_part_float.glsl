@@ -130,6 +130,20 @@ void part_add(inout Part st, uint x) {
 #ifndef HW_MUL
 #define HW_MUL 0
 #endif
+#ifndef EXP_TABLE
+#define EXP_TABLE 0
+#endif
+#if EXP_TABLE
+// EXP_TABLE (FLOAT16 LOG_SUM_EXP, ops.TableExpHalf): the term exp(x) of
+// the FLOAT16 whose bits are h is word h of a table the host computed
+// with the reference's exp (rule 40) and binds read-only, so it equals
+// exp_f32 of the widened half by construction; the kernel defines it
+// after its push constants.
+#if !defined(ELEM_BITS) || ELEM_BITS != 16
+#error EXP_TABLE holds the terms of FLOAT16 elements
+#endif
+uint exp_table_term(uint h);
+#endif
 // part_term is the FLOAT32 term of an element's raw bits: x, |x|, x*x or exp(x)
 // (rule 41). |x| clears the sign bit: a NaN stays a NaN, and any NaN
 // term makes the one NaN (rule 43). x*x is mul_f32's integer product or,
@@ -150,7 +164,11 @@ uint part_term(uvec2 raw) {
 #endif
 	}
 	if (FFUNC == FF_LOG_SUM_EXP) {
+#if EXP_TABLE
+		return exp_table_term(raw.x);
+#else
 		return exp_f32(x);
+#endif
 	}
 	return x;
 }
@@ -184,13 +202,16 @@ Part part_fold(Part st, uvec2 raw, uint j) {
 // evaluation alone (reduce_float.glsl): fallback is set where that term
 // needs exp_f32's fallback, which part_fold computes. So the fast scan's
 // loop holds no fallback code, which lavapipe would run on every element.
+// With EXP_TABLE a term is a table read and never falls back.
 uint part_term_fast(uvec2 raw, inout bool fallback) {
+#if !EXP_TABLE
 	if (FFUNC == FF_LOG_SUM_EXP) {
 		bool fb;
 		uint y = exp_f32_fast(VAL_LOG == 1u ? f16_to_f32(raw.x) : raw.x, fb);
 		fallback = any(bvec2(fallback, fb));
 		return y;
 	}
+#endif
 	return part_term(raw);
 }
 

@@ -66,6 +66,17 @@ const ReduceFmulHalfCol = "reduce_fmul_vec_b16_col"
 // "Exact FLOAT32 SUM through texel buffers").
 const ReduceFloatTexel = "_texel"
 
+// ReduceFloatExpTable ends the names of the FLOAT16 first passes of
+// LOG_SUM_EXP that read each half's term exp(h) from binding 2, a table
+// of the reference's exp rounded to FLOAT32 for every FLOAT16
+// (argmax.comp EXP_TABLE, ops.TableExpHalf), where the others compute
+// rule 40's exp per element: the thread and group shapes on both storage
+// paths, with expTableBindings bindings.
+const ReduceFloatExpTable = "_exptab"
+
+// expTableBindings: the input, the output or partials, and the table.
+const expTableBindings = 3
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -98,8 +109,14 @@ func reduceFloatVariants() []Variant {
 		{Name: ReduceFloatCombineGroup, Source: "argmax_combine_group.comp", Defines: []string{"REDUCE_FLOAT=1", "SUBGROUP=0"},
 			Bindings: argBindings, Spec: argSpec, Push: argCombinePush},
 	}
-	out = append(out, Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
-		Bindings: argBindings, Spec: argSpec, Push: argPush})
+	halfCol := Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
+		Bindings: argBindings, Spec: argSpec, Push: argPush}
+	// And LOG_SUM_EXP's, its terms from the table.
+	halfColTab := halfCol
+	halfColTab.Name += ReduceFloatExpTable
+	halfColTab.Defines = append(slices.Clone(halfCol.Defines), "EXP_TABLE=1")
+	halfColTab.Bindings = expTableBindings
+	out = append(out, halfCol, halfColTab)
 	out = append(out, withHWMul(Variant{Name: ReduceFmulHalfCol, Source: "reduce_fmul.comp",
 		Defines:  []string{"COMBINE=0", "ELEM_BITS=16", "NATIVE=0", "GROUP=0", "COL=1", "HALF_VEC=1", "LOADS=16"},
 		Bindings: argBindings, Spec: argSpec, Push: argPush})...)
@@ -142,6 +159,22 @@ func reduceFloatVariants() []Variant {
 					out = append(out, v, fast)
 				default:
 					out = append(out, v)
+				}
+				if bits == 16 {
+					// LOG_SUM_EXP's terms from the table.
+					tab := v
+					tab.Name += ReduceFloatExpTable
+					tab.Defines = append(slices.Clone(v.Defines), "EXP_TABLE=1")
+					tab.Bindings = expTableBindings
+					out = append(out, tab)
+					if shape == ArgMaxGroup {
+						// A contiguous block's vector scan
+						// (reduce_half_fast.glsl lse_scan).
+						fast := tab
+						fast.Name += ReduceFloatHalfVec
+						fast.Defines = append(slices.Clone(tab.Defines), "HALF_FAST=1")
+						out = append(out, fast)
+					}
 				}
 				fmul := withHWMul(Variant{
 					Name: ReduceFmulName(bits, native, shape), Source: "reduce_fmul.comp",

@@ -149,6 +149,11 @@ func Cases() []Case {
 	reduce(ops.ReduceFunctionSumSquare, tensor.Float16, "4096x16384", rows, "axis 0", 0)
 	reduce(ops.ReduceFunctionSumSquare, tensor.Float16, "4096x16384", rows, "axes 0,1", 0, 1)
 	reduce(ops.ReduceFunctionLogSumExp, f32, "4096x16384", rows, "axis 1", 1)
+	// FLOAT16 LOG_SUM_EXP's terms from the table (ops.TableExpHalf):
+	// rows, columns and whole.
+	reduce(ops.ReduceFunctionLogSumExp, tensor.Float16, "4096x16384", rows, "axis 1", 1)
+	reduce(ops.ReduceFunctionLogSumExp, tensor.Float16, "4096x16384", rows, "axis 0", 0)
+	reduce(ops.ReduceFunctionLogSumExp, tensor.Float16, "4096x16384", rows, "axes 0,1", 0, 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 1", 1)
 	reduce(ops.ReduceFunctionMultiply, f32, "4096x16384", rows, "axis 0", 0)
 	reduce(ops.ReduceFunctionMultiply, f32, "64M", []uint32{64 << 20}, "whole", 0)
