@@ -233,10 +233,13 @@ func (v *stepValues) define(name string, def uint64) uint64 {
 
 // computesExp reports whether the step's kernel computes an exp term per
 // element: a REDUCE float kernel (REDUCE_FLOAT) specialised for
-// LOG_SUM_EXP (FLAGS bits 26-29, reduce_part_float.glsl's FFUNC).
+// LOG_SUM_EXP (FLAGS bits 26-29, reduce_part_float.glsl's FFUNC) that does
+// not read its terms from ops.TableExpHalf (EXP_TABLE): a table read is no
+// exp, and the budget allows it nothing more.
 func (v *stepValues) computesExp() bool {
 	flags, ok := v.spec["FLAGS"]
-	return ok && v.define("REDUCE_FLOAT", 0) == 1 && ReduceFunction(flags>>26&15) == ReduceFunctionLogSumExp
+	return ok && v.define("REDUCE_FLOAT", 0) == 1 && v.define("EXP_TABLE", 0) == 0 &&
+		ReduceFunction(flags>>26&15) == ReduceFunctionLogSumExp
 }
 
 // wg is the workgroup size, groups the workgroups and lanes the
