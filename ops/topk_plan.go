@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
@@ -253,6 +254,7 @@ type topKSegments struct {
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
+	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name)
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none)
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
 	passes         []topKPass
@@ -304,7 +306,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	// (topk_select.comp VEC4); the lists' and the filter's scans of
 	// 16-bit rows eight (VEC8). vw is the positions a load, 0 without.
 	vw := uint64(0)
-	if es := t.in.DataType.Size(); (es == 4 || es == 2) && axisIn == 1 {
+	// SCAN8 kernels sixteen 8-bit integers (tuning topKScan8).
+	scan8 := t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8
+	if es := t.in.DataType.Size(); (es == 4 || es == 2 || scan8) && axisIn == 1 {
 		vw = 16 / uint64(es)
 	}
 	vec4 := vw == 4
@@ -313,6 +317,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		return nil, err
 	}
 	s := &topKSegments{shape: shape, entryBytes: 8}
+	s.scan8 = scan8 && slices.Contains([]string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter}, shape)
 	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
@@ -328,6 +333,14 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 			vw = 0
 		}
 		s.cutFilter(ctx, rows, n, k, wgLimit, vw)
+		if s.scan8 && s.segLen < n && s.segLen < 16*k {
+			// Sixteen positions a lane shrink the workgroup until four
+			// chunks fit the candidate buffer, and the iteration bound
+			// the segments with it (8x32000 K=1024: 128 positions, runs
+			// eight times the bytes read): large K keeps the byte scans.
+			s.scan8, s.sampStep = false, 0
+			s.cutFilter(ctx, rows, n, k, wgLimit, 0)
+		}
 	case TopKStrategyRadix:
 		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
 	case TopKStrategySort:
@@ -653,6 +666,9 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	firstName := shaders.TopKSelectName(bits, native, s.shape, runs)
 	if s.texel {
 		firstName = shaders.TopKSelectTexelName(s.shape, runs)
+	}
+	if s.scan8 {
+		firstName = shaders.TopKSelectScan8Name(native, s.shape, runs)
 	}
 	first, err := kernel(firstName, s.wg)
 	if err != nil {
