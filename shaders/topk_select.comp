@@ -273,6 +273,11 @@ uvec2 vec_elem(uvec4 raw, uint c) {
 #endif
 
 #if SHAPE == 0 || SHAPE == 1
+#if ELEM_BITS == 8
+#define SCAN8_OFFERS [[dont_unroll]]
+#else
+#define SCAN8_OFFERS [[unroll]]
+#endif
 // The sorted list of one invocation: K entries (K <= LIST_MAX), padding
 // entries past the ones it holds. Every index into it is a constant once
 // K is specialized and the loops over LIST_MAX are unrolled, so that the
@@ -379,7 +384,10 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			// the common path, open only the first positions'.
 			if (any(bvec2(open, vec_gate_before(raw, gate)))) {
 				uint j = mid + VW * v;
-				[[unroll]] for (uint c = 0u; c < VW; c++) {
+				// SCAN8: sixteen inlined insertions of up to K
+				// entries each took lavapipe a minute to compile at K
+				// = 16; one in a loop.
+				SCAN8_OFFERS for (uint c = 0u; c < VW; c++) {
 					list_offer(vec_elem(raw, c), j + c, open, gate);
 				}
 			}
