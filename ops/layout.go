@@ -645,12 +645,12 @@ type tuning struct {
 	// plan --check's 2 MiB). Lavapipe keeps one position: its plans were
 	// timed that way.
 	topKFilterVec bool
-	// topKScan8: the thread, lane and filter strategies' scans of 8-bit
-	// integer rows of input stride 1 read 16-byte vectors of sixteen
-	// positions and test them with SWAR gates (topk_select.comp SCAN8),
-	// where one byte a load counted 7.4-13 SPIR-V ops per byte on the
-	// h100 profile (the budget is 4; BENCHMARKS.md TOP_K). Lavapipe
-	// keeps the byte scans: its plans were timed that way.
+	// topKScan8: the thread and lane strategies' scans of 8-bit integer
+	// rows of input stride 1 read 16-byte vectors of sixteen positions
+	// and test them with SWAR gates (topk_select.comp SCAN8), where one
+	// byte a load counted 7.4-13 SPIR-V ops per byte on the h100
+	// profile (the budget is 4; BENCHMARKS.md TOP_K). Lavapipe keeps
+	// the byte scans: its plans were timed that way.
 	topKScan8 bool
 	// topKTexel: the lane and radix strategies read 32-bit rows of input
 	// stride 1 through a uniform texel buffer (topk_select.comp TEXEL),

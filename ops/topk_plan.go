@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/vkdml/vkdml/hresult"
 	"github.com/vkdml/vkdml/shaders"
@@ -306,9 +305,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	// (topk_select.comp VEC4); the lists' and the filter's scans of
 	// 16-bit rows eight (VEC8). vw is the positions a load, 0 without.
 	vw := uint64(0)
-	// SCAN8 kernels sixteen 8-bit integers (tuning topKScan8).
-	scan8 := t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8
-	if es := t.in.DataType.Size(); (es == 4 || es == 2 || scan8) && axisIn == 1 {
+	if es := t.in.DataType.Size(); (es == 4 || es == 2) && axisIn == 1 {
 		vw = 16 / uint64(es)
 	}
 	vec4 := vw == 4
@@ -317,7 +314,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		return nil, err
 	}
 	s := &topKSegments{shape: shape, entryBytes: 8}
-	s.scan8 = scan8 && slices.Contains([]string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter}, shape)
+	// The lists' scans of 8-bit rows sixteen positions a load (tuning
+	// topKScan8).
+	s.scan8 = t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && (shape == TopKStrategyThread || shape == TopKStrategyLane)
 	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
@@ -333,14 +332,6 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 			vw = 0
 		}
 		s.cutFilter(ctx, rows, n, k, wgLimit, vw)
-		if s.scan8 && s.segLen < n && s.segLen < 16*k {
-			// Sixteen positions a lane shrink the workgroup until four
-			// chunks fit the candidate buffer, and the iteration bound
-			// the segments with it (8x32000 K=1024: 128 positions, runs
-			// eight times the bytes read): large K keeps the byte scans.
-			s.scan8, s.sampStep = false, 0
-			s.cutFilter(ctx, rows, n, k, wgLimit, 0)
-		}
 	case TopKStrategyRadix:
 		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
 	case TopKStrategySort:

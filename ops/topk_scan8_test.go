@@ -30,16 +30,16 @@ func (p *scan8Plan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 }
 
 // TestTopKScan8: the GPUs' 16-byte scans of 8-bit rows (topk_select.comp
-// SCAN8, topk_scan8.glsl's SWAR gates) on the thread, lane and filter
+// SCAN8, topk_scan8.glsl's SWAR gates) on the thread and lane
 // strategies, against the reference: rows of 61 and 1001 positions (so
 // that every row but the first starts off a 16-byte boundary: heads and
 // tails of 0 to 15), all-equal rows of the type's least and greatest
 // values, ascending and descending bytes (every position enters in one
 // direction), the extremes and their ties at the ends of words (3, 4),
 // vectors (15, 16, 31, 32) and rows, few values, random bytes; K = 1, 2
-// and 16 (the lists), 17 and 50 (the filter). INT8's order key is the
+// and 16. INT8's order key is the
 // byte with its sign bit flipped: a gate that skipped it would order
-// -1 above 127. -short: K = 1, 2 and 17, INCREASING on INT8 only.
+// -1 above 127. -short: K = 1 and 2, DECREASING on INT8 only.
 func TestTopKScan8(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -50,7 +50,6 @@ func TestTopKScan8(t *testing.T) {
 	}{
 		{ops.TopKStrategyThread, 61, []uint32{2, 16}},
 		{ops.TopKStrategyLane, 1001, []uint32{1, 16}},
-		{ops.TopKStrategyFilter, 1001, []uint32{17, 50}},
 	}
 	for _, dt := range []tensor.DataType{tensor.Int8, tensor.UInt8} {
 		lo, hi := uint64(0), uint64(0xFF)
@@ -84,7 +83,7 @@ func TestTopKScan8(t *testing.T) {
 			})
 			for _, k := range c.ks {
 				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
-					if testing.Short() && (dt != tensor.Int8 || dir != ops.AxisDirectionIncreasing || k == 16 || k == 50) {
+					if testing.Short() && (dt != tensor.Int8 || dir != ops.AxisDirectionDecreasing || k == 16) {
 						continue
 					}
 					t.Run(fmt.Sprintf("%v/n%d/K%d/%v/%s", dt, c.n, k, dir, c.strat), func(t *testing.T) {

@@ -40,6 +40,3 @@ uint scan8_byte_score(int t) {
 // before gate key t, by gate key alone (a strictly higher byte score)?
 bool vec_gate_before(uvec4 raw, int t) { return scan8_any(raw, scan8_byte_score(t) + 1u); }
 
-// vec_gate_reaches: does any element of raw come before gate key t or
-// have it (an equal byte score, or a higher one)?
-bool vec_gate_reaches(uvec4 raw, int t) { return scan8_any(raw, scan8_byte_score(t)); }

@@ -52,7 +52,7 @@
 
 #extension GL_EXT_control_flow_attributes : require
 
-// SCAN8 1: the thread, lane and filter scans of 8-bit integer rows of
+// SCAN8 1: the thread and lane scans of 8-bit integer rows of
 // input stride 1 read 16-byte vectors of sixteen positions and test them
 // with topk_scan8.glsl's gates (VEC16; the GPU class's plans: ops tuning
 // topKScan8).
@@ -1198,7 +1198,7 @@ void main() {
 		barrier();
 		uvec2 ths = uvec2(0u);
 		uint thi = PAD_INDEX;
-#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8
+#if ELEM_BITS == 32 || ELEM_BITS == 16
 		if (VEC && pc.samp_step == VW) {
 			// Chunks of WG 16-byte vectors of the aligned middle
 			// (scan_split), a vector a lane; before the first, the head's
@@ -1214,7 +1214,7 @@ void main() {
 					filter_offer(score(load_raw(kin + j)), j, ths, thi);
 				}
 			}
-#if ELEM_BITS != 32
+#if ELEM_BITS == 16
 			// The gate key every number scoring at least ths reaches.
 			int thg = gate_floor(ths);
 #endif
@@ -1228,13 +1228,13 @@ void main() {
 						filter_offer4(s4, p, mid + 4u * (c + t), ths, thi);
 					}
 #else
-					// VW positions on their gate keys: a number that
+					// Eight positions on their gate keys: a number that
 					// beats (ths, thi) reaches thg; while ths is padding
 					// or a NaN's (score 0) every position is offered.
 					uvec4 raw = LOAD4(v0 + c + t);
 					if (any(bvec2(ths.x == 0u, vec_gate_reaches(raw, thg)))) {
-						uint j = mid + VW * (c + t);
-						[[unroll]] for (uint e = 0u; e < VW; e++) {
+						uint j = mid + 8u * (c + t);
+						[[unroll]] for (uint e = 0u; e < 8u; e++) {
 							filter_offer(score(vec_elem(raw, e)), j + e, ths, thi);
 						}
 					}
@@ -1242,7 +1242,7 @@ void main() {
 				}
 				bool last = c + WG >= nv;
 				if (filter_chunk_end(t, VW * WG, last, ths, thi)) {
-#if ELEM_BITS != 32
+#if ELEM_BITS == 16
 					thg = gate_floor(ths);
 #endif
 				}
