@@ -26,11 +26,11 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // topKSelectFacts is topk_select.comp: SHAPE 0 one invocation per (row,
 // segment) item in a grid-stride loop; the others a workgroup per item,
 // lane t loading positions t, t+WG, ... of the segment, or with VEC
-// (32- or 16-bit elements, or SCAN8's 8-bit ones, input stride 1) the
-// thread and lane scans (SHAPE 0, 1), the radix scans of 32-bit rows
+// (32- or 16-bit elements, input stride 1) the thread and lane scans
+// (SHAPE 0, 1; SCAN8's of 8-bit rows too), the radix scans of 32-bit rows
 // (SHAPE 4) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
-// of vw = 4, 8 or 16 positions t, t+WG, ... of its aligned middle (scan_split), with at
-// most vw-1 scalar positions before and after it. It reads every
+// of vw = 4, 8 or (SCAN8) 16 positions t, t+WG, ... of its aligned
+// middle (scan_split), with at most vw-1 scalar positions before and after it. It reads every
 // position of its rows once and writes each item's run (RUNS) or the
 // rows' results.
 func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
