@@ -27,10 +27,10 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // segment) item in a grid-stride loop; the others a workgroup per item,
 // lane t loading positions t, t+WG, ... of the segment, or with VEC
 // (32- or 16-bit elements, input stride 1) the thread and lane scans
-// (SHAPE 0, 1), the radix scans of 32-bit rows (SHAPE 4) and the
-// filter's with samp_step vw (SHAPE 3) 16-byte vectors of vw = 4 or 8
-// positions t, t+WG, ... of its aligned middle (scan_split), with at
-// most vw-1 scalar positions before and after it. It reads every
+// (SHAPE 0, 1; SCAN8's of 8-bit rows too), the radix scans of 32-bit rows
+// (SHAPE 4) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
+// of vw = 4, 8 or (SCAN8) 16 positions t, t+WG, ... of its aligned
+// middle (scan_split), with at most vw-1 scalar positions before and after it. It reads every
 // position of its rows once and writes each item's run (RUNS) or the
 // rows' results.
 func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
@@ -41,7 +41,8 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	}
 	shape := v.define("SHAPE", 0)
 	active := func(n uint64) uint64 { return n }
-	if vw := 16 / es; (es == 4 || es == 2) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && es == 4 || shape == 3 && v.p("samp_step") == vw) {
+	scan8 := es == 1 && v.define("SCAN8", 0) == 1
+	if vw := 16 / es; (es == 4 || es == 2 || scan8) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && es == 4 || shape == 3 && v.p("samp_step") == vw) {
 		// A lane is busy when it has a vector, or a head or tail
 		// position: at least the vectors left after a head of vw-1.
 		load = 16

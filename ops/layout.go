@@ -645,6 +645,13 @@ type tuning struct {
 	// plan --check's 2 MiB). Lavapipe keeps one position: its plans were
 	// timed that way.
 	topKFilterVec bool
+	// topKScan8: the thread and lane strategies' scans of 8-bit integer
+	// rows of input stride 1 read 16-byte vectors of sixteen positions
+	// and test them with SWAR gates (topk_select.comp SCAN8), where one
+	// byte a load counted 7.4-13 SPIR-V ops per byte on the h100
+	// profile (the budget is 4; BENCHMARKS.md TOP_K). Lavapipe keeps
+	// the byte scans: its plans were timed that way.
+	topKScan8 bool
 	// topKTexel: the lane and radix strategies read 32-bit rows of input
 	// stride 1 through a uniform texel buffer (topk_select.comp TEXEL),
 	// where the device's texel buffers hold a binding window (texelFits):
@@ -744,7 +751,7 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKFilterVec: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
+		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,

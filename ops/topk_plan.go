@@ -253,6 +253,7 @@ type topKSegments struct {
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
+	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name)
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none)
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
 	passes         []topKPass
@@ -313,6 +314,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		return nil, err
 	}
 	s := &topKSegments{shape: shape, entryBytes: 8}
+	// The lists' scans of 8-bit rows sixteen positions a load (tuning
+	// topKScan8).
+	s.scan8 = t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && (shape == TopKStrategyThread || shape == TopKStrategyLane)
 	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
@@ -653,6 +657,9 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	firstName := shaders.TopKSelectName(bits, native, s.shape, runs)
 	if s.texel {
 		firstName = shaders.TopKSelectTexelName(s.shape, runs)
+	}
+	if s.scan8 {
+		firstName = shaders.TopKSelectScan8Name(native, s.shape, runs)
 	}
 	first, err := kernel(firstName, s.wg)
 	if err != nil {

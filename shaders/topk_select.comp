@@ -52,6 +52,14 @@
 
 #extension GL_EXT_control_flow_attributes : require
 
+// SCAN8 1: the thread and lane scans of 8-bit integer rows of
+// input stride 1 read 16-byte vectors of sixteen positions and test them
+// with topk_scan8.glsl's gates (VEC16; the GPU class's plans: ops tuning
+// topKScan8).
+#ifndef SCAN8
+#define SCAN8 0
+#endif
+
 #define ELEM_SRC 0
 #if TEXEL
 // The input is a uniform texel buffer of 16-byte texels (32-bit elements
@@ -62,11 +70,12 @@
 #define ELEM_SRC_TEXEL 1
 #define LOAD4(V) texelFetch(elem_srct, int(V))
 #else
-#if ELEM_BITS == 32 || ELEM_BITS == 16
+#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8
 // A second view of binding 0 (read-only buffers may alias): the scans of
 // rows of input stride 1 read their aligned middle 16 bytes at a time
 // (scan_split), which lavapipe's lanes load and test four times faster
-// than four scalar loads, and which hold eight 16-bit elements.
+// than four scalar loads, and which hold eight 16-bit elements (SCAN8:
+// sixteen 8-bit ones).
 #define ELEM_SRC4 0
 #endif
 #define LOAD4(V) elem_src4.x[V]
@@ -111,12 +120,14 @@ const uint SORT_MAX = 2048u;
 
 uvec2 load_raw(uint off) { return elem_load(pc.base_src, off - pc.in_win); }
 
-// VEC4, VEC8: the scans read 16-byte vectors of VW elements (VEC: either):
-// four 32-bit or eight 16-bit elements of input stride 1.
+// VEC4, VEC8, VEC16: the scans read 16-byte vectors of VW elements (VEC:
+// any): four 32-bit, eight 16-bit or (SCAN8) sixteen 8-bit elements of
+// input stride 1.
 const bool VEC4 = ELEM_BITS == 32 && AI == 1u;
 const bool VEC8 = ELEM_BITS == 16 && AI == 1u;
-const bool VEC = VEC4 || VEC8;
-const uint VW = ELEM_BITS == 16 ? 8u : 4u;
+const bool VEC16 = ELEM_BITS == 8 && SCAN8 != 0 && AI == 1u;
+const bool VEC = VEC4 || VEC8 || VEC16;
+const uint VW = ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
 
 // scan_split cuts positions [j0, j1) of the row at kin into a head of
 // scalar positions [j0, mid), nv 16-byte vectors from vector v0 of the
@@ -224,6 +235,9 @@ ivec4 gate_lo(uvec4 raw) {
 #endif
 }
 
+#if ELEM_BITS == 8
+#include "topk_scan8.glsl"
+#else
 // vec_gate_before: does any element of the 16-byte vector raw come
 // before gate key t, by gate key alone (gate_before)?
 bool vec_gate_before(uvec4 raw, int t) {
@@ -235,6 +249,7 @@ bool vec_gate_before(uvec4 raw, int t) {
 bool vec_gate_reaches(uvec4 raw, int t) {
 	return DECR != 0u ? any(greaterThanEqual(gate_hi(raw), ivec4(t))) : any(lessThanEqual(gate_lo(raw), ivec4(t)));
 }
+#endif
 
 // gate_floor is the gate key that every number scoring at least s (a
 // number's score, s > 0) reaches (vec_gate_reaches): gate_of_score, but
@@ -249,6 +264,8 @@ int gate_floor(uvec2 s) {
 uvec2 vec_elem(uvec4 raw, uint c) {
 #if ELEM_BITS == 16
 	return uvec2(ELEM_SUB(raw[c >> 1], c & 1u), 0u);
+#elif ELEM_BITS == 8
+	return uvec2(ELEM_SUB(raw[c >> 2], c & 3u), 0u);
 #else
 	return uvec2(raw[c], 0u);
 #endif
@@ -256,6 +273,11 @@ uvec2 vec_elem(uvec4 raw, uint c) {
 #endif
 
 #if SHAPE == 0 || SHAPE == 1
+#if ELEM_BITS == 8
+#define SCAN8_OFFERS [[dont_unroll]]
+#else
+#define SCAN8_OFFERS [[unroll]]
+#endif
 // The sorted list of one invocation: K entries (K <= LIST_MAX), padding
 // entries past the ones it holds. Every index into it is a constant once
 // K is specialized and the loops over LIST_MAX are unrolled, so that the
@@ -317,7 +339,7 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 	uint e0 = kin - pc.in_win;
 	bool open = true;
 	GATE_T gate = gate_key(uvec2(0u));
-#if ELEM_BITS == 32 || ELEM_BITS == 16
+#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8
 	if (VEC) {
 		uint mid, v0, nv;
 		scan_split(kin, j0, j1, mid, v0, nv);
@@ -362,7 +384,10 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 			// the common path, open only the first positions'.
 			if (any(bvec2(open, vec_gate_before(raw, gate)))) {
 				uint j = mid + VW * v;
-				[[unroll]] for (uint c = 0u; c < VW; c++) {
+				// SCAN8: sixteen inlined insertions of up to K
+				// entries each took lavapipe a minute to compile at K
+				// = 16; one in a loop.
+				SCAN8_OFFERS for (uint c = 0u; c < VW; c++) {
 					list_offer(vec_elem(raw, c), j + c, open, gate);
 				}
 			}

@@ -45,6 +45,20 @@ func TopKSelectTexelName(shape string, runs bool) string {
 	return name(TopKSelectName(32, true, shape, runs), "texel")
 }
 
+// TopKSelectScan8Name is TopKSelectName's 8-bit kernel of shape shape
+// (thread or lane) whose scans of rows of input stride 1 read
+// 16-byte vectors of sixteen positions and test them with SWAR gates
+// (topk_select.comp SCAN8; the GPU class's plans).
+func TopKSelectScan8Name(native bool, shape string, runs bool) string {
+	return name(TopKSelectName(8, native, shape, runs), "vec16")
+}
+
+// topKScan8Shapes are the shapes with a SCAN8 kernel: the lists', whose
+// gate (the last entry) closes after K positions. The filter's does not
+// (its GPU plans' segments, about 1280 positions at K = 50, are shorter
+// than its candidate buffer, so every position is offered).
+var topKScan8Shapes = []string{TopKThread, TopKLane}
+
 // topKTexelShapes are the shapes with a texel kernel: the scans the CPU
 // class's plans read 16-byte vectors with (K = 1's lane, radix).
 var topKTexelShapes = []string{TopKLane, TopKRadix}
@@ -115,6 +129,11 @@ func topKVariants() []Variant {
 					if bits == 32 && slices.Contains(topKTexelShapes, shape) {
 						v.Name, v.TexelBindings = TopKSelectTexelName(shape, runs), []int{0}
 						v.Defines = append(slices.Clip(v.Defines), "TEXEL=1")
+						out = append(out, v)
+					}
+					if bits == 8 && slices.Contains(topKScan8Shapes, shape) {
+						v.Name = TopKSelectScan8Name(native, shape, runs)
+						v.Defines = append(slices.Clip(v.Defines), "SCAN8=1")
 						out = append(out, v)
 					}
 				}
