@@ -45,9 +45,10 @@ type DispatchFacts struct {
 	// "output" (a pooling kernel writes).
 	Units uint64
 	Unit  string
-	// ExpTerms is the exp terms (rule 40's exp, one per element of a
-	// LOG_SUM_EXP first pass) among the step's units: work the op budget
-	// allows for apart from its bytes (internal/opcount's
+	// ExpTerms is the exp terms the step computes (rule 40's exp, one per
+	// element of a LOG_SUM_EXP first pass; 0 for FLOAT16's first passes
+	// that read the terms from TableExpHalf, the _exptab variants): work
+	// the op budget allows for apart from its bytes (internal/opcount's
 	// ExpOpsAllowance).
 	ExpTerms uint64
 }

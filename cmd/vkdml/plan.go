@@ -92,7 +92,8 @@ type planDispatch struct {
 	SerialPartials       uint64            `json:"serial_partials"`
 	PartialBytes         uint64            `json:"partial_bytes"`
 	// ExpTerms is the exp terms the dispatch computes (REDUCE
-	// LOG_SUM_EXP's first passes: rule 40's exp, one per element).
+	// LOG_SUM_EXP's first passes: rule 40's exp, one per element; 0 where
+	// FLOAT16's terms come from the exp table).
 	ExpTerms uint64 `json:"exp_terms"`
 	// OpsPerByte is nil where the kernel could not be counted (no
 	// SPIR-V tools here, or bench's record, which does not count).

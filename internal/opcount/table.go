@@ -50,8 +50,11 @@ const BudgetPerByte = 4
 // bound by definition; the allowance is that fast path with about 7% to
 // spare, and nothing else in the kernel may cost more than the budget of
 // any other: FLOAT32 LOG_SUM_EXP is held to 4 + 112/4 = 32 ops per byte,
-// FLOAT16's kernels that compute the exp to 4 + 112/2 = 60; the FLOAT16
-// kernels that read ops.TableExpHalf compute none and keep 4.
+// and the FLOAT16 kernels that read ops.TableExpHalf compute none and keep
+// 4. FLOAT16's kernels that compute the exp would get 4 + 112/2 = 60 and
+// cost 68.5 (the widening to FLOAT32 comes on top): they are over it, and
+// run only where a binding cannot hold the table: a BindingWindowCap under
+// 256 KiB, since every device's maxStorageBufferRange is 2^27 or more.
 const ExpOpsAllowance = 112
 
 // DispatchBudget is the ops per byte a dispatch with facts f may spend
