@@ -142,16 +142,23 @@ vet:
 #   - ops again at subgroup sizes 4 and 16 (widths 128 and 512; the
 #     variable changes nothing on other drivers), with -short's smaller
 #     random case counts (every kernel and plan still runs at all three
-#     sizes) and without WIDTH_SKIP: TestTopKRandom, half of the TOP_K,
-#     MAX_POOLING*, MAX_UNPOOLING and IDENTITY tests' time there, and
-#     TestMaxPoolGridOverLimits, whose grids past the device's dispatch
-#     limits (11-15 s a width) split the same way at every width and run
-#     a kernel the other pooling tests run there too. Those
-#     operators' kernels use no subgroup operation and their plans do not
-#     depend on the subgroup size (ops' TestSubgroupFreePlans fails when
-#     one starts to); their other tests (TOP_K's lists, filter, radix
-#     and merge tests, the pooling and unpooling tests) check their
-#     workgroups at each SIMD width;
+#     sizes) and without WIDTH_SKIP:
+#     - TestTopKRandom, half of the TOP_K, MAX_POOLING*, MAX_UNPOOLING
+#       and IDENTITY tests' time there, and TestMaxPoolGridOverLimits
+#       (11-15 s a width), whose grids past the device's dispatch limits
+#       run a kernel the other pooling tests run there too. Those
+#       operators' kernels use no subgroup operation and their plans do
+#       not depend on the subgroup size (ops' TestSubgroupFreePlans fails
+#       when one starts to); their other tests (TOP_K's lists, filter,
+#       radix and merge tests, the pooling and unpooling tests) check
+#       their workgroups at each SIMD width;
+#     - TestReduceFloatExamples: 13 FLOAT32 blocks of 2 to 64 values,
+#       whose time at sizes 4 and 16 is all pipeline compiles (110 of
+#       111 s at 512: each block's size makes new specialization
+#       constants) of 3 kernel variants that TestReduceFloatRows and the
+#       lane-window tests run at every size on thousands of values, for
+#       SUM, L1, L2 and LOG_SUM_EXP (AVERAGE and LOG_SUM fold as SUM,
+#       SUM_SQUARE as L2, but for the last step);
 #   - the race detector on the tests that share a device between
 #     goroutines; the C interface, install, Python and wheel tests.
 # ops' test binary runs its tests one after another on one core, so these
@@ -161,7 +168,7 @@ vet:
 # ops' tests take several minutes on two cores, over go test's default
 # limit of 10 when the machine is shared: TESTTIMEOUT raises it.
 TESTTIMEOUT ?= 40m
-WIDTH_SKIP ?= ^(TestTopKRandom|TestMaxPoolGridOverLimits)$$
+WIDTH_SKIP ?= ^(TestTopKRandom|TestMaxPoolGridOverLimits|TestReduceFloatExamples)$$
 test: deps check-shaders check-schema vet
 	$(MAKE) cross-arm64 cross-android
 	bash scripts/together.sh \
