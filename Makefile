@@ -51,7 +51,7 @@ DEV_PKGS := $(RUN_PKGS) libvulkan-dev glslc spirv-tools vulkan-validationlayers 
             python3-venv debootstrap
 
 .PHONY: all deps deps-run shaders check-shaders check-schema build cross-arm64 cross-android cross-windows test-windows \
-        vet test test-long fuzz parity parity-live run bench gpu-run-dry clean \
+        vet test test-size8 test-sizes4-16 test-long fuzz parity parity-live run bench gpu-run-dry clean \
         test-device test-arm64 test-bins fuzz-long \
         libvkdml capi-test python python-test wheel wheel-test wheel-test-debian11 check-release-tag \
         install uninstall install-test dist dist-binaries dist-windows
@@ -142,26 +142,46 @@ vet:
 #   - ops again at subgroup sizes 4 and 16 (widths 128 and 512; the
 #     variable changes nothing on other drivers), with -short's smaller
 #     random case counts (every kernel and plan still runs at all three
-#     sizes) and without WIDTH_SKIP: TestTopKRandom, half of the TOP_K,
-#     MAX_POOLING*, MAX_UNPOOLING and IDENTITY tests' time there. Those
-#     operators' kernels use no subgroup operation and their plans do not
-#     depend on the subgroup size (ops' TestSubgroupFreePlans fails when
-#     one starts to); their other tests (TOP_K's lists, filter, radix
-#     and merge tests, the pooling and unpooling tests) check their
-#     workgroups at each SIMD width;
+#     sizes) and without WIDTH_SKIP:
+#     - TestTopKRandom, half of the TOP_K, MAX_POOLING*, MAX_UNPOOLING
+#       and IDENTITY tests' time there, and TestMaxPoolGridOverLimits
+#       (11-15 s a width), whose grids past the device's dispatch limits
+#       run a kernel the other pooling tests run there too. Those
+#       operators' kernels use no subgroup operation and their plans do
+#       not depend on the subgroup size (ops' TestSubgroupFreePlans fails
+#       when one starts to); their other tests (TOP_K's lists, filter,
+#       radix and merge tests, the pooling and unpooling tests) check
+#       their workgroups at each SIMD width;
+#     - TestReduceFloatExamples: 13 FLOAT32 blocks of 2 to 64 values,
+#       whose time at sizes 4 and 16 is all pipeline compiles (110 of
+#       111 s at 512: each block's size makes new specialization
+#       constants) of 3 kernel variants that TestReduceFloatRows and the
+#       lane-window tests run at every size on thousands of values, for
+#       SUM, L1, L2 and LOG_SUM_EXP (AVERAGE and LOG_SUM fold as SUM,
+#       SUM_SQUARE as L2, but for the last step);
 #   - the race detector on the tests that share a device between
 #     goroutines; the C interface, install, Python and wheel tests.
+# ops' test binary runs its tests one after another on one core, so these
+# go in two lanes at once (scripts/together.sh), one per core: every
+# package at subgroup size 8, then the race detector's run; ops at 4 and
+# 16, then the C, install, Python and wheel tests.
 # ops' tests take several minutes on two cores, over go test's default
 # limit of 10 when the machine is shared: TESTTIMEOUT raises it.
 TESTTIMEOUT ?= 40m
-WIDTH_SKIP ?= ^TestTopKRandom$$
+WIDTH_SKIP ?= ^(TestTopKRandom|TestMaxPoolGridOverLimits|TestReduceFloatExamples)$$
 test: deps check-shaders check-schema vet
 	$(MAKE) cross-arm64 cross-android
+	bash scripts/together.sh \
+		'size 8' '$(MAKE) --no-print-directory test-size8' \
+		'sizes 4,16' '$(MAKE) --no-print-directory test-sizes4-16 && $(MAKE) --no-print-directory capi-test install-test python-test wheel-test'
+
+# test-size8 and test-sizes4-16: make test's two lanes (above).
+test-size8:
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) $(GOTESTFLAGS) ./...
+	$(GO) test -race -count=1 -run 'Shared|Concurren' ./tests/ ./dml/
+test-sizes4-16:
 	LP_NATIVE_VECTOR_WIDTH=128 $(GO) test -short -count=1 -timeout $(TESTTIMEOUT) -skip '$(WIDTH_SKIP)' $(GOTESTFLAGS) ./ops/
 	LP_NATIVE_VECTOR_WIDTH=512 $(GO) test -short -count=1 -timeout $(TESTTIMEOUT) -skip '$(WIDTH_SKIP)' $(GOTESTFLAGS) ./ops/
-	$(GO) test -race -count=1 -run 'Shared|Concurren' ./tests/ ./dml/
-	$(MAKE) capi-test install-test python-test wheel-test
 
 # test-long runs ops at subgroup size 8 with the whole grids of the sweeps
 # make test samples (testutil.Long): after a change to the ARGMAX/REDUCE
