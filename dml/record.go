@@ -1,7 +1,6 @@
 package dml
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"sync"
@@ -514,9 +513,11 @@ func resolve(c *CompiledOperator, sl ops.Slot, ins, outs []*BufferBinding, t *Bi
 	case ops.SlotPersistent:
 		b, total = t.persistent, c.op.plan.PersistentSize
 	case ops.SlotTable:
-		// The device's own buffer, bound whole from its start.
+		// The device's own buffer, bound whole from its start: the
+		// kernels index a table from there, and ops.CheckPlan refuses a
+		// table slot with an offset or a part of the table.
 		tab := ops.Table(sl.Index)
-		return gpu.Range{Buffer: c.tables[tab], Offset: sl.Offset, Size: cmp.Or(sl.Size, tab.Size()-sl.Offset)}
+		return gpu.Range{Buffer: c.tables[tab], Size: tab.Size()}
 	}
 	size := sl.Size
 	if size == 0 {

@@ -125,6 +125,11 @@ func checkStep(ctx *Context, desc Desc, p *Plan, s Step) error {
 		if !ok {
 			return fmt.Errorf("binding %d: no %v %d", j, sl.Kind, sl.Index)
 		}
+		if sl.Kind == SlotTable && (sl.Offset != 0 || sl.Size != 0 && sl.Size != total) {
+			// The kernels index a table from its start (argmax.comp and
+			// reduce_half_col.comp leave base_tab out).
+			return fmt.Errorf("binding %d: window [%d,+%d) of table %v: a table is bound whole (Offset 0, Size 0 or its %d bytes)", j, sl.Offset, sl.Size, Table(sl.Index), total)
+		}
 		n := sl.Size
 		if n == 0 {
 			n = total - min(sl.Offset, total)

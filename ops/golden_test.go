@@ -204,9 +204,15 @@ func TestCheckPlanRefuses(t *testing.T) {
 		{"over the range", "binding range", func(c *ops.Context) { c.BindingWindowCap = 1024 }, nil},
 		{"no temporary", "no temporary", nil, func(p *ops.Plan) { p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTemporary} }},
 		{"no table", "no table 7", nil, func(p *ops.Plan) { p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: 7} }},
-		{"table window outside", "inside", nil, func(p *ops.Plan) {
+		{"table window outside", "bound whole", nil, func(p *ops.Plan) {
 			p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: int(ops.TableExpHalf), Offset: ops.TableExpHalfBytes}
 			p.Steps[0].Bindings[1].Size = 4
+		}},
+		{"table offset", "bound whole", nil, func(p *ops.Plan) {
+			p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: int(ops.TableExpHalf), Offset: 256}
+		}},
+		{"table part", "bound whole", nil, func(p *ops.Plan) {
+			p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: int(ops.TableExpHalf), Size: ops.TableExpHalfBytes / 2}
 		}},
 		{"no steps", "no step", nil, func(p *ops.Plan) { p.Steps = nil }},
 	}

@@ -87,6 +87,12 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 					bindings = append(bindings, tableSlot(TableExpHalf))
 				}
 				if ticket {
+					// The ticket variants' bindings are the four below:
+					// none for a table, so a plan that reads one cannot
+					// take them (no planner asks for both today).
+					if a.expTable(ctx) {
+						return nil, fmt.Errorf("ops: the ticket variant %s has no binding for table %v", variant, TableExpHalf)
+					}
 					out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
 					push.Set("out_win", uint32(outFirst))
 					bindings = []Slot{in, out, dst, {Kind: SlotPersistent, Size: argTicketBytes}}

@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,6 +233,46 @@ func TestHalfVecGLSL(t *testing.T) {
 		}
 		if got := int64(binary.LittleEndian.Uint64(out[24*i+16:])); got != abs {
 			t.Fatalf("halves %04x: half_quad of |h| %d, want %d", quad, got, abs)
+		}
+	}
+}
+
+// TestHalfLSEGLSL runs shaders/reduce_half.glsl's LOG_SUM_EXP terms
+// (EXP_TABLE, through testdata/reduce_half_lse_check.comp, the table
+// ops.TableExpHalf bound) on every FLOAT16: lse_outside must set aside
+// exactly NaN, the infinities and |h| >= 8, and lse_unit must be the
+// table's FLOAT32 term times 2^35 exactly for every other half (±0 and
+// denormals too). FLOAT16 results hide an error near 2^-35 in the sum
+// (TestReduceLogSumExpHalfTable passes with lse_unit's last bit
+// cleared); this catches it.
+func TestHalfLSEGLSL(t *testing.T) {
+	d, k := glslCheckKernel(t, "reduce_half_lse_check", 4)
+	if !d.Features.ShaderInt64 {
+		t.Skip("the device has no shaderInt64")
+	}
+	const n = 1 << 16
+	table := ops.TableExpHalf.Bytes()
+	out := glslCheckRun(t, d, k, table, 16*n, binary.LittleEndian.AppendUint32(nil, n), n/64)
+	for h := 0; h < n; h++ {
+		mag := h & 0x7fff
+		outside := mag >= 0x4800 // |h| >= 8, the infinities and NaN
+		var wantTops uint64
+		if outside {
+			wantTops = 0x8000800080008000
+		}
+		if got := binary.LittleEndian.Uint64(out[16*h+8:]); got != wantTops {
+			t.Fatalf("half %04x: lse_outside's lanes %016x, want %016x", h, got, wantTops)
+		}
+		if outside {
+			continue
+		}
+		term := float64(math.Float32frombits(binary.LittleEndian.Uint32(table[4*h:])))
+		units := math.Ldexp(term, 35) // exact: a float64 holds the FLOAT32 times 2^35
+		if units != math.Trunc(units) || units >= 1<<47 {
+			t.Fatalf("half %04x: the table's term %g is not an integer number of units 2^-35 below 2^47", h, term)
+		}
+		if got := binary.LittleEndian.Uint64(out[16*h:]); got != uint64(units) {
+			t.Fatalf("half %04x: lse_unit %d, want %d (the table's term %g times 2^35)", h, got, uint64(units), term)
 		}
 	}
 }

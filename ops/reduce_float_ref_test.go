@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand"
 	"os"
 	"strings"
@@ -498,9 +499,35 @@ func TestReduceFloatGLSLConstants(t *testing.T) {
 }
 
 // TestReduceFloatLaneBound: a lane of the float kernels folds fewer terms
-// than its window holds, so the window's 64-bit sum cannot overflow.
+// than its window holds, so the window's 64-bit sum cannot overflow, and a
+// lane of LOG_SUM_EXP's FLOAT16 table scans sums few enough terms in units
+// 2^-35 that its signed 64-bit sum cannot either.
 func TestReduceFloatLaneBound(t *testing.T) {
 	if lane := segmentCap(argIters, 1, 1) + 1 + 6; lane > reduceFloatLaneTerms {
 		t.Errorf("a lane folds up to %d terms, its window holds %d", lane, reduceFloatLaneTerms)
 	}
+	// LOG_SUM_EXP's FLOAT16 table scans (reduce_half.glsl EXP_TABLE) sum
+	// a lane's in-window terms (|h| < 8) in units 2^-35 in a signed 64-bit
+	// integer: a lane of a segment of a thread or group kernel takes every
+	// wg-th whole 8-half vector of it (reduce_half_fast.glsl half_scan),
+	// a column of reduce_half_col.comp one position a trip.
+	var maxUnits uint64
+	for h := range uint32(1 << 16) {
+		if h&0x7fff < 0x4800 { // |h| < 8
+			maxUnits = max(maxUnits, uint64(math.Ldexp(float64(math.Float32frombits(expFloat32(halfToFloat32Bits(uint16(h))))), lseUnitExp)))
+		}
+	}
+	if term := math.Ldexp(float64(maxUnits), -lseUnitExp); term < 2969.33 || term > 2969.34 {
+		t.Errorf("the largest in-window term is %g (%d units 2^-35), not exp(7.99609375) = 2969.335", term, maxUnits)
+	}
+	for _, wg := range []uint64{1, 4, argThreadWG, argGroupWG} {
+		laneHalves := max(segmentCap(argIters, 1, 1), 8*ceilDiv(segmentCap(argIters, wg, 1), 8*wg))
+		if hi, lo := bits.Mul64(laneHalves, maxUnits); hi != 0 || lo >= 1<<63 {
+			t.Errorf("workgroup %d: a lane sums up to %d LOG_SUM_EXP terms of up to %d units 2^-35, over a signed 64-bit sum", wg, laneHalves, maxUnits)
+		}
+	}
 }
+
+// lseUnitExp is reduce_half.glsl's LSE_UNIT_EXP: the table scans' terms
+// are integers in units 2^-lseUnitExp.
+const lseUnitExp = 35

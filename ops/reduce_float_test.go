@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
 
@@ -470,6 +473,10 @@ func TestReduceLogSumExpFallback(t *testing.T) {
 	}
 	t.Logf("%d FLOAT16 x fall back near a midpoint", near16)
 	strats := reduceStrategies
+	// noTableCap is a binding window below TableExpHalfBytes: its device
+	// plans FLOAT16 LOG_SUM_EXP without the table (opened on first use).
+	const noTableCap = 128 << 10
+	var dNoTable *dml.Device
 	for _, dt := range []tensor.DataType{tensor.Float32, tensor.Float16} {
 		xs := xs32
 		if dt == tensor.Float16 {
@@ -526,6 +533,46 @@ func TestReduceLogSumExpFallback(t *testing.T) {
 				argCheckCase(t, d, c, strats[(first+j)%len(strats)], rng)
 			}
 			reduceCheckGPUPlan(t, d, c, nil, "", map[string]int{}, rng)
+			if dt == tensor.Float16 {
+				// The plans above read the terms from TableExpHalf; a
+				// device whose binding window cannot hold it computes
+				// rule 40's exp (the kernels without _exptab).
+				if dNoTable == nil {
+					dNoTable = testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: noTableCap})
+				}
+				for _, strat := range strats {
+					reduceCheckExpTable(t, d, 0, c, strat, true)
+					reduceCheckExpTable(t, dNoTable, noTableCap, c, strat, false)
+				}
+				argCheckCase(t, dNoTable, c, strats[(first+rows)%len(strats)], rng)
+				reduceCheckGPUPlan(t, dNoTable, c, nil, "", map[string]int{}, rng)
+			}
+		}
+	}
+}
+
+// reduceCheckExpTable fails unless c's plans on d (opened with the binding
+// window cap, 0 for none), on d's own device type and as on a discrete
+// GPU, with the strategy strat ("": the planner's), take a kernel that
+// reads TableExpHalf (a variant named with shaders.ReduceFloatExpTable)
+// exactly when want.
+func reduceCheckExpTable(t *testing.T, d *dml.Device, windowCap uint64, c argCase, strat string, want bool) {
+	t.Helper()
+	for _, dev := range []caps.DeviceType{d.GPU().Info.Type, caps.DeviceTypeDiscreteGPU} {
+		ctx := testutil.PlanContext(d)
+		ctx.BindingWindowCap, ctx.DeviceType, ctx.Kernel = windowCap, dev, strat
+		p, err := c.desc.Plan(ctx)
+		if err != nil {
+			t.Fatalf("%s [%q] window cap %d: %v", c.what, strat, windowCap, err)
+		}
+		var variants []string
+		got := false
+		for _, k := range p.Kernels {
+			variants = append(variants, k.Variant)
+			got = got || strings.Contains(k.Variant, shaders.ReduceFloatExpTable)
+		}
+		if got != want {
+			t.Fatalf("%s [%q] window cap %d, %v: kernels %v, want a table kernel (%s) %v", c.what, strat, windowCap, dev, variants, shaders.ReduceFloatExpTable, want)
 		}
 	}
 }
