@@ -115,11 +115,7 @@ func checkStep(ctx *Context, desc Desc, p *Plan, s Step) error {
 			return fmt.Errorf("groups %v outside [1, maxComputeWorkGroupCount %v]", s.Groups, ctx.Limits.MaxComputeWorkGroupCount)
 		}
 	}
-	rng := uint64(ctx.Limits.MaxStorageBufferRange)
-	if ctx.BindingWindowCap > 0 {
-		rng = min(rng, ctx.BindingWindowCap)
-	}
-	devAlign := max(ctx.Limits.MinStorageBufferOffsetAlignment, 4)
+	rng := bindingRange(ctx)
 	for j, sl := range s.Bindings {
 		total, ok := slotTotal(desc, p, sl)
 		if !ok {
@@ -137,9 +133,7 @@ func checkStep(ctx *Context, desc Desc, p *Plan, s Step) error {
 		if sl.Offset%4 != 0 || sl.Offset > total || n > total-sl.Offset {
 			return fmt.Errorf("binding %d: window [%d,+%d) is not word-aligned inside the %d-byte %v", j, sl.Offset, n, total, sl.Kind)
 		}
-		// Dispatch rounds the descriptor's offset down to devAlign and its
-		// size up to 4 (layout.go's window rule).
-		if desc := (n+3)&^3 + devAlign - 4; desc > rng {
+		if desc := windowDescriptor(ctx, n); desc > rng {
 			return fmt.Errorf("binding %d: a window of %d bytes makes a descriptor of up to %d bytes, over the %d-byte binding range", j, n, desc, rng)
 		}
 	}

@@ -228,13 +228,27 @@ func splitWindows(kept, red []dim, es, os, limBytes uint64) (cut, error) {
 // context's BindingWindowCap). Whole-tensor slots (Offset 0, Size 0) follow
 // the same budget with their TotalTensorSizeInBytes as n.
 
-// windowBudget is the most bytes the elements of one window may span for
-// kernels that need window offsets aligned to align bytes.
-func windowBudget(ctx *Context, align uint64) uint64 {
+// bindingRange is the most bytes one descriptor may bind:
+// maxStorageBufferRange, or the context's BindingWindowCap where lower.
+func bindingRange(ctx *Context) uint64 {
 	r := uint64(ctx.Limits.MaxStorageBufferRange)
 	if ctx.BindingWindowCap > 0 {
 		r = min(r, ctx.BindingWindowCap)
 	}
+	return r
+}
+
+// windowDescriptor is the most bytes the descriptor of an n-byte window
+// binds: Dispatch rounds its offset down to the device's alignment and its
+// size up to 4 (the rule above).
+func windowDescriptor(ctx *Context, n uint64) uint64 {
+	return (n+3)&^3 + max(ctx.Limits.MinStorageBufferOffsetAlignment, 4) - 4
+}
+
+// windowBudget is the most bytes the elements of one window may span for
+// kernels that need window offsets aligned to align bytes.
+func windowBudget(ctx *Context, align uint64) uint64 {
+	r := bindingRange(ctx)
 	slack := align + 4 + max(ctx.Limits.MinStorageBufferOffsetAlignment, 4)
 	if r <= slack {
 		return 0

@@ -20,6 +20,13 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 	}
 	firstMode := outMode
 	ticket, ticketGroup := a.ticketCombine(ctx, l, k, s)
+	expTable := a.expTable(ctx)
+	if ticket && expTable {
+		// The ticket variants' bindings (below) have none for a table,
+		// so a plan that reads one cannot take them (no planner asks for
+		// both today).
+		return nil, fmt.Errorf("ops: the ticket variant of %s has no binding for table %v", k.variant, TableExpHalf)
+	}
 	variant := k.variant
 	switch {
 	case ticket:
@@ -83,16 +90,10 @@ func (a *argOp) emit(ctx *Context, l *argLayout, k argKernel, s *argSegments) (*
 					Set("seg_base", uint32(s.segBase[i])).Set("nseg", uint32(s.nseg)).
 					Set("in_win", uint32(inFirst)).Set("dst_win", uint32(dstFirst))
 				bindings := []Slot{in, dst}
-				if a.expTable(ctx) {
+				if expTable {
 					bindings = append(bindings, tableSlot(TableExpHalf))
 				}
 				if ticket {
-					// The ticket variants' bindings are the four below:
-					// none for a table, so a plan that reads one cannot
-					// take them (no planner asks for both today).
-					if a.expTable(ctx) {
-						return nil, fmt.Errorf("ops: the ticket variant %s has no binding for table %v", variant, TableExpHalf)
-					}
 					out, outFirst := windowSlot(SlotOutput, 0, ro.outLo, ro.outLo+ro.outSpan+1, l.os, 16, a.out.TotalTensorSizeInBytes)
 					push.Set("out_win", uint32(outFirst))
 					bindings = []Slot{in, out, dst, {Kind: SlotPersistent, Size: argTicketBytes}}

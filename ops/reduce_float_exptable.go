@@ -89,11 +89,7 @@ func (a *argOp) expTable(ctx *Context) bool {
 	if a.value != funcFloat || a.floatFn != ReduceFunctionLogSumExp || a.in.DataType != tensor.Float16 {
 		return false
 	}
-	rng := uint64(ctx.Limits.MaxStorageBufferRange)
-	if ctx.BindingWindowCap > 0 {
-		rng = min(rng, ctx.BindingWindowCap)
-	}
-	return TableExpHalfBytes+max(ctx.Limits.MinStorageBufferOffsetAlignment, 4)-4 <= rng
+	return windowDescriptor(ctx, TableExpHalfBytes) <= bindingRange(ctx)
 }
 
 // tableSlot is the binding of table t: the whole table.

@@ -77,6 +77,15 @@ const ReduceFloatExpTable = "_exptab"
 // expTableBindings: the input, the output or partials, and the table.
 const expTableBindings = 3
 
+// withExpTable is v's LOG_SUM_EXP variant whose terms come from the table
+// (ReduceFloatExpTable).
+func withExpTable(v Variant) Variant {
+	v.Name += ReduceFloatExpTable
+	v.Defines = append(slices.Clone(v.Defines), "EXP_TABLE=1")
+	v.Bindings = expTableBindings
+	return v
+}
+
 // ReduceFmulHW ends the names of MULTIPLY's native-multiply variants
 // (reduce_fmul.comp HW_MUL=1): each first pass and combine has one, whose
 // products are the hardware's FLOAT32 multiply under the float controls
@@ -112,11 +121,7 @@ func reduceFloatVariants() []Variant {
 	halfCol := Variant{Name: ReduceFloatHalfCol, Source: "reduce_half_col.comp", Defines: []string{"REDUCE_FLOAT=1", "ELEM_BITS=16", "LOADS=16", "HALF_FAST=1"},
 		Bindings: argBindings, Spec: argSpec, Push: argPush}
 	// And LOG_SUM_EXP's, its terms from the table.
-	halfColTab := halfCol
-	halfColTab.Name += ReduceFloatExpTable
-	halfColTab.Defines = append(slices.Clone(halfCol.Defines), "EXP_TABLE=1")
-	halfColTab.Bindings = expTableBindings
-	out = append(out, halfCol, halfColTab)
+	out = append(out, halfCol, withExpTable(halfCol))
 	out = append(out, withHWMul(Variant{Name: ReduceFmulHalfCol, Source: "reduce_fmul.comp",
 		Defines:  []string{"COMBINE=0", "ELEM_BITS=16", "NATIVE=0", "GROUP=0", "COL=1", "HALF_VEC=1", "LOADS=16"},
 		Bindings: argBindings, Spec: argSpec, Push: argPush})...)
@@ -162,10 +167,7 @@ func reduceFloatVariants() []Variant {
 				}
 				if bits == 16 {
 					// LOG_SUM_EXP's terms from the table.
-					tab := v
-					tab.Name += ReduceFloatExpTable
-					tab.Defines = append(slices.Clone(v.Defines), "EXP_TABLE=1")
-					tab.Bindings = expTableBindings
+					tab := withExpTable(v)
 					out = append(out, tab)
 					if shape == ArgMaxGroup {
 						// A contiguous block's vector scan
