@@ -161,6 +161,9 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"copy_vec4.comp":            copyVec4Facts,
 	"topk_select.comp":          topKSelectFacts,
 	"topk_merge.comp":           topKMergeFacts,
+	"topk_thresh.comp":          topKSplitFacts,
+	"topk_gather.comp":          topKSplitFacts,
+	"topk_rank.comp":            topKSplitFacts,
 }
 
 // HasFacts reports whether the variant called name belongs to a kernel

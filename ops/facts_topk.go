@@ -87,3 +87,42 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 	}
 	return f, nil
 }
+
+// topKSplitFacts is the split select's kernels (topk_split.glsl), one row
+// of the step a workgroup. topk_thresh.comp SAMPLE reads every
+// samp_step-th position; EXACT, topk_gather.comp and topk_rank.comp's
+// second dispatch work only on the rows whose sample failed, and the
+// facts count them at the common case's (none: no element; the gather
+// and the ranking of the first dispatches every row's texels and
+// passing entries). topk_gather.comp reads the row once, 16 bytes a lane
+// and load, and writes at most a texel number a texel it keeps;
+// topk_rank.comp reads the kept texels (about K plus the sample's margin
+// a row, counted as K) and writes the results. Lanes past the rows are
+// empty. CPU class only: no GPU plan runs these kernels.
+func topKSplitFacts(v *stepValues) (DispatchFacts, error) {
+	rows := v.p("r_count")
+	wg := v.wg()
+	f := DispatchFacts{Lanes: v.lanes(), BytesPerLaneInFlight: 4, Unit: UnitElement}
+	f.EmptyLanes = f.Lanes - min(f.Lanes, rows*wg)
+	const rowSampled = 1
+	mine := v.p("want") == rowSampled || v.define("EXACT", 1) == 0 && v.row.Source == "topk_thresh.comp"
+	if !mine {
+		f.EmptyLanes = f.Lanes
+		return f, nil
+	}
+	n := v.s("N")
+	switch v.row.Source {
+	case "topk_thresh.comp":
+		nq := (n-1)/v.p("samp_step") + 1
+		f.Units, f.BytesRead = rows*nq, rows*nq*4
+		f.BytesWritten = rows * 16
+	case "topk_gather.comp":
+		f.BytesPerLaneInFlight = 16
+		f.Units, f.BytesRead = rows*n, rows*n*4
+		f.BytesWritten = rows * 4 * wg
+	default:
+		f.Units, f.BytesRead = rows*v.s("K"), rows*v.s("K")*4
+		f.BytesWritten = topKResultBytes(v, rows, 4)
+	}
+	return f, nil
+}

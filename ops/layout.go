@@ -757,6 +757,22 @@ type tuning struct {
 	// spread allows, before topKRadixRankMax's choice. 0 never (the
 	// GPUs' plans, not timed there). Range: 0..2048.
 	topKRadixBucketMin uint32 `tune:"0..2048"`
+	// topKSplitMinLen: radix rows of at least this many positions whose
+	// plan takes a sampled threshold (topKRadixSample) and reads 32-bit
+	// rows through texels (topKTexel) run the split select instead: a
+	// threshold dispatch, a gather of the texels at or above it and a
+	// ranking dispatch, each kernel carrying only its own code, and the
+	// rows whose sample fails redone exactly by three more (topk_split.glsl;
+	// topk_plan.go emitSplit). On lavapipe a kernel costs its whole code
+	// once per SIMD row whether a branch is taken or not (BENCHMARKS.md
+	// "TOP_K radix on 128x256000: where the time goes"). 0 never (GPUs:
+	// one row a workgroup). Range: 0..2^32 positions.
+	topKSplitMinLen uint64 `tune:"0..4294967296"`
+	// topKSplitWG is the split select's gather workgroup size and so its
+	// regions a row (topk_gather.comp; rounded down to a power of two, at
+	// most shaders.TopKSplitMaxRegions): lavapipe's 8, one SIMD row, as
+	// the lane strategy's topKLaneWG.
+	topKSplitWG uint32 `tune:"1..64"`
 }
 
 var (
@@ -765,11 +781,12 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256}
+		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256, topKSplitWG: 8}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
-		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32}
+		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32,
+		topKSplitMinLen: 65536, topKSplitWG: 8}
 )
 
 // tuningFor returns the tuning of a device type.

@@ -188,6 +188,18 @@ func topKBoxes(kept []topKDim, n uint64, axis, es [3]uint64, budget uint64) ([]t
 	return nil, hresult.Unsupported("InputTensor", "covering the tensors with windows of at most %d bytes (one binding each) would take more than %d dispatches, or one row along Axis does not fit one: the tensor is too large for the binding range, or its strides scatter its elements too widely", budget, maxPlanSteps)
 }
 
+// windows is the box's binding windows in the input, the values and the
+// indices (element sizes es, tensor sizes sizes) and the element offset
+// of each one's first element.
+func (b topKBox) windows(es, sizes [3]uint64) (win [3]Slot, first [3]uint64) {
+	kinds := [3]SlotKind{SlotInput, SlotOutput, SlotOutput}
+	index := [3]int{0, 0, 1}
+	for x := range 3 {
+		win[x], first[x] = windowSlot(kinds[x], index[x], b.lo[x], b.lo[x]+b.span[x]+1, es[x], topKAlign, sizes[x])
+	}
+	return win, first
+}
+
 // topKCutBoxes enumerates the boxes: dimensions [0,peel) fixed, dimension
 // peel cut into chunks of chunk.
 func topKCutBoxes(kept []topKDim, n uint64, axis [3]uint64, peel int, chunk uint64) []topKBox {
@@ -256,6 +268,8 @@ type topKSegments struct {
 	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name)
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none)
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
+	split          bool   // radix: the split select (emitSplit), one row a workgroup, splitWG gather lanes
+	splitWG        uint32
 	passes         []topKPass
 	entryBytes     uint64
 	rowA, rowB     uint64 // temporary bytes per row of the two regions
@@ -282,7 +296,11 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 	}
 	es, xs := uint64(t.in.DataType.Size()), uint64(t.idx.DataType.Size())
 	budget := windowBudget(ctx, topKAlign)
-	if seg.nseg > 1 {
+	if seg.split {
+		rowBytes := 4 * topKSplitRowWords(uint64(seg.splitWG))
+		seg.rowsPerStep = max(1, min(rows, min(budget, topKTempStep)/rowBytes, maxSplitRows))
+		seg.tempTot = seg.rowsPerStep * rowBytes
+	} else if seg.nseg > 1 {
 		if max(seg.rowA, seg.rowB) > budget {
 			return nil, hresult.Unsupported("InputTensor", "one row's runs take %d bytes of temporary, more than one binding window (%d bytes) holds", max(seg.rowA, seg.rowB), budget)
 		}
@@ -294,7 +312,78 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if seg.split {
+		return t.emitSplit(ctx, kept, n, axis, boxes, seg)
+	}
 	return t.emit(ctx, kept, n, axis, boxes, seg)
+}
+
+// maxSplitRows bounds the rows of one step of the split select: one row
+// a workgroup, within every device's grid.
+const maxSplitRows = 65535
+
+// emitSplit builds the split select's steps (topk_split.glsl): for each
+// box of rows, for each batch of at most rowsPerStep of its rows, the
+// sampled threshold, its gather and ranking, then the exact threshold,
+// gather and ranking of the rows whose sample failed, all one row a
+// workgroup, the rows' states in the temporary resource.
+func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, boxes []topKBox, s *topKSegments) (*Plan, error) {
+	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT).
+	const rowSampled, rowExact = 1, 3
+	plan := &Plan{Strategy: s.shape, TemporarySize: s.tempTot}
+	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName}
+	for _, name := range names {
+		wg := uint32(topKSplitWG)
+		if name == shaders.TopKGatherName {
+			wg = s.splitWG
+		}
+		spec, err := t.spec(name, kept, n, axis, wg)
+		if err != nil {
+			return nil, err
+		}
+		k, err := kernelOf(spec)
+		if err != nil {
+			return nil, err
+		}
+		plan.Kernels = append(plan.Kernels, k)
+	}
+	sizes := [3]uint64{t.in.TotalTensorSizeInBytes, t.vals.TotalTensorSizeInBytes, t.idx.TotalTensorSizeInBytes}
+	dt := t.in.DataType
+	es := [3]uint64{uint64(dt.Size()), uint64(dt.Size()), uint64(t.idx.DataType.Size())}
+	rowWords := topKSplitRowWords(uint64(s.splitWG))
+	for _, b := range boxes {
+		win, wfirst := b.windows(es, sizes)
+		for r0 := b.begin; r0 < b.begin+b.count; r0 += s.rowsPerStep {
+			rc := min(s.rowsPerStep, b.begin+b.count-r0)
+			temp := Slot{Kind: SlotTemporary, Size: rc * rowWords * 4}
+			// kernel (index into names) over the rows in state want.
+			step := func(kernel int, want uint32) error {
+				bind := []Slot{win[0], temp}
+				if names[kernel] == shaders.TopKRankName {
+					bind = append(bind, win[1], win[2])
+				}
+				push, err := pushBytes(shaders.NewPush(plan.Kernels[kernel].Variant).
+					Set("r_begin", uint32(r0)).Set("r_count", uint32(rc)).Set("row_words", uint32(rowWords)).
+					Set("cap", topKSplitCap).Set("samp_step", uint32(s.sampStep)).Set("gw", s.splitWG).Set("want", want).
+					Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
+				if err != nil {
+					return err
+				}
+				plan.Steps = append(plan.Steps, Step{Kernel: kernel, Bindings: bind, Params: push,
+					Groups: gridFor(ctx, rc, 1), Barrier: len(plan.Steps) > 0})
+				return nil
+			}
+			for _, st := range []struct {
+				kernel int
+				want   uint32
+			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {3, 0}, {1, rowExact}, {2, rowExact}} {
+				if err := step(st.kernel, st.want); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return plan, nil
 }
 
 // segments chooses the strategy (or takes the forced one) and cuts the
@@ -509,6 +598,50 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 		s.segLen = split
 		s.floorStep = floorFor(s.segLen)
 	}
+	gw := uint64(pow2Floor(uint32(max(min(uint64(tun.topKSplitWG), wgLimit, shaders.TopKSplitMaxRegions), 1))))
+	if tun.topKSplitMinLen > 0 && n >= tun.topKSplitMinLen && s.texel && s.entryBytes == 8 && s.sampStep > 1 &&
+		wgLimit >= topKSplitWG && topKSplitIters(n, gw) <= topKRadixItersMax {
+		s.split, s.splitWG, s.segLen = true, uint32(gw), n
+	}
+}
+
+// topKSplitWG is the split select's workgroup size but the gather's
+// (topk_thresh.comp, topk_rank.comp).
+const topKSplitWG = 64
+
+// topKSplitRowWords is the words of one row's state in the temporary
+// resource (topk_split.glsl): the state and gw regions of
+// shaders.TopKSplitSortMax texels, so that no gather against an exact
+// threshold (at most that many passing entries) loses a texel.
+func topKSplitRowWords(gw uint64) uint64 {
+	return shaders.TopKSplitStateWords + gw*topKSplitCap
+}
+
+// topKSplitCap is the texels a region of the split select holds: every
+// texel an exact threshold passes (at most shaders.TopKSplitSortMax) and
+// the row's two end texels, which hold other rows' positions too.
+const topKSplitCap = shaders.TopKSplitSortMax + 2
+
+// topKSplitIters bounds the loop iterations of one lane of the split
+// select's kernels on a row of n positions (gw gather lanes), the most
+// of the three: topk_thresh.comp EXACT's passes (a digit each of the
+// score's 32 bits and the position's: zero the bins, a block of the
+// row's texels, the bin sums and lane 0's walks), topk_gather.comp's
+// blocks of 32 texels (at most a trip of its append loop a block and
+// one a texel it keeps, at most a region's capacity and one), and
+// topk_rank.comp's reads of every region and its ranking in chunks of
+// 8 entries a lane.
+func topKSplitIters(n, gw uint64) uint64 {
+	keyBits := uint64(32)
+	for p := n - 1; p > 0; p >>= 1 {
+		keyBits++
+	}
+	nv := n/4 + 2
+	bins := uint64(1<<shaders.TopKRadixBits) / topKSplitWG
+	thresh := ceilDiv(keyBits, shaders.TopKRadixBits) * (3*bins + ceilDiv(nv, topKSplitWG) + topKSplitWG)
+	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + topKSplitCap + 1
+	rank := gw*ceilDiv(topKSplitCap, topKSplitWG) + ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax
+	return max(thresh, gather, rank)
 }
 
 // topKRadixFloorPays says whether a radix segment of segLen positions
@@ -691,13 +824,7 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 		return Slot{Kind: SlotTemporary, Offset: off, Size: rc * nruns * capacity * s.entryBytes}
 	}
 	for _, b := range boxes {
-		var win [3]Slot
-		var wfirst [3]uint64
-		kinds := [3]SlotKind{SlotInput, SlotOutput, SlotOutput}
-		index := [3]int{0, 0, 1}
-		for x := range 3 {
-			win[x], wfirst[x] = windowSlot(kinds[x], index[x], b.lo[x], b.lo[x]+b.span[x]+1, es[x], topKAlign, sizes[x])
-		}
+		win, wfirst := b.windows(es, sizes)
 		step := b.count
 		if runs {
 			step = s.rowsPerStep

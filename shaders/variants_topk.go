@@ -80,6 +80,40 @@ func TopKMergeName(elemBits int, native, final bool) string {
 	return name("topk_merge", fmt.Sprintf("b%d%s", elemBits, storage))
 }
 
+// The split radix select's kernels (topk_split.glsl): 32-bit rows of
+// input stride 1 read through a uniform texel buffer, one row a
+// workgroup, each dispatch carrying only its own code (the CPU class's
+// plans: ops tuning topKSplitMinLen).
+const (
+	TopKThreshSampleName = "topk_thresh_sample" // the threshold from a sample (topk_thresh.comp EXACT 0)
+	TopKThreshExactName  = "topk_thresh_exact"  // the exact threshold of the FAILED rows (EXACT 1)
+	TopKGatherName       = "topk_gather"        // the texels at or above the threshold (topk_gather.comp)
+	TopKRankName         = "topk_rank"          // the passing entries ranked, the results written (topk_rank.comp)
+)
+
+// TopKSplitSortMax is the most passing entries topk_rank.comp orders
+// (topk_split.glsl SPLIT_SORT_MAX), TopKSplitStateWords the words of a
+// row's state before its regions (ST_REGION) and TopKSplitMaxRegions the
+// most regions a row (the gather's lanes).
+const (
+	TopKSplitSortMax    = 2048
+	TopKSplitStateWords = 68
+	TopKSplitMaxRegions = 64
+)
+
+// topKSplitPush is the split kernels' push words after the base offsets.
+var topKSplitPush = []string{"r_begin", "r_count", "row_words", "cap", "samp_step", "gw", "want", "in_win", "v_win", "x_win"}
+
+func topKSplitVariants() []Variant {
+	texel := []int{0}
+	return []Variant{
+		{Name: TopKThreshSampleName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
+		{Name: TopKThreshExactName, Source: "topk_thresh.comp", Defines: []string{"EXACT=1"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
+		{Name: TopKGatherName, Source: "topk_gather.comp", Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
+		{Name: TopKRankName, Source: "topk_rank.comp", Bindings: 4, TexelBindings: texel, Spec: topKSpec, Push: topKSplitPush},
+	}
+}
+
 // The contract every TOP_K kernel shares (topk.glsl): specialization
 // constants the workgroup size, FLAGS, K, N, the axis strides and four
 // arrays of 7 kept dimension slots.
@@ -100,7 +134,7 @@ const (
 )
 
 func topKVariants() []Variant {
-	var out []Variant
+	out := topKSplitVariants()
 	for _, key64 := range []bool{false, true} {
 		out = append(out, Variant{Name: TopKMergeName(32+32*b2i(key64), true, false), Source: "topk_merge.comp",
 			Defines: []string{"FINAL=0", fmt.Sprintf("KEY64=%d", b2i(key64))}, Bindings: 2, Spec: topKSpec[:topKSpecRuns], Push: topKMergePush})

@@ -1,0 +1,126 @@
+//go:build cgo
+
+package ops_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/vkdml/vkdml/dml"
+	"github.com/vkdml/vkdml/internal/testutil"
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/shaders"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// TestTopKSplit: the split radix select (topk_split.glsl: threshold,
+// gather and ranking dispatches, and the exact threshold's three for the
+// rows whose sample fails), forced on rows of 9001 positions (odd, so
+// that rows start and end inside a texel) with topKSplitMinLen 4096,
+// checked exactly against the reference. Every row of a tensor is one
+// fill; the fills make the sample's threshold hold (random, few values
+// with ties at it, ascending, descending, NaNs and signed zeros among
+// the numbers) and fail both ways: too many entries at it (all equal; K
+// largest values then thousands tied with the K-th; every position
+// passing), too few (the sampled positions, every 32nd, hold the
+// largest values), or none (mostly NaN: the threshold is a NaN's score;
+// with K past the numbers, the lowest-indexed NaNs). Both directions,
+// K = 1, 50, 700 (the sample's step 64 and 32) and 2048 is refused to
+// the split (no sample holds it). -short: K = 50 DECREASING and K = 700
+// INCREASING on FLOAT32; INT32 and UINT32 rows without -short.
+func TestTopKSplit(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	nan := math.NaN()
+	const n = 9001
+	fills := []func(i int) float64{
+		func(int) float64 { return rng.NormFloat64() },
+		func(int) float64 { return float64(rng.Intn(100)) },
+		func(i int) float64 { return float64(i) },
+		func(i int) float64 { return float64(-i) },
+		func(int) float64 { return 3 },
+		func(i int) float64 {
+			if i < 40 {
+				return float64(1000 + i)
+			}
+			if i < 5000 {
+				return 7
+			}
+			return float64(rng.Intn(7))
+		},
+		func(i int) float64 {
+			if i%32 == 0 {
+				return float64(100000 + i)
+			}
+			return float64(i % 7)
+		},
+		func(i int) float64 {
+			if i%4 != 0 {
+				return nan
+			}
+			return rng.NormFloat64()
+		},
+		func(i int) float64 {
+			if i%300 != 0 {
+				return nan
+			}
+			return float64(i % 11)
+		},
+		func(i int) float64 {
+			return []float64{nan, math.Copysign(0, -1), 0, rng.NormFloat64(), rng.NormFloat64()}[i%5]
+		},
+	}
+	tune := ops.Tuning{"topKSplitMinLen": "4096"}
+	types := []tensor.DataType{tensor.Float32, tensor.Int32, tensor.UInt32}
+	ks := []uint32{1, 50, 700}
+	if testing.Short() {
+		types, ks = types[:1], []uint32{50, 700}
+	}
+	for _, dt := range types {
+		in := testutil.NewTensor(rng, dt, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
+			x := fills[c[0]](int(c[1]))
+			if dt != tensor.Float32 {
+				x *= 1000 // distinct values at the integers' resolution
+			}
+			return topKValueBits(dt, x)
+		})
+		for _, k := range append(ks, 2048) {
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				if testing.Short() && (k == 50) != (dir == ops.AxisDirectionDecreasing) {
+					continue
+				}
+				p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, Tuning: tune}
+				plan, err := p.Plan(testutil.PlanContext(d))
+				if err != nil {
+					t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
+				}
+				if split := plan.Kernels[0].Variant == shaders.TopKThreshSampleName; split != (k < 2048) {
+					t.Fatalf("%v K=%d %v: plan runs %s first; the split select should be taken for K < 2048 only", dt, k, dir, plan.Kernels[0].Variant)
+				}
+				if k == 2048 {
+					continue
+				}
+				t.Run(fmt.Sprintf("%v/K%d/%v", dt, k, dir), func(t *testing.T) {
+					testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+				})
+			}
+		}
+	}
+	// Rows long enough that a gather lane's block (70001 positions: 2188
+	// texels a lane of 8) holds more texels at the sample's threshold
+	// than its region (2050): all equal, and the K-th tied with 60000.
+	// The exact threshold's gather must then keep only the tied texels
+	// up to its position (topk_gather.comp vt), or overflow again.
+	long := testutil.NewTensor(rng, tensor.Float32, []uint32{2, 70001}, testutil.Packed, func(c []uint32) uint64 {
+		x := 3.0
+		if c[0] == 1 && c[1] < 40 {
+			x = float64(1000 + c[1])
+		}
+		return topKValueBits(tensor.Float32, x)
+	})
+	p := testutil.ForcedPlan{Desc: topKDesc(long.Desc, 1, 50, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, Tuning: tune}
+	t.Run("long-ties", func(t *testing.T) {
+		testutil.CheckOperator(t, d, &p, []*tensor.Tensor{long}, rng)
+	})
+}

@@ -1,0 +1,68 @@
+#version 450
+// topk_gather.comp: the split radix select's scan (topk_split.glsl), one
+// row a workgroup of gw lanes (one of llvmpipe's SIMD rows on the CPU
+// class's plans). For the rows in state want, lane t reads its block of
+// the row's 16-byte texels GATHER_BLOCK at a time: each texel costs a
+// load, four scores and a compare against the row's threshold score, and
+// a bit in a word; then the texels whose bit is set are appended to the
+// lane's region, a loop trip each, so that a block whose texels all fail
+// pays one masked trip of that loop, not a store a texel. The region
+// keeps the first cap texels and counts past them (to cap + 1:
+// topk_rank.comp then marks the row ROW_FAILED). A texel is kept when one
+// of its positions scores above ts, or at ts with the texel at or before
+// tj's: a superset of the passing ones, which topk_rank.comp tests
+// exactly (the texels at the row's ends hold positions of other rows
+// too: at most two a row more than pass, which the planner's cap holds).
+
+#extension GL_EXT_control_flow_attributes : require
+
+#define ELEM_BITS 32
+#define ELEM_SRC 0
+#define ELEM_SRC_TEXEL 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "topk.glsl"
+#include "topk_split.glsl"
+
+const uint GATHER_BLOCK = 32u;
+
+void main() {
+	uint rl = split_item();
+	if (rl >= pc.r_count) {
+		return;
+	}
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint kin, kv, kx;
+	row_offsets(pc.r_begin + rl, kin, kv, kx);
+	uint row = split_row(rl);
+	bool mine = rows_buf.x[row + ST_STATE] == pc.want;
+	uint ts = rows_buf.x[row + ST_TS], tj = rows_buf.x[row + ST_TJ];
+	uint e0 = split_e0(kin);
+	uint vf = e0 >> 2, nv = mine ? ((e0 + N + 3u) >> 2) - vf : 0u;
+	// Texels after vt (relative) pass only by a score above ts: an
+	// exact threshold's tj keeps the entries tied with ts to the lower
+	// positions, so that at most SPLIT_SORT_MAX texels pass.
+	uint vt = ((e0 + tj) >> 2) - vf;
+	uint per = (nv + WG - 1u) / WG;
+	uint vb = t * per, ve = min(nv, vb + per);
+	uint reg = row + ST_REGION + t * pc.cap;
+	uint cnt = 0u;
+	for (uint b = vb; b < ve; b += GATHER_BLOCK) {
+		uint hits = 0u;
+		[[unroll]] for (uint i = 0u; i < GATHER_BLOCK; i++) {
+			uvec4 s4 = split_score4(texelFetch(elem_srct, int(vf + min(b + i, ve - 1u))));
+			bool hit = any(greaterThanEqual(s4, uvec4(ts))) && (b + i <= vt || any(greaterThan(s4, uvec4(ts))));
+			hits |= uint(hit && b + i < ve) << i;
+		}
+		while (hits != 0u && cnt <= pc.cap) {
+			uint i = uint(findLSB(hits));
+			hits &= hits - 1u;
+			rows_buf.x[reg + min(cnt, pc.cap - 1u)] = vf + b + i;
+			cnt++;
+		}
+	}
+	if (mine) {
+		rows_buf.x[row + ST_COUNT + t] = cnt;
+	}
+}

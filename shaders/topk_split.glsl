@@ -1,0 +1,91 @@
+// topk_split.glsl: what the split radix select's kernels share
+// (topk_thresh.comp, topk_gather.comp, topk_rank.comp; ops topk_plan.go
+// emitSplit, the CPU class's plans of long 32-bit rows). Include
+// elem.glsl, common.glsl and topk.glsl first, with ELEM_BITS 32, ELEM_SRC
+// 0 and ELEM_SRC_TEXEL 1.
+//
+// Llvmpipe runs every `if` body and every loop's first trip whether or not
+// a lane takes it, so a kernel costs its whole code once per SIMD row
+// (BENCHMARKS.md "TOP_K radix on 128x256000: where the time goes"). The
+// split select therefore runs one row a workgroup in dispatches that each
+// carry only their own code:
+//   1. topk_thresh.comp (EXACT 0): a threshold score from a sample of the
+//      row (every samp_step-th position) that, on random data, at least K
+//      and not many more positions reach;
+//   2. topk_gather.comp: one scan of the row's 16-byte texels that
+//      appends, per lane, the texels holding a position at or above the
+//      threshold to the lane's region of the row;
+//   3. topk_rank.comp: the positions of those texels that pass, ranked in
+//      shared memory and the best K written; a row with fewer than K or
+//      more than SPLIT_SORT_MAX of them, or a region over its capacity, is
+//      marked ROW_FAILED instead;
+//   4. topk_thresh.comp (EXACT 1): for the ROW_FAILED rows only, histogram
+//      passes over every position find the prefix of the K-th best
+//      (score, index) key at or above which at most SPLIT_SORT_MAX
+//      entries lie;
+//   5., 6. topk_gather.comp and topk_rank.comp again for those rows, which
+//      cannot fail: at most SPLIT_SORT_MAX entries pass an exact
+//      threshold, and a region holds that many texels.
+// A row's state in the temporary resource (row_words words a row of the
+// step) is written by each dispatch for the next; a dispatch works only on
+// the rows in the state it is given (want), the others cost it its code
+// once. The passing entries are those (score s, position j) with s > ts,
+// or s = ts and j <= tj: the threshold (ts, tj) is an entry of topk.glsl's
+// order, so the entries passing it are the best of the row.
+
+layout(std430, binding = 1) buffer SplitRows { uint x[]; } rows_buf;
+
+layout(push_constant) uniform Push {
+	uint base_src; // words (texels of four)
+	uint base_tmp; // words: the rows' states
+#ifdef ELEM_DST
+	uint base_v; // words: the values
+	uint base_x; // words: the indices
+#endif
+	uint r_begin;   // first row of this step
+	uint r_count;   // rows in this step
+	uint row_words; // words of one row's state
+	uint cap;       // texels a region holds
+	uint samp_step; // EXACT 0: positions between two of the sample
+	uint gw;        // regions a row (topk_gather.comp's workgroup size)
+	uint want;      // the state of the rows this dispatch works on
+	uint in_win;    // element offset of the input window
+	uint v_win;     // element offset of the values window
+	uint x_win;     // element offset of the indices window
+} pc;
+
+// A row's state: its words from split_row(rl).
+const uint ST_STATE = 0u;   // one of the states below
+const uint ST_TS = 1u;      // the threshold's score
+const uint ST_TJ = 2u;      // the threshold's position
+const uint ST_FLOOR = 3u;   // ROW_FAILED: a score at least K positions reach (0: none known)
+const uint ST_COUNT = 4u;   // gw words: texels in each region
+const uint ST_REGION = 68u; // gw regions of cap words: texel numbers (gw <= 64)
+
+const uint ROW_SAMPLED = 1u; // the sample's threshold is set
+const uint ROW_FAILED = 2u;  // no sample's threshold, or its gather did not fit
+const uint ROW_EXACT = 3u;   // the exact threshold is set
+const uint ROW_DONE = 4u;    // the results are written
+
+// SPLIT_SORT_MAX is the most passing entries topk_rank.comp ranks.
+const uint SPLIT_SORT_MAX = 2048u;
+
+// split_row is the first word of row rl's state.
+uint split_row(uint rl) { return pc.base_tmp + rl * pc.row_words; }
+
+// split_e0 is the texel-space word number of position 0 of the row whose
+// input offset is kin: position j is word split_e0 + j, component
+// (split_e0 + j) % 4 of texel (split_e0 + j) / 4.
+uint split_e0(uint kin) { return pc.base_src + kin - pc.in_win; }
+
+// split_passes: does entry (s, j) pass threshold (ts, tj)?
+bool split_passes(uint s, uint j, uint ts, uint tj) { return s > ts || (s == ts && j <= tj); }
+
+// split_score4 is topk.glsl's score() of four elements (a NaN's 0).
+uvec4 split_score4(uvec4 raw) {
+	uvec4 k = elem_key(raw, KIND) ^ uvec4(DECR == 0u ? 0xFFFFFFFFu : 0u);
+	return mix(k, uvec4(0u), elem_is_nan(raw, KIND));
+}
+
+// split_item is this workgroup's row of the step (r_count or more: none).
+uint split_item() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }

@@ -1,0 +1,206 @@
+#version 450
+// topk_thresh.comp: the split radix select's thresholds (topk_split.glsl),
+// one row a workgroup.
+//
+// Defines:
+//   EXACT  0: for every row of the step, histogram passes over the scores
+//          of every samp_step-th position find a score ts that at least
+//          s of the sample reach, s the sample's expected count above the
+//          K-th best plus three standard deviations and four (as
+//          topk_select.comp's radix_threshold); the row is ROW_SAMPLED
+//          with threshold (ts, every position), or ROW_FAILED where there
+//          is none (a sample too small, or ts a NaN's score 0).
+//          1: for the ROW_FAILED rows, histogram passes over the (score,
+//          position from the row's end) keys of every position scoring
+//          at least the row's floor find the prefix of the K-th best key
+//          at or above which at most SPLIT_SORT_MAX entries lie; the row
+//          is ROW_EXACT with that threshold.
+// 11-bit digits, highest first; each pass counts the digit of the keys
+// whose higher digits are the prefix chosen so far.
+
+#extension GL_EXT_control_flow_attributes : require
+
+#define ELEM_BITS 32
+#define ELEM_SRC 0
+#define ELEM_SRC_TEXEL 1
+#include "elem.glsl"
+#include "common.glsl"
+#include "topk.glsl"
+#include "topk_split.glsl"
+
+const uint DIGIT_BITS = 11u;
+const uint NBINS = 1u << DIGIT_BITS;
+shared uint sh_bins[NBINS];
+shared uint sh_sums[NBINS]; // per-lane sums of bins (at most NBINS lanes)
+shared uint sh_pick;
+shared uint sh_before;
+
+// key_top is key (s, b) (s above ib bits of b) with its bits below lo
+// cleared, as (score part, position part).
+uvec2 key_top(uint s, uint b, uint ib, uint lo) {
+	if (lo >= ib) {
+		uint sl = lo - ib;
+		return uvec2(sl >= 32u ? 0u : s & ~((1u << sl) - 1u), 0u);
+	}
+	return uvec2(s, b & ~((1u << lo) - 1u));
+}
+
+// key_digit is bits [lo, lo + w) of key (s, b).
+uint key_digit(uint s, uint b, uint ib, uint lo, uint w) {
+	uint v;
+	if (lo >= ib) {
+		v = lo - ib >= 32u ? 0u : s >> (lo - ib);
+	} else {
+		v = (b >> lo) | (ib - lo >= 32u ? 0u : s << (ib - lo));
+	}
+	return v & ((1u << w) - 1u);
+}
+
+// count_key adds key (s, b) to the histogram of digit [lo, lo + w) when
+// its bits from hi up are the prefix pre and s reaches the floor flo.
+void count_key(uint s, uint b, uint ib, uvec2 pre, uint hi, uint lo, uint w, uint flo) {
+	if (s >= flo && key_top(s, b, ib, hi) == pre) {
+		atomicAdd(sh_bins[key_digit(s, b, ib, lo, w)], 1u);
+	}
+}
+
+// count_scan counts the keys of lane t's share: with EXACT every position
+// of [0, N), a block of the row's texels a lane; else the sample's.
+void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint w, uint flo) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+#if EXACT
+	uint e0 = split_e0(kin);
+	uint vf = e0 >> 2, nv = ((e0 + N + 3u) >> 2) - vf;
+	uint per = (nv + WG - 1u) / WG;
+	for (uint v = vf + t * per; v < vf + min(nv, (t + 1u) * per); v++) {
+		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
+		[[unroll]] for (uint c = 0u; c < 4u; c++) {
+			uint j = 4u * v + c - e0;
+			if (j < N) {
+				count_key(s4[c], N - 1u - j, ib, pre, hi, lo, w, flo);
+			}
+		}
+	}
+#else
+	uint nq = (N - 1u) / step + 1u;
+	for (uint q = t; q < nq; q += WG) {
+		uint j = q * step;
+		count_key(score(elem_load(pc.base_src, kin + j - pc.in_win)).x, 0u, ib, pre, hi, lo, w, flo);
+	}
+#endif
+}
+
+// key_passes runs the histogram passes over count_scan's keys (at most
+// nq of them), ib bits of position under the score, until the keys at
+// or above the prefix of the kk-th best number at most limit, or every
+// bit is chosen, and returns the prefix (bits below the last digit
+// cleared, as (score part, position part)): at least kk keys are at or
+// above it where kk keys reach flo.
+uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uint flo) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint lo = 32u + ib;
+	uvec2 pre = uvec2(0u);
+	uint above = 0u, inbin = nq;
+	while (lo > 0u && above + inbin > limit) {
+		uint w = min(DIGIT_BITS, lo);
+		uint hi = lo;
+		lo -= w;
+		uint nbins = 1u << w;
+		for (uint q = t; q < nbins; q += WG) {
+			sh_bins[q] = 0u;
+		}
+		barrier();
+		count_scan(kin, step, ib, pre, hi, lo, w, flo);
+		barrier();
+		uint per = (nbins + WG - 1u) / WG;
+		uint sum = 0u;
+		for (uint q = t * per; q < min(nbins, (t + 1u) * per); q++) {
+			sum += sh_bins[q];
+		}
+		sh_sums[t] = sum;
+		barrier();
+		if (t == 0u) {
+			// The bin holding the (kk - above)-th key from the top: the
+			// lanes' sums from the last, then that lane's bins. Where
+			// fewer keys are left (below a floor that kk keys do not
+			// reach), the lowest bin.
+			uint need = max(kk, above + 1u) - above, acc = 0u;
+			uint c = WG - 1u;
+			while (c > 0u && acc + sh_sums[c] < need) {
+				acc += sh_sums[c];
+				c--;
+			}
+			uint b = min(nbins, (c + 1u) * per) - 1u;
+			while (b > c * per && acc + sh_bins[b] < need) {
+				acc += sh_bins[b];
+				b--;
+			}
+			sh_pick = b;
+			sh_before = acc;
+		}
+		barrier();
+		// Uniform: every lane reads the pick after the barrier.
+		uint b = sh_pick;
+		above += sh_before;
+		inbin = sh_bins[b];
+		if (lo >= ib) {
+			pre.x |= b << (lo - ib);
+		} else {
+			pre.y |= (b << lo) & (ib >= 32u ? 0xFFFFFFFFu : (1u << ib) - 1u);
+			if (lo + w > ib) {
+				pre.x |= b >> (ib - lo);
+			}
+		}
+		barrier();
+	}
+	return pre;
+}
+
+void main() {
+	uint rl = split_item();
+	if (rl >= pc.r_count) {
+		return;
+	}
+	uint kin, kv, kx;
+	row_offsets(pc.r_begin + rl, kin, kv, kx);
+	uint row = split_row(rl);
+	uint kk = min(K, N);
+#if EXACT
+	// Uniform: every lane reads the same word.
+	if (rows_buf.x[row + ST_STATE] != ROW_FAILED) {
+		return;
+	}
+	uint flo = rows_buf.x[row + ST_FLOOR];
+	uint ib = uint(max(findMSB(N - 1u) + 1, 1));
+	uvec2 pre = key_passes(kin, 1u, N, kk, SPLIT_SORT_MAX, ib, flo);
+	// The entries below the floor were not counted: a prefix under it
+	// stands for the floor itself, which every counted entry reaches.
+	uint ts = pre.x, tj = N - 1u - pre.y;
+	if (ts < flo) {
+		ts = flo;
+		tj = N - 1u;
+	}
+	if (gl_LocalInvocationID.x == 0u) {
+		rows_buf.x[row + ST_TS] = ts;
+		rows_buf.x[row + ST_TJ] = tj;
+		rows_buf.x[row + ST_STATE] = ROW_EXACT;
+	}
+#else
+	uint step = pc.samp_step;
+	uint nq = (N - 1u) / step + 1u;
+	float q = float(kk) * float(nq) / float(N);
+	uint s = uint(q + 3.0 * sqrt(q)) + 4u;
+	uint ts = 0u;
+	if (s < nq) {
+		ts = key_passes(kin, step, nq, s, s + (s >> 1), 0u, 0u).x;
+	}
+	if (gl_LocalInvocationID.x == 0u) {
+		rows_buf.x[row + ST_TS] = ts;
+		rows_buf.x[row + ST_TJ] = N - 1u;
+		rows_buf.x[row + ST_FLOOR] = 0u;
+		rows_buf.x[row + ST_STATE] = ts != 0u ? ROW_SAMPLED : ROW_FAILED;
+	}
+#endif
+}
