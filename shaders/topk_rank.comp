@@ -28,6 +28,85 @@ shared uint sh_count;
 
 const uint RANK_OWN = 8u;
 
+// The buckets of bucket_rank: the passing entries' scores (all at least
+// the threshold's ts) cut into RANK_BUCKETS equal ranges of (s - ts) >>
+// shift, the best last; a bucket's count, its first slot in sh_order
+// (the entries of the better buckets before it) and its next free slot.
+const uint RANK_BUCKETS = 256u;
+const uint BUCKET_MAX = 64u; // a bucket's most entries: bounds a lane's walk
+shared uint sh_bcount[RANK_BUCKETS];
+shared uint sh_bstart[RANK_BUCKETS];
+shared uint sh_bfill[RANK_BUCKETS];
+shared uint sh_order[SPLIT_SORT_MAX];
+shared uint sh_smax;
+shared uint sh_most;
+
+// bucket_rank writes the best kk of the cnt passing entries in order, as
+// the ranking below does, but counts for each entry only the entries of
+// its own bucket: its rank is the entries of the better buckets plus
+// those of its own that come before it, about cnt * cnt / RANK_BUCKETS
+// compares where the ranking makes cnt * cnt (lavapipe: 128x256000
+// K=1024, about 1330 entries a row). It returns false, having written
+// nothing, when a bucket holds more than BUCKET_MAX entries (ties, or
+// scores bunched at one end of the range); the caller then ranks them
+// all.
+bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	if (t == 0u) {
+		sh_smax = 0u;
+		sh_most = 0u;
+	}
+	for (uint b = t; b < RANK_BUCKETS; b += WG) {
+		sh_bcount[b] = 0u;
+	}
+	barrier();
+	for (uint e = t; e < cnt; e += WG) {
+		atomicMax(sh_smax, sh_s[e]);
+	}
+	barrier();
+	uint d = sh_smax - ts;
+	uint shift = d < RANK_BUCKETS ? 0u : uint(findMSB(d)) - 7u;
+	for (uint e = t; e < cnt; e += WG) {
+		atomicAdd(sh_bcount[(sh_s[e] - ts) >> shift], 1u);
+	}
+	barrier();
+	if (t == 0u) {
+		uint acc = 0u, most = 0u;
+		for (uint b = RANK_BUCKETS; b > 0u; b--) {
+			uint c = sh_bcount[b - 1u];
+			sh_bstart[b - 1u] = acc;
+			sh_bfill[b - 1u] = acc;
+			acc += c;
+			most = max(most, c);
+		}
+		sh_most = most;
+	}
+	barrier();
+	// Uniform: every lane reads it after the barrier.
+	if (sh_most > BUCKET_MAX) {
+		return false;
+	}
+	for (uint e = t; e < cnt; e += WG) {
+		sh_order[atomicAdd(sh_bfill[(sh_s[e] - ts) >> shift], 1u)] = e;
+	}
+	barrier();
+	for (uint e = t; e < cnt; e += WG) {
+		uvec2 s = uvec2(sh_s[e], 0u);
+		uint i = sh_i[e];
+		uint b = (s.x - ts) >> shift;
+		uint f0 = sh_bstart[b], r = f0;
+		for (uint f = f0; f < f0 + sh_bcount[b]; f++) {
+			uint o = sh_order[f];
+			r += better(uvec2(sh_s[o], 0u), sh_i[o], s, i) ? 1u : 0u;
+		}
+		if (r < kk) {
+			store_result(pc.base_src, pc.base_v, pc.base_x, kin, kv, kx, pc.in_win, pc.v_win, pc.x_win, r, i);
+		}
+	}
+	return true;
+}
+
 void main() {
 	uint rl = split_item();
 	if (rl >= pc.r_count) {
@@ -76,6 +155,12 @@ void main() {
 		if (t == 0u) {
 			rows_buf.x[row + ST_FLOOR] = cnt >= kk ? ts : 0u;
 			rows_buf.x[row + ST_STATE] = ROW_FAILED;
+		}
+		return;
+	}
+	if (bucket_rank(kin, kv, kx, kk, cnt, ts)) {
+		if (t == 0u) {
+			rows_buf.x[row + ST_STATE] = ROW_DONE;
 		}
 		return;
 	}
