@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vkdml/vkdml/caps"
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/internal/testutil"
 	"github.com/vkdml/vkdml/ops"
@@ -27,8 +28,10 @@ import (
 // largest values), or none (mostly NaN: the threshold is a NaN's score;
 // with K past the numbers, the lowest-indexed NaNs). Both directions,
 // K = 1, 50, 700 (the sample's step 64 and 32) and 2048 is refused to
-// the split (no sample holds it). -short: K = 50 DECREASING and K = 700
-// INCREASING on FLOAT32; INT32 and UINT32 rows without -short.
+// the split (no sample holds it); and two rows of 70001 positions whose
+// ties overflow the sampled gather's regions. -short: K = 50 DECREASING
+// and K = 700 INCREASING on FLOAT32, and the long rows; INT32, UINT32
+// and K = 1 without -short.
 func TestTopKSplit(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
@@ -71,7 +74,9 @@ func TestTopKSplit(t *testing.T) {
 			return []float64{nan, math.Copysign(0, -1), 0, rng.NormFloat64(), rng.NormFloat64()}[i%5]
 		},
 	}
+	// The CPU class's tuning on any device (GPUs never take the split).
 	tune := ops.Tuning{"topKSplitMinLen": "4096"}
+	const cpu = caps.DeviceTypeCPU
 	types := []tensor.DataType{tensor.Float32, tensor.Int32, tensor.UInt32}
 	ks := []uint32{1, 50, 700}
 	if testing.Short() {
@@ -90,7 +95,7 @@ func TestTopKSplit(t *testing.T) {
 				if testing.Short() && (k == 50) != (dir == ops.AxisDirectionDecreasing) {
 					continue
 				}
-				p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, Tuning: tune}
+				p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: cpu, Tuning: tune}
 				plan, err := p.Plan(testutil.PlanContext(d))
 				if err != nil {
 					t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
@@ -119,7 +124,7 @@ func TestTopKSplit(t *testing.T) {
 		}
 		return topKValueBits(tensor.Float32, x)
 	})
-	p := testutil.ForcedPlan{Desc: topKDesc(long.Desc, 1, 50, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, Tuning: tune}
+	p := testutil.ForcedPlan{Desc: topKDesc(long.Desc, 1, 50, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: cpu, Tuning: tune}
 	t.Run("long-ties", func(t *testing.T) {
 		testutil.CheckOperator(t, d, &p, []*tensor.Tensor{long}, rng)
 	})
