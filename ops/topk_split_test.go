@@ -5,6 +5,7 @@ package ops_test
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/vkdml/vkdml/caps"
@@ -14,6 +15,38 @@ import (
 	"github.com/vkdml/vkdml/shaders"
 	"github.com/vkdml/vkdml/tensor"
 )
+
+// topKSampledFills are rows for the sampled thresholds (TestTopKRadixSampled,
+// TestTopKSplit), values by position: random, few values (ties at the
+// threshold), ascending, descending, all equal (the gather holds the
+// whole row), the largest values at every sampled-th position (the
+// sample is unlike the row: the gather holds fewer than K), mostly NaN
+// (the threshold is a NaN's score), NaNs and signed zeros among numbers.
+func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
+	nan := math.NaN()
+	return []func(i int) float64{
+		func(int) float64 { return rng.NormFloat64() },
+		func(int) float64 { return float64(rng.Intn(100)) },
+		func(i int) float64 { return float64(i) },
+		func(i int) float64 { return float64(-i) },
+		func(int) float64 { return 3 },
+		func(i int) float64 {
+			if i%sampled == 0 {
+				return float64(1000 + i)
+			}
+			return float64(i % 7)
+		},
+		func(i int) float64 {
+			if i%4 != 0 {
+				return nan
+			}
+			return rng.NormFloat64()
+		},
+		func(i int) float64 {
+			return []float64{nan, math.Copysign(0, -1), 0, rng.NormFloat64(), rng.NormFloat64()}[i%5]
+		},
+	}
+}
 
 // TestTopKSplit: the split radix select (topk_split.glsl: threshold,
 // gather and ranking dispatches, and the exact threshold's three for the
@@ -37,12 +70,7 @@ func TestTopKSplit(t *testing.T) {
 	rng := testutil.Rand(t)
 	nan := math.NaN()
 	const n = 9001
-	fills := []func(i int) float64{
-		func(int) float64 { return rng.NormFloat64() },
-		func(int) float64 { return float64(rng.Intn(100)) },
-		func(i int) float64 { return float64(i) },
-		func(i int) float64 { return float64(-i) },
-		func(int) float64 { return 3 },
+	fills := append(topKSampledFills(rng, 32),
 		func(i int) float64 {
 			if i < 40 {
 				return float64(1000 + i)
@@ -53,27 +81,11 @@ func TestTopKSplit(t *testing.T) {
 			return float64(rng.Intn(7))
 		},
 		func(i int) float64 {
-			if i%32 == 0 {
-				return float64(100000 + i)
-			}
-			return float64(i % 7)
-		},
-		func(i int) float64 {
-			if i%4 != 0 {
-				return nan
-			}
-			return rng.NormFloat64()
-		},
-		func(i int) float64 {
 			if i%300 != 0 {
 				return nan
 			}
 			return float64(i % 11)
-		},
-		func(i int) float64 {
-			return []float64{nan, math.Copysign(0, -1), 0, rng.NormFloat64(), rng.NormFloat64()}[i%5]
-		},
-	}
+		})
 	// The CPU class's tuning on any device (GPUs never take the split).
 	tune := ops.Tuning{"topKSplitMinLen": "4096"}
 	const cpu = caps.DeviceTypeCPU

@@ -407,29 +407,7 @@ func TestTopKRadix(t *testing.T) {
 func TestTopKRadixSampled(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	nan := math.NaN()
-	fills := []func(i int) float64{
-		func(int) float64 { return rng.NormFloat64() },
-		func(int) float64 { return float64(rng.Intn(100)) },
-		func(i int) float64 { return float64(i) },
-		func(i int) float64 { return float64(-i) },
-		func(int) float64 { return 3 },
-		func(i int) float64 {
-			if i%16 == 0 {
-				return float64(1000 + i)
-			}
-			return float64(i % 7)
-		},
-		func(i int) float64 {
-			if i%4 != 0 {
-				return nan
-			}
-			return rng.NormFloat64()
-		},
-		func(i int) float64 {
-			return []float64{nan, math.Copysign(0, -1), 0, rng.NormFloat64(), rng.NormFloat64()}[i%5]
-		},
-	}
+	fills := topKSampledFills(rng, 16)
 	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int16}
 	rows := map[uint32][]uint32{9001: {1, 50, 700, 2048}, 1500: {1500}}
 	if testing.Short() {
