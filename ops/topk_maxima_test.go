@@ -23,25 +23,13 @@ import (
 func TestTopKMaxima(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	fills := []struct {
-		name string
-		bits func(i int) uint64
-	}{
-		{"equal", func(int) uint64 { return 0x3f800000 }},
-		{"ascending", func(i int) uint64 { return uint64(math.Float32bits(float32(i))) }},
-		{"descending", func(i int) uint64 { return uint64(math.Float32bits(float32(-i))) }},
-		{"few", func(int) uint64 { return uint64(math.Float32bits(float32(rng.Intn(3)))) }},
-		{"nan-zeros", func(i int) uint64 {
-			return []uint64{0x7fc00000, 0x80000000, 0, 0xffc00001, 0x3f800000, 0x7fc00000, 0x7f800001}[(i*5+rng.Intn(2))%7]
-		}},
-		{"mostly-nan", func(i int) uint64 {
+	fills := append(topKFills(rng), topKFill{"descending", func(i int) uint64 { return uint64(math.Float32bits(float32(-i))) }},
+		topKFill{"mostly-nan", func(int) uint64 {
 			if rng.Intn(200) == 0 {
 				return uint64(rng.Uint32() &^ 0x40000000) // a number
 			}
 			return 0x7fc00000 | uint64(rng.Intn(4))
-		}},
-		{"random", func(int) uint64 { return uint64(rng.Uint32()) }},
-	}
+		}})
 	types := []tensor.DataType{tensor.Float32, tensor.Int32, tensor.UInt32}
 	// -short: two fills (the all-equal one, whose K-th group best ties
 	// with every group's, and one drawn), one K each (a pipeline a K
