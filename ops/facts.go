@@ -160,6 +160,7 @@ var kernelFacts = map[string]func(v *stepValues) (DispatchFacts, error){
 	"copy.comp":                 copyFacts,
 	"copy_vec4.comp":            copyVec4Facts,
 	"topk_select.comp":          topKSelectFacts,
+	"topk_maxima.comp":          topKMaximaFacts,
 	"topk_merge.comp":           topKMergeFacts,
 	"topk_thresh.comp":          topKSplitFacts,
 	"topk_gather.comp":          topKSplitFacts,

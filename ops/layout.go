@@ -652,6 +652,18 @@ type tuning struct {
 	// on 8 rows of 32,000 the merges' idle lanes were 2.1% of a plan of
 	// few first-pass lanes (256: 4 MiB and 0.6%).
 	topKLaneWG uint32 `tune:"1..1024"`
+	// topKMaximaMinK and topKMaximaMaxK: TOP_K's 32-bit rows of input
+	// stride 1 with K in [topKMaximaMinK, topKMaximaMaxK] take the
+	// maxima strategy (topk_maxima.comp: one dispatch, one workgroup a
+	// row) where its bounds allow (topk_plan.go topKMaximaGroupVecs: up
+	// to about 32K positions at K = 64, 64K at K = 32) and topKTexel
+	// holds. 0 never (the GPUs: a workgroup a row leaves them idle).
+	// Range: 0..2048.
+	topKMaximaMinK uint32 `tune:"0..2048"`
+	topKMaximaMaxK uint32 `tune:"0..2048"`
+	// topKMaximaWG is the maxima strategy's workgroup size (at most the
+	// device's; rounded down to a power of two).
+	topKMaximaWG uint32 `tune:"1..1024"`
 	// topKFilterVec: the filter strategy's lanes test a 16-byte vector
 	// of four positions a chunk on 32-bit rows of input stride 1
 	// (topk_select.comp), where one position a lane capped a GPU's bytes
@@ -781,12 +793,13 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256, topKSplitWG: 8}
+		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256, topKSplitWG: 8,
+		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
 		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32,
-		topKSplitMinLen: 65536, topKSplitWG: 8}
+		topKSplitMinLen: 65536, topKSplitWG: 8, topKMaximaMinK: 17, topKMaximaMaxK: 64, topKMaximaWG: 8}
 )
 
 // tuningFor returns the tuning of a device type.

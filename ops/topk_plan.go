@@ -54,10 +54,20 @@ const (
 	// threshold from a sample (tuning.topKRadixSample) and ranks many
 	// gathered entries in buckets (tuning.topKRadixBucketMin).
 	TopKStrategyRadix = "radix"
+	// TopKStrategyMaxima: one workgroup per row (topk_maxima.comp) takes
+	// the best entry of each group of a few 16-byte vectors, bisects for
+	// the K-th best of those, gathers the entries at or before it (about
+	// K on random rows, at most (K-1) times a group's positions) and
+	// ranks them: one dispatch, two scans of the row, and no path that a
+	// row does not take (lavapipe runs every path a kernel carries).
+	// 32-bit rows of input stride 1 read through a texel buffer whose
+	// bound fits (topKMaximaGroupVecs); chosen on the CPU class for K in
+	// [tuning.topKMaximaMinK, tuning.topKMaximaMaxK].
+	TopKStrategyMaxima = "maxima"
 )
 
 // TopKStrategies lists the strategy names Context.Kernel may force.
-var TopKStrategies = []string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter, TopKStrategySort, TopKStrategyRadix}
+var TopKStrategies = []string{TopKStrategyThread, TopKStrategyLane, TopKStrategyFilter, TopKStrategySort, TopKStrategyRadix, TopKStrategyMaxima}
 
 const (
 	// topKIters bounds one invocation's loop iterations, for argIters'
@@ -266,6 +276,7 @@ type topKSegments struct {
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
 	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name)
+	groupVecs      uint64 // maxima: push word group_vecs, 16-byte vectors a group
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none)
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
 	split          bool   // radix: the split select (emitSplit), one row a workgroup, splitWG gather lanes
@@ -398,7 +409,12 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		vw = 16 / uint64(es)
 	}
 	vec4 := vw == 4
-	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4)
+	// The maxima kernel's groups where its bounds allow (0: not).
+	gv := uint64(0)
+	if vec4 && texelFits(ctx.Limits) {
+		gv = topKMaximaGroupVecs(n, k, uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit)))))
+	}
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4, gv)
 	if err != nil {
 		return nil, err
 	}
@@ -423,6 +439,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		s.cutFilter(ctx, rows, n, k, wgLimit, vw)
 	case TopKStrategyRadix:
 		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
+	case TopKStrategyMaxima:
+		s.wg = uint32(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit))))
+		s.segLen, s.groupVecs = n, gv
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
 		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
@@ -439,8 +458,8 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 // topKStrategy is the strategy for rows of n positions (axisIn the axis's
 // stride in elements; vec4 when the scans read 16-byte vectors) and K =
 // k: the planner's choice, or ctx.Kernel when forced and able to run the
-// case.
-func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 bool) (string, error) {
+// case. gv is the maxima strategy's group size (0 where it cannot run).
+func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 bool, gv uint64) (string, error) {
 	shape := TopKStrategySort
 	if k <= shaders.TopKSortMax/2 {
 		shape = TopKStrategyFilter
@@ -453,6 +472,9 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 b
 	}
 	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec4 || !tun.topKRadixVecOnly) {
 		shape = TopKStrategyRadix
+	}
+	if tun := ctx.tuning(); gv > 0 && k >= uint64(tun.topKMaximaMinK) && k <= uint64(tun.topKMaximaMaxK) && tun.topKTexel {
+		shape = TopKStrategyMaxima
 	}
 	switch ctx.Kernel {
 	case "":
@@ -476,10 +498,47 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 b
 		shape = ctx.Kernel
 	case TopKStrategySort:
 		shape = ctx.Kernel
+	case TopKStrategyMaxima:
+		if gv == 0 {
+			return "", hresult.Unsupported("Kernel", "strategy %q reads 32-bit rows of input stride 1 through a texel buffer the binding range fits, at least K = %d groups a row of at most %d a lane, and gathers at most %d entries (K-1 groups' positions and 7); this case is not one (use %q)",
+				ctx.Kernel, k, shaders.TopKMaximaLaneGroups, shaders.TopKMaximaCands, TopKStrategyRadix)
+		}
+		shape = ctx.Kernel
 	default:
 		return "", hresult.InvalidArg("Kernel", "%q is not a strategy of %s (strategies: %v)", ctx.Kernel, typ, TopKStrategies)
 	}
 	return shape, nil
+}
+
+// topKMaximaGroupVecs is the 16-byte vectors a group of topk_maxima.comp
+// for rows of n positions, K = k and wg lanes, or 0 where its bounds do
+// not hold: at most shaders.TopKMaximaLaneGroups groups a lane and at
+// least K groups (the aligned middle is at least (n-3)/4 vectors), at
+// most shaders.TopKMaximaCands entries gathered ((K-1) groups' positions,
+// the K-th group's best, and the head's and tail's 3 each), and a lane's
+// loop trips within topKRadixItersMax (lavapipe's bound on them all).
+func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
+	if n < 4 || k == 0 || wg == 0 {
+		return 0
+	}
+	gv := max(ceilDiv(n/4, shaders.TopKMaximaLaneGroups*wg), 1)
+	cands := (k-1)*4*gv + 7
+	if (n-3)/4/gv < k || cands > shaders.TopKMaximaCands || k > shaders.TopKMaximaRanks {
+		return 0
+	}
+	// Lane trips: its groups' vectors in the scan and at most as many
+	// (each with its positions) in the gather; two bisections of 32
+	// score trials, a count and at most 32 index trials, the second over
+	// its share of the gathered; the head and tail; the move of its
+	// share to the ranking's, and the ranking of its share of those.
+	vecs := shaders.TopKMaximaLaneGroups * gv
+	share := ceilDiv(cands, wg)
+	iters := vecs + vecs*5 + shaders.TopKMaximaLaneGroups + 65 + 66*share + ceilDiv(6, wg) + share +
+		ceilDiv(shaders.TopKMaximaRanks, wg)*shaders.TopKMaximaRanks
+	if iters > topKRadixItersMax {
+		return 0
+	}
+	return gv
 }
 
 // cutLane cuts the axis for the lane strategy: a sorted list of K per
@@ -794,6 +853,9 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	if s.scan8 {
 		firstName = shaders.TopKSelectScan8Name(native, s.shape, runs)
 	}
+	if s.shape == TopKStrategyMaxima {
+		firstName = shaders.TopKMaximaName
+	}
 	first, err := kernel(firstName, s.wg)
 	if err != nil {
 		return nil, err
@@ -835,11 +897,15 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 			if runs {
 				bind = []Slot{win[0], region(0, rc, s.nseg, min(uint64(t.k), s.segLen))}
 			}
-			push, err := pushBytes(shaders.NewPush(first.Variant).
-				Set("r_begin", uint32(r0)).Set("r_count", uint32(rc)).Set("seg_len", uint32(s.segLen)).
-				Set("nseg", uint32(s.nseg)).Set("run_cap", uint32(min(uint64(t.k), s.segLen))).Set("sort_n", uint32(s.sortN)).
-				Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).Set("samp_step", uint32(s.sampStep)).Set("floor_step", uint32(s.floorStep)).
-				Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
+			pv := shaders.NewPush(first.Variant).Set("r_begin", uint32(r0)).Set("r_count", uint32(rc))
+			if s.shape == TopKStrategyMaxima {
+				pv.Set("group_vecs", uint32(s.groupVecs))
+			} else {
+				pv.Set("seg_len", uint32(s.segLen)).
+					Set("nseg", uint32(s.nseg)).Set("run_cap", uint32(min(uint64(t.k), s.segLen))).Set("sort_n", uint32(s.sortN)).
+					Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).Set("samp_step", uint32(s.sampStep)).Set("floor_step", uint32(s.floorStep))
+			}
+			push, err := pushBytes(pv.Set("in_win", uint32(wfirst[0])).Set("v_win", uint32(wfirst[1])).Set("x_win", uint32(wfirst[2])))
 			if err != nil {
 				return nil, err
 			}

@@ -106,7 +106,8 @@ func TestTopKRules(t *testing.T) {
 
 // TestTopKStrategyRefusals: an unknown strategy is E_INVALIDARG on
 // Kernel; a list strategy forced with K above 16 is unsupported, filter
-// above 1024, radix above 2048.
+// above 1024, radix above 2048, maxima beyond its bounds (K above 256,
+// or 64-bit rows).
 func TestTopKStrategyRefusals(t *testing.T) {
 	for _, c := range []struct {
 		kernel string
@@ -114,7 +115,7 @@ func TestTopKStrategyRefusals(t *testing.T) {
 		k      uint32
 	}{{"bogus", hresult.E_INVALIDARG, 17}, {ops.TopKStrategyThread, hresult.DXGI_ERROR_UNSUPPORTED, 17},
 		{ops.TopKStrategyLane, hresult.DXGI_ERROR_UNSUPPORTED, 17}, {ops.TopKStrategyFilter, hresult.DXGI_ERROR_UNSUPPORTED, 1025},
-		{ops.TopKStrategyRadix, hresult.DXGI_ERROR_UNSUPPORTED, 2049}} {
+		{ops.TopKStrategyRadix, hresult.DXGI_ERROR_UNSUPPORTED, 2049}, {ops.TopKStrategyMaxima, hresult.DXGI_ERROR_UNSUPPORTED, 257}} {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = c.kernel
 		_, err := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 2000}, 1, c.k).Plan(ctx)
@@ -131,9 +132,15 @@ func TestTopKStrategyRefusals(t *testing.T) {
 	narrow.Kernel = ops.TopKStrategyRadix
 	_, err := long.Plan(narrow)
 	checkRefusal(t, argRule{name: "radix on 32 lanes", code: hresult.DXGI_ERROR_UNSUPPORTED, field: "Kernel"}, err)
+	wide := topKRuleDesc(tensor.Int64, tensor.UInt32, []uint32{4, 5000}, 1, 16)
+	narrow = descfuzz.Lavapipe()
+	narrow.Kernel = ops.TopKStrategyMaxima
+	_, err = wide.Plan(narrow)
+	checkRefusal(t, argRule{name: "maxima on INT64", code: hresult.DXGI_ERROR_UNSUPPORTED, field: "Kernel"}, err)
 	for _, k := range ops.TopKStrategies {
 		ctx := descfuzz.Lavapipe()
 		ctx.Kernel = k
+		// (Maxima needs K groups of at least a vector: 64 positions.)
 		small := topKRuleDesc(tensor.Float32, tensor.UInt32, []uint32{4, 100}, 1, 16)
 		p, err := small.Plan(ctx)
 		if err == nil {

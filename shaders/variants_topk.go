@@ -63,6 +63,22 @@ var topKScan8Shapes = []string{TopKThread, TopKLane}
 // class's plans read 16-byte vectors with (K = 1's lane, radix).
 var topKTexelShapes = []string{TopKLane, TopKRadix}
 
+// TopKMaximaName is topk_maxima.comp's kernel: short rows of 32-bit
+// elements of input stride 1, read through a uniform texel buffer (binding
+// 0 in Variant.TexelBindings), written in one dispatch from the entries at
+// or before the K-th best of its groups' bests (the CPU class's plans).
+const TopKMaximaName = "topk_b32_maxima_texel"
+
+// TopKMaximaLaneGroups is the most groups a lane of topk_maxima.comp
+// scans (its LANE_GROUPS, kept in registers), TopKMaximaCands the most
+// entries it gathers (CAND_MAX), and TopKMaximaRanks the most it ranks
+// (RANK_MAX: beyond, it bisects them for the K-th first).
+const (
+	TopKMaximaLaneGroups = 128
+	TopKMaximaCands      = 2048
+	TopKMaximaRanks      = 256
+)
+
 // TopKMergeName is a merge pass: the last one (final) writes the results
 // of elemBits-bit elements (native as for TopKSelectName); the others
 // write runs of entries for 64-bit elements or narrower ones.
@@ -121,6 +137,7 @@ var (
 	topKSpec        = concat([]string{SpecWorkgroupSize, "FLAGS", "K", "N", "AI", "AV", "AX"}, numbered("DS", 7), numbered("DI", 7), numbered("DV", 7), numbered("DX", 7))
 	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "samp_step", "floor_step", "in_win", "v_win", "x_win"}
 	topKMergePush   = []string{"r_begin", "r_count", "span", "cap_in", "nruns_in", "cap_out", "nruns_out", "in_win", "v_win", "x_win"}
+	topKMaximaPush  = []string{"r_begin", "r_count", "group_vecs", "in_win", "v_win", "x_win"}
 	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3, TopKRadix: 4}
 )
 
@@ -134,7 +151,8 @@ const (
 )
 
 func topKVariants() []Variant {
-	out := topKSplitVariants()
+	out := append(topKSplitVariants(), Variant{Name: TopKMaximaName, Source: "topk_maxima.comp", Defines: []string{"ELEM_BITS=32"},
+		Bindings: 3, TexelBindings: []int{0}, Spec: topKSpec, Push: topKMaximaPush})
 	for _, key64 := range []bool{false, true} {
 		out = append(out, Variant{Name: TopKMergeName(32+32*b2i(key64), true, false), Source: "topk_merge.comp",
 			Defines: []string{"FINAL=0", fmt.Sprintf("KEY64=%d", b2i(key64))}, Bindings: 2, Spec: topKSpec[:topKSpecRuns], Push: topKMergePush})
