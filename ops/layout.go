@@ -675,8 +675,10 @@ type tuning struct {
 	// rows of input stride 1 read 16-byte vectors of sixteen positions
 	// and test them with SWAR gates (topk_select.comp SCAN8), where one
 	// byte a load counted 7.4-13 SPIR-V ops per byte on the h100
-	// profile (the budget is 4; BENCHMARKS.md TOP_K). Lavapipe keeps
-	// the byte scans: its plans were timed that way.
+	// profile (the budget is 4; BENCHMARKS.md TOP_K). The filter
+	// strategy's 8-bit rows take the byte select instead where it fits
+	// (topKSegments.cutByteSelect). Lavapipe keeps the byte scans: its
+	// plans were timed that way.
 	topKScan8 bool
 	// topKTexel: the lane and radix strategies read 32-bit rows of input
 	// stride 1 through a uniform texel buffer (topk_select.comp TEXEL),

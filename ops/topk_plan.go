@@ -275,10 +275,10 @@ type topKSegments struct {
 	sortN          uint64 // sort: segments padded to; lane: lanes x list length; filter: entries of a merge
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
-	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name)
+	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name; filter: the byte select)
 	groupVecs      uint64 // maxima: push word group_vecs, 16-byte vectors a group
-	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none)
-	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4 or 8) when a chunk's lanes test one each
+	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none); the byte select (filter with scan8), between two of the threshold's
+	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4, 8, or 16 for the byte select) when a chunk's lanes test one each
 	split          bool   // radix: the split select (emitSplit), one row a workgroup, splitWG gather lanes
 	splitWG        uint32
 	passes         []topKPass
@@ -433,6 +433,9 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	case TopKStrategyLane:
 		s.cutLane(ctx, rows, n, k, wgLimit)
 	case TopKStrategyFilter:
+		if t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && s.cutByteSelect(rows, n, k, wgLimit) {
+			break
+		}
 		if !ctx.tuning().topKFilterVec {
 			vw = 0
 		}
@@ -603,6 +606,87 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw uint64) {
 			s.segLen = min(n, ceilDiv(split, step)*step)
 		}
 	}
+}
+
+// The byte select (topk_select.comp's SCAN8 filter): the gather's
+// positions at or above the sampled threshold byte cost a trip of its
+// inner loop each, which opcount counts at topKByteTrips a 16-byte
+// vector (internal/opcount's family table). The planner takes it only
+// where uniformly random bytes keep the expected trips within that (a
+// share of at most topKByteTrips/16 of the segment's positions at or
+// above the threshold) and the expected gather within topKByteGather
+// entries, three quarters of the sort's shaders.TopKSortMax: a gather
+// past that falls back to the exact histogram, a second scan.
+const (
+	topKByteTrips   = 0.75
+	topKByteGather  = shaders.TopKSortMax * 3 / 4
+	topKByteSampMax = 64 // the sparsest sample: every 64th position
+	topKByteSampMin = 4  // the densest: every position of every 32-bit word
+)
+
+// topKByteGathered is the expected positions of a segment of segLen
+// uniformly random bytes at or above the byte select's threshold from a
+// sample of every step-th position: the sample's target (K's share,
+// three standard deviations and four positions) over the sample, and
+// half a byte's share for the byte the threshold stops in.
+func topKByteGathered(segLen, k, step uint64) float64 {
+	return float64(k) + 3*math.Sqrt(float64(k*step)) + 4*float64(step) + float64(segLen)/512
+}
+
+// topKByteFits says whether the byte select's expected gather on a
+// segment of segLen uniformly random bytes keeps its bounds.
+func topKByteFits(segLen, k, step uint64) bool {
+	g := topKByteGathered(segLen, k, step)
+	return g <= topKByteGather && 16*g <= topKByteTrips*float64(segLen)
+}
+
+// cutByteSelect cuts the axis for the byte select and reports whether it
+// takes the case: the sparsest sample step (a power of two from
+// topKByteSampMin to topKByteSampMax) that keeps topKByteFits on the shortest segment (of
+// the row halved) that does, or split-K's longer one where rows are few.
+func (s *topKSegments) cutByteSelect(rows, n, k, wgLimit uint64) bool {
+	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit))))
+	maxLen := n
+	for maxLen > 1 && topKByteIters(maxLen, wg, 1) > topKIters {
+		maxLen = ceilDiv(maxLen, 2)
+	}
+	for step := uint64(topKByteSampMax); step >= topKByteSampMin; step /= 2 {
+		minLen := uint64(0)
+		for l := maxLen; l >= k && l > 0; l /= 2 {
+			if topKByteFits(l, k, step) {
+				minLen = l
+			} else if minLen > 0 {
+				break
+			}
+		}
+		if minLen == 0 {
+			continue
+		}
+		segLen := min(maxLen, max(minLen, splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg)))
+		if !topKByteFits(segLen, k, step) {
+			segLen = minLen
+		}
+		s.shape, s.scan8, s.wg = TopKStrategyFilter, true, uint32(wg)
+		s.sampStep, s.floorStep = 16, step
+		s.sortN, s.listN = shaders.TopKSortMax, uint64(pow2Ceil(uint32(k)))
+		s.segLen = segLen
+		return true
+	}
+	return false
+}
+
+// topKByteIters bounds the loop iterations of one lane of the byte
+// select on a segment of segLen positions with wg lanes and a sample
+// every step positions: the sample's histogram (and lane 0's walk of
+// 256 bins), a gather of 16-byte vectors whose inner loop takes up to 16
+// trips, the sort of shaders.TopKSortMax entries; when the gather misses,
+// the exact histogram, a second gather and the ties' scan.
+func topKByteIters(segLen, wg, step uint64) uint64 {
+	walk := uint64(256)
+	gather := (ceilDiv(segLen, 16*wg)+1)*17 + 1
+	sort := topKStages(shaders.TopKSortMax)*max(shaders.TopKSortMax/2/wg, 1) + 2*ceilDiv(shaders.TopKSortMax, wg)
+	hist := func(step uint64) uint64 { return ceilDiv(ceilDiv(segLen, step), wg) + ceilDiv(256, wg) + walk }
+	return hist(step) + gather + hist(1) + gather + ceilDiv(segLen, wg) + sort
 }
 
 // cutRadix cuts the axis for the radix strategy; vec4 says the scans read

@@ -52,10 +52,7 @@ func TestTopKScan8(t *testing.T) {
 		{ops.TopKStrategyLane, 1001, []uint32{1, 16}},
 	}
 	for _, dt := range []tensor.DataType{tensor.Int8, tensor.UInt8} {
-		lo, hi := uint64(0), uint64(0xFF)
-		if dt == tensor.Int8 {
-			lo, hi = 0x80, 0x7F
-		}
+		lo, hi := byteExtremes(dt)
 		fills := []func(i int) uint64{
 			func(i int) uint64 { return testutil.RandomBits(rng, dt) },
 			func(i int) uint64 { return hi },
@@ -96,6 +93,109 @@ func TestTopKScan8(t *testing.T) {
 						}
 					})
 				}
+			}
+		}
+	}
+}
+
+// byteExtremes are the least and the greatest value of an 8-bit integer
+// type, as raw bits.
+func byteExtremes(dt tensor.DataType) (lo, hi uint64) {
+	if dt == tensor.Int8 {
+		return 0x80, 0x7F
+	}
+	return 0, 0xFF
+}
+
+// byteSelectCases are TestTopKByteSelect's row lengths and K (short: in
+// -short), each one the planner gives the byte select.
+var byteSelectCases = []struct {
+	n, k  uint32
+	short bool
+}{
+	{2001, 17, true},
+	{8197, 200, true},
+	{32003, 50, false},
+	{32003, 1024, false},
+}
+
+// TestTopKByteSelect: the GPUs' byte select for 8-bit rows
+// (topk_select.comp's SCAN8 filter: a sampled threshold byte, a gather of
+// 16-byte vectors at or above it, one sort) against the reference, at
+// K = 17 (the filter's least), 50, 200 and 1024 (its greatest), on rows
+// of odd lengths (every row but the first starts off a 16-byte boundary)
+// that the planner keeps whole or cuts in two segments. Rows: random
+// bytes and ascending bytes (the threshold byte shared by many
+// positions across vectors, segments and the head and tail), the
+// type's least and greatest value everywhere (the gather misses: the
+// exact histogram's ties in index order, and with the greatest the
+// threshold's top byte, where nothing is above it), the greatest at
+// every 64th position and the least elsewhere (the sample, which takes
+// every 64th position at least, sets the threshold at the greatest: a
+// gather of fewer than K, then the exact one and its ties), the same
+// over random bytes below the greatest (the exact gather without ties),
+// and a few values; then rows whose first 15 positions hold the least
+// value and last 15 the greatest, one for each head and tail length, so
+// that a head or tail position missed is a result missed. -short: INT8
+// DECREASING and UINT8 INCREASING, K = 17 and 200.
+func TestTopKByteSelect(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	for _, dt := range []tensor.DataType{tensor.Int8, tensor.UInt8} {
+		lo, hi := byteExtremes(dt)
+		below := func() uint64 { // a random byte other than hi
+			for {
+				if b := testutil.RandomBits(rng, dt); b != hi {
+					return b
+				}
+			}
+		}
+		fills := []func(i int) uint64{
+			func(i int) uint64 { return testutil.RandomBits(rng, dt) },
+			func(i int) uint64 { return uint64(i & 0xFF) },
+			func(i int) uint64 { return hi },
+			func(i int) uint64 { return lo },
+			func(i int) uint64 {
+				if i%64 == 0 {
+					return hi
+				}
+				return lo
+			},
+			func(i int) uint64 {
+				if i%64 == 0 {
+					return hi
+				}
+				return below()
+			},
+			func(i int) uint64 { return []uint64{lo, hi, 0, 1, lo + 1, hi - 1, 0xFF}[(i*5)%7] },
+		}
+		for _, c := range byteSelectCases {
+			// After the fills, 16 rows of edges: every head and tail
+			// length from 0 to 15 (n is odd).
+			in := testutil.NewTensor(rng, dt, []uint32{uint32(len(fills)) + 16, c.n}, testutil.Packed, func(x []uint32) uint64 {
+				switch {
+				case x[0] < uint32(len(fills)):
+					return fills[x[0]](int(x[1]))
+				case x[1] < 15:
+					return lo // INCREASING's best: every head position
+				case x[1] >= c.n-15:
+					return hi // DECREASING's best: every tail position
+				}
+				return 0x40
+			})
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				if testing.Short() && (!c.short || (dt == tensor.Int8) != (dir == ops.AxisDirectionDecreasing)) {
+					continue
+				}
+				t.Run(fmt.Sprintf("%v/n%d/K%d/%v", dt, c.n, c.k, dir), func(t *testing.T) {
+					var first string
+					p := &scan8Plan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, dir, tensor.UInt32),
+						DeviceType: caps.DeviceTypeDiscreteGPU}, first: &first}
+					testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+					if !strings.Contains(first, "_filter") || !strings.HasSuffix(first, "_vec16") {
+						t.Fatalf("first pass %q, want the byte select (a _filter _vec16 kernel)", first)
+					}
+				})
 			}
 		}
 	}

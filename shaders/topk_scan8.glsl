@@ -40,3 +40,18 @@ uint scan8_byte_score(int t) {
 // before gate key t, by gate key alone (a strictly higher byte score)?
 bool vec_gate_before(uvec4 raw, int t) { return scan8_any(raw, scan8_byte_score(t) + 1u); }
 
+
+// scan8_hits marks the bytes of the 16-byte vector raw whose byte score
+// is at least m (0 <= m <= 0xFF): byte b of component c (position 4c + b
+// of the vector) at bit 8b + c. my is m in every byte, nmy its inversion
+// and myl my without the bytes' top bits (the loop's invariants). Per
+// byte, x >= y is x's top bit set and y's clear, or the top bits equal
+// and (x | 0x80) - (y & 0x7F) keeping bit 7 (its low seven bits compare):
+// that subtraction never borrows out of its byte.
+uint scan8_hits(uvec4 raw, uint my, uint nmy, uint myl) {
+	const uint H = 0x80808080u;
+	uvec4 x = raw ^ SCAN8_X;
+	uvec4 d = (x | H) - myl;
+	uvec4 ge = ((x & nmy) | ((x ^ nmy) & d)) & H;
+	return (ge.x >> 7) | (ge.y >> 6) | (ge.z >> 5) | (ge.w >> 4);
+}

@@ -23,7 +23,8 @@
 //            to a candidate buffer, which is sorted into the list (one sort
 //            of sort_n entries) when it could overflow: after the first
 //            chunks few positions pass, so most cost one compare (K up to
-//            SORT_MAX/2);
+//            SORT_MAX/2); with SCAN8 and samp_step VW, THE BYTE SELECT
+//            (a sampled threshold byte, one gather, one sort);
 //          4 (radix): one workgroup per item selects on the order key
 //            (score, then the position counted from the segment's end, so
 //            that lower indices come first: a key per entry, all
@@ -55,7 +56,7 @@
 // SCAN8 1: the thread and lane scans of 8-bit integer rows of
 // input stride 1 read 16-byte vectors of sixteen positions and test them
 // with topk_scan8.glsl's gates (VEC16; the GPU class's plans: ops tuning
-// topKScan8).
+// topKScan8); the filter (samp_step VW) is THE BYTE SELECT instead.
 #ifndef SCAN8
 #define SCAN8 0
 #endif
@@ -109,7 +110,8 @@ layout(push_constant) uniform Push {
 	               // entries ordered in buckets (bucket_rank_emit; 0: never)
 	uint samp_step; // SHAPE 4: positions between two of the sample that sets the threshold (0, 1: no sample);
 	                // SHAPE 3: VW when the lanes of VEC rows test a 16-byte vector a chunk (else one position)
-	uint floor_step; // SHAPE 4: positions between two of the sample that sets the floor (radix_select; 0, 1: none; TEXEL only)
+	uint floor_step; // SHAPE 4: positions between two of the sample that sets the floor (radix_select; 0, 1: none; TEXEL only);
+	                 // the byte select: between two of the threshold's sample (a multiple of 4)
 	uint in_win;   // element offset of the input window
 	uint v_win;    // element offset of the values window
 	uint x_win;    // element offset of the indices window
@@ -525,6 +527,197 @@ bool filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint 
 	}
 	return full;
 }
+
+#if SCAN8
+// THE BYTE SELECT (SCAN8 filter, samp_step VW = 16; the GPU class's plans
+// of 8-bit rows of input stride 1). A score has 256 values, its byte
+// score (topk_scan8.glsl), so no running list is kept: a threshold byte
+// m with at least kk positions at or above it (and at most SORT_MAX)
+// makes the positions at or above it a superset of the segment's best
+// kk, which one gather and one sort of at most SORT_MAX entries order.
+// m comes from a histogram of a sample of the segment, every
+// floor_step-th position (the four of every (floor_step/4)-th 32-bit
+// word): the highest byte with, in the sample, kk's share plus three
+// standard deviations and four positions at or above it
+// (radix_threshold's margin). The gather tests sixteen positions a
+// 16-byte vector in a few word operations (scan8_hits) and loops over
+// the ones that pass: on uniformly random bytes the planner keeps those
+// under one a vector on average (ops cutByteSelect). When the gather
+// misses (fewer than kk or more than SORT_MAX), an exact histogram of the
+// whole segment gives the kk-th best byte m*: one gather at m* when its
+// count fits, else the positions above m* and then those at m* in
+// increasing index until kk are held.
+shared uint sh_hist[256];
+shared uint sh_m; // the threshold byte lane 0 found
+
+// bsel_hist_clear zeroes sh_hist.
+void bsel_hist_clear() {
+	for (uint q = gl_LocalInvocationID.x; q < 256u; q += gl_WorkGroupSize.x) {
+		sh_hist[q] = 0u;
+	}
+	barrier();
+}
+
+// bsel_hist counts the byte scores of every position of [j0, j1) in
+// sh_hist (the exact histogram).
+void bsel_hist(uint kin, uint j0, uint j1) {
+	bsel_hist_clear();
+	for (uint j = j0 + gl_LocalInvocationID.x; j < j1; j += gl_WorkGroupSize.x) {
+		atomicAdd(sh_hist[score(load_raw(kin + j)).x & 0xFFu], 1u);
+	}
+	barrier();
+}
+
+// bsel_sample counts in sh_hist the byte scores of a sample of [j0, j1):
+// the four positions of every (step/4)-th 32-bit word of its aligned
+// middle (scan_split; step a multiple of 4), and returns the positions
+// sampled.
+uint bsel_sample(uint kin, uint j0, uint j1, uint step) {
+	bsel_hist_clear();
+	uint mid, v0, nv;
+	scan_split(kin, j0, j1, mid, v0, nv);
+	uint sw = step / 4u;
+	uint nw = (4u * nv + sw - 1u) / sw;
+	for (uint i = gl_LocalInvocationID.x; i < nw; i += gl_WorkGroupSize.x) {
+		uint w = i * sw;
+		uint x = elem_src4.x[v0 + (w >> 2)][w & 3u] ^ SCAN8_X;
+		[[unroll]] for (uint b = 0u; b < 4u; b++) {
+			atomicAdd(sh_hist[(x >> (8u * b)) & 0xFFu], 1u);
+		}
+	}
+	barrier();
+	return 4u * nw;
+}
+
+// bsel_find makes sh_m the highest byte at or above which sh_hist holds
+// at least need positions (0 when it holds fewer), and returns it and
+// (ge) the positions at or above it.
+uint bsel_find(float need, out uint ge) {
+	if (gl_LocalInvocationID.x == 0u) {
+		uint acc = 0u, m = 255u;
+		for (;; m--) {
+			acc += sh_hist[m];
+			if (float(acc) >= need || m == 0u) {
+				break;
+			}
+		}
+		sh_m = m;
+		sh_count = acc;
+	}
+	barrier();
+	uint m = sh_m;
+	ge = sh_count;
+	barrier();
+	return m;
+}
+
+// bsel_put appends entry (s, j) to shared memory; past SORT_MAX entries
+// it only counts it (the gather missed).
+void bsel_put(uvec2 s, uint j) {
+	uint e = atomicAdd(sh_count, 1u);
+	if (e < SORT_MAX) {
+		sh_put(e, s, j);
+	}
+}
+
+// bsel_gather appends the positions of [j0, j1) whose byte score is at
+// least m and returns their count (uniform): the head and tail scalar,
+// the aligned middle (scan_split) a 16-byte vector a lane.
+uint bsel_gather(uint kin, uint j0, uint j1, uint m) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	if (t == 0u) {
+		sh_count = 0u;
+	}
+	barrier();
+	uint mid, v0, nv;
+	scan_split(kin, j0, j1, mid, v0, nv);
+	for (uint q = t; q < 2u * (VW - 1u); q += WG) {
+		bool head = q < VW - 1u;
+		uint j = head ? j0 + q : mid + VW * nv + q - (VW - 1u);
+		if (j < (head ? mid : j1)) {
+			uvec2 s = score(load_raw(kin + j));
+			if ((s.x & 0xFFu) >= m) {
+				bsel_put(s, j);
+			}
+		}
+	}
+	if (m > 255u) {
+		nv = 0u; // none reach it
+	}
+	uint my = m * 0x01010101u;
+	uint nmy = ~my, myl = my & 0x7F7F7F7Fu;
+	for (uint v = t; v < nv; v += WG) {
+		uvec4 raw = LOAD4(v0 + v);
+		uint j = mid + VW * v;
+		// Rare on the planner's segments: under one position a vector.
+		for (uint hits = scan8_hits(raw, my, nmy, myl); hits != 0u; hits &= hits - 1u) {
+			uint p = uint(findLSB(hits));
+			uint c = p & 3u, b = p >> 3;
+			bsel_put(score(uvec2(ELEM_SUB(raw[c], b), 0u)), j + 4u * c + b);
+		}
+	}
+	barrier();
+	uint cnt = sh_count;
+	barrier();
+	return cnt;
+}
+
+// bsel_ties appends the positions of [j0, j1) whose byte score is m, WG
+// at a time in increasing index, until held (the entries already in
+// shared memory) and they make at least kk: at most kk - 1 + WG entries.
+void bsel_ties(uint kin, uint j0, uint j1, uint m, uint kk) {
+	uint t = gl_LocalInvocationID.x;
+	for (uint base = j0; base < j1; base += gl_WorkGroupSize.x) {
+		uint j = base + t;
+		if (j < j1) {
+			uvec2 s = score(load_raw(kin + j));
+			if ((s.x & 0xFFu) == m) {
+				bsel_put(s, j);
+			}
+		}
+		barrier();
+		bool done = sh_count >= kk;
+		barrier();
+		if (done) {
+			break;
+		}
+	}
+}
+
+// byte_select leaves the best kk entries of [j0, j1) sorted at the start
+// of shared memory.
+void byte_select(uint kin, uint j0, uint j1, uint kk) {
+	// The sample's share of kk (ns positions sampled), its margin.
+	uint ns = bsel_sample(kin, j0, j1, max(pc.floor_step, 4u));
+	float q = float(kk) * float(ns) / float(j1 - j0);
+	uint ge;
+	uint m = bsel_find(q + 3.0 * sqrt(q) + 4.0, ge);
+	uint cnt = bsel_gather(kin, j0, j1, m);
+	if (cnt < kk || cnt > SORT_MAX) {
+		// Exact: the kk-th best byte m*, and ge at or above it.
+		bsel_hist(kin, j0, j1);
+		m = bsel_find(float(kk), ge);
+		if (ge <= SORT_MAX) {
+			cnt = bsel_gather(kin, j0, j1, m);
+		} else {
+			// Many ties at m*: those above it (fewer than kk), then the
+			// first ones at it.
+			bsel_gather(kin, j0, j1, m + 1u);
+			bsel_ties(kin, j0, j1, m, kk);
+			cnt = sh_count;
+		}
+	}
+	uint p = 1u;
+	while (p < cnt) {
+		p <<= 1;
+	}
+	for (uint e = cnt + gl_LocalInvocationID.x; e < p; e += gl_WorkGroupSize.x) {
+		sh_put(e, uvec2(0u), PAD_INDEX);
+	}
+	sh_sort(p);
+}
+#endif
 #endif
 
 #if SHAPE == 4
@@ -1189,6 +1382,16 @@ void main() {
 			}
 		}
 #elif SHAPE == 3
+#if SCAN8
+		if (VEC16 && pc.samp_step == VW) {
+			byte_select(kin, j0, j1, kk);
+			for (uint r = t; r < kk; r += WG) {
+				emit(rl, sg, kin, kv, kx, r, sh_score(r), sh_idx[r]);
+			}
+			barrier();
+			continue;
+		}
+#endif
 		for (uint q = t; q < pc.sort_n; q += WG) {
 			sh_put(q, uvec2(0u), PAD_INDEX);
 		}

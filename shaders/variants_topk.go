@@ -46,7 +46,7 @@ func TopKSelectTexelName(shape string, runs bool) string {
 }
 
 // TopKSelectScan8Name is TopKSelectName's 8-bit kernel of shape shape
-// (thread or lane) whose scans of rows of input stride 1 read
+// (thread, lane or filter) whose scans of rows of input stride 1 read
 // 16-byte vectors of sixteen positions and test them with SWAR gates
 // (topk_select.comp SCAN8; the GPU class's plans).
 func TopKSelectScan8Name(native bool, shape string, runs bool) string {
@@ -54,10 +54,10 @@ func TopKSelectScan8Name(native bool, shape string, runs bool) string {
 }
 
 // topKScan8Shapes are the shapes with a SCAN8 kernel: the lists', whose
-// gate (the last entry) closes after K positions. The filter's does not
-// (its GPU plans' segments, about 1280 positions at K = 50, are shorter
-// than its candidate buffer, so every position is offered).
-var topKScan8Shapes = []string{TopKThread, TopKLane}
+// gate (the last entry) closes after K positions, and the filter's, whose
+// SCAN8 kernel is the byte select (a sampled threshold byte, one gather
+// of the positions at or above it, one sort).
+var topKScan8Shapes = []string{TopKThread, TopKLane, TopKFilter}
 
 // topKTexelShapes are the shapes with a texel kernel: the scans the CPU
 // class's plans read 16-byte vectors with (K = 1's lane, radix).

@@ -86,7 +86,17 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// loads say which. What follows the scan in shared memory (the
 	// filter's and sort's bitonic sorts, the lane's sort of the lists) is
 	// outside it and not counted: those rows are the scan's cost only.
-	"topk_select.comp": func(v shaders.Variant) Unit { return Unit{Name: "element", ElemBytes: elemBytes(v)} },
+	// SCAN8's filter is the byte select: its hot loop is the gather of
+	// 16-byte vectors, whose inner loop takes a trip for each of the
+	// vector's positions at or above the threshold byte; the planner
+	// takes it only where uniform random bytes expect at most 0.75 of
+	// them a vector (ops topKByteTrips), which is what a trip counts.
+	"topk_select.comp": func(v shaders.Variant) Unit {
+		if define(v, "SCAN8", 0) == 1 && define(v, "SHAPE", 0) == 3 {
+			return Unit{Name: "element", ElemBytes: elemBytes(v), DataTrips: 0.75}
+		}
+		return Unit{Name: "element", ElemBytes: elemBytes(v)}
+	},
 	// A merge pass: the hot loop is the binary search, one step of an
 	// entry slot's rank per trip (about log2 of the run's entries a
 	// slot), which loads one entry of the other run: the rows are per

@@ -187,7 +187,8 @@ func Cases() []Case {
 	pool("maxpool 2x2 s2 indices FLOAT16 [16,64,512,512]", tensor.Float16, []uint32{16, 64, 512, 512}, 2, 2, 0, 1, true)
 	pool("maxpool 3x3 s2 p1 indices [7,61,111,113]", f32, []uint32{7, 61, 111, 113}, 3, 2, 1, 1, true)
 	// TOP_K on issue 31's cases: vocabulary rows and mixture-of-experts
-	// routing, FLOAT32 and FLOAT16 along the last axis, largest first.
+	// routing, FLOAT32 and FLOAT16 along the last axis, largest first;
+	// INT8 and UINT8 at K = 50 and 1024.
 	topK := func(dt tensor.DataType, rows, n, k uint32) {
 		in := tensor.NewDesc(dt, []uint32{rows, n})
 		out := []uint32{rows, k}
@@ -202,6 +203,14 @@ func Cases() []Case {
 		}
 		topK(dt, 65536, 64, 2)
 		topK(dt, 65536, 64, 8)
+	}
+	// The 8-bit vocabulary rows' byte select (the filter's K).
+	for _, dt := range []tensor.DataType{tensor.Int8, tensor.UInt8} {
+		for _, shape := range [][2]uint32{{8, 32000}, {128, 256000}} {
+			for _, k := range []uint32{50, 1024} {
+				topK(dt, shape[0], shape[1], k)
+			}
+		}
 	}
 	return cs
 }
