@@ -1,0 +1,59 @@
+package ops_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/vkdml/vkdml/ops"
+	"github.com/vkdml/vkdml/tensor"
+)
+
+// TestTopKPartialBytes: TOP_K's runs in the temporary resource are split-K
+// partials. A plan's partial bytes are the runs its first pass writes and
+// its merge passes read and write: every binding of the temporary, each
+// once (the first pass's output region, a merge's input region and, but
+// for the final merge, its output region). ops/facts_topk.go once counted
+// none, so vkdml plan --check passed FLOAT16 128x256000 K=1024, whose
+// first pass wrote 262 MB of runs for 65 MB of input. A plan of one
+// segment a row has no runs and no partials.
+func TestTopKPartialBytes(t *testing.T) {
+	for _, c := range []struct {
+		kernel string
+		dt     tensor.DataType
+		rows   uint32
+		n, k   uint32
+		runs   bool
+	}{
+		{ops.TopKStrategyFilter, tensor.Float16, 128, 256000, 1024, true},
+		{ops.TopKStrategySort, tensor.Int64, 8, 32000, 2048, true},
+		{ops.TopKStrategyLane, tensor.Float32, 128, 256000, 1, true},
+		{ops.TopKStrategyThread, tensor.Float32, 65536, 64, 8, false},
+	} {
+		ctx := h100Context(t)
+		ctx.Kernel = c.kernel
+		what := fmt.Sprintf("%s %v %dx%d K=%d", c.kernel, c.dt, c.rows, c.n, c.k)
+		desc := &ops.TopK1{Input: tensor.NewDesc(c.dt, []uint32{c.rows, c.n}), OutputValue: tensor.NewDesc(c.dt, []uint32{c.rows, c.k}),
+			OutputIndex: tensor.NewDesc(tensor.UInt32, []uint32{c.rows, c.k}), Axis: 1, K: c.k, AxisDirection: ops.AxisDirectionDecreasing}
+		p := validPlan(t, ctx, desc, what)
+		pf, err := ops.Facts(ctx, p)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var want uint64
+		for i, s := range p.Steps {
+			var runs uint64
+			for _, b := range s.Bindings {
+				if b.Kind == ops.SlotTemporary {
+					runs += b.Size
+				}
+			}
+			if got := pf.Dispatches[i].PartialBytes; got != runs {
+				t.Errorf("%s: dispatch %d (%s) counts %d bytes of partials; its runs in the temporary take %d", what, i, p.Kernels[s.Kernel].Variant, got, runs)
+			}
+			want += runs
+		}
+		if (want > 0) != c.runs || pf.PartialBytes != want {
+			t.Errorf("%s: the plan counts %d bytes of partials; want %d, the runs written and read (runs expected: %v)", what, pf.PartialBytes, want, c.runs)
+		}
+	}
+}
