@@ -71,9 +71,9 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 // topKMergeFacts is topk_merge.comp: one invocation per input entry slot
 // (2·cap_in per output run) in a grid-stride loop. It reads its rows' runs
 // (and, FINAL, the K selected input elements of each row) and writes the
-// merged runs or the results. The runs it reads and writes are partials;
-// the input elements and the results are not. Runs are split-K partials: PartialBytes
-// counts those it reads and, but for FINAL, those it writes.
+// merged runs or the results. Runs are split-K partials: PartialBytes
+// counts those it reads and, but for FINAL, those it writes (the input
+// elements and the results are not partials).
 func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 	eb := topKEntryBytes(v)
 	rows := v.p("r_count")
