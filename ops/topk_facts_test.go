@@ -57,3 +57,45 @@ func TestTopKPartialBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKRunsBudget: on the h100 profile the planner keeps TOP_K's runs
+// (partials written and read) within 5% of the bytes of the input (vkdml
+// plan --check's partial_bytes goal; tuning topKRunPercent), and the
+// streaming first pass keeps 2 MiB in flight on the cases that move 64
+// MiB or more, where its kernels can: 32-bit rows (radix where filter's
+// and sort's segments are too short, one segment a row at K >= 1024) and
+// 64-bit rows at K=50 (filter's workgroups of 64). Before the budget,
+// FLOAT32 128x256000 K=1024 wrote 22.4% of its input in runs and K=50
+// 6.6%, INT64 128x256000 K=50 kept 1632 KiB in flight.
+func TestTopKRunsBudget(t *testing.T) {
+	ctx := h100Context(t)
+	for _, c := range []struct {
+		dt      tensor.DataType
+		rows, n uint32
+		k       uint32
+	}{
+		{tensor.Float32, 128, 256000, 50},
+		{tensor.Float32, 128, 256000, 1024},
+		{tensor.UInt32, 128, 256000, 2048},
+		{tensor.Int32, 8, 32000, 1024},
+		{tensor.Float32, 8, 32000, 2048},
+		{tensor.Int64, 128, 256000, 50},
+		{tensor.UInt64, 8, 32000, 50},
+	} {
+		what := fmt.Sprintf("%v %dx%d K=%d", c.dt, c.rows, c.n, c.k)
+		desc := &ops.TopK1{Input: tensor.NewDesc(c.dt, []uint32{c.rows, c.n}), OutputValue: tensor.NewDesc(c.dt, []uint32{c.rows, c.k}),
+			OutputIndex: tensor.NewDesc(tensor.UInt32, []uint32{c.rows, c.k}), Axis: 1, K: c.k, AxisDirection: ops.AxisDirectionDecreasing}
+		p := validPlan(t, ctx, desc, what)
+		pf, err := ops.Facts(ctx, p)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		input := desc.Input.TotalTensorSizeInBytes
+		if pf.PartialBytes*100 > 5*input {
+			t.Errorf("%s (%s): %d bytes of runs written and read, %.1f%% of the %d input bytes, over 5%%", what, p.Strategy, pf.PartialBytes, 100*float64(pf.PartialBytes)/float64(input), input)
+		}
+		if first := pf.Dispatches[0]; input >= 64<<20 && first.BytesInFlight(ctx.Limits.ResidentLanes()) < 2<<20 {
+			t.Errorf("%s (%s): the first pass keeps %d bytes in flight, under 2 MiB", what, p.Strategy, first.BytesInFlight(ctx.Limits.ResidentLanes()))
+		}
+	}
+}
