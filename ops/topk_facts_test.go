@@ -32,13 +32,7 @@ func TestTopKPartialBytes(t *testing.T) {
 		ctx := h100Context(t)
 		ctx.Kernel = c.kernel
 		what := fmt.Sprintf("%s %v %dx%d K=%d", c.kernel, c.dt, c.rows, c.n, c.k)
-		desc := &ops.TopK1{Input: tensor.NewDesc(c.dt, []uint32{c.rows, c.n}), OutputValue: tensor.NewDesc(c.dt, []uint32{c.rows, c.k}),
-			OutputIndex: tensor.NewDesc(tensor.UInt32, []uint32{c.rows, c.k}), Axis: 1, K: c.k, AxisDirection: ops.AxisDirectionDecreasing}
-		p := validPlan(t, ctx, desc, what)
-		pf, err := ops.Facts(ctx, p)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
+		_, p, pf := topKRowsFacts(t, ctx, c.dt, c.rows, c.n, c.k, what)
 		var want uint64
 		for i, s := range p.Steps {
 			var runs uint64
@@ -83,13 +77,7 @@ func TestTopKRunsBudget(t *testing.T) {
 		{tensor.UInt64, 8, 32000, 50},
 	} {
 		what := fmt.Sprintf("%v %dx%d K=%d", c.dt, c.rows, c.n, c.k)
-		desc := &ops.TopK1{Input: tensor.NewDesc(c.dt, []uint32{c.rows, c.n}), OutputValue: tensor.NewDesc(c.dt, []uint32{c.rows, c.k}),
-			OutputIndex: tensor.NewDesc(tensor.UInt32, []uint32{c.rows, c.k}), Axis: 1, K: c.k, AxisDirection: ops.AxisDirectionDecreasing}
-		p := validPlan(t, ctx, desc, what)
-		pf, err := ops.Facts(ctx, p)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
+		desc, p, pf := topKRowsFacts(t, ctx, c.dt, c.rows, c.n, c.k, what)
 		input := desc.Input.TotalTensorSizeInBytes
 		if pf.PartialBytes*100 > 5*input {
 			t.Errorf("%s (%s): %d bytes of runs written and read, %.1f%% of the %d input bytes, over 5%%", what, p.Strategy, pf.PartialBytes, 100*float64(pf.PartialBytes)/float64(input), input)
@@ -98,4 +86,19 @@ func TestTopKRunsBudget(t *testing.T) {
 			t.Errorf("%s (%s): the first pass keeps %d bytes in flight, under 2 MiB", what, p.Strategy, first.BytesInFlight(ctx.Limits.ResidentLanes()))
 		}
 	}
+}
+
+// topKRowsFacts plans TOP_K1 DECREASING (UINT32 indices) of K = k over
+// rows of n elements of dt on ctx and returns the desc, the plan and its
+// facts, failing t (naming the case what) on an error.
+func topKRowsFacts(t *testing.T, ctx *ops.Context, dt tensor.DataType, rows, n, k uint32, what string) (*ops.TopK1, *ops.Plan, *ops.PlanFacts) {
+	t.Helper()
+	desc := &ops.TopK1{Input: tensor.NewDesc(dt, []uint32{rows, n}), OutputValue: tensor.NewDesc(dt, []uint32{rows, k}),
+		OutputIndex: tensor.NewDesc(tensor.UInt32, []uint32{rows, k}), Axis: 1, K: k, AxisDirection: ops.AxisDirectionDecreasing}
+	p := validPlan(t, ctx, desc, what)
+	pf, err := ops.Facts(ctx, p)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return desc, p, pf
 }
