@@ -319,7 +319,9 @@ func filterAdversarialRun(t *testing.T, d *dml.Device, rng *rand.Rand, rows []fi
 // straddle key words differently), K = 1, K around the rank's limit
 // (2047, 2048) and between; as lavapipe plans it (a row per workgroup,
 // the sort stopped at 2048 or at K's power of two) and as a GPU plans it
-// (256 lanes, rows cut into split-K segments and merged): one K and one
+// (1024 lanes or the device's most, rows cut into split-K segments and
+// merged, the runs' budget lifted so that large Ks split too; the budget's
+// one segment a row is TestTopKRunsBudgetGPU's): one K and one
 // plan for each of the 15 rows, two rows under -short.
 func TestTopKRadix(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
@@ -345,7 +347,7 @@ func TestTopKRadix(t *testing.T) {
 		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0"}}},
 		{"cpu-sortK", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "1"}}},
 		{"gpu-split", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeDiscreteGPU,
-			Tuning: ops.Tuning{"topKRadixSplit": "true", "topKRadixSortMul": "0"}}},
+			Tuning: ops.Tuning{"topKRadixSplit": "true", "topKRadixSortMul": "0", "topKRunPercent": "0"}}},
 	}
 	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.UInt64}
 	// -short: two (fill, type) rows, the all-equal one among them.
