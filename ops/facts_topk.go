@@ -31,8 +31,8 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // (SHAPE 4) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
 // of vw = 4, 8 or (SCAN8) 16 positions t, t+WG, ... of its aligned
 // middle (scan_split), with at most vw-1 scalar positions before and after it. It reads every
-// position of its rows once and writes each item's run (RUNS) or the
-// rows' results.
+// position of its rows once and writes each item's run (RUNS: split-K
+// partials, PartialBytes) or the rows' results.
 func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	es := v.define("ELEM_BITS", 32) / 8
 	load := es
@@ -61,6 +61,7 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	f.Units, f.Unit = a.oCount*a.jCount, UnitElement
 	if v.define("RUNS", 0) == 1 {
 		f.BytesWritten = a.items() * v.p("run_cap") * topKEntryBytes(v)
+		f.PartialBytes = f.BytesWritten
 	} else {
 		f.BytesWritten = topKResultBytes(v, a.oCount, es)
 	}
@@ -70,7 +71,9 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 // topKMergeFacts is topk_merge.comp: one invocation per input entry slot
 // (2·cap_in per output run) in a grid-stride loop. It reads its rows' runs
 // (and, FINAL, the K selected input elements of each row) and writes the
-// merged runs or the results.
+// merged runs or the results. Runs are split-K partials: PartialBytes
+// counts those it reads and, but for FINAL, those it writes (the input
+// elements and the results are not partials).
 func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 	eb := topKEntryBytes(v)
 	rows := v.p("r_count")
@@ -78,12 +81,14 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 	f := v.gridFacts(slots, eb)
 	f.Units, f.Unit = slots, UnitPartial // an invocation places one entry slot
 	f.BytesRead = rows * v.p("nruns_in") * v.p("cap_in") * eb
+	f.PartialBytes = f.BytesRead
 	if v.define("FINAL", 0) == 1 {
 		es := v.define("ELEM_BITS", 32) / 8
 		f.BytesRead += rows * v.s("K") * es
 		f.BytesWritten = topKResultBytes(v, rows, es)
 	} else {
 		f.BytesWritten = rows * v.p("nruns_out") * v.p("cap_out") * eb
+		f.PartialBytes += f.BytesWritten
 	}
 	return f, nil
 }

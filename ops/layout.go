@@ -719,8 +719,31 @@ type tuning struct {
 	// have to be merged again.
 	topKRadixSplit bool
 	// topKRadixWG is the radix strategy's workgroup size (at most the
-	// device's; rounded down to a power of two).
+	// device's; rounded down to a power of two). GPUs take 1024: where the
+	// runs' budget (topKRunPercent) leaves a row one segment, 128 rows of
+	// 256 lanes loading 16 bytes each kept 512 KiB in flight on the h100
+	// profile (vkdml plan --check asks 2 MiB), 1024 lanes 2 MiB.
 	topKRadixWG uint32 `tune:"1..1024"`
+	// topKRunPercent: the split-K segments of a row are at most as many as
+	// keep the bytes of its runs, written by the first pass and read and
+	// written by the merges, within this percentage of the row's input
+	// bytes (topk_plan.go runBytes), and where the strategy chosen
+	// cannot cut segments that long (filter's and sort's are bounded by
+	// their sorts) and radix can run the case, the planner takes radix.
+	// A run holds K entries of 8 or 12 bytes whatever the segment's
+	// length, so on the h100 profile 128x256000 FLOAT16 K=1024 with
+	// filter's 768-position segments wrote 262 MB of runs for 65 MB of
+	// input and its merges moved 940 MB more. GPUs take vkdml plan
+	// --check's partial_bytes goal, 5; 0 no bound (lavapipe: its plans
+	// were timed that way). Range: 0..100.
+	topKRunPercent uint32 `tune:"0..100"`
+	// topKFilterMinWG: the filter strategy's workgroups have at least
+	// this many lanes (at most 256 and the device's; by default K's
+	// power of two over 2): 64-bit rows load 8 bytes a lane, and on the
+	// h100 profile 128x256000 INT64 K=50 in workgroups of 32 kept 1632
+	// KiB in flight, under vkdml plan --check's 2 MiB (64: 2 MiB, and
+	// segments of 8256 in place of 5088). 0 or 1: K's. Range: 0..256.
+	topKFilterMinWG uint32 `tune:"0..256"`
 	// topKRadixSortMul: the radix strategy stops its digit passes once
 	// the entries left fit a sort of min(topKRadixSortMul times K rounded
 	// up to a power of two, shaders.TopKSortMax) entries; 0 counts as
@@ -795,7 +818,8 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 256, topKRadixRankMax: 256, topKSplitWG: 8,
+		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
+		topKRunPercent: 5, topKFilterMinWG: 64,
 		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range

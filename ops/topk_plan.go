@@ -398,7 +398,9 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 }
 
 // segments chooses the strategy (or takes the forced one) and cuts the
-// axis for it.
+// axis for it. Where the tuning bounds the runs' bytes (topKRunPercent)
+// and the strategy chosen cannot cut segments long enough to keep within
+// it, the planner takes radix where radix can run the case.
 func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
 	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
 	// The scans of 32-bit rows of stride 1 read four positions a load
@@ -418,6 +420,18 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	if err != nil {
 		return nil, err
 	}
+	s := t.cut(ctx, shape, rows, n, axisIn, k, wgLimit, vw)
+	rowBytes := n * uint64(t.in.DataType.Size())
+	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vec4) {
+		s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
+	}
+	return s, nil
+}
+
+// cut cuts the axis for strategy shape and lays out the merges of its
+// runs.
+func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw uint64) *topKSegments {
+	vec4 := vw == 4
 	s := &topKSegments{shape: shape, entryBytes: 8}
 	// The lists' scans of 8-bit rows sixteen positions a load (tuning
 	// topKScan8).
@@ -431,7 +445,7 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		s.wg = topKMergeWG
 		s.segLen = min(n, max(topKIters/(k+1), 1))
 	case TopKStrategyLane:
-		s.cutLane(ctx, rows, n, k, wgLimit)
+		s.cutLane(ctx, rows, n, k, wgLimit, uint64(t.in.DataType.Size()))
 	case TopKStrategyFilter:
 		if t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && s.cutByteSelect(rows, n, k, wgLimit) {
 			break
@@ -439,12 +453,12 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		if !ctx.tuning().topKFilterVec {
 			vw = 0
 		}
-		s.cutFilter(ctx, rows, n, k, wgLimit, vw)
+		s.cutFilter(ctx, rows, n, k, wgLimit, vw, uint64(t.in.DataType.Size()))
 	case TopKStrategyRadix:
-		s.cutRadix(ctx, rows, n, k, wgLimit, vec4)
+		s.cutRadix(ctx, rows, n, k, wgLimit, vec4, uint64(t.in.DataType.Size()))
 	case TopKStrategyMaxima:
 		s.wg = uint32(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit))))
-		s.segLen, s.groupVecs = n, gv
+		s.segLen, s.groupVecs = n, topKMaximaGroupVecs(n, k, uint64(s.wg))
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
 		s.sortN = uint64(pow2Ceil(uint32(s.segLen)))
@@ -455,7 +469,21 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	if s.nseg > 1 {
 		s.mergeRuns(k)
 	}
-	return s, nil
+	return s
+}
+
+// topKRunsFit reports whether runs of runBytes a row keep within percent
+// (0: no bound) of the row's rowBytes of input.
+func topKRunsFit(runBytes, rowBytes uint64, percent uint32) bool {
+	return percent == 0 || runBytes*100 <= rowBytes*uint64(percent)
+}
+
+// topKRadixRuns reports whether the radix strategy can run a case of K =
+// k that topKStrategy would otherwise give filter, lane or sort: K within
+// its sort, workgroups of its least size, and 16-byte scans where the
+// tuning asks them (topKRadixVecOnly).
+func topKRadixRuns(ctx *Context, k, wgLimit uint64, vec4 bool) bool {
+	return k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec4 || !ctx.tuning().topKRadixVecOnly)
 }
 
 // topKStrategy is the strategy for rows of n positions (axisIn the axis's
@@ -473,7 +501,7 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 b
 			shape = TopKStrategyThread
 		}
 	}
-	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec4 || !tun.topKRadixVecOnly) {
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && topKRadixRuns(ctx, k, wgLimit, vec4) {
 		shape = TopKStrategyRadix
 	}
 	if tun := ctx.tuning(); gv > 0 && k >= uint64(tun.topKMaximaMinK) && k <= uint64(tun.topKMaximaMaxK) && tun.topKTexel {
@@ -546,7 +574,7 @@ func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 
 // cutLane cuts the axis for the lane strategy: a sorted list of K per
 // lane, then one sort of the workgroup's lists.
-func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
+func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit, es uint64) {
 	lk := uint64(pow2Ceil(uint32(k)))
 	wg := uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKLaneWG), wgLimit, shaders.TopKSortMax/lk))))
 	s.wg, s.sortN = uint32(wg), wg*lk
@@ -554,7 +582,7 @@ func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
 	// the lists the rest.
 	sortIters := topKStages(s.sortN) * max(lk/2, 1)
 	s.segLen = min(n, max((topKIters-sortIters)/(k+1), 1)*wg)
-	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
+	if split := s.runsSplit(ctx, rows, n, k, es); split < s.segLen {
 		s.segLen = split
 	}
 }
@@ -562,13 +590,13 @@ func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit uint64) {
 // cutFilter cuts the axis for the filter strategy; vw > 0 says a chunk's
 // lanes test a 16-byte vector of vw positions each (topk_select.comp's
 // samp_step vw).
-func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw uint64) {
+func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw, es uint64) {
 	// The list (listN >= K), a candidate buffer of at least four
 	// chunks, both in one sort of sortN entries. A chunk is wg
 	// positions, or wg vectors and in the first one the head's and the
 	// tail's at most vw-1 positions each.
 	s.listN = uint64(pow2Ceil(uint32(k)))
-	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, 1)))))
+	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, uint64(ctx.tuning().topKFilterMinWG), 1)))))
 	chunk := func(wg uint64) uint64 { return wg }
 	if vw > 0 {
 		s.sampStep = vw
@@ -600,7 +628,7 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw uint64) {
 		step = vw * wg
 	}
 	s.segLen = min(n, max(chunks, 1)*step)
-	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); split < s.segLen {
+	if split := s.runsSplit(ctx, rows, n, k, es); split < s.segLen {
 		s.segLen = split
 		if vw > 0 {
 			s.segLen = min(n, ceilDiv(split, step)*step)
@@ -691,7 +719,7 @@ func topKByteIters(segLen, wg, step uint64) uint64 {
 
 // cutRadix cuts the axis for the radix strategy; vec4 says the scans read
 // four positions a load.
-func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool) {
+func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool, es uint64) {
 	// At least 64 lanes (wgLimit is, above): a lane ranks at most
 	// TopKSortMax/64 entries (topk_select.comp's OWN_MAX).
 	wg := uint64(pow2Floor(uint32(max(min(uint64(ctx.tuning().topKRadixWG), wgLimit), topKRadixMinWG))))
@@ -737,7 +765,7 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 		}
 		s.segLen = ceilDiv(s.segLen, 2)
 	}
-	if split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg); ctx.tuning().topKRadixSplit && split < s.segLen {
+	if split := s.runsSplit(ctx, rows, n, k, es); ctx.tuning().topKRadixSplit && split < s.segLen {
 		s.segLen = split
 		s.floorStep = floorFor(s.segLen)
 	}
@@ -787,6 +815,30 @@ func topKSplitIters(n, gw uint64) uint64 {
 	return max(thresh, gather, rank)
 }
 
+// runsSplit is the split-K segment length for rows of n positions of es
+// bytes: splitKLen's, or, where the runs of its segments would exceed
+// the tuning's budget (topKRunPercent), the length of the most segments
+// whose runs keep within it (n: one segment, no runs).
+func (s *topKSegments) runsSplit(ctx *Context, rows, n, k, es uint64) uint64 {
+	split := splitKLen(rows, n, argSplitKGroups, argSplitKMinSeg)
+	fits := func(segLen uint64) bool {
+		seg := topKSegments{segLen: segLen, nseg: ceilDiv(n, segLen), entryBytes: s.entryBytes}
+		if seg.nseg > 1 {
+			seg.mergeRuns(k)
+		}
+		return topKRunsFit(seg.runBytes(k), n*es, ctx.tuning().topKRunPercent)
+	}
+	if split >= n || fits(split) {
+		return split
+	}
+	for nseg := ceilDiv(n, split) - 1; nseg > 1; nseg-- {
+		if segLen := ceilDiv(n, nseg); fits(segLen) {
+			return segLen
+		}
+	}
+	return n
+}
+
 // topKRadixFloorPays says whether a radix segment of segLen positions
 // takes a floor from every floor-th position (floor > 1), and with it
 // the texel scans' blocks (topk_select.comp radix_scan): where at most
@@ -830,6 +882,24 @@ func (s *topKSegments) mergeRuns(k uint64) {
 			}
 		}
 	}
+}
+
+// runBytes is the bytes of one row's runs: written by the first pass,
+// read by every merge and written by all but the last (topk_select.comp's
+// RUNS and topk_merge.comp's, as topKSelectFacts and topKMergeFacts count
+// them); 0 for a row of one segment. mergeRuns has laid out the passes.
+func (s *topKSegments) runBytes(k uint64) uint64 {
+	if s.nseg <= 1 {
+		return 0
+	}
+	b := s.nseg * min(k, s.segLen) * s.entryBytes
+	for i, p := range s.passes {
+		b += p.nrunsIn * p.capIn * s.entryBytes
+		if i < len(s.passes)-1 {
+			b += p.nrunsOut * p.capOut * s.entryBytes
+		}
+	}
+	return b
 }
 
 // topKRadixIters bounds the loop iterations of one lane of the radix

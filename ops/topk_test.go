@@ -347,7 +347,9 @@ func topKFills(rng *rand.Rand) []topKFill {
 // straddle key words differently), K = 1, K around the rank's limit
 // (2047, 2048) and between; as lavapipe plans it (a row per workgroup,
 // the sort stopped at 2048 or at K's power of two) and as a GPU plans it
-// (256 lanes, rows cut into split-K segments and merged): one K and one
+// (1024 lanes or the device's most, rows cut into split-K segments and
+// merged, the runs' budget lifted so that large Ks split too; the budget's
+// one segment a row is TestTopKRunsBudgetGPU's): one K and one
 // plan for each of the 15 rows, two rows under -short.
 func TestTopKRadix(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
@@ -362,7 +364,7 @@ func TestTopKRadix(t *testing.T) {
 		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0"}}},
 		{"cpu-sortK", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "1"}}},
 		{"gpu-split", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeDiscreteGPU,
-			Tuning: ops.Tuning{"topKRadixSplit": "true", "topKRadixSortMul": "0"}}},
+			Tuning: ops.Tuning{"topKRadixSplit": "true", "topKRadixSortMul": "0", "topKRunPercent": "0"}}},
 	}
 	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.UInt64}
 	// -short: two (fill, type) rows, the all-equal one among them.
@@ -610,6 +612,48 @@ func TestTopKListGate(t *testing.T) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// TestTopKRunsBudgetGPU: the planner's choice with the GPUs' tuning where
+// the runs' budget (tuning topKRunPercent) shapes the plan, against the
+// reference: FLOAT32 K=1000 on rows of 9000, whose filter segments would
+// write runs of most of the row, goes to radix with a segment a row (the
+// GPUs' 1024-lane workgroups, or the device's most); K=50 on rows of
+// 20000 keeps filter with workgroups of 64 (topKFilterMinWG) and three
+// segments a row (four would exceed the budget), INT64 with four, their
+// runs merged. Rows draw from few values (ties, signed zeros, NaNs)
+// across the segment boundaries. -short: one direction a case.
+func TestTopKRunsBudgetGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	for _, c := range []struct {
+		dt       tensor.DataType
+		n, k     uint32
+		strategy string
+	}{
+		{tensor.Float32, 9000, 1000, ops.TopKStrategyRadix},
+		{tensor.Float32, 20000, 50, ops.TopKStrategyFilter},
+		{tensor.Int64, 20000, 50, ops.TopKStrategyFilter},
+	} {
+		in := testutil.NewTensor(rng, c.dt, []uint32{2, c.n}, testutil.Packed, func([]uint32) uint64 { return topKBits(rng, c.dt) })
+		dirs := []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing}
+		if testing.Short() {
+			dirs = dirs[rng.Intn(2):][:1]
+		}
+		for _, dir := range dirs {
+			p := &testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, dir, tensor.UInt32), DeviceType: caps.DeviceTypeDiscreteGPU}
+			t.Run(fmt.Sprintf("%v/n%d/K%d/%v", c.dt, c.n, c.k, dir), func(t *testing.T) {
+				op, err := d.CreateOperator(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if op.Strategy() != c.strategy {
+					t.Fatalf("the GPUs' tuning planned %q; want %q", op.Strategy(), c.strategy)
+				}
+				testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+			})
 		}
 	}
 }
