@@ -664,6 +664,19 @@ type tuning struct {
 	// topKMaximaWG is the maxima strategy's workgroup size (at most the
 	// device's; rounded down to a power of two).
 	topKMaximaWG uint32 `tune:"1..1024"`
+	// topKLaneSplitMinLen: the lane strategy cuts rows of at least this
+	// many positions into split-K segments when there are too few rows to
+	// fill the device (splitKLen); shorter rows are cut by the iteration
+	// bound alone (topKIters: K = 1 keeps one segment up to about 65,000
+	// positions), so a row is one workgroup and no merge passes run. GPUs
+	// take 0 (always split: 8 rows would be 8 workgroups). On lavapipe
+	// (2026-11-28, load 1-2 on 2 cores) 8x32000 FLOAT32 K=1 took 0.20 ms
+	// in one dispatch where 7 segments a row and three merges took 0.39,
+	// 1x32000 0.09 against 0.15, 1x65000 0.10 against 0.46: a merge pass
+	// is a dispatch's fixed cost (~0.04 ms) and the lanes' scans are as
+	// fast on one workgroup a row as ARGMAX's vec-row (which does not
+	// split such rows either). Range: 0..2^32 positions.
+	topKLaneSplitMinLen uint64 `tune:"0..4294967296"`
 	// topKFilterVec: the filter strategy's lanes test a 16-byte vector
 	// of four positions a chunk on 32-bit rows of input stride 1
 	// (topk_select.comp), where one position a lane capped a GPU's bytes
@@ -823,7 +836,7 @@ var (
 		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
-		topKLaneWG:   8, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
+		topKLaneWG:   8, topKLaneSplitMinLen: 65537, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
 		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32,
 		topKSplitMinLen: 65536, topKSplitWG: 8, topKMaximaMinK: 17, topKMaximaMaxK: 64, topKMaximaWG: 8}
 )

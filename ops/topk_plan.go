@@ -573,7 +573,9 @@ func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 }
 
 // cutLane cuts the axis for the lane strategy: a sorted list of K per
-// lane, then one sort of the workgroup's lists.
+// lane, then one sort of the workgroup's lists. Rows shorter than
+// tuning.topKLaneSplitMinLen are cut by the iteration bound alone (K = 1:
+// one segment up to about 65,000 positions, no merge passes).
 func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit, es uint64) {
 	lk := uint64(pow2Ceil(uint32(k)))
 	wg := uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKLaneWG), wgLimit, shaders.TopKSortMax/lk))))
@@ -582,6 +584,9 @@ func (s *topKSegments) cutLane(ctx *Context, rows, n, k, wgLimit, es uint64) {
 	// the lists the rest.
 	sortIters := topKStages(s.sortN) * max(lk/2, 1)
 	s.segLen = min(n, max((topKIters-sortIters)/(k+1), 1)*wg)
+	if n < ctx.tuning().topKLaneSplitMinLen {
+		return
+	}
 	if split := s.runsSplit(ctx, rows, n, k, es); split < s.segLen {
 		s.segLen = split
 	}

@@ -14,17 +14,18 @@ import (
 	"github.com/vkdml/vkdml/tensor"
 )
 
-// scan8Plan is a plan forced onto the GPUs' tuning that records its first
-// kernel, so that a test knows the SCAN8 kernel ran.
-type scan8Plan struct {
+// recordedPlan is a forced plan that records the plan it made, so that a
+// test knows which kernels and dispatches ran (the SCAN8 kernel, one
+// dispatch a row).
+type recordedPlan struct {
 	testutil.ForcedPlan
-	first *string
+	got **ops.Plan
 }
 
-func (p *scan8Plan) Plan(ctx *ops.Context) (*ops.Plan, error) {
+func (p *recordedPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	plan, err := p.ForcedPlan.Plan(ctx)
 	if err == nil {
-		*p.first = plan.Kernels[0].Variant
+		*p.got = plan
 	}
 	return plan, err
 }
@@ -84,11 +85,11 @@ func TestTopKScan8(t *testing.T) {
 						continue
 					}
 					t.Run(fmt.Sprintf("%v/n%d/K%d/%v/%s", dt, c.n, k, dir, c.strat), func(t *testing.T) {
-						var first string
-						p := &scan8Plan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32),
-							Kernel: c.strat, DeviceType: caps.DeviceTypeDiscreteGPU}, first: &first}
+						var plan *ops.Plan
+						p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32),
+							Kernel: c.strat, DeviceType: caps.DeviceTypeDiscreteGPU}, got: &plan}
 						testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
-						if !strings.HasSuffix(first, "_vec16") {
+						if first := plan.Kernels[0].Variant; !strings.HasSuffix(first, "_vec16") {
 							t.Fatalf("first pass %q, want a SCAN8 kernel (_vec16)", first)
 						}
 					})
@@ -188,10 +189,11 @@ func TestTopKByteSelect(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%v/n%d/K%d/%v", dt, c.n, c.k, dir), func(t *testing.T) {
-					var first string
-					p := &scan8Plan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, dir, tensor.UInt32),
-						DeviceType: caps.DeviceTypeDiscreteGPU}, first: &first}
+					var plan *ops.Plan
+					p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, dir, tensor.UInt32),
+						DeviceType: caps.DeviceTypeDiscreteGPU}, got: &plan}
 					testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+					first := plan.Kernels[0].Variant
 					if !strings.Contains(first, "_filter") || !strings.HasSuffix(first, "_vec16") {
 						t.Fatalf("first pass %q, want the byte select (a _filter _vec16 kernel)", first)
 					}

@@ -657,3 +657,92 @@ func TestTopKRunsBudgetGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKLaneWholeRow: lavapipe's lane plans for rows shorter than the
+// CPU tuning's topKLaneSplitMinLen (8x32000, the vocabulary rows of issue
+// 31) run one dispatch, a workgroup a row with no merge passes, and
+// agree with the reference; with the knob at 0 the same rows are cut
+// into split-K segments and merged, and agree too. Rows: all ties (the
+// first wins in both directions), NaNs but two equal numbers in
+// different lanes' shares (the first wins), a random row whose extremes
+// appear twice far apart, -0 and +0 ties in both orders (the first, with
+// its bits), all NaN (the first NaN), ascending and descending (the
+// winner at either end), random bits. -short: FLOAT32 (the texel scan)
+// at K = 1 in both directions and FLOAT16 DECREASING, split only for
+// FLOAT32 DECREASING.
+func TestTopKLaneWholeRow(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 32000
+	nan := math.NaN()
+	negZero := math.Copysign(0, -1)
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = rng.Float64()*2 - 1
+	}
+	// zerosAt: -1 but the signed zeros at.
+	zerosAt := func(dt tensor.DataType, i int, at map[int]float64) uint64 {
+		if z, ok := at[i]; ok {
+			return topKValueBits(dt, z)
+		}
+		return topKValueBits(dt, -1)
+	}
+	rowFills := []func(dt tensor.DataType, i int) uint64{
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, 3) },
+		func(dt tensor.DataType, i int) uint64 {
+			if i == 4573 || i == n-1 {
+				return topKValueBits(dt, -5)
+			}
+			return topKValueBits(dt, nan)
+		},
+		func(dt tensor.DataType, i int) uint64 {
+			switch i {
+			case 9145, 27431:
+				return topKValueBits(dt, 2)
+			case 13, n - 2:
+				return topKValueBits(dt, -2)
+			}
+			return topKValueBits(dt, u[i])
+		},
+		func(dt tensor.DataType, i int) uint64 {
+			return zerosAt(dt, i, map[int]float64{7: 0, 20001: negZero, 30000: 0})
+		},
+		func(dt tensor.DataType, i int) uint64 { return zerosAt(dt, i, map[int]float64{7: negZero, 20001: 0}) },
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, nan) },
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, float64(i%2000-1000)) },
+		func(dt tensor.DataType, i int) uint64 { return topKValueBits(dt, float64(1000-i%2000)) },
+		func(dt tensor.DataType, i int) uint64 { return testutil.RandomBits(rng, dt) },
+	}
+	types := []tensor.DataType{tensor.Float32, tensor.Float16, tensor.Int32, tensor.UInt8, tensor.Int64}
+	ks := []uint32{1, 2}
+	if testing.Short() {
+		types, ks = types[:2], ks[:1]
+	}
+	for _, dt := range types {
+		in := testutil.NewTensor(rng, dt, []uint32{uint32(len(rowFills)), n}, testutil.Packed, func(c []uint32) uint64 { return rowFills[c[0]](dt, int(c[1])) })
+		for _, k := range ks {
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				if testing.Short() && dt != tensor.Float32 && dir != ops.AxisDirectionDecreasing {
+					continue
+				}
+				for _, split := range []bool{false, true} {
+					if testing.Short() && split && (dt != tensor.Float32 || dir != ops.AxisDirectionDecreasing) {
+						continue
+					}
+					t.Run(fmt.Sprintf("%v/K%d/%v/split=%v", dt, k, dir, split), func(t *testing.T) {
+						var plan *ops.Plan
+						p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32),
+							DeviceType: caps.DeviceTypeCPU}, got: &plan}
+						if split {
+							p.Tuning = ops.Tuning{"topKLaneSplitMinLen": "0"}
+						}
+						testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+						if plan.Strategy != ops.TopKStrategyLane || (len(plan.Steps) == 1) == split {
+							t.Fatalf("plan %s of %d dispatches, want lane in one dispatch (split=false) or several (split=true)", plan.Strategy, len(plan.Steps))
+						}
+					})
+				}
+			}
+		}
+	}
+}
