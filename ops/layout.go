@@ -746,7 +746,9 @@ type tuning struct {
 	// A run holds K entries of 8 or 12 bytes whatever the segment's
 	// length, so on the h100 profile 128x256000 FLOAT16 K=1024 with
 	// filter's 768-position segments wrote 262 MB of runs for 65 MB of
-	// input and its merges moved 940 MB more. GPUs take vkdml plan
+	// input and its merges moved 940 MB more (that case still misses:
+	// radix does not take 16-bit rows on GPUs, topKRadixVecOnly, until
+	// its scans of them read 16-byte vectors). GPUs take vkdml plan
 	// --check's partial_bytes goal, 5; 0 no bound (lavapipe: its plans
 	// were timed that way). Range: 0..100.
 	topKRunPercent uint32 `tune:"0..100"`

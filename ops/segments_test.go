@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/vkdml/vkdml/shaders"
 )
 
 // TestCutSegments: each block box is cut into segments of at most maxLen
@@ -184,6 +186,30 @@ func TestCeilDiv(t *testing.T) {
 	} {
 		if got := ceilDiv(c.a, c.b); got != c.want {
 			t.Errorf("ceilDiv(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestTopKMaximaGroupsFit: whatever the workgroup (tuning topKMaximaWG
+// takes 1..1024), topKMaximaGroupVecs makes groups long enough that a
+// row's groups fit topk_maxima.comp's shared group bests
+// (shaders.TopKMaximaGroupMax) and a lane's fit its registers
+// (shaders.TopKMaximaLaneGroups); before the row cap, 4x64000 K=8 at 64
+// lanes planned 8000 groups into the 1024 entries.
+func TestTopKMaximaGroupsFit(t *testing.T) {
+	for _, wg := range []uint64{1, 8, 16, 64, 256, 1024} {
+		for _, n := range []uint64{4, 1000, 32000, 64000, 65536, 1 << 20} {
+			for _, k := range []uint64{1, 8, 17, 64, 256} {
+				gv := topKMaximaGroupVecs(n, k, wg)
+				if gv == 0 {
+					continue
+				}
+				groups := ceilDiv(n/4, gv)
+				if groups > shaders.TopKMaximaGroupMax || ceilDiv(groups, wg) > shaders.TopKMaximaLaneGroups {
+					t.Errorf("n=%d K=%d wg=%d: group_vecs %d makes %d groups (%d a lane), over %d a row or %d a lane",
+						n, k, wg, gv, groups, ceilDiv(groups, wg), shaders.TopKMaximaGroupMax, shaders.TopKMaximaLaneGroups)
+				}
+			}
 		}
 	}
 }

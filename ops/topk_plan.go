@@ -543,8 +543,9 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 b
 
 // topKMaximaGroupVecs is the 16-byte vectors a group of topk_maxima.comp
 // for rows of n positions, K = k and wg lanes, or 0 where its bounds do
-// not hold: at most shaders.TopKMaximaLaneGroups groups a lane and at
-// least K groups (the aligned middle is at least (n-3)/4 vectors), at
+// not hold: at most shaders.TopKMaximaLaneGroups groups a lane and
+// shaders.TopKMaximaGroupMax a row (its shared group bests, whatever the
+// workgroup), at least K groups (the aligned middle is at least (n-3)/4 vectors), at
 // most shaders.TopKMaximaCands entries gathered ((K-1) groups' positions,
 // the K-th group's best, and the head's and tail's 3 each), and a lane's
 // loop trips within topKRadixItersMax (lavapipe's bound on them all).
@@ -552,7 +553,7 @@ func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 	if n < 4 || k == 0 || wg == 0 {
 		return 0
 	}
-	gv := max(ceilDiv(n/4, shaders.TopKMaximaLaneGroups*wg), 1)
+	gv := max(ceilDiv(n/4, min(shaders.TopKMaximaLaneGroups*wg, shaders.TopKMaximaGroupMax)), 1)
 	cands := (k-1)*4*gv + 7
 	if (n-3)/4/gv < k || cands > shaders.TopKMaximaCands || k > shaders.TopKMaximaRanks {
 		return 0
@@ -795,8 +796,11 @@ func topKSplitRowWords(gw uint64) uint64 {
 
 // topKSplitCap is the texels a region of the split select holds: every
 // texel an exact threshold passes (at most shaders.TopKSplitSortMax) and
-// the row's two end texels, which hold other rows' positions too.
-const topKSplitCap = shaders.TopKSplitSortMax + 2
+// three that may pass none: the row's two end texels, which hold other
+// rows' positions too, and the threshold's own texel (positions tied
+// with it after its index). With one gather lane (topKSplitWG 1) all
+// three land in the one region.
+const topKSplitCap = shaders.TopKSplitSortMax + 3
 
 // topKSplitIters bounds the loop iterations of one lane of the split
 // select's kernels on a row of n positions (gw gather lanes), the most

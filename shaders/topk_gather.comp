@@ -12,7 +12,8 @@
 // of its positions scores above ts, or at ts with the texel at or before
 // tj's: a superset of the passing ones, which topk_rank.comp tests
 // exactly (the texels at the row's ends hold positions of other rows
-// too: at most two a row more than pass, which the planner's cap holds).
+// too, and the threshold's texel positions tied with it after tj: at
+// most three a row more than pass, which the planner's cap holds).
 
 #extension GL_EXT_control_flow_attributes : require
 

@@ -76,9 +76,10 @@ layout(push_constant) uniform Push {
 const uint LANE_GROUPS = 128u;
 const uint CAND_MAX = 2048u;
 const uint RANK_MAX = 256u;
-// Group bests (step 1): at most LANE_GROUPS a lane of at most 8 lanes
-// (ops' tuning topKMaximaWG) fit; the planner sizes groups for the
-// workgroup it plans, and more lanes leave fewer groups a lane.
+// Group bests (step 1): at most GROUP_MAX groups a row
+// (shaders.TopKMaximaGroupMax), whatever the workgroup: the planner
+// (topKMaximaGroupVecs) makes groups long enough that a row has no more
+// than min(LANE_GROUPS WG, GROUP_MAX) of them.
 const uint GROUP_MAX = 1024u;
 shared uint sh_gs[GROUP_MAX]; // group best: score
 shared uint sh_gi[GROUP_MAX]; // and index

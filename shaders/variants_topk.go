@@ -72,8 +72,11 @@ const TopKMaximaName = "topk_b32_maxima_texel"
 // TopKMaximaLaneGroups is the most groups a lane of topk_maxima.comp
 // scans (its LANE_GROUPS, kept in registers), TopKMaximaCands the most
 // entries it gathers (CAND_MAX), and TopKMaximaRanks the most it ranks
-// (RANK_MAX: beyond, it bisects them for the K-th first).
+// (RANK_MAX: beyond, it bisects them for the K-th first);
+// TopKMaximaGroupMax the most groups a row (GROUP_MAX, its shared group
+// bests).
 const (
+	TopKMaximaGroupMax   = 1024
 	TopKMaximaLaneGroups = 128
 	TopKMaximaCands      = 2048
 	TopKMaximaRanks      = 256
