@@ -42,7 +42,7 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	shape := v.define("SHAPE", 0)
 	active := func(n uint64) uint64 { return n }
 	scan8 := es == 1 && v.define("SCAN8", 0) == 1
-	if vw := 16 / es; (es == 4 || es == 2 || scan8) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && es == 4 || shape == 3 && v.p("samp_step") == vw) {
+	if vw := 16 / es; (es == 4 || es == 2 || scan8) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && (es == 4 || es == 2) || shape == 3 && v.p("samp_step") == vw) {
 		// A lane is busy when it has a vector, or a head or tail
 		// position: at least the vectors left after a head of vw-1.
 		load = 16

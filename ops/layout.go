@@ -719,11 +719,12 @@ type tuning struct {
 	topKRadixMinLen uint64 `tune:"0..4294967296"`
 	topKRadixMinK   uint32 `tune:"0..2048"`
 	// topKRadixVecOnly: the planner takes radix (topKRadixMinLen) only
-	// for rows its scans read 16-byte vectors of (32-bit elements of
-	// input stride 1). On the h100 profile the scalar scans of
+	// for rows its scans read 16-byte vectors of (32- and 16-bit elements
+	// of input stride 1). On the h100 profile the scalar scans of
 	// 128x256000 FLOAT16 counted 17-21 SPIR-V ops per byte (the budget
-	// is 4; filter 5-6) with 512 KiB in flight, where sort's K=2048 plan
-	// passed vkdml plan --check.
+	// is 4; filter 5-6) with 512 KiB in flight; its 16-byte scans
+	// (topk_select.comp VEC8, testing eight keys made two to a word)
+	// 2.9-3.5.
 	topKRadixVecOnly bool
 	// topKRadixSplit: the radix strategy cuts rows into split-K segments
 	// (as lane and filter do) when there are too few rows to fill the

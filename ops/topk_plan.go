@@ -404,8 +404,9 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegments, error) {
 	wgLimit := uint64(max(min(ctx.Limits.MaxComputeWorkGroupInvocations, ctx.Limits.MaxComputeWorkGroupSize[0]), 1))
 	// The scans of 32-bit rows of stride 1 read four positions a load
-	// (topk_select.comp VEC4); the lists' and the filter's scans of
-	// 16-bit rows eight (VEC8). vw is the positions a load, 0 without.
+	// (topk_select.comp VEC4); the lists', the filter's and the radix
+	// scans of 16-bit rows eight (VEC8). vw is the positions a load, 0
+	// without.
 	vw := uint64(0)
 	if es := t.in.DataType.Size(); (es == 4 || es == 2) && axisIn == 1 {
 		vw = 16 / uint64(es)
@@ -416,13 +417,13 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	if vec4 && texelFits(ctx.Limits) {
 		gv = topKMaximaGroupVecs(n, k, uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit)))))
 	}
-	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec4, gv)
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vw > 0, gv)
 	if err != nil {
 		return nil, err
 	}
 	s := t.cut(ctx, shape, rows, n, axisIn, k, wgLimit, vw)
 	rowBytes := n * uint64(t.in.DataType.Size())
-	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vec4) {
+	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vw > 0) {
 		s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
 	}
 	return s, nil
@@ -480,17 +481,17 @@ func topKRunsFit(runBytes, rowBytes uint64, percent uint32) bool {
 
 // topKRadixRuns reports whether the radix strategy can run a case of K =
 // k that topKStrategy would otherwise give filter, lane or sort: K within
-// its sort, workgroups of its least size, and 16-byte scans where the
-// tuning asks them (topKRadixVecOnly).
-func topKRadixRuns(ctx *Context, k, wgLimit uint64, vec4 bool) bool {
-	return k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec4 || !ctx.tuning().topKRadixVecOnly)
+// its sort, workgroups of its least size, and 16-byte scans (vec: 32- or
+// 16-bit rows of stride 1) where the tuning asks them (topKRadixVecOnly).
+func topKRadixRuns(ctx *Context, k, wgLimit uint64, vec bool) bool {
+	return k <= shaders.TopKSortMax && wgLimit >= topKRadixMinWG && (vec || !ctx.tuning().topKRadixVecOnly)
 }
 
 // topKStrategy is the strategy for rows of n positions (axisIn the axis's
-// stride in elements; vec4 when the scans read 16-byte vectors) and K =
+// stride in elements; vec when the scans read 16-byte vectors) and K =
 // k: the planner's choice, or ctx.Kernel when forced and able to run the
 // case. gv is the maxima strategy's group size (0 where it cannot run).
-func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 bool, gv uint64) (string, error) {
+func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec bool, gv uint64) (string, error) {
 	shape := TopKStrategySort
 	if k <= shaders.TopKSortMax/2 {
 		shape = TopKStrategyFilter
@@ -501,7 +502,7 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec4 b
 			shape = TopKStrategyThread
 		}
 	}
-	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && topKRadixRuns(ctx, k, wgLimit, vec4) {
+	if tun := ctx.tuning(); tun.topKRadixMinLen > 0 && n >= tun.topKRadixMinLen && k >= uint64(tun.topKRadixMinK) && topKRadixRuns(ctx, k, wgLimit, vec) {
 		shape = TopKStrategyRadix
 	}
 	if tun := ctx.tuning(); gv > 0 && k >= uint64(tun.topKMaximaMinK) && k <= uint64(tun.topKMaximaMaxK) && tun.topKTexel {
@@ -724,7 +725,10 @@ func topKByteIters(segLen, wg, step uint64) uint64 {
 }
 
 // cutRadix cuts the axis for the radix strategy; vec4 says the scans read
-// four positions a load.
+// four positions a load. 16-bit rows' scans of eight (VEC8) are bounded
+// as scalar ones: a lane's trips are at most those (a vector a trip, a
+// head and a tail position), and lavapipe's plans keep the segments
+// they were timed with.
 func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 bool, es uint64) {
 	// At least 64 lanes (wgLimit is, above): a lane ranks at most
 	// TopKSortMax/64 entries (topk_select.comp's OWN_MAX).

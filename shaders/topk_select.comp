@@ -145,8 +145,9 @@ void scan_split(uint kin, uint j0, uint j1, out uint mid, out uint v0, out uint 
 	nv = (j1 - mid) / VW;
 }
 
-#if ELEM_BITS == 32
-// score4 is score() of four elements.
+#if ELEM_BITS == 32 || ELEM_BITS == 16
+// score4 is score() of four elements (16-bit: each in a component's low
+// half, the high half 0).
 uvec4 score4(uvec4 raw) {
 	uvec4 k = elem_key(raw, KIND);
 	if (DECR == 0u) {
@@ -944,6 +945,46 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 			}
 		}
 		for (uint j = mid + 4u * nv + t; j < j1; j += WG) {
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
+		}
+		return;
+	}
+#elif ELEM_BITS == 16
+	// VEC8: eight positions a 16-byte vector, two to a word (the low half
+	// first). A vector is tested on its elements' keys against the keys
+	// whose scores may pass: scores [slo, shi] are keys [slo, shi]
+	// (DECREASING) or [~shi, ~slo] (score ~key), and a NaN scores 0, so a
+	// scan whose scores start at 0 offers every vector. The keys of a
+	// word's two elements are made at once: an integer's as elem_key's; a
+	// float's are elem_key's for a positive value and one less for a
+	// negative one (its magnitude inverted in place, where elem_key
+	// negates it: -0 one below +0), so the range starts one lower for
+	// floats. radix_offer tests each offered position exactly.
+	if (VEC8) {
+		uint mid, v0, nv;
+		scan_split(kin, j0, j1, mid, v0, nv);
+		for (uint j = j0 + t; j < mid; j += WG) {
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
+		}
+		uint slo = all ? 0u : pt << sh;
+		uint shi = all || gather ? 0xFFFFFFFFu : slo | ((1u << sh) - 1u);
+		bool every = slo == 0u;
+		uint wide = KIND == KIND_FLOAT ? 1u : 0u;
+		uint klo = (DECR != 0u ? slo : ~shi) - wide;
+		uint kspan = min(shi - slo, 0xFFFFFFFEu) + wide;
+		uint per = (nv + WG - 1u) / WG;
+		for (uint v = t * per; v < min(nv, (t + 1u) * per); v++) {
+			uvec4 raw = LOAD4(v0 + v);
+			uvec4 k2 = KIND == KIND_FLOAT ? raw ^ (((raw & 0x80008000u) >> 15) * 0x7FFFu) ^ 0x80008000u : KIND == KIND_SIGNED ? raw ^ 0x80008000u : raw;
+			bvec4 pe = lessThanEqual((k2 & 0xFFFFu) - klo, uvec4(kspan)), po = lessThanEqual((k2 >> 16) - klo, uvec4(kspan));
+			if (every || any(pe) || any(po)) {
+				uvec4 se = score4(raw & 0xFFFFu), so = score4(raw >> 16);
+				[[unroll]] for (uint c = 0u; c < 8u; c++) {
+					radix_offer(uvec2((c & 1u) == 0u ? se[c >> 1] : so[c >> 1], 0u), mid + 8u * v + c, j1, ib, pre, hi, lo, w, gather, flo);
+				}
+			}
+		}
+		for (uint j = mid + 8u * nv + t; j < j1; j += WG) {
 			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
 		}
 		return;
