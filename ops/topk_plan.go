@@ -792,8 +792,9 @@ const topKSplitWG = 64
 
 // topKSplitRowWords is the words of one row's state in the temporary
 // resource (topk_split.glsl): the state and gw regions of
-// shaders.TopKSplitSortMax texels, so that no gather against an exact
-// threshold (at most that many passing entries) loses a texel.
+// topKSplitCap texels, so that no gather against an exact threshold (at
+// most shaders.TopKSplitSortMax passing entries, and three kept texels
+// that pass none) loses a texel.
 func topKSplitRowWords(gw uint64) uint64 {
 	return shaders.TopKSplitStateWords + gw*topKSplitCap
 }

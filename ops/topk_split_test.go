@@ -141,3 +141,46 @@ func TestTopKSplit(t *testing.T) {
 		testutil.CheckOperator(t, d, &p, []*tensor.Tensor{long}, rng)
 	})
 }
+
+// TestTopKSplitCapEdge: a row whose exact gather fills one region to
+// exactly its capacity (shaders.TopKSplitSortMax passing texels and three
+// that pass nothing: the row's two end texels, which hold the
+// neighbouring rows' high values, and the threshold's own texel, which
+// holds a tie after its index), with one gather lane (topKSplitWG 1, all
+// in one region) and with eight. Row 1 of 73733 positions starts one
+// word off a texel; 1.0 at every fourth position from 5 to 8193 and 50
+// more from 8197, negatives elsewhere; K = 1000 DECREASING: the sample
+// fails (ties) and the exact threshold lands at 8196, inside the ties.
+// With topKSplitCap one texel smaller the wg1 row is left unwritten.
+func TestTopKSplitCapEdge(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 73733
+	high := uint64(0x7f000000)
+	in := testutil.NewTensor(rng, tensor.Float32, []uint32{3, n}, testutil.Packed, func(c []uint32) uint64 {
+		r, j := c[0], int(c[1])
+		switch {
+		case r == 0 && j == n-1, r == 2 && j < 2:
+			return high
+		case r == 1 && j%4 == 1 && j >= 5 && (j <= 8193 || j < 8197+4*50):
+			return uint64(math.Float32bits(1))
+		}
+		return uint64(math.Float32bits(float32(-1 - rng.Intn(1000))))
+	})
+	for _, wg := range []string{"1", "8"} {
+		var plan *ops.Plan
+		p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, 1000, ops.AxisDirectionDecreasing, tensor.UInt32),
+			Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU,
+			Tuning: ops.Tuning{"topKSplitMinLen": "4096", "topKSplitWG": wg}}, got: &plan}
+		t.Run("wg"+wg, func(t *testing.T) {
+			testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+			split := false
+			for _, k := range plan.Kernels {
+				split = split || k.Variant == "topk_gather"
+			}
+			if !split {
+				t.Fatalf("plan %s without topk_gather, want the split select", plan.Strategy)
+			}
+		})
+	}
+}

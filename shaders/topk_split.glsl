@@ -25,7 +25,8 @@
 //      entries lie;
 //   5., 6. topk_gather.comp and topk_rank.comp again for those rows, which
 //      cannot fail: at most SPLIT_SORT_MAX entries pass an exact
-//      threshold, and a region holds that many texels.
+//      threshold, and a region holds that many texels and the three kept
+//      ones that may pass none (the row's end texels, the threshold's).
 // A row's state in the temporary resource (row_words words a row of the
 // step) is written by each dispatch for the next; a dispatch works only on
 // the rows in the state it is given (want), the others cost it its code
