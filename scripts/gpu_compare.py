@@ -636,8 +636,10 @@ FIRST_TESTS = [
      "REDUCE MULTIPLY's native FLOAT32 products under the float controls (reduce_fmul.comp HW_MUL)"),
     ("ops.test", "ops", "^TestReduceFloatSquareNative$",
      "REDUCE SUM_SQUARE's and L2's native FLOAT32 squares under the float controls (argmax.comp REDUCE_FLOAT HW_MUL)"),
-    ("ops.test", "ops", "^(TestTopKRules|TestTopKMeasured|TestTopKFilterAdversarial|TestTopKRadix|TestTopKRadixVec8|"
-     "TestTopKByteSelect|TestTopKScan8|TestTopKListGate|TestTopKRandom)$",
+    # (TestTopKFilterAdversarial and TestTopKListGate, 160 and 300 s on
+    # lavapipe, wait for a run with more time.)
+    ("ops.test", "ops", "^(TestTopKRules|TestTopKMeasured|TestTopKRadix|TestTopKRadixVec8|"
+     "TestTopKByteSelect|TestTopKScan8|TestTopKRandom)$",
      "TOP_K's kernels (topk_select.comp thread/lane/filter/radix/byte select, topk_merge.comp) on the GPU's own plans"),
 ]
 
