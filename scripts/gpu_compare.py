@@ -109,12 +109,13 @@ M = 1 << 20
 
 
 class Case:
-    """One comparison: an ARGMAX (axes None = the whole tensor) or a 2D max
-    pooling with indices, at its full size; shrink() gives the --quick one."""
+    """One comparison: an ARGMAX (axes None = the whole tensor), a 2D max
+    pooling with indices or a TOP_K along the last axis (k: the K largest,
+    sorted), at its full size; shrink() gives the --quick one."""
 
-    def __init__(self, op, shape, dtype="FLOAT32", axes=None, pool=None, transposed=False):
+    def __init__(self, op, shape, dtype="FLOAT32", axes=None, pool=None, transposed=False, k=None):
         self.op, self.shape, self.dtype, self.axes = op, tuple(shape), dtype, axes
-        self.pool, self.transposed = pool, transposed
+        self.pool, self.transposed, self.k = pool, transposed, k
         self.id = self.label()  # --cases matches the full-size name too
 
     def shrink(self, limit):
@@ -128,7 +129,8 @@ class Case:
         if self.pool:  # keep the padded spatial extent at least one window
             reach = (self.pool["window"] - 1) * self.pool.get("dilation", 1) + 1
             shape[2:] = [max(s, reach) for s in shape[2:]]
-        c = Case(self.op, shape, self.dtype, self.axes, self.pool, self.transposed)
+        k = None if self.k is None else min(self.k, shape[-1])  # K never past the shrunk row
+        c = Case(self.op, shape, self.dtype, self.axes, self.pool, self.transposed, k)
         c.id = self.id
         return c
 
@@ -144,6 +146,8 @@ class Case:
             desc += f" dilation {p['dilation']}" if p.get("dilation", 1) > 1 else ""
             idx = "indices" if p.get("indices", True) else "no indices"
             return f"max pooling {desc}, {idx}, [{','.join(map(str, self.shape))}]{dt}"
+        if self.op == "topk":
+            return f"top_k {dims}{dt}, K={self.k}"
         where = "whole tensor" if self.axes is None else ("axis " if len(self.axes) == 1 else "axes ") + ",".join(map(str, self.axes))
         if self.transposed:
             return f"argmax {dims}{dt} transposed view (strides 1,{self.shape[0]}), {where}"
@@ -156,6 +160,8 @@ class Case:
         if self.transposed:
             shape, axes = shape[::-1], [len(shape) - 1 - axes[0]]
         args = ["--dtype", self.dtype.lower(), "--shape", ",".join(map(str, shape))]
+        if self.op == "topk":
+            return ["--op", "topk", "--k", str(self.k), "--index-type", "uint64"] + args
         if self.op == "argmax":
             axes = range(len(shape)) if axes is None else axes
             return ["--op", "argmax", "--axes", ",".join(map(str, axes)), "--index-type", "int64"] + args
@@ -176,6 +182,7 @@ def all_cases():
     strided input and the max pooling rows."""
     a = lambda shape, axes=None, dtype="FLOAT32", **kw: Case("argmax", shape, dtype, axes, **kw)
     pool = lambda shape, **p: Case("maxpool", shape, pool=p)
+    topk = lambda shape, k, dtype="FLOAT32": Case("topk", shape, dtype, k=k)
     cases = [
         a([64 * M]), a([256 * M]),
         a([4096, 16384], [1]), a([4096, 16384], [0]), a([16384, 4096], [0]),
@@ -200,6 +207,16 @@ def all_cases():
         pool([1, 64, 512, 512], window=2, stride=2),
         Case("maxpool", [16, 64, 512, 512], "FLOAT16", pool=dict(window=2, stride=2)),
     ]
+    # issue 31's TOP_K cases: vocabulary rows and mixture-of-experts
+    # routing in FLOAT32, and in every other type one case of each kind of
+    # kernel: a short row at K = 50, a long row at K = 1024 (the radix and
+    # byte selects) and the routing rows at K = 8.
+    cases += [topk([8, 32000], k) for k in (1, 50, 1024, 2048)]
+    cases += [topk([128, 256000], k) for k in (1, 50, 1024, 2048)]
+    cases += [topk([65536, 64], k) for k in (2, 8)]
+    for dt in TYPES:
+        if dt != "FLOAT32":
+            cases += [topk([8, 32000], 50, dt), topk([128, 256000], 1024, dt), topk([65536, 64], 8, dt)]
     return cases
 
 
@@ -224,6 +241,8 @@ def torch_fn(case, x):
             first = case.axes[0]
             return lambda: x.flatten(first, case.axes[-1]).argmax(dim=first)
         return lambda: x.argmax(dim=case.axes[0])
+    if case.op == "topk":
+        return lambda: x.topk(case.k, dim=-1, largest=True, sorted=True)
     p = case.pool
     return lambda: F.max_pool2d(x, p["window"], p["stride"], p.get("padding", 0), p.get("dilation", 1),
                                 return_indices=p.get("indices", True))
@@ -437,7 +456,7 @@ def write(a, env, results, copies):
     doc = {"environment": env, "copy_rounds": copies,
            "cases": [{"id": c.id, "label": c.label(), "op": c.op, "shape": list(c.shape), "dtype": c.dtype,
                       "torch_dtype": TYPES[c.dtype][0], "axes": c.axes,
-                      "pool": c.pool, "transposed": c.transposed, "vkdml_args": c.vkdml_args(),
+                      "pool": c.pool, "transposed": c.transposed, "k": c.k, "vkdml_args": c.vkdml_args(),
                       "summary": summarize(c, rs, copies), "rounds": rs} for c, rs in results]}
     with open(os.path.join(a.out, "gpu_compare.json"), "w") as f:
         json.dump(doc, f, indent=1)
@@ -617,6 +636,11 @@ FIRST_TESTS = [
      "REDUCE MULTIPLY's native FLOAT32 products under the float controls (reduce_fmul.comp HW_MUL)"),
     ("ops.test", "ops", "^TestReduceFloatSquareNative$",
      "REDUCE SUM_SQUARE's and L2's native FLOAT32 squares under the float controls (argmax.comp REDUCE_FLOAT HW_MUL)"),
+    # (TestTopKFilterAdversarial and TestTopKListGate, 160 and 300 s on
+    # lavapipe, wait for a run with more time.)
+    ("ops.test", "ops", "^(TestTopKRules|TestTopKMeasured|TestTopKRadix|TestTopKRadixVec8|"
+     "TestTopKByteSelect|TestTopKScan8|TestTopKRandom)$",
+     "TOP_K's kernels (topk_select.comp thread/lane/filter/radix/byte select, topk_merge.comp) on the GPU's own plans"),
 ]
 
 
