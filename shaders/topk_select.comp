@@ -349,23 +349,46 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 #if ELEM_BITS == 32
 		if (K == 1u) {
 			// K = 1: the best of each vector component, kept without
-			// branches (better() is a strict total order, so the four
+			// branches (better() is a strict total order, so the
 			// bests and the head and tail combine in any order); on
 			// lavapipe a data-dependent branch costs every lane of the
-			// SIMD row whenever one lane takes it. A lane's vectors come
-			// in rising position, so a later one wins a component only
-			// with a strictly greater score (ties go to the lower
-			// index), and the winner is kept as its vector number: the
-			// loop is a load, the scores, a max and a select.
+			// SIMD row whenever one lane takes it. Each accumulator
+			// sees its vectors in rising position, so a later one wins
+			// a component only with a strictly greater score (ties go
+			// to the lower index), and the winner is kept as its
+			// vector number: a step is a load, the scores, a max and a
+			// select. Two accumulators, A over the lane's even-numbered
+			// vectors (v = lane, lane + 2 lanes, ...) and B over its
+			// odd ones, each step loading one of each: one chain of
+			// dependent maxes and selects is latency-bound, and two
+			// independent ones overlap (lavapipe, BENCHMARKS.md: 8x32000
+			// 0.18 ms against 0.23, 128x256000 on one thread 20.5 ms
+			// against 25). B's first vector is A's when the lane has
+			// one vector: the same entry offered twice.
 			if (lane < nv) {
-				uvec4 b4 = score4(LOAD4(v0 + lane));
-				uvec4 bv = uvec4(lane);
-				for (uint v = lane + lanes; v < nv; v += lanes) {
-					uvec4 s4 = score4(LOAD4(v0 + v));
-					bv = mix(bv, uvec4(v), greaterThan(s4, b4));
-					b4 = max(b4, s4);
+				uint step = 2u * lanes;
+				uint vb = lane + lanes < nv ? lane + lanes : lane;
+				uvec4 a4 = score4(LOAD4(v0 + lane));
+				uvec4 av = uvec4(lane);
+				uvec4 b4 = score4(LOAD4(v0 + vb));
+				uvec4 bv = uvec4(vb);
+				uint v = lane + step;
+				for (; v + lanes < nv; v += step) {
+					uvec4 sa = score4(LOAD4(v0 + v));
+					uvec4 sb = score4(LOAD4(v0 + v + lanes));
+					av = mix(av, uvec4(v), greaterThan(sa, a4));
+					a4 = max(a4, sa);
+					bv = mix(bv, uvec4(v + lanes), greaterThan(sb, b4));
+					b4 = max(b4, sb);
+				}
+				// An odd count: the last A vector, without a B partner.
+				if (v < nv) {
+					uvec4 sa = score4(LOAD4(v0 + v));
+					av = mix(av, uvec4(v), greaterThan(sa, a4));
+					a4 = max(a4, sa);
 				}
 				[[unroll]] for (uint c = 0u; c < 4u; c++) {
+					list_take1(uvec2(a4[c], 0u), mid + 4u * av[c] + c);
 					list_take1(uvec2(b4[c], 0u), mid + 4u * bv[c] + c);
 				}
 			}
