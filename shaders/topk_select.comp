@@ -60,6 +60,15 @@
 #ifndef SCAN8
 #define SCAN8 0
 #endif
+// SCAN64 1: the radix scans of 64-bit rows of input stride 1 read 16-byte
+// vectors of two positions and test both keys' bits that may pass before
+// offering them (VEC2; the GPU class's plans: ops tuning topKRadixVec2),
+// where one position a scalar load counted 4.3 SPIR-V ops per byte on the
+// h100 profile (internal/opcount; the budget is 4). Lavapipe keeps the
+// scalar scans its plans were timed with.
+#ifndef SCAN64
+#define SCAN64 0
+#endif
 
 #define ELEM_SRC 0
 #if TEXEL
@@ -71,7 +80,7 @@
 #define ELEM_SRC_TEXEL 1
 #define LOAD4(V) texelFetch(elem_srct, int(V))
 #else
-#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8
+#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8 || SCAN64
 // A second view of binding 0 (read-only buffers may alias): the scans of
 // rows of input stride 1 read their aligned middle 16 bytes at a time
 // (scan_split), which lavapipe's lanes load and test four times faster
@@ -123,13 +132,17 @@ const uint SORT_MAX = 2048u;
 uvec2 load_raw(uint off) { return elem_load(pc.base_src, off - pc.in_win); }
 
 // VEC4, VEC8, VEC16: the scans read 16-byte vectors of VW elements (VEC:
-// any): four 32-bit, eight 16-bit or (SCAN8) sixteen 8-bit elements of
-// input stride 1.
+// any of those): four 32-bit, eight 16-bit or (SCAN8) sixteen 8-bit
+// elements of input stride 1; VEC2, (SCAN64) the radix scans two 64-bit
+// ones.
 const bool VEC4 = ELEM_BITS == 32 && AI == 1u;
 const bool VEC8 = ELEM_BITS == 16 && AI == 1u;
 const bool VEC16 = ELEM_BITS == 8 && SCAN8 != 0 && AI == 1u;
+#if SCAN64
+const bool VEC2 = ELEM_BITS == 64 && AI == 1u;
+#endif
 const bool VEC = VEC4 || VEC8 || VEC16;
-const uint VW = ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
+const uint VW = ELEM_BITS == 64 ? 2u : ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
 
 // scan_split cuts positions [j0, j1) of the row at kin into a head of
 // scalar positions [j0, mid), nv 16-byte vectors from vector v0 of the
@@ -137,12 +150,22 @@ const uint VW = ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
 // vectors are the aligned middle. A lane that scans its share in the
 // order head, vectors, tail sees its positions in increasing index.
 void scan_split(uint kin, uint j0, uint j1, out uint mid, out uint v0, out uint nv) {
+#if ELEM_BITS == 64
+	// Word number of position j0 in the binding: an element at an odd
+	// word (never, on 8-byte aligned tensors) leaves no aligned middle.
+	uint w0 = pc.base_src + 2u * ((kin - pc.in_win) + j0);
+	uint head = (w0 & 1u) != 0u ? j1 - j0 : min(((4u - (w0 & 3u)) & 3u) >> 1, j1 - j0);
+	mid = j0 + head;
+	v0 = (w0 + 2u * head) >> 2;
+	nv = (j1 - mid) / VW;
+#else
 	// Element number of position j0 in the binding (base_src is words).
 	uint e0 = pc.base_src * (32u / uint(ELEM_BITS)) + (kin - pc.in_win) + j0;
 	uint head = min((VW - (e0 & (VW - 1u))) & (VW - 1u), j1 - j0);
 	mid = j0 + head;
 	v0 = (e0 + head) / VW;
 	nv = (j1 - mid) / VW;
+#endif
 }
 
 #if ELEM_BITS == 32 || ELEM_BITS == 16
@@ -889,6 +912,42 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 #endif
 		return;
 	}
+#if ELEM_BITS == 64 && SCAN64
+	// VEC2: two positions a 16-byte vector. The key's bits from hi up are
+	// pre's (or at least pre's, the gather) only where the score's bits
+	// from sh64 = hi - ib up (all 64 once hi is within the position's ib
+	// bits; none at the first pass, sh64 = 64) are pre's score's (or at
+	// least those, as a 64-bit number): a vector is offered when either
+	// of its scores, masked to those bits, may pass, and radix_offer
+	// tests each position exactly.
+	if (VEC2) {
+		uint mid, v0, nv;
+		scan_split(kin, j0, j1, mid, v0, nv);
+		for (uint j = j0 + t; j < mid; j += WG) {
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
+		}
+		uint sh64 = hi > ib ? hi - ib : 0u;
+		uvec2 m = sh64 >= 64u ? uvec2(0u) : sh64 >= 32u ? uvec2(0u, 0xFFFFFFFFu << (sh64 - 32u)) : uvec2(0xFFFFFFFFu << sh64, 0xFFFFFFFFu);
+		// pre's score part, bits [ib, ib + 64) of pre (1 <= ib <= 32).
+		uvec2 ps = ib >= 32u ? pre.yz : uvec2((pre.x >> ib) | (pre.y << (32u - ib)), (pre.y >> ib) | (pre.z << (32u - ib)));
+		uvec2 pm = ps & m;
+		uint per = (nv + WG - 1u) / WG;
+		for (uint v = t * per; v < min(nv, (t + 1u) * per); v++) {
+			uvec4 raw = LOAD4(v0 + v);
+			uvec2 s0 = score(raw.xy), s1 = score(raw.zw);
+			uvec4 a = uvec4(s0, s1) & m.xyxy;
+			bool may = gather ? !key_gt(pm, a.xy) || !key_gt(pm, a.zw) : a.xy == pm || a.zw == pm;
+			if (may) {
+				radix_offer(s0, mid + 2u * v, j1, ib, pre, hi, lo, w, gather, flo);
+				radix_offer(s1, mid + 2u * v + 1u, j1, ib, pre, hi, lo, w, gather, flo);
+			}
+		}
+		for (uint j = mid + 2u * nv + t; j < j1; j += WG) {
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
+		}
+		return;
+	}
+#endif
 #if ELEM_BITS == 32
 	if (VEC4) {
 		uint mid, v0, nv;
