@@ -276,6 +276,7 @@ type topKSegments struct {
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
 	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name; filter: the byte select)
+	vec2           bool   // radix: the scans read 64-bit rows two positions a 16-byte load (shaders.TopKSelectVec2Name)
 	groupVecs      uint64 // maxima: push word group_vecs, 16-byte vectors a group
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none); the byte select (filter with scan8), between two of the threshold's
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4, 8, or 16 for the byte select) when a chunk's lanes test one each
@@ -412,18 +413,22 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		vw = 16 / uint64(es)
 	}
 	vec4 := vw == 4
+	// The radix scans of 64-bit rows of stride 1 read two positions a
+	// load where the tuning asks (topKRadixVec2): vector scans for
+	// topKRadixVecOnly.
+	vec := vw > 0 || t.in.DataType.Size() == 8 && axisIn == 1 && ctx.tuning().topKRadixVec2
 	// The maxima kernel's groups where its bounds allow (0: not).
 	gv := uint64(0)
 	if vec4 && texelFits(ctx.Limits) {
 		gv = topKMaximaGroupVecs(n, k, uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit)))))
 	}
-	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vw > 0, gv)
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec, gv)
 	if err != nil {
 		return nil, err
 	}
 	s := t.cut(ctx, shape, rows, n, axisIn, k, wgLimit, vw)
 	rowBytes := n * uint64(t.in.DataType.Size())
-	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vw > 0) {
+	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vec) {
 		s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
 	}
 	return s, nil
@@ -440,6 +445,7 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
+		s.vec2 = shape == TopKStrategyRadix && axisIn == 1 && ctx.tuning().topKRadixVec2
 	}
 	switch shape {
 	case TopKStrategyThread:
@@ -1020,6 +1026,9 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	}
 	if s.scan8 {
 		firstName = shaders.TopKSelectScan8Name(native, s.shape, runs)
+	}
+	if s.vec2 {
+		firstName = shaders.TopKSelectVec2Name(runs)
 	}
 	if s.shape == TopKStrategyMaxima {
 		firstName = shaders.TopKMaximaName
