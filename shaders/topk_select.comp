@@ -567,10 +567,11 @@ bool filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint 
 // 16-byte vector in a few word operations (scan8_hits) and loops over
 // the ones that pass: on uniformly random bytes the planner keeps those
 // under one a vector on average (ops cutByteSelect). When the gather
-// misses (fewer than kk or more than SORT_MAX), an exact histogram of the
-// whole segment gives the kk-th best byte m*: one gather at m* when its
-// count fits, else the positions above m* and then those at m* in
-// increasing index until kk are held.
+// misses (fewer than kk or more than SORT_MAX), or the sample expects it
+// to (large kk on long rows), exact counts of the bytes at or above the
+// sample's threshold give the kk-th best byte m*: one gather at m* when
+// its count fits, else the positions above m* and the first at m* in
+// increasing index, exactly kk (any kk up to SORT_MAX).
 shared uint sh_hist[256];
 shared uint sh_m; // the threshold byte lane 0 found
 
@@ -578,16 +579,6 @@ shared uint sh_m; // the threshold byte lane 0 found
 void bsel_hist_clear() {
 	for (uint q = gl_LocalInvocationID.x; q < 256u; q += gl_WorkGroupSize.x) {
 		sh_hist[q] = 0u;
-	}
-	barrier();
-}
-
-// bsel_hist counts the byte scores of every position of [j0, j1) in
-// sh_hist (the exact histogram).
-void bsel_hist(uint kin, uint j0, uint j1) {
-	bsel_hist_clear();
-	for (uint j = j0 + gl_LocalInvocationID.x; j < j1; j += gl_WorkGroupSize.x) {
-		atomicAdd(sh_hist[score(load_raw(kin + j)).x & 0xFFu], 1u);
 	}
 	barrier();
 }
@@ -687,49 +678,173 @@ uint bsel_gather(uint kin, uint j0, uint j1, uint m) {
 	return cnt;
 }
 
-// bsel_ties appends the positions of [j0, j1) whose byte score is m, WG
-// at a time in increasing index, until held (the entries already in
-// shared memory) and they make at least kk: at most kk - 1 + WG entries.
-void bsel_ties(uint kin, uint j0, uint j1, uint m, uint kk) {
+// bsel_count counts in sh_hist the byte scores of the positions of
+// [j0, j1) whose byte score is at least m (m 0: every position; the
+// counts of the bytes below m stay 0): the head and tail scalar, the
+// aligned middle a 16-byte vector a lane, a trip of the inner loop for
+// each of its positions at or above m (on the planner's segments of
+// random bytes, about as many as the gather's: ops cutByteSelect).
+void bsel_count(uint kin, uint j0, uint j1, uint m) {
 	uint t = gl_LocalInvocationID.x;
-	for (uint base = j0; base < j1; base += gl_WorkGroupSize.x) {
-		uint j = base + t;
-		if (j < j1) {
-			uvec2 s = score(load_raw(kin + j));
-			if ((s.x & 0xFFu) == m) {
-				bsel_put(s, j);
+	const uint WG = gl_WorkGroupSize.x;
+	bsel_hist_clear();
+	uint mid, v0, nv;
+	scan_split(kin, j0, j1, mid, v0, nv);
+	for (uint q = t; q < 2u * (VW - 1u); q += WG) {
+		bool head = q < VW - 1u;
+		uint j = head ? j0 + q : mid + VW * nv + q - (VW - 1u);
+		if (j < (head ? mid : j1)) {
+			uint b = score(load_raw(kin + j)).x & 0xFFu;
+			if (b >= m) {
+				atomicAdd(sh_hist[b], 1u);
 			}
 		}
-		barrier();
-		bool done = sh_count >= kk;
-		barrier();
-		if (done) {
-			break;
+	}
+	uint my = m * 0x01010101u;
+	uint nmy = ~my, myl = my & 0x7F7F7F7Fu;
+	for (uint v = t; v < nv; v += WG) {
+		uvec4 raw = LOAD4(v0 + v);
+		for (uint hits = scan8_hits(raw, my, nmy, myl); hits != 0u; hits &= hits - 1u) {
+			uint p = uint(findLSB(hits));
+			atomicAdd(sh_hist[((raw[p & 3u] ^ SCAN8_X) >> (8u * (p >> 3))) & 0xFFu], 1u);
 		}
 	}
+	barrier();
+}
+
+// bsel_eq is, for the 16-byte vector raw, bit 7 of each byte set where
+// its byte score is m (em: m in every byte), the rest 0: a byte of y is 0
+// exactly when its low seven bits add no carry into bit 7 and its bit 7
+// is clear (no carry crosses a byte: 0x7F + 0x7F < 0x100).
+uvec4 bsel_eq(uvec4 raw, uint em) {
+	uvec4 y = raw ^ uvec4(SCAN8_X ^ em);
+	return ~(((y & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | y) & 0x80808080u;
+}
+
+// bsel_eq_mask is bsel_eq's bytes as a mask of the vector's positions in
+// increasing index: position 4c + b (byte b of component c) at that bit.
+uint bsel_eq_mask(uvec4 raw, uint em) {
+	uvec4 e = bsel_eq(raw, em);
+	uint mask = 0u;
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		uint x = e[c];
+		mask |= (((x >> 7) & 1u) | ((x >> 14) & 2u) | ((x >> 21) & 4u) | ((x >> 28) & 8u)) << (4u * c);
+	}
+	return mask;
+}
+
+// bsel_rank_ties appends the positions of [j0, j1) whose byte score is
+// above m and the first need of those at m, in increasing index: exactly
+// the best kk when need is kk less the positions above m. Lane t takes a
+// block of consecutive vectors (lane 0 the head before its block, the
+// last lane the tail after its), counts its positions at m, and ranks its
+// own after those of the lanes before it (in sh_hist, one word a lane:
+// the byte select's workgroups have at most 256 lanes).
+void bsel_rank_ties(uint kin, uint j0, uint j1, uint m, uint need) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint mid, v0, nv;
+	scan_split(kin, j0, j1, mid, v0, nv);
+	uint per = (nv + WG - 1u) / WG;
+	uint vb = min(nv, t * per), ve = min(nv, vb + per);
+	uint hb = t == 0u ? j0 : mid, tb = t == WG - 1u ? mid + VW * nv : j1;
+	uint em = m * 0x01010101u;
+	uint mine = 0u;
+	for (uint j = hb; j < mid; j++) {
+		mine += (score(load_raw(kin + j)).x & 0xFFu) == m ? 1u : 0u;
+	}
+	for (uint v = vb; v < ve; v++) {
+		uvec4 n4 = uvec4(bitCount(bsel_eq(LOAD4(v0 + v), em)));
+		mine += n4.x + n4.y + n4.z + n4.w;
+	}
+	for (uint j = tb; j < j1; j++) {
+		mine += (score(load_raw(kin + j)).x & 0xFFu) == m ? 1u : 0u;
+	}
+	barrier(); // every lane has read sh_hist (bsel_find)
+	sh_hist[t] = mine;
+	if (t == 0u) {
+		sh_count = 0u;
+	}
+	barrier();
+	uint r = 0u; // ties at m before this lane's next position
+	for (uint u = 0u; u < t; u++) {
+		r += sh_hist[u];
+	}
+	for (uint j = hb; j < mid; j++) {
+		uvec2 s = score(load_raw(kin + j));
+		uint b = s.x & 0xFFu;
+		if (b > m || b == m && r < need) {
+			bsel_put(s, j);
+		}
+		r += b == m ? 1u : 0u;
+	}
+	uint my = m * 0x01010101u;
+	uint nmy = ~my, myl = my & 0x7F7F7F7Fu;
+	for (uint v = vb; v < ve; v++) {
+		uvec4 raw = LOAD4(v0 + v);
+		uint hits = scan8_hits(raw, my, nmy, myl);
+		if (hits != 0u) {
+			uint eq = bsel_eq_mask(raw, em);
+			for (; hits != 0u; hits &= hits - 1u) {
+				uint p = uint(findLSB(hits));
+				uint c = p & 3u, b = p >> 3, pos = 4u * c + b;
+				if ((eq >> pos & 1u) == 0u || r + uint(bitCount(eq & ((1u << pos) - 1u))) < need) {
+					bsel_put(score(uvec2(ELEM_SUB(raw[c], b), 0u)), mid + VW * v + pos);
+				}
+			}
+			r += uint(bitCount(eq));
+		}
+	}
+	for (uint j = tb; j < j1; j++) {
+		uvec2 s = score(load_raw(kin + j));
+		uint b = s.x & 0xFFu;
+		if (b > m || b == m && r < need) {
+			bsel_put(s, j);
+		}
+		r += b == m ? 1u : 0u;
+	}
+	barrier();
 }
 
 // byte_select leaves the best kk entries of [j0, j1) sorted at the start
-// of shared memory.
+// of shared memory. Where the sample expects the gather at its threshold
+// to fit three quarters of SORT_MAX, that gather runs first; where it
+// misses or was not tried, the exact counts of the bytes at or above the
+// sample's threshold (of every byte when the sample fell short of it, or
+// the counts do) give the kk-th best byte m*, and either one gather at
+// m* (at most SORT_MAX at or above it) or the positions above m* and the
+// first at m* in increasing index (bsel_rank_ties), exactly kk.
 void byte_select(uint kin, uint j0, uint j1, uint kk) {
 	// The sample's share of kk (ns positions sampled), its margin.
+	uint len = j1 - j0;
 	uint ns = bsel_sample(kin, j0, j1, max(pc.floor_step, 4u));
-	float q = float(kk) * float(ns) / float(j1 - j0);
+	float q = float(kk) * float(ns) / float(len);
+	float want = q + 3.0 * sqrt(q) + 4.0;
 	uint ge;
-	uint m = bsel_find(q + 3.0 * sqrt(q) + 4.0, ge);
-	uint cnt = bsel_gather(kin, j0, j1, m);
-	if (cnt < kk || cnt > SORT_MAX) {
-		// Exact: the kk-th best byte m*, and ge at or above it.
-		bsel_hist(kin, j0, j1);
+	uint m = bsel_find(want, ge);
+	bool reached = float(ge) >= want;
+	uint cnt = 0u;
+	bool done = false;
+	// Uniform: ge and m are read after bsel_find's barrier.
+	if (reached && float(ge) * float(len) <= float(SORT_MAX * 3u / 4u) * float(ns)) {
+		cnt = bsel_gather(kin, j0, j1, m);
+		done = cnt >= kk && cnt <= SORT_MAX;
+	}
+	if (!done) {
+		uint flo = reached ? m : 0u;
+		bsel_count(kin, j0, j1, flo);
 		m = bsel_find(float(kk), ge);
+		if (ge < kk) {
+			// Fewer than kk at or above the sample's threshold.
+			bsel_count(kin, j0, j1, 0u);
+			m = bsel_find(float(kk), ge);
+		}
 		if (ge <= SORT_MAX) {
 			cnt = bsel_gather(kin, j0, j1, m);
 		} else {
-			// Many ties at m*: those above it (fewer than kk), then the
-			// first ones at it.
-			bsel_gather(kin, j0, j1, m + 1u);
-			bsel_ties(kin, j0, j1, m, kk);
-			cnt = sh_count;
+			uint above = ge - sh_hist[m];
+			bsel_rank_ties(kin, j0, j1, m, kk - above);
+			cnt = kk;
 		}
 	}
 	uint p = 1u;
