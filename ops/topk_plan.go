@@ -428,8 +428,12 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	}
 	s := t.cut(ctx, shape, rows, n, axisIn, k, wgLimit, vw)
 	rowBytes := n * uint64(t.in.DataType.Size())
-	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vec) {
-		s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
+	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) {
+		if topKRadixRuns(ctx, k, wgLimit, vec) {
+			s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
+		} else if b := (&topKSegments{entryBytes: 8}); t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && b.cutByteWhole(n, k, wgLimit) {
+			s = b
+		}
 	}
 	return s, nil
 }
@@ -718,16 +722,59 @@ func (s *topKSegments) cutByteSelect(rows, n, k, wgLimit uint64) bool {
 
 // topKByteIters bounds the loop iterations of one lane of the byte
 // select on a segment of segLen positions with wg lanes and a sample
-// every step positions: the sample's histogram (and lane 0's walk of
-// 256 bins), a gather of 16-byte vectors whose inner loop takes up to 16
-// trips, the sort of shaders.TopKSortMax entries; when the gather misses,
-// the exact histogram, a second gather and the ties' scan.
+// every step positions: the sample's histogram (and lane 0's walk of 256
+// bins), a gather of 16-byte vectors whose inner loop takes up to 16
+// trips, the sort of shaders.TopKSortMax entries; when the gather misses
+// (or is not tried), two counts of the bytes at or above a threshold
+// (the sample's, then every byte: gathers' trips) and their walks, and
+// either a second gather or bsel_rank_ties: a count of the ties in a
+// lane's block of vectors (and the head or tail, at most 15 positions),
+// the lanes before it, and the ranked gather of its block.
 func topKByteIters(segLen, wg, step uint64) uint64 {
 	walk := uint64(256)
 	gather := (ceilDiv(segLen, 16*wg)+1)*17 + 1
 	sort := topKStages(shaders.TopKSortMax)*max(shaders.TopKSortMax/2/wg, 1) + 2*ceilDiv(shaders.TopKSortMax, wg)
-	hist := func(step uint64) uint64 { return ceilDiv(ceilDiv(segLen, step), wg) + ceilDiv(256, wg) + walk }
-	return hist(step) + gather + hist(1) + gather + ceilDiv(segLen, wg) + sort
+	hist := ceilDiv(ceilDiv(segLen, step), wg) + ceilDiv(256, wg) + walk
+	count := gather + ceilDiv(256, wg) + walk
+	block := ceilDiv(segLen, 16*wg)
+	ties := (block + 15) + wg + (block*17 + 15)
+	return hist + gather + 2*count + max(gather, ties) + sort
+}
+
+// topKByteWholeTrips bounds the byte select's expected trips a 16-byte
+// vector (topKByteGathered's positions over its vectors) where it takes
+// a whole row that its gather at the sample's threshold would not fit
+// (cutByteWhole): the exact counts and the ranked gather loop over the
+// positions at or above the threshold, as the gather does. opcount
+// counts the family at topKByteTrips a vector; at 1.25 the h100
+// profile's INT8/UINT8 8x32000 K=2048 (sample every 4th position: 1.20
+// trips expected) counts 3.17-3.23 ops per byte against 2.79-2.83 at
+// 0.75 (budget 4), and 128x256000 K=1024/2048 (every 64th: 0.16 and
+// 0.24 trips expected) 3.55-3.66 at 0.75.
+const topKByteWholeTrips = 1.25
+
+// cutByteWhole cuts the axis for the byte select on rows of n positions
+// as one segment (no runs) for any K up to shaders.TopKSortMax, and
+// reports whether it takes the case: where its loop bound holds, and a
+// sample step (the sparsest power of two from topKByteSampMin to
+// topKByteSampMax) keeps the expected trips within topKByteWholeTrips.
+// The planner takes it where the strategy chosen writes runs over the
+// tuning's budget (topKRunPercent): 8-bit rows at large K, whose filter
+// and sort cut short segments of K entries each.
+func (s *topKSegments) cutByteWhole(n, k, wgLimit uint64) bool {
+	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit))))
+	if k > shaders.TopKSortMax || n < k || topKByteIters(n, wg, topKByteSampMin) > topKIters {
+		return false
+	}
+	for step := uint64(topKByteSampMax); step >= topKByteSampMin; step /= 2 {
+		if 16*topKByteGathered(n, k, step) > topKByteWholeTrips*float64(n) {
+			continue
+		}
+		*s = topKSegments{shape: TopKStrategyFilter, scan8: true, wg: uint32(wg), entryBytes: s.entryBytes,
+			sampStep: 16, floorStep: step, sortN: shaders.TopKSortMax, listN: uint64(pow2Ceil(uint32(k))), segLen: n, nseg: 1}
+		return true
+	}
+	return false
 }
 
 // cutRadix cuts the axis for the radix strategy; vec4 says the scans read
