@@ -231,3 +231,52 @@ func TestTopKByteSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKByteSelectWords: the byte select's kernels for devices without
+// 8-bit storage buffers (topk_b8w_*: the head and tail read bytes out of
+// words), on a device with 8-bit storage disabled: the whole-row select
+// at K = 2048 (exact counts, the ranked ties) and the sampled gather at
+// K = 200, rows of random bytes, ascending bytes, the greatest value
+// everywhere, and the least value in the first 15 positions and the
+// greatest in the last 15 (n odd: every row but the first starts off a
+// 16-byte boundary). -short: UINT8 only.
+func TestTopKByteSelectWords(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{Disable: caps.Features{StorageBuffer8Bit: true}})
+	rng := testutil.Rand(t)
+	for _, dt := range []tensor.DataType{tensor.UInt8, tensor.Int8} {
+		if testing.Short() && dt == tensor.Int8 {
+			continue
+		}
+		lo, hi := byteExtremes(dt)
+		for _, c := range []struct{ n, k uint32 }{{32003, 2048}, {8197, 200}} {
+			in := testutil.NewTensor(rng, dt, []uint32{5, c.n}, testutil.Packed, func(x []uint32) uint64 {
+				switch x[0] {
+				case 0:
+					return testutil.RandomBits(rng, dt)
+				case 1:
+					return uint64(x[1] & 0xFF)
+				case 2:
+					return hi
+				}
+				switch {
+				case x[1] < 15:
+					return lo
+				case x[1] >= c.n-15:
+					return hi
+				}
+				return 0x40
+			})
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				t.Run(fmt.Sprintf("%v/n%d/K%d/%v", dt, c.n, c.k, dir), func(t *testing.T) {
+					var plan *ops.Plan
+					p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, dir, tensor.UInt32),
+						DeviceType: caps.DeviceTypeDiscreteGPU}, got: &plan}
+					testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+					if first := plan.Kernels[0].Variant; !strings.HasPrefix(first, "topk_b8w_filter") || !strings.HasSuffix(first, "_vec16") {
+						t.Fatalf("first pass %q, want the word-storage byte select (topk_b8w_filter*_vec16)", first)
+					}
+				})
+			}
+		}
+	}
+}
