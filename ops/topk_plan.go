@@ -660,8 +660,11 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw, es uint6
 // where uniformly random bytes keep the expected trips within that (a
 // share of at most topKByteTrips/16 of the segment's positions at or
 // above the threshold) and the expected gather within topKByteGather
-// entries, three quarters of the sort's shaders.TopKSortMax: a gather
-// past that falls back to the exact histogram, a second scan.
+// entries, three quarters of the sort's shaders.TopKSortMax (the
+// shader's own test before it gathers): a gather past that falls back
+// to exact counts at or above the threshold and a second gather, two
+// more scans (three with the ranked ties). Whole rows at larger K take
+// that route on purpose (cutByteWhole).
 const (
 	topKByteTrips   = 0.75
 	topKByteGather  = shaders.TopKSortMax * 3 / 4
