@@ -27,8 +27,8 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // segment) item in a grid-stride loop; the others a workgroup per item,
 // lane t loading positions t, t+WG, ... of the segment, or with VEC
 // (32- or 16-bit elements, input stride 1) the thread and lane scans
-// (SHAPE 0, 1; SCAN8's of 8-bit rows too), the radix scans of 32-bit rows
-// (SHAPE 4) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
+// (SHAPE 0, 1; SCAN8's of 8-bit rows too), the radix scans of 32- and
+// 16-bit rows (SHAPE 4; SCAN64's of 64-bit rows, two positions a vector) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
 // of vw = 4, 8 or (SCAN8) 16 positions t, t+WG, ... of its aligned
 // middle (scan_split), with at most vw-1 scalar positions before and after it. It reads every
 // position of its rows once and writes each item's run (RUNS: split-K
@@ -42,7 +42,8 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 	shape := v.define("SHAPE", 0)
 	active := func(n uint64) uint64 { return n }
 	scan8 := es == 1 && v.define("SCAN8", 0) == 1
-	if vw := 16 / es; (es == 4 || es == 2 || scan8) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && (es == 4 || es == 2) || shape == 3 && v.p("samp_step") == vw) {
+	vec2 := es == 8 && v.define("SCAN64", 0) == 1 && shape == 4
+	if vw := 16 / es; (es == 4 || es == 2 || scan8 || vec2) && v.s("AI") == 1 && (shape == 0 || shape == 1 || shape == 4 && (es == 4 || es == 2 || vec2) || shape == 3 && v.p("samp_step") == vw) {
 		// A lane is busy when it has a vector, or a head or tail
 		// position: at least the vectors left after a head of vw-1.
 		load = 16

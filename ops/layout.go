@@ -726,6 +726,15 @@ type tuning struct {
 	// (topk_select.comp VEC8, testing eight keys made two to a word)
 	// 2.9-3.5.
 	topKRadixVecOnly bool
+	// topKRadixVec2: the radix scans of 64-bit rows of input stride 1
+	// read 16-byte vectors of two positions and test both keys' bits
+	// that may pass at once (topk_select.comp SCAN64), where the scalar
+	// scans counted 4.3 SPIR-V ops per byte on the h100 profile
+	// (128x256000 INT64 K=2048; the budget is 4) and topKRadixVecOnly
+	// kept 64-bit rows off radix: their filter runs and sort merges
+	// wrote and read 19-3200% of the input in partials. Lavapipe keeps
+	// the scalar scans its plans were timed with.
+	topKRadixVec2 bool
 	// topKRadixSplit: the radix strategy cuts rows into split-K segments
 	// (as lane and filter do) when there are too few rows to fill the
 	// device. Lavapipe keeps a row per workgroup: its few threads are
@@ -834,7 +843,7 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
+		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixVec2: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
 		topKRunPercent: 5, topKFilterMinWG: 64,
 		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,

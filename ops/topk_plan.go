@@ -276,6 +276,7 @@ type topKSegments struct {
 	listN, candN   uint64 // filter: the list's and the candidate buffer's entries
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
 	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name; filter: the byte select)
+	vec2           bool   // radix: the scans read 64-bit rows two positions a 16-byte load (shaders.TopKSelectVec2Name)
 	groupVecs      uint64 // maxima: push word group_vecs, 16-byte vectors a group
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none); the byte select (filter with scan8), between two of the threshold's
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4, 8, or 16 for the byte select) when a chunk's lanes test one each
@@ -412,19 +413,27 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 		vw = 16 / uint64(es)
 	}
 	vec4 := vw == 4
+	// The radix scans of 64-bit rows of stride 1 read two positions a
+	// load where the tuning asks (topKRadixVec2): vector scans for
+	// topKRadixVecOnly.
+	vec := vw > 0 || t.in.DataType.Size() == 8 && axisIn == 1 && ctx.tuning().topKRadixVec2
 	// The maxima kernel's groups where its bounds allow (0: not).
 	gv := uint64(0)
 	if vec4 && texelFits(ctx.Limits) {
 		gv = topKMaximaGroupVecs(n, k, uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit)))))
 	}
-	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vw > 0, gv)
+	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec, gv)
 	if err != nil {
 		return nil, err
 	}
 	s := t.cut(ctx, shape, rows, n, axisIn, k, wgLimit, vw)
 	rowBytes := n * uint64(t.in.DataType.Size())
-	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) && topKRadixRuns(ctx, k, wgLimit, vw > 0) {
-		s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
+	if ctx.Kernel == "" && shape != TopKStrategyRadix && !topKRunsFit(s.runBytes(k), rowBytes, ctx.tuning().topKRunPercent) {
+		if topKRadixRuns(ctx, k, wgLimit, vec) {
+			s = t.cut(ctx, TopKStrategyRadix, rows, n, axisIn, k, wgLimit, vw)
+		} else if b := (&topKSegments{entryBytes: 8}); t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && b.cutByteWhole(n, k, wgLimit) {
+			s = b
+		}
 	}
 	return s, nil
 }
@@ -440,6 +449,7 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
+		s.vec2 = shape == TopKStrategyRadix && axisIn == 1 && ctx.tuning().topKRadixVec2
 	}
 	switch shape {
 	case TopKStrategyThread:
@@ -650,8 +660,11 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw, es uint6
 // where uniformly random bytes keep the expected trips within that (a
 // share of at most topKByteTrips/16 of the segment's positions at or
 // above the threshold) and the expected gather within topKByteGather
-// entries, three quarters of the sort's shaders.TopKSortMax: a gather
-// past that falls back to the exact histogram, a second scan.
+// entries, three quarters of the sort's shaders.TopKSortMax (the
+// shader's own test before it gathers): a gather past that falls back
+// to exact counts at or above the threshold and a second gather, two
+// more scans (three with the ranked ties). Whole rows at larger K take
+// that route on purpose (cutByteWhole).
 const (
 	topKByteTrips   = 0.75
 	topKByteGather  = shaders.TopKSortMax * 3 / 4
@@ -712,16 +725,59 @@ func (s *topKSegments) cutByteSelect(rows, n, k, wgLimit uint64) bool {
 
 // topKByteIters bounds the loop iterations of one lane of the byte
 // select on a segment of segLen positions with wg lanes and a sample
-// every step positions: the sample's histogram (and lane 0's walk of
-// 256 bins), a gather of 16-byte vectors whose inner loop takes up to 16
-// trips, the sort of shaders.TopKSortMax entries; when the gather misses,
-// the exact histogram, a second gather and the ties' scan.
+// every step positions: the sample's histogram (and lane 0's walk of 256
+// bins), a gather of 16-byte vectors whose inner loop takes up to 16
+// trips, the sort of shaders.TopKSortMax entries; when the gather misses
+// (or is not tried), two counts of the bytes at or above a threshold
+// (the sample's, then every byte: gathers' trips) and their walks, and
+// either a second gather or bsel_rank_ties: a count of the ties in a
+// lane's block of vectors (and the head or tail, at most 15 positions),
+// the lanes before it, and the ranked gather of its block.
 func topKByteIters(segLen, wg, step uint64) uint64 {
 	walk := uint64(256)
 	gather := (ceilDiv(segLen, 16*wg)+1)*17 + 1
 	sort := topKStages(shaders.TopKSortMax)*max(shaders.TopKSortMax/2/wg, 1) + 2*ceilDiv(shaders.TopKSortMax, wg)
-	hist := func(step uint64) uint64 { return ceilDiv(ceilDiv(segLen, step), wg) + ceilDiv(256, wg) + walk }
-	return hist(step) + gather + hist(1) + gather + ceilDiv(segLen, wg) + sort
+	hist := ceilDiv(ceilDiv(segLen, step), wg) + ceilDiv(256, wg) + walk
+	count := gather + ceilDiv(256, wg) + walk
+	block := ceilDiv(segLen, 16*wg)
+	ties := (block + 15) + wg + (block*17 + 15)
+	return hist + gather + 2*count + max(gather, ties) + sort
+}
+
+// topKByteWholeTrips bounds the byte select's expected trips a 16-byte
+// vector (topKByteGathered's positions over its vectors) where it takes
+// a whole row that its gather at the sample's threshold would not fit
+// (cutByteWhole): the exact counts and the ranked gather loop over the
+// positions at or above the threshold, as the gather does. opcount
+// counts the family at topKByteTrips a vector; at 1.25 the h100
+// profile's INT8/UINT8 8x32000 K=2048 (sample every 4th position: 1.20
+// trips expected) counts 3.17-3.23 ops per byte against 2.79-2.83 at
+// 0.75 (budget 4), and 128x256000 K=1024/2048 (every 64th: 0.16 and
+// 0.24 trips expected) 3.55-3.66 at 0.75.
+const topKByteWholeTrips = 1.25
+
+// cutByteWhole cuts the axis for the byte select on rows of n positions
+// as one segment (no runs) for any K up to shaders.TopKSortMax, and
+// reports whether it takes the case: where its loop bound holds, and a
+// sample step (the sparsest power of two from topKByteSampMin to
+// topKByteSampMax) keeps the expected trips within topKByteWholeTrips.
+// The planner takes it where the strategy chosen writes runs over the
+// tuning's budget (topKRunPercent): 8-bit rows at large K, whose filter
+// and sort cut short segments of K entries each.
+func (s *topKSegments) cutByteWhole(n, k, wgLimit uint64) bool {
+	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit))))
+	if k > shaders.TopKSortMax || n < k || topKByteIters(n, wg, topKByteSampMin) > topKIters {
+		return false
+	}
+	for step := uint64(topKByteSampMax); step >= topKByteSampMin; step /= 2 {
+		if 16*topKByteGathered(n, k, step) > topKByteWholeTrips*float64(n) {
+			continue
+		}
+		*s = topKSegments{shape: TopKStrategyFilter, scan8: true, wg: uint32(wg), entryBytes: s.entryBytes,
+			sampStep: 16, floorStep: step, sortN: shaders.TopKSortMax, listN: uint64(pow2Ceil(uint32(k))), segLen: n, nseg: 1}
+		return true
+	}
+	return false
 }
 
 // cutRadix cuts the axis for the radix strategy; vec4 says the scans read
@@ -1020,6 +1076,9 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	}
 	if s.scan8 {
 		firstName = shaders.TopKSelectScan8Name(native, s.shape, runs)
+	}
+	if s.vec2 {
+		firstName = shaders.TopKSelectVec2Name(runs)
 	}
 	if s.shape == TopKStrategyMaxima {
 		firstName = shaders.TopKMaximaName

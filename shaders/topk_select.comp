@@ -60,6 +60,15 @@
 #ifndef SCAN8
 #define SCAN8 0
 #endif
+// SCAN64 1: the radix scans of 64-bit rows of input stride 1 read 16-byte
+// vectors of two positions and test both keys' bits that may pass before
+// offering them (VEC2; the GPU class's plans: ops tuning topKRadixVec2),
+// where one position a scalar load counted 4.3 SPIR-V ops per byte on the
+// h100 profile (internal/opcount; the budget is 4). Lavapipe keeps the
+// scalar scans its plans were timed with.
+#ifndef SCAN64
+#define SCAN64 0
+#endif
 
 #define ELEM_SRC 0
 #if TEXEL
@@ -71,7 +80,7 @@
 #define ELEM_SRC_TEXEL 1
 #define LOAD4(V) texelFetch(elem_srct, int(V))
 #else
-#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8
+#if ELEM_BITS == 32 || ELEM_BITS == 16 || SCAN8 || SCAN64
 // A second view of binding 0 (read-only buffers may alias): the scans of
 // rows of input stride 1 read their aligned middle 16 bytes at a time
 // (scan_split), which lavapipe's lanes load and test four times faster
@@ -123,13 +132,17 @@ const uint SORT_MAX = 2048u;
 uvec2 load_raw(uint off) { return elem_load(pc.base_src, off - pc.in_win); }
 
 // VEC4, VEC8, VEC16: the scans read 16-byte vectors of VW elements (VEC:
-// any): four 32-bit, eight 16-bit or (SCAN8) sixteen 8-bit elements of
-// input stride 1.
+// any of those): four 32-bit, eight 16-bit or (SCAN8) sixteen 8-bit
+// elements of input stride 1; VEC2, (SCAN64) the radix scans two 64-bit
+// ones.
 const bool VEC4 = ELEM_BITS == 32 && AI == 1u;
 const bool VEC8 = ELEM_BITS == 16 && AI == 1u;
 const bool VEC16 = ELEM_BITS == 8 && SCAN8 != 0 && AI == 1u;
+#if SCAN64
+const bool VEC2 = ELEM_BITS == 64 && AI == 1u;
+#endif
 const bool VEC = VEC4 || VEC8 || VEC16;
-const uint VW = ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
+const uint VW = ELEM_BITS == 64 ? 2u : ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
 
 // scan_split cuts positions [j0, j1) of the row at kin into a head of
 // scalar positions [j0, mid), nv 16-byte vectors from vector v0 of the
@@ -137,12 +150,22 @@ const uint VW = ELEM_BITS == 16 ? 8u : ELEM_BITS == 8 ? 16u : 4u;
 // vectors are the aligned middle. A lane that scans its share in the
 // order head, vectors, tail sees its positions in increasing index.
 void scan_split(uint kin, uint j0, uint j1, out uint mid, out uint v0, out uint nv) {
+#if ELEM_BITS == 64
+	// Word number of position j0 in the binding: an element at an odd
+	// word (never, on 8-byte aligned tensors) leaves no aligned middle.
+	uint w0 = pc.base_src + 2u * ((kin - pc.in_win) + j0);
+	uint head = (w0 & 1u) != 0u ? j1 - j0 : min(((4u - (w0 & 3u)) & 3u) >> 1, j1 - j0);
+	mid = j0 + head;
+	v0 = (w0 + 2u * head) >> 2;
+	nv = (j1 - mid) / VW;
+#else
 	// Element number of position j0 in the binding (base_src is words).
 	uint e0 = pc.base_src * (32u / uint(ELEM_BITS)) + (kin - pc.in_win) + j0;
 	uint head = min((VW - (e0 & (VW - 1u))) & (VW - 1u), j1 - j0);
 	mid = j0 + head;
 	v0 = (e0 + head) / VW;
 	nv = (j1 - mid) / VW;
+#endif
 }
 
 #if ELEM_BITS == 32 || ELEM_BITS == 16
@@ -567,10 +590,11 @@ bool filter_chunk_end(uint t, uint most, bool last, inout uvec2 ths, inout uint 
 // 16-byte vector in a few word operations (scan8_hits) and loops over
 // the ones that pass: on uniformly random bytes the planner keeps those
 // under one a vector on average (ops cutByteSelect). When the gather
-// misses (fewer than kk or more than SORT_MAX), an exact histogram of the
-// whole segment gives the kk-th best byte m*: one gather at m* when its
-// count fits, else the positions above m* and then those at m* in
-// increasing index until kk are held.
+// misses (fewer than kk or more than SORT_MAX), or the sample expects it
+// to (large kk on long rows), exact counts of the bytes at or above the
+// sample's threshold give the kk-th best byte m*: one gather at m* when
+// its count fits, else the positions above m* and the first at m* in
+// increasing index, exactly kk (any kk up to SORT_MAX).
 shared uint sh_hist[256];
 shared uint sh_m; // the threshold byte lane 0 found
 
@@ -578,16 +602,6 @@ shared uint sh_m; // the threshold byte lane 0 found
 void bsel_hist_clear() {
 	for (uint q = gl_LocalInvocationID.x; q < 256u; q += gl_WorkGroupSize.x) {
 		sh_hist[q] = 0u;
-	}
-	barrier();
-}
-
-// bsel_hist counts the byte scores of every position of [j0, j1) in
-// sh_hist (the exact histogram).
-void bsel_hist(uint kin, uint j0, uint j1) {
-	bsel_hist_clear();
-	for (uint j = j0 + gl_LocalInvocationID.x; j < j1; j += gl_WorkGroupSize.x) {
-		atomicAdd(sh_hist[score(load_raw(kin + j)).x & 0xFFu], 1u);
 	}
 	barrier();
 }
@@ -687,49 +701,173 @@ uint bsel_gather(uint kin, uint j0, uint j1, uint m) {
 	return cnt;
 }
 
-// bsel_ties appends the positions of [j0, j1) whose byte score is m, WG
-// at a time in increasing index, until held (the entries already in
-// shared memory) and they make at least kk: at most kk - 1 + WG entries.
-void bsel_ties(uint kin, uint j0, uint j1, uint m, uint kk) {
+// bsel_count counts in sh_hist the byte scores of the positions of
+// [j0, j1) whose byte score is at least m (m 0: every position; the
+// counts of the bytes below m stay 0): the head and tail scalar, the
+// aligned middle a 16-byte vector a lane, a trip of the inner loop for
+// each of its positions at or above m (on the planner's segments of
+// random bytes, about as many as the gather's: ops cutByteSelect).
+void bsel_count(uint kin, uint j0, uint j1, uint m) {
 	uint t = gl_LocalInvocationID.x;
-	for (uint base = j0; base < j1; base += gl_WorkGroupSize.x) {
-		uint j = base + t;
-		if (j < j1) {
-			uvec2 s = score(load_raw(kin + j));
-			if ((s.x & 0xFFu) == m) {
-				bsel_put(s, j);
+	const uint WG = gl_WorkGroupSize.x;
+	bsel_hist_clear();
+	uint mid, v0, nv;
+	scan_split(kin, j0, j1, mid, v0, nv);
+	for (uint q = t; q < 2u * (VW - 1u); q += WG) {
+		bool head = q < VW - 1u;
+		uint j = head ? j0 + q : mid + VW * nv + q - (VW - 1u);
+		if (j < (head ? mid : j1)) {
+			uint b = score(load_raw(kin + j)).x & 0xFFu;
+			if (b >= m) {
+				atomicAdd(sh_hist[b], 1u);
 			}
 		}
-		barrier();
-		bool done = sh_count >= kk;
-		barrier();
-		if (done) {
-			break;
+	}
+	uint my = m * 0x01010101u;
+	uint nmy = ~my, myl = my & 0x7F7F7F7Fu;
+	for (uint v = t; v < nv; v += WG) {
+		uvec4 raw = LOAD4(v0 + v);
+		for (uint hits = scan8_hits(raw, my, nmy, myl); hits != 0u; hits &= hits - 1u) {
+			uint p = uint(findLSB(hits));
+			atomicAdd(sh_hist[((raw[p & 3u] ^ SCAN8_X) >> (8u * (p >> 3))) & 0xFFu], 1u);
 		}
 	}
+	barrier();
+}
+
+// bsel_eq is, for the 16-byte vector raw, bit 7 of each byte set where
+// its byte score is m (em: m in every byte), the rest 0: a byte of y is 0
+// exactly when its low seven bits add no carry into bit 7 and its bit 7
+// is clear (no carry crosses a byte: 0x7F + 0x7F < 0x100).
+uvec4 bsel_eq(uvec4 raw, uint em) {
+	uvec4 y = raw ^ uvec4(SCAN8_X ^ em);
+	return ~(((y & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | y) & 0x80808080u;
+}
+
+// bsel_eq_mask is bsel_eq's bytes as a mask of the vector's positions in
+// increasing index: position 4c + b (byte b of component c) at that bit.
+uint bsel_eq_mask(uvec4 raw, uint em) {
+	uvec4 e = bsel_eq(raw, em);
+	uint mask = 0u;
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		uint x = e[c];
+		mask |= (((x >> 7) & 1u) | ((x >> 14) & 2u) | ((x >> 21) & 4u) | ((x >> 28) & 8u)) << (4u * c);
+	}
+	return mask;
+}
+
+// bsel_rank_ties appends the positions of [j0, j1) whose byte score is
+// above m and the first need of those at m, in increasing index: exactly
+// the best kk when need is kk less the positions above m. Lane t takes a
+// block of consecutive vectors (lane 0 the head before its block, the
+// last lane the tail after its), counts its positions at m, and ranks its
+// own after those of the lanes before it (in sh_hist, one word a lane:
+// the byte select's workgroups have at most 256 lanes).
+void bsel_rank_ties(uint kin, uint j0, uint j1, uint m, uint need) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint mid, v0, nv;
+	scan_split(kin, j0, j1, mid, v0, nv);
+	uint per = (nv + WG - 1u) / WG;
+	uint vb = min(nv, t * per), ve = min(nv, vb + per);
+	uint hb = t == 0u ? j0 : mid, tb = t == WG - 1u ? mid + VW * nv : j1;
+	uint em = m * 0x01010101u;
+	uint mine = 0u;
+	for (uint j = hb; j < mid; j++) {
+		mine += (score(load_raw(kin + j)).x & 0xFFu) == m ? 1u : 0u;
+	}
+	for (uint v = vb; v < ve; v++) {
+		uvec4 n4 = uvec4(bitCount(bsel_eq(LOAD4(v0 + v), em)));
+		mine += n4.x + n4.y + n4.z + n4.w;
+	}
+	for (uint j = tb; j < j1; j++) {
+		mine += (score(load_raw(kin + j)).x & 0xFFu) == m ? 1u : 0u;
+	}
+	barrier(); // every lane has read sh_hist (bsel_find)
+	sh_hist[t] = mine;
+	if (t == 0u) {
+		sh_count = 0u;
+	}
+	barrier();
+	uint r = 0u; // ties at m before this lane's next position
+	for (uint u = 0u; u < t; u++) {
+		r += sh_hist[u];
+	}
+	for (uint j = hb; j < mid; j++) {
+		uvec2 s = score(load_raw(kin + j));
+		uint b = s.x & 0xFFu;
+		if (b > m || b == m && r < need) {
+			bsel_put(s, j);
+		}
+		r += b == m ? 1u : 0u;
+	}
+	uint my = m * 0x01010101u;
+	uint nmy = ~my, myl = my & 0x7F7F7F7Fu;
+	for (uint v = vb; v < ve; v++) {
+		uvec4 raw = LOAD4(v0 + v);
+		uint hits = scan8_hits(raw, my, nmy, myl);
+		if (hits != 0u) {
+			uint eq = bsel_eq_mask(raw, em);
+			for (; hits != 0u; hits &= hits - 1u) {
+				uint p = uint(findLSB(hits));
+				uint c = p & 3u, b = p >> 3, pos = 4u * c + b;
+				if ((eq >> pos & 1u) == 0u || r + uint(bitCount(eq & ((1u << pos) - 1u))) < need) {
+					bsel_put(score(uvec2(ELEM_SUB(raw[c], b), 0u)), mid + VW * v + pos);
+				}
+			}
+			r += uint(bitCount(eq));
+		}
+	}
+	for (uint j = tb; j < j1; j++) {
+		uvec2 s = score(load_raw(kin + j));
+		uint b = s.x & 0xFFu;
+		if (b > m || b == m && r < need) {
+			bsel_put(s, j);
+		}
+		r += b == m ? 1u : 0u;
+	}
+	barrier();
 }
 
 // byte_select leaves the best kk entries of [j0, j1) sorted at the start
-// of shared memory.
+// of shared memory. Where the sample expects the gather at its threshold
+// to fit three quarters of SORT_MAX, that gather runs first; where it
+// misses or was not tried, the exact counts of the bytes at or above the
+// sample's threshold (of every byte when the sample fell short of it, or
+// the counts do) give the kk-th best byte m*, and either one gather at
+// m* (at most SORT_MAX at or above it) or the positions above m* and the
+// first at m* in increasing index (bsel_rank_ties), exactly kk.
 void byte_select(uint kin, uint j0, uint j1, uint kk) {
 	// The sample's share of kk (ns positions sampled), its margin.
+	uint len = j1 - j0;
 	uint ns = bsel_sample(kin, j0, j1, max(pc.floor_step, 4u));
-	float q = float(kk) * float(ns) / float(j1 - j0);
+	float q = float(kk) * float(ns) / float(len);
+	float want = q + 3.0 * sqrt(q) + 4.0;
 	uint ge;
-	uint m = bsel_find(q + 3.0 * sqrt(q) + 4.0, ge);
-	uint cnt = bsel_gather(kin, j0, j1, m);
-	if (cnt < kk || cnt > SORT_MAX) {
-		// Exact: the kk-th best byte m*, and ge at or above it.
-		bsel_hist(kin, j0, j1);
+	uint m = bsel_find(want, ge);
+	bool reached = float(ge) >= want;
+	uint cnt = 0u;
+	bool done = false;
+	// Uniform: ge and m are read after bsel_find's barrier.
+	if (reached && float(ge) * float(len) <= float(SORT_MAX * 3u / 4u) * float(ns)) {
+		cnt = bsel_gather(kin, j0, j1, m);
+		done = cnt >= kk && cnt <= SORT_MAX;
+	}
+	if (!done) {
+		uint flo = reached ? m : 0u;
+		bsel_count(kin, j0, j1, flo);
 		m = bsel_find(float(kk), ge);
+		if (ge < kk) {
+			// Fewer than kk at or above the sample's threshold.
+			bsel_count(kin, j0, j1, 0u);
+			m = bsel_find(float(kk), ge);
+		}
 		if (ge <= SORT_MAX) {
 			cnt = bsel_gather(kin, j0, j1, m);
 		} else {
-			// Many ties at m*: those above it (fewer than kk), then the
-			// first ones at it.
-			bsel_gather(kin, j0, j1, m + 1u);
-			bsel_ties(kin, j0, j1, m, kk);
-			cnt = sh_count;
+			uint above = ge - sh_hist[m];
+			bsel_rank_ties(kin, j0, j1, m, kk - above);
+			cnt = kk;
 		}
 	}
 	uint p = 1u;
@@ -912,6 +1050,42 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 #endif
 		return;
 	}
+#if ELEM_BITS == 64 && SCAN64
+	// VEC2: two positions a 16-byte vector. The key's bits from hi up are
+	// pre's (or at least pre's, the gather) only where the score's bits
+	// from sh64 = hi - ib up (all 64 once hi is within the position's ib
+	// bits; none at the first pass, sh64 = 64) are pre's score's (or at
+	// least those, as a 64-bit number): a vector is offered when either
+	// of its scores, masked to those bits, may pass, and radix_offer
+	// tests each position exactly.
+	if (VEC2) {
+		uint mid, v0, nv;
+		scan_split(kin, j0, j1, mid, v0, nv);
+		for (uint j = j0 + t; j < mid; j += WG) {
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
+		}
+		uint sh64 = hi > ib ? hi - ib : 0u;
+		uvec2 m = sh64 >= 64u ? uvec2(0u) : sh64 >= 32u ? uvec2(0u, 0xFFFFFFFFu << (sh64 - 32u)) : uvec2(0xFFFFFFFFu << sh64, 0xFFFFFFFFu);
+		// pre's score part, bits [ib, ib + 64) of pre (1 <= ib <= 32).
+		uvec2 ps = ib >= 32u ? pre.yz : uvec2((pre.x >> ib) | (pre.y << (32u - ib)), (pre.y >> ib) | (pre.z << (32u - ib)));
+		uvec2 pm = ps & m;
+		uint per = (nv + WG - 1u) / WG;
+		for (uint v = t * per; v < min(nv, (t + 1u) * per); v++) {
+			uvec4 raw = LOAD4(v0 + v);
+			uvec2 s0 = score(raw.xy), s1 = score(raw.zw);
+			uvec4 a = uvec4(s0, s1) & m.xyxy;
+			bool may = gather ? !key_gt(pm, a.xy) || !key_gt(pm, a.zw) : a.xy == pm || a.zw == pm;
+			if (may) {
+				radix_offer(s0, mid + 2u * v, j1, ib, pre, hi, lo, w, gather, flo);
+				radix_offer(s1, mid + 2u * v + 1u, j1, ib, pre, hi, lo, w, gather, flo);
+			}
+		}
+		for (uint j = mid + 2u * nv + t; j < j1; j += WG) {
+			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
+		}
+		return;
+	}
+#endif
 #if ELEM_BITS == 32
 	if (VEC4) {
 		uint mid, v0, nv;

@@ -53,6 +53,13 @@ func TopKSelectScan8Name(native bool, shape string, runs bool) string {
 	return name(TopKSelectName(8, native, shape, runs), "vec16")
 }
 
+// TopKSelectVec2Name is TopKSelectName's 64-bit radix kernel whose scans
+// of rows of input stride 1 read 16-byte vectors of two positions
+// (topk_select.comp SCAN64; the GPU class's plans).
+func TopKSelectVec2Name(runs bool) string {
+	return name(TopKSelectName(64, false, TopKRadix, runs), "vec2")
+}
+
 // topKScan8Shapes are the shapes with a SCAN8 kernel: the lists', whose
 // gate (the last entry) closes after K positions, and the filter's, whose
 // SCAN8 kernel is the byte select (a sampled threshold byte, one gather
@@ -184,6 +191,11 @@ func topKVariants() []Variant {
 					if bits == 32 && slices.Contains(topKTexelShapes, shape) {
 						v.Name, v.TexelBindings = TopKSelectTexelName(shape, runs), []int{0}
 						v.Defines = append(slices.Clip(v.Defines), "TEXEL=1")
+						out = append(out, v)
+					}
+					if bits == 64 && shape == TopKRadix {
+						v.Name = TopKSelectVec2Name(runs)
+						v.Defines = append(slices.Clip(v.Defines), "SCAN64=1")
 						out = append(out, v)
 					}
 					if bits == 8 && slices.Contains(topKScan8Shapes, shape) {

@@ -90,7 +90,9 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// 16-byte vectors, whose inner loop takes a trip for each of the
 	// vector's positions at or above the threshold byte; the planner
 	// takes it only where uniform random bytes expect at most 0.75 of
-	// them a vector (ops topKByteTrips), which is what a trip counts.
+	// them a vector (ops topKByteTrips), which is what a trip counts,
+	// but for whole rows at large K (ops cutByteWhole), where it allows
+	// 1.25 and says what that counts (topKByteWholeTrips).
 	"topk_select.comp": func(v shaders.Variant) Unit {
 		if define(v, "SCAN8", 0) == 1 && define(v, "SHAPE", 0) == 3 {
 			return Unit{Name: "element", ElemBytes: elemBytes(v), DataTrips: 0.75}

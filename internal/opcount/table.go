@@ -188,7 +188,7 @@ func Cases() []Case {
 	pool("maxpool 3x3 s2 p1 indices [7,61,111,113]", f32, []uint32{7, 61, 111, 113}, 3, 2, 1, 1, true)
 	// TOP_K on issue 31's cases: vocabulary rows and mixture-of-experts
 	// routing, FLOAT32 and FLOAT16 along the last axis, largest first;
-	// INT8 and UINT8 at K = 50 and 1024.
+	// INT8 and UINT8 at K = 50, 1024 and 2048; INT64 and UINT64 at K = 1024 and 2048.
 	topK := func(dt tensor.DataType, rows, n, k uint32) {
 		in := tensor.NewDesc(dt, []uint32{rows, n})
 		out := []uint32{rows, k}
@@ -204,10 +204,21 @@ func Cases() []Case {
 		topK(dt, 65536, 64, 2)
 		topK(dt, 65536, 64, 8)
 	}
-	// The 8-bit vocabulary rows' byte select (the filter's K).
+	// The 8-bit vocabulary rows' byte select (the filter's K, and its
+	// whole rows up to K=2048).
 	for _, dt := range []tensor.DataType{tensor.Int8, tensor.UInt8} {
 		for _, shape := range [][2]uint32{{8, 32000}, {128, 256000}} {
-			for _, k := range []uint32{50, 1024} {
+			for _, k := range []uint32{50, 1024, 2048} {
+				topK(dt, shape[0], shape[1], k)
+			}
+		}
+	}
+	// The 64-bit vocabulary rows' radix select, its scans two positions a
+	// 16-byte load (SCAN64), at the K the filter's runs and the sort's
+	// merges missed the partials' budget with.
+	for _, dt := range []tensor.DataType{tensor.Int64, tensor.UInt64} {
+		for _, shape := range [][2]uint32{{8, 32000}, {128, 256000}} {
+			for _, k := range []uint32{1024, 2048} {
 				topK(dt, shape[0], shape[1], k)
 			}
 		}
