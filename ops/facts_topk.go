@@ -96,7 +96,8 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 
 // topKSplitFacts is the split select's kernels (topk_split.glsl), one row
 // of the step a workgroup. topk_thresh.comp SAMPLE reads every
-// samp_step-th position; EXACT, topk_gather.comp and topk_rank.comp's
+// samp_step-th 16-byte texel of the row (its four positions, the row
+// counted as aligned); EXACT, topk_gather.comp and topk_rank.comp's
 // second dispatch work only on the rows whose sample failed, and the
 // facts count them at the common case's (none: no element; the gather
 // and the ranking of the first dispatches every row's texels and
@@ -119,8 +120,9 @@ func topKSplitFacts(v *stepValues) (DispatchFacts, error) {
 	n := v.s("N")
 	switch v.row.Source {
 	case "topk_thresh.comp":
-		nq := (n-1)/v.p("samp_step") + 1
-		f.Units, f.BytesRead = rows*nq, rows*nq*4
+		nt := (ceilDiv(n, 4)-1)/v.p("samp_step") + 1
+		f.BytesPerLaneInFlight = 16
+		f.Units, f.BytesRead = rows*min(n, 4*nt), rows*nt*16
 		f.BytesWritten = rows * 16
 	case "topk_gather.comp":
 		f.BytesPerLaneInFlight = 16

@@ -184,3 +184,50 @@ func TestTopKSplitCapEdge(t *testing.T) {
 		})
 	}
 }
+
+// sampledOnlyPlan is the split select's plan without the exact
+// threshold's three dispatches: a row whose sampled threshold fails is
+// left unwritten (poisoned).
+type sampledOnlyPlan struct{ testutil.ForcedPlan }
+
+func (p *sampledOnlyPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
+	plan, err := p.ForcedPlan.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.Steps) != 6 || plan.Kernels[plan.Steps[0].Kernel].Variant != shaders.TopKThreshSampleName ||
+		plan.Kernels[plan.Steps[3].Kernel].Variant != shaders.TopKThreshExactName {
+		return nil, fmt.Errorf("plan %s of %d steps, want the split select's six", plan.Strategy, len(plan.Steps))
+	}
+	plan.Steps = plan.Steps[:3]
+	return plan, nil
+}
+
+// TestTopKSplitSampledHolds: on random rows the sampled threshold
+// (topk_thresh.comp EXACT 0: the positions of every samp_step-th texel)
+// finishes every row without the exact dispatches: its sample and the
+// count it expects above the K-th best must agree, or the gather holds
+// fewer than K (or more than fit) and the row is left to the exact
+// path, which this plan drops. Rows of 40001 positions (rows start
+// inside a texel), K = 50 and 700 (steps 64 and 32), both directions.
+// The values come from a fixed seed: the margin (three standard
+// deviations and four) makes a failing row rare, not impossible, and
+// the rows are chosen once so that the test does not flake.
+func TestTopKSplitSampledHolds(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	data := rand.New(rand.NewSource(31))
+	const rows, n = 16, 40001
+	in := testutil.NewTensor(rng, tensor.Float32, []uint32{rows, n}, testutil.Packed, func([]uint32) uint64 {
+		return topKValueBits(tensor.Float32, data.NormFloat64())
+	})
+	for _, k := range []uint32{50, 700} {
+		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+			p := &sampledOnlyPlan{testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix,
+				DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "4096"}}}
+			t.Run(fmt.Sprintf("K%d/%v", k, dir), func(t *testing.T) {
+				testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+			})
+		}
+	}
+}

@@ -40,16 +40,18 @@ shared uint sh_bfill[RANK_BUCKETS];
 shared uint sh_order[SPLIT_SORT_MAX];
 shared uint sh_smax;
 shared uint sh_most;
+shared uint sh_pend;
 
 // bucket_rank writes the best kk of the cnt passing entries in order, as
 // the ranking below does, but counts for each entry only the entries of
 // its own bucket: its rank is the entries of the better buckets plus
 // those of its own that come before it, about cnt * cnt / RANK_BUCKETS
 // compares where the ranking makes cnt * cnt (lavapipe: 128x256000
-// K=1024, about 1330 entries a row). It returns false, having written
-// nothing, when a bucket holds more than BUCKET_MAX entries (ties, or
-// scores bunched at one end of the range); the caller then ranks them
-// all.
+// K=1024, about 1330 entries a row), and ranks only the entries of the
+// buckets that start before order position kk (the others rank kk or
+// later). It returns false, having written nothing, when one of those
+// buckets holds more than BUCKET_MAX entries (ties, or scores bunched at
+// one end of the range); the caller then ranks them all.
 bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
@@ -72,15 +74,23 @@ bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
 	}
 	barrier();
 	if (t == 0u) {
-		uint acc = 0u, most = 0u;
+		// pend: the end of the last bucket that starts before order
+		// position kk (kk <= cnt): the entries after it rank kk or
+		// later; most: the largest of the buckets before it.
+		uint acc = 0u, most = 0u, pend = 0u;
 		for (uint b = RANK_BUCKETS; b > 0u; b--) {
 			uint c = sh_bcount[b - 1u];
 			sh_bstart[b - 1u] = acc;
 			sh_bfill[b - 1u] = acc;
 			acc += c;
-			most = max(most, c);
+			if (acc - c < kk) {
+				// A bucket that is walked: it starts before kk.
+				most = max(most, c);
+				pend = acc;
+			}
 		}
 		sh_most = most;
+		sh_pend = pend;
 	}
 	barrier();
 	// Uniform: every lane reads it after the barrier.
@@ -91,12 +101,19 @@ bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
 		sh_order[atomicAdd(sh_bfill[(sh_s[e] - ts) >> shift], 1u)] = e;
 	}
 	barrier();
-	for (uint e = t; e < cnt; e += WG) {
+	// Only the entries of the buckets before pend can rank below kk:
+	// they are taken in order position (the lanes of a SIMD row then
+	// walk the same bucket, or neighbouring ones, of about equal length,
+	// rather than eight buckets drawn at random from the whole range).
+	// Uniform: every lane reads it after the barrier.
+	uint pend = sh_pend;
+	for (uint p = t; p < pend; p += WG) {
+		uint e = sh_order[p];
 		uvec2 s = uvec2(sh_s[e], 0u);
 		uint i = sh_i[e];
 		uint b = (s.x - ts) >> shift;
-		uint f0 = sh_bstart[b], r = f0;
-		for (uint f = f0; f < f0 + sh_bcount[b]; f++) {
+		uint f0 = sh_bstart[b], fe = f0 + sh_bcount[b], r = f0;
+		for (uint f = f0; f < fe; f++) {
 			uint o = sh_order[f];
 			r += better(uvec2(sh_s[o], 0u), sh_i[o], s, i) ? 1u : 0u;
 		}

@@ -10,8 +10,8 @@
 // split select therefore runs one row a workgroup in dispatches that each
 // carry only their own code:
 //   1. topk_thresh.comp (EXACT 0): a threshold score from a sample of the
-//      row (every samp_step-th position) that, on random data, at least K
-//      and not many more positions reach;
+//      row (the positions of every samp_step-th 16-byte texel) that, on
+//      random data, at least K and not many more positions reach;
 //   2. topk_gather.comp: one scan of the row's 16-byte texels that
 //      appends, per lane, the texels holding a position at or above the
 //      threshold to the lane's region of the row;
@@ -47,7 +47,7 @@ layout(push_constant) uniform Push {
 	uint r_count;   // rows in this step
 	uint row_words; // words of one row's state
 	uint cap;       // texels a region holds
-	uint samp_step; // EXACT 0: positions between two of the sample
+	uint samp_step; // EXACT 0: the sample takes every samp_step-th 16-byte texel
 	uint gw;        // regions a row (topk_gather.comp's workgroup size)
 	uint want;      // the state of the rows this dispatch works on
 	uint in_win;    // element offset of the input window

@@ -4,8 +4,9 @@
 //
 // Defines:
 //   EXACT  0: for every row of the step, histogram passes over the scores
-//          of every samp_step-th position find a score ts that at least
-//          s of the sample reach, s the sample's expected count above the
+//          of a sample of the row (the four positions of every
+//          samp_step-th 16-byte texel) find a score ts that at least s
+//          of the sample reach, s the sample's expected count above the
 //          K-th best plus three standard deviations and four (as
 //          topk_select.comp's radix_threshold); the row is ROW_SAMPLED
 //          with threshold (ts, every position), or ROW_FAILED where there
@@ -83,10 +84,22 @@ void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint 
 		}
 	}
 #else
-	uint nq = (N - 1u) / step + 1u;
-	for (uint q = t; q < nq; q += WG) {
-		uint j = q * step;
-		count_key(score(elem_load(pc.base_src, kin + j - pc.in_win)).x, 0u, ib, pre, hi, lo, w, flo);
+	// The sample: one texel every step texels (lane t the t-th, the
+	// (t + WG)-th, ...), its positions in the row: a texel fetch gives
+	// four sampled scores (lavapipe: the fetches were most of the
+	// passes' time; a position every step-th took a fetch each).
+	uint e0 = split_e0(kin);
+	uint vf = e0 >> 2, nv = ((e0 + N + 3u) >> 2) - vf;
+	uint nt = (nv - 1u) / step + 1u;
+	for (uint q = t; q < nt; q += WG) {
+		uint v = vf + q * step;
+		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
+		[[unroll]] for (uint c = 0u; c < 4u; c++) {
+			uint j = 4u * v + c - e0;
+			if (j < N) {
+				count_key(s4[c], 0u, ib, pre, hi, lo, w, flo);
+			}
+		}
 	}
 #endif
 }
@@ -188,8 +201,12 @@ void main() {
 		rows_buf.x[row + ST_STATE] = ROW_EXACT;
 	}
 #else
+	// nq: the sample's positions (at most four a sampled texel; the
+	// row's end texels may hold fewer of its positions).
 	uint step = pc.samp_step;
-	uint nq = (N - 1u) / step + 1u;
+	uint e0 = split_e0(kin);
+	uint nv = ((e0 + N + 3u) >> 2) - (e0 >> 2);
+	uint nq = min(N, 4u * ((nv - 1u) / step + 1u));
 	float q = float(kk) * float(nq) / float(N);
 	uint s = uint(q + 3.0 * sqrt(q)) + 4u;
 	uint ts = 0u;
