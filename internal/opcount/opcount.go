@@ -90,9 +90,13 @@ var family = map[string]func(v shaders.Variant) Unit{
 	// 16-byte vectors, whose inner loop takes a trip for each of the
 	// vector's positions at or above the threshold byte; the planner
 	// takes it only where uniform random bytes expect at most 0.75 of
-	// them a vector (ops topKByteTrips), which is what a trip counts,
-	// but for whole rows at large K (ops cutByteWhole), where it allows
-	// 1.25 and says what that counts (topKByteWholeTrips).
+	// them a vector (ops topKByteTrips), which is what a trip counts.
+	// The count stays 0.75 for the whole rows at large K (ops
+	// cutByteWhole) too, which understates them: the planner allows
+	// 1.25 trips there (topKByteWholeTrips: 8x32000 K=2048 expects 1.20,
+	// 3.17-3.23 ops/B at 1.25 against the 2.8 counted), and those rows
+	// run more than this one scan (the sample, the exact counts, then a
+	// gather or the ranked ties), which one hot loop cannot count.
 	"topk_select.comp": func(v shaders.Variant) Unit {
 		if define(v, "SCAN8", 0) == 1 && define(v, "SHAPE", 0) == 3 {
 			return Unit{Name: "element", ElemBytes: elemBytes(v), DataTrips: 0.75}
