@@ -975,7 +975,10 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool)
 		iters += sample(floor) + scan + pass
 	}
 	if step > 1 {
-		iters += sample(step) + scanIn(tblock)
+		// The threshold's gather (thr_collect) takes a trip for each
+		// position of a block that passes: up to vec a load.
+		gather := ceilDiv(ceilDiv(segLen, wg*vec), tblock)*(tblock+tblock*vec+2) + 3
+		iters += sample(step) + gather
 	}
 	return iters
 }
