@@ -813,11 +813,11 @@ type tuning struct {
 	// topKRadixFloor asks. Range: 0..65536.
 	topKRadixFloorShare uint32 `tune:"0..65536"`
 	// topKRadixBucketMin: the radix strategy orders at least this many
-	// gathered entries of up to 32-bit elements in buckets between
-	// sorted splitters (topk_select.comp bucket_rank_emit: each entry
-	// ranked against its bucket's few, not all of them), where their
-	// spread allows, before topKRadixRankMax's choice. 0 never (the
-	// GPUs' plans, not timed there). Range: 0..2048.
+	// gathered entries of up to 32-bit elements in buckets of equal
+	// score ranges (topk_select.comp bucket_rank_emit: each entry ranked
+	// against its bucket's few, not all of them), where their spread
+	// allows, before topKRadixRankMax's choice. 0 never (the GPUs'
+	// plans, not timed there). Range: 0..2048.
 	topKRadixBucketMin uint32 `tune:"0..2048"`
 	// topKSplitMinLen: radix rows of at least this many positions whose
 	// plan takes a sampled threshold (topKRadixSample) and reads 32-bit

@@ -78,6 +78,8 @@ const (
 	// (topKRadixIters) counts every pass at its worst at once: half of
 	// lavapipe's 65535.
 	topKRadixItersMax = 32768
+	// topKRadixBuckets is topk_select.comp's BUCKETS (bucket_rank_emit).
+	topKRadixBuckets = 1024
 	// topKRadixScanBlock and topKRadixSampleBlock are topk_select.comp's
 	// SCAN_BLOCK and SAMPLE_BLOCK.
 	topKRadixScanBlock   = 8 // 1 without texel scans
@@ -999,13 +1001,14 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool)
 	bins := ceilDiv(1<<shaders.TopKRadixBits, wg)
 	sort := max(shaders.TopKSortMax, topKStages(shaders.TopKSortMax)*max(shaders.TopKSortMax/2/wg, 1)+ceilDiv(shaders.TopKSortMax, wg))
 	if entryBytes == 8 {
-		// Before it, bucket_rank_emit may run: the splitters' ranking,
-		// two binary searches an entry, the bucket sums, and the walks
-		// of buckets of at most 64 entries (its BUCKET_MAX) in place of
-		// the ranking or sort.
-		spl := uint64(shaders.TopKSortMax / 8)
+		// Before it, bucket_rank_emit may run: its buckets cleared, the
+		// entries' score range, counted, the buckets' sums (lane 0's
+		// over the lanes'), their first slots, the entries placed, and
+		// the walks of buckets of at most 64 entries (its BUCKET_MAX) in
+		// place of the ranking or sort.
+		bk := ceilDiv(topKRadixBuckets, wg)
 		per := ceilDiv(shaders.TopKSortMax, wg)
-		sort = ceilDiv(spl, wg)*spl + 2*per*10 + spl + 1 + max(sort, per*64)
+		sort = 3*bk + wg + 3*per + max(sort, per*65)
 	}
 	blocked := func(per, block uint64) uint64 { return ceilDiv(per, block) * (block + 2) }
 	block, tblock, sblock := uint64(topKRadixScanBlock), uint64(topKRadixScanBlock), uint64(topKRadixSampleBlock)
@@ -1028,7 +1031,10 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool)
 		iters += sample(floor) + scan + pass
 	}
 	if step > 1 {
-		iters += sample(step) + scanIn(tblock)
+		// The threshold's gather (thr_collect) takes a trip for each
+		// position of a block that passes: up to vec a load.
+		gather := ceilDiv(ceilDiv(segLen, wg*vec), tblock)*(tblock+tblock*vec+2) + 3
+		iters += sample(step) + gather
 	}
 	return iters
 }

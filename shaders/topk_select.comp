@@ -42,7 +42,7 @@
 //            gathers against its threshold (radix_select, exact passes
 //            only when that fails), and
 //            with cand_n > 0 at least cand_n gathered entries are ranked
-//            within buckets between sorted splitters (bucket_rank_emit).
+//            within buckets of equal score ranges (bucket_rank_emit).
 //   RUNS   1: write runs to the temporary resource; 0: write the results.
 //   TEXEL  1: read the input (32-bit elements) through a uniform texel
 //          buffer (the CPU class's lane and radix plans: ops tuning
@@ -1310,17 +1310,12 @@ bool radix_gather(uint kin, uint j0, uint j1, uint kk, uint flo) {
 }
 
 #if ENTRY_WORDS == 2
-// thr_keep appends the entries (s[c], j + c) of the components c that p
-// marks to the gathered ones, with one atomic for all of them: sh_count
+// thr_keep appends the entry (s, j) to the gathered ones: sh_count
 // counts them all, the first SORT_MAX are stored.
-void thr_keep(uvec4 s, bvec4 p, uint j) {
-	uvec4 pi = uvec4(p);
-	uint e = atomicAdd(sh_count, pi.x + pi.y + pi.z + pi.w);
-	[[unroll]] for (uint c = 0u; c < 4u; c++) {
-		if (p[c] && e < SORT_MAX) {
-			sh_put(e, uvec2(s[c], 0u), j + c);
-		}
-		e += pi[c];
+void thr_keep(uint s, uint j) {
+	uint e = atomicAdd(sh_count, 1u);
+	if (e < SORT_MAX) {
+		sh_put(e, uvec2(s, 0u), j);
 	}
 }
 
@@ -1328,9 +1323,8 @@ void thr_keep(uvec4 s, bvec4 p, uint j) {
 // score at least thr (thr > 0: no NaN among them) and returns their count
 // (only the first SORT_MAX are stored). The work of a position that does
 // not pass is a load and a compare: the 16-byte vectors are tested in
-// blocks (radix_scan's SCAN_BLOCK), and a vector that holds a position
-// that passes is kept by thr_keep, one atomic and the stores, not
-// radix_offer's keys.
+// blocks (radix_scan's SCAN_BLOCK), and each position that passes is
+// kept by thr_keep, one atomic and the stores, not radix_offer's keys.
 uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
@@ -1351,12 +1345,16 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 				uvec4 p = uvec4(greaterThanEqual(score4(LOAD4(v0 + b + i)), uvec4(thr)));
 				hits |= (p.x | (p.y << 1) | (p.z << 2) | (p.w << 3)) << (4u * i);
 			}
+			// A position that passes a trip: on lavapipe the atomic and
+			// the two stores are a loop over the SIMD row's lanes each,
+			// whether a lane keeps one position or none, so a trip a
+			// vector, keeping its (up to) four positions, made nine
+			// (8x32000 FLOAT32 K=1024: 4.0 -> 3.5 ms on one thread).
 			while (hits != 0u) {
-				uint i = uint(findLSB(hits)) >> 2;
-				uint m = (hits >> (4u * i)) & 15u;
-				hits &= ~(15u << (4u * i));
-				uint v = b + i;
-				thr_keep(score4(LOAD4(v0 + v)), notEqual(uvec4(m) & uvec4(1u, 2u, 4u, 8u), uvec4(0u)), mid + 4u * v);
+				uint q = uint(findLSB(hits));
+				hits &= hits - 1u;
+				uint v = b + (q >> 2);
+				thr_keep(score4(LOAD4(v0 + v))[q & 3u], mid + 4u * v + (q & 3u));
 			}
 		}
 	}
@@ -1367,7 +1365,7 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 		uint j = q < head ? j0 + q : j0 + nvp + q;
 		uint s = score(load_raw(kin + j * AI)).x;
 		if (s >= thr) {
-			thr_keep(uvec4(s, 0u, 0u, 0u), bvec4(true, false, false, false), j);
+			thr_keep(s, j);
 		}
 	}
 	barrier();
@@ -1490,97 +1488,145 @@ void radix_rank_emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint kk) {
 #endif
 
 #if SHAPE == 4 && ENTRY_WORDS == 2
-// The buckets of bucket_rank_emit: SPL_MAX splitters (every 8th gathered
-// entry), bucket b's first entry and count (then the entries in buckets
-// before it), each entry's next in its bucket.
-const uint SPL_MAX = SORT_MAX / 8u;
-const uint BUCKET_MAX = 64u; // a bucket's most entries: bounds a lane's loop
-const uint NO_ENTRY = 0xFFFFFFFFu;
-shared uint sh_spl_s[SPL_MAX];
-shared uint sh_spl_i[SPL_MAX];
-shared uint sh_head[SPL_MAX + 1u];
-shared uint sh_bcnt[SPL_MAX + 1u];
-shared uint sh_next[SORT_MAX];
-shared bool sh_fits;
+// The buckets of bucket_rank_emit: the gathered entries' scores cut into
+// BUCKETS equal ranges of (smax - s) >> shift, the best first. sh_bk
+// holds a bucket's count, then its first slot in sh_ord, then (once the
+// entries are placed) its end; sh_ord holds the lanes' sums of their
+// buckets' counts, then the entries (their slots in sh_lo and sh_idx) in
+// bucket order. 32 KiB of shared memory holds no more: sh_lo and sh_idx
+// are 16.
+const uint BUCKETS = 1024u;
+const uint BUCKET_BITS = 10u; // log2(BUCKETS)
+const uint BUCKET_MAX = 64u; // a bucket's most entries: bounds a lane's walk
+shared uint sh_bk[BUCKETS];
+shared uint sh_ord[SORT_MAX];
+shared uint sh_smax;
+shared uint sh_smin;
+shared uint sh_most;
 
-// bucket_of is the bucket of entry (s, i): the count of the first np
-// sorted splitters that come before it or are it.
-uint bucket_of(uvec2 s, uint i, uint np) {
-	uint lo = 0u, hi = np;
-	while (lo < hi) {
-		uint mid = (lo + hi) >> 1;
-		if (better(s, i, uvec2(sh_spl_s[mid], 0u), sh_spl_i[mid])) {
-			hi = mid;
-		} else {
-			lo = mid + 1u;
-		}
-	}
-	return lo;
+// bucket_of is the bucket of score s.
+uint bucket_of(uint s, uint smax, uint shift) { return (smax - s) >> shift; }
+
+// bucket_word is entry (s, i) of a segment from position j0 whose
+// positions take ib bits as one word, for shift + ib <= 32: the score's
+// offset in its bucket above the position from the segment's end, so
+// that of two entries of a bucket the better one (the higher score, or
+// the same score and the lower index) has the larger word.
+uint bucket_word(uint s, uint i, uint smax, uint shift, uint j0, uint ib) {
+	uint m = (1u << shift) - 1u, im = (1u << ib) - 1u;
+	return ((m - ((smax - s) & m)) << ib) | (im - (i - j0));
 }
 
 // bucket_rank_emit writes the best kk of the cnt (>= 16) gathered entries
 // in order, as radix_rank_emit does, but counts for each entry only the
-// entries of its own bucket: the splitters (every 8th entry, the gather's
-// order being no order of the keys: a sample) are sorted by ranking them
-// among themselves, every entry joins the list of the bucket between two
-// splitters, and an entry's rank is the entries in the buckets before its
-// own plus those before it in its bucket: about cnt * 8 compares where
-// radix_rank_emit makes cnt^2 (lavapipe: 8x32000 K=1024, 1300 gathered
-// entries). It returns false, having written nothing, when a bucket holds
-// more than BUCKET_MAX entries (ties of many keys cannot split a bucket,
-// but a bucket's entries differ in index, so this is only the sample
-// being unlike the rest); the caller then orders them its usual way.
-bool bucket_rank_emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint kk, uint cnt) {
+// entries of its own bucket: a bucket is a range of scores, so every
+// entry of a better bucket comes before every entry of a worse one, and
+// an entry's rank is the entries of the buckets before its own (a prefix
+// sum of the buckets' counts) plus those before it in its bucket, which
+// a counting sort has listed in consecutive slots of sh_ord. On lavapipe
+// every shared-memory access is a loop over the SIMD row's lanes
+// (uniform addresses too): this makes about a dozen an entry, where
+// ranking against sorted splitters (every 8th entry ranked among the
+// others, two binary searches and a linked list an entry) made over a
+// hundred (8x32000 FLOAT32 K=1024, about 1300 gathered entries a row:
+// one or two a bucket). It returns false, having written nothing and
+// left the entries in place, when a bucket holds more than BUCKET_MAX
+// entries (ties, or scores bunched at one end of the range); the caller
+// then orders them its usual way.
+bool bucket_rank_emit(uint rl, uint sg, uint kin, uint kv, uint kx, uint kk, uint cnt, uint j0, uint ib) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
-	uint np = min(cnt >> 3, SPL_MAX);
-	for (uint p = t; p < np; p += WG) {
-		uvec2 s = sh_score(8u * p);
-		uint i = sh_idx[8u * p], r = 0u;
-		for (uint q = 0u; q < np; q++) {
-			r += better(sh_score(8u * q), sh_idx[8u * q], s, i) ? 1u : 0u;
-		}
-		sh_spl_s[r] = s.x;
-		sh_spl_i[r] = i;
+	for (uint b = t; b < BUCKETS; b += WG) {
+		sh_bk[b] = 0u;
 	}
-	for (uint b = t; b <= np; b += WG) {
-		sh_head[b] = NO_ENTRY;
-		sh_bcnt[b] = 0u;
+	if (t == 0u) {
+		sh_smax = 0u;
+		sh_smin = 0xFFFFFFFFu;
+		sh_most = 0u;
+	}
+	uint smax = 0u, smin = 0xFFFFFFFFu;
+	for (uint e = t; e < cnt; e += WG) {
+		uint s = sh_lo[e];
+		smax = max(smax, s);
+		smin = min(smin, s);
 	}
 	barrier();
-	for (uint e = t; e < cnt; e += WG) {
-		uint b = bucket_of(sh_score(e), sh_idx[e], np);
-		sh_next[e] = atomicExchange(sh_head[b], e);
-		atomicAdd(sh_bcnt[b], 1u);
+	if (t < cnt) {
+		atomicMax(sh_smax, smax);
+		atomicMin(sh_smin, smin);
 	}
+	barrier();
+	// Uniform: every lane reads them after the barrier.
+	smax = sh_smax;
+	uint d = smax - sh_smin;
+	uint shift = d < BUCKETS ? 0u : uint(findMSB(d)) + 1u - BUCKET_BITS;
+	for (uint e = t; e < cnt; e += WG) {
+		atomicAdd(sh_bk[bucket_of(sh_lo[e], smax, shift)], 1u);
+	}
+	barrier();
+	// Lane t's buckets [b0, b1): their sum, and the largest.
+	uint per = (BUCKETS + WG - 1u) / WG;
+	uint b0 = min(BUCKETS, t * per), b1 = min(BUCKETS, b0 + per);
+	uint sum = 0u, most = 0u;
+	for (uint b = b0; b < b1; b++) {
+		uint c = sh_bk[b];
+		sum += c;
+		most = max(most, c);
+	}
+	sh_ord[t] = sum;
+	atomicMax(sh_most, most);
 	barrier();
 	if (t == 0u) {
-		uint acc = 0u, most = 0u;
-		for (uint b = 0u; b <= np; b++) {
-			uint c = sh_bcnt[b];
-			sh_bcnt[b] = acc;
-			acc += c;
-			most = max(most, c);
+		uint acc = 0u;
+		for (uint c = 0u; c < WG; c++) {
+			uint s = sh_ord[c];
+			sh_ord[c] = acc;
+			acc += s;
 		}
-		sh_fits = most <= BUCKET_MAX;
 	}
 	barrier();
 	// Uniform: every lane reads it after the barrier.
-	bool fits = sh_fits;
-	barrier();
-	if (!fits) {
+	if (sh_most > BUCKET_MAX) {
 		return false;
 	}
+	uint acc = sh_ord[t];
+	for (uint b = b0; b < b1; b++) {
+		uint c = sh_bk[b];
+		sh_bk[b] = acc;
+		acc += c;
+	}
+	barrier();
+	// sh_bk[b] moves from bucket b's first slot to its end. Where a
+	// score's offset in its bucket (shift bits) and the position (ib
+	// bits) fit a word (packed, uniform), sh_ord holds the entry as one
+	// word that orders the bucket's entries as better does, so that a
+	// walk reads one word an entry, not three (the slot, the score and
+	// the index).
+	bool packed = shift + ib <= 32u;
 	for (uint e = t; e < cnt; e += WG) {
-		uvec2 s = sh_score(e);
-		uint i = sh_idx[e];
-		uint b = bucket_of(s, i, np);
-		uint r = sh_bcnt[b];
-		for (uint f = sh_head[b]; f != NO_ENTRY; f = sh_next[f]) {
-			r += better(sh_score(f), sh_idx[f], s, i) ? 1u : 0u;
+		uint s = sh_lo[e];
+		uint f = atomicAdd(sh_bk[bucket_of(s, smax, shift)], 1u);
+		sh_ord[f] = packed ? bucket_word(s, sh_idx[e], smax, shift, j0, ib) : e;
+	}
+	barrier();
+	for (uint e = t; e < cnt; e += WG) {
+		uint s = sh_lo[e], i = sh_idx[e];
+		uint b = bucket_of(s, smax, shift);
+		uint g0 = b > 0u ? sh_bk[b - 1u] : 0u, g1 = sh_bk[b];
+		uint r = g0;
+		if (packed) {
+			uint w = bucket_word(s, i, smax, shift, j0, ib);
+			for (uint g = g0; g < g1; g++) {
+				r += sh_ord[g] > w ? 1u : 0u;
+			}
+		} else {
+			for (uint g = g0; g < g1; g++) {
+				uint o = sh_ord[g];
+				r += better(uvec2(sh_lo[o], 0u), sh_idx[o], uvec2(s, 0u), i) ? 1u : 0u;
+			}
 		}
 		if (r < kk) {
-			emit(rl, sg, kin, kv, kx, r, s, i);
+			emit(rl, sg, kin, kv, kx, r, uvec2(s, 0u), i);
 		}
 	}
 	return true;
@@ -1718,7 +1764,7 @@ void main() {
 		bool done = false;
 #if ENTRY_WORDS == 2
 		if (pc.cand_n > 0u && cnt >= max(pc.cand_n, 16u)) {
-			done = bucket_rank_emit(rl, sg, kin, kv, kx, kk, cnt);
+			done = bucket_rank_emit(rl, sg, kin, kv, kx, kk, cnt, j0, radix_ib(j1 - j0));
 		}
 #endif
 		if (!done && cnt <= pc.list_n) {
