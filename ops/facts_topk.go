@@ -28,7 +28,9 @@ func topKResultBytes(v *stepValues, rows, es uint64) uint64 {
 // lane t loading positions t, t+WG, ... of the segment, or with VEC
 // (32- or 16-bit elements, input stride 1) the thread and lane scans
 // (SHAPE 0, 1; SCAN8's of 8-bit rows too), the radix scans of 32- and
-// 16-bit rows (SHAPE 4; SCAN64's of 64-bit rows, two positions a vector) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
+// 16-bit rows (SHAPE 4; SCAN64's of 64-bit rows, two positions a vector:
+// with FLAGS STRIDED every WG-th vector from t, else a block of them a
+// lane) and the filter's with samp_step vw (SHAPE 3) 16-byte vectors
 // of vw = 4, 8 or (SCAN8) 16 positions t, t+WG, ... of its aligned
 // middle (scan_split), with at most vw-1 scalar positions before and after it. It reads every
 // position of its rows once and writes each item's run (RUNS: split-K
@@ -48,6 +50,20 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 		// position: at least the vectors left after a head of vw-1.
 		load = 16
 		active = func(n uint64) uint64 { return max((n-min(n, vw-1))/vw, min(n, vw-1)) }
+		if shape == 4 && (v.s("FLAGS")>>5)&1 == 0 {
+			// The radix scans without STRIDED give lane t a block of
+			// ceil(vectors / WG) (topk_select.comp lane_vectors): only
+			// ceil(vectors / block) lanes have one.
+			wg := v.wg()
+			active = func(n uint64) uint64 {
+				head := min(n, vw-1)
+				nv := (n - head) / vw
+				if nv == 0 {
+					return head
+				}
+				return max(ceilDiv(nv, ceilDiv(nv, wg)), head)
+			}
+		}
 	}
 	a := argStepItems{oCount: v.p("r_count"), jCount: v.s("N"), segLen: v.p("seg_len"), nloc: v.p("nseg")}
 	f := v.gridFacts(a.items(), load)

@@ -735,6 +735,15 @@ type tuning struct {
 	// wrote and read 19-3200% of the input in partials. Lavapipe keeps
 	// the scalar scans its plans were timed with.
 	topKRadixVec2 bool
+	// topKRadixStrided: the radix scans' lanes read every WG-th 16-byte
+	// vector from their own (topk_select.comp lane_vectors, FLAGS
+	// STRIDED): a subgroup's loads are neighbouring vectors, and every
+	// lane has work wherever a segment has WG vectors or more, where
+	// blocks of ceil(vectors / WG) left the last lanes idle (8x32000
+	// FLOAT32 K=1024 on h100: 24 of 1024, 2.3%, over the 1% goal).
+	// Lavapipe keeps the blocks it was timed with (a lane's loads stay
+	// in its cache lines).
+	topKRadixStrided bool
 	// topKRadixSplit: the radix strategy cuts rows into split-K segments
 	// (as lane and filter do) when there are too few rows to fill the
 	// device. Lavapipe keeps a row per workgroup: its few threads are
@@ -843,7 +852,7 @@ var (
 		argColInFlightPerCU: 32768, argColPartialDiv: 40, argColMinInFlight: 2 << 20, argColLoads: 4, argCol8Y: true, argCol8Phased: true,
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
-		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixVec2: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
+		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixVec2: true, topKRadixStrided: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
 		topKRunPercent: 5, topKFilterMinWG: 64,
 		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,

@@ -279,6 +279,7 @@ type topKSegments struct {
 	texel          bool   // the first pass reads the input through a texel buffer (shaders.TopKSelectTexelName)
 	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name; filter: the byte select)
 	vec2           bool   // radix: the scans read 64-bit rows two positions a 16-byte load (shaders.TopKSelectVec2Name)
+	strided        bool   // radix: lane t scans every WG-th 16-byte vector from t, not a block (topk.glsl FLAGS STRIDED)
 	groupVecs      uint64 // maxima: push word group_vecs, 16-byte vectors a group
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none); the byte select (filter with scan8), between two of the threshold's
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4, 8, or 16 for the byte select) when a chunk's lanes test one each
@@ -351,7 +352,7 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 		if name == shaders.TopKGatherName {
 			wg = s.splitWG
 		}
-		spec, err := t.spec(name, kept, n, axis, wg)
+		spec, err := t.spec(name, kept, n, axis, wg, false)
 		if err != nil {
 			return nil, err
 		}
@@ -449,6 +450,10 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 	// topKScan8).
 	s.scan8 = t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && (shape == TopKStrategyThread || shape == TopKStrategyLane)
 	s.texel = vec4 && ctx.tuning().topKTexel && texelFits(ctx.Limits) && (shape == TopKStrategyLane || shape == TopKStrategyRadix)
+	// The radix scans' lanes read every WG-th 16-byte vector, not a
+	// block each (tuning topKRadixStrided; topk_select.comp
+	// lane_vectors). The texel scans' floor blocks need the blocks.
+	s.strided = shape == TopKStrategyRadix && ctx.tuning().topKRadixStrided && !s.texel
 	if t.in.DataType.Size() == 8 {
 		s.entryBytes = 12
 		s.vec2 = shape == TopKStrategyRadix && axisIn == 1 && ctx.tuning().topKRadixVec2
@@ -1069,8 +1074,8 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	runs := s.nseg > 1
 	sizes := [3]uint64{t.in.TotalTensorSizeInBytes, t.vals.TotalTensorSizeInBytes, t.idx.TotalTensorSizeInBytes}
 	es := [3]uint64{uint64(dt.Size()), uint64(dt.Size()), uint64(t.idx.DataType.Size())}
-	kernel := func(variant string, wg uint32) (Kernel, error) {
-		spec, err := t.spec(variant, kept, n, axis, wg)
+	kernel := func(variant string, wg uint32, strided bool) (Kernel, error) {
+		spec, err := t.spec(variant, kept, n, axis, wg, strided)
 		if err != nil {
 			return Kernel{}, err
 		}
@@ -1089,7 +1094,7 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	if s.shape == TopKStrategyMaxima {
 		firstName = shaders.TopKMaximaName
 	}
-	first, err := kernel(firstName, s.wg)
+	first, err := kernel(firstName, s.wg, s.strided)
 	if err != nil {
 		return nil, err
 	}
@@ -1097,14 +1102,14 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	mergeKernel, finalKernel := -1, -1
 	if runs {
 		if len(s.passes) > 1 {
-			mk, err := kernel(shaders.TopKMergeName(bits, native, false), topKMergeWG)
+			mk, err := kernel(shaders.TopKMergeName(bits, native, false), topKMergeWG, false)
 			if err != nil {
 				return nil, err
 			}
 			mergeKernel = len(plan.Kernels)
 			plan.Kernels = append(plan.Kernels, mk)
 		}
-		fk, err := kernel(shaders.TopKMergeName(bits, native, true), topKMergeWG)
+		fk, err := kernel(shaders.TopKMergeName(bits, native, true), topKMergeWG, false)
 		if err != nil {
 			return nil, err
 		}
@@ -1177,13 +1182,13 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 // kept dimension i (innermost first) in slot i. Kernels that write runs
 // declare only the first of them (shaders' topKSpecRows, topKSpecRuns);
 // the rest are left out.
-func (t *topKOp) spec(variant string, kept []topKDim, n uint64, axis [3]uint64, wg uint32) (*shaders.Values, error) {
+func (t *topKOp) spec(variant string, kept []topKDim, n uint64, axis [3]uint64, wg uint32, strided bool) (*shaders.Values, error) {
 	row, err := shaders.Lookup(variant)
 	if err != nil {
 		return nil, err
 	}
 	kind := shaders.ElemKind(t.in.DataType.IsFloat(), t.in.DataType.IsSigned())
-	flags := kind | b2u(t.dir == AxisDirectionDecreasing)<<3 | b2u(t.idx.DataType.Size() == 8)<<4 | uint32(len(kept))<<8
+	flags := kind | b2u(t.dir == AxisDirectionDecreasing)<<3 | b2u(t.idx.DataType.Size() == 8)<<4 | b2u(strided)<<5 | uint32(len(kept))<<8
 	vals := map[string]uint32{shaders.SpecWorkgroupSize: wg, "FLAGS": flags, "K": t.k, "N": uint32(n),
 		"AI": uint32(axis[0]), "AV": uint32(axis[1]), "AX": uint32(axis[2])}
 	for i := range 7 {

@@ -19,7 +19,9 @@
 //
 // Specialization constants (0 is the workgroup size, in common.glsl):
 //   1      FLAGS: KIND (bits 0-1), DECR (bit 3: DML_AXIS_DIRECTION_
-//          DECREASING), IDX64 (bit 4: 64-bit indices), NK (bits 8-11: kept
+//          DECREASING), IDX64 (bit 4: 64-bit indices), STRIDED (bit 5:
+//          topk_select.comp's radix scans give lane t every WG-th 16-byte
+//          vector from t, not a block: lane_vectors), NK (bits 8-11: kept
 //          dimensions after coalescing, at most 7)
 //   2      K      the selection count
 //   3      N      the axis length
@@ -37,6 +39,7 @@ layout(constant_id = 1) const uint FLAGS = 0u;
 const uint KIND = FLAGS & 3u;
 const uint DECR = (FLAGS >> 3) & 1u;
 const uint IDX64 = (FLAGS >> 4) & 1u;
+const uint STRIDED = (FLAGS >> 5) & 1u;
 const uint NK = (FLAGS >> 8) & 15u;
 layout(constant_id = 2) const uint K = 1u;
 layout(constant_id = 3) const uint N = 1u;

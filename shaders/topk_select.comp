@@ -1005,6 +1005,26 @@ uvec4 radix_may4(uvec4 s, uint sh, uint pt, bool all, bool gather, uint flo) {
 #endif
 }
 
+// lane_vectors is lane t's share of a segment's nv 16-byte vectors, as
+// (first, end, step). Lavapipe's plans give each lane a block of
+// consecutive vectors: a lane is one SIMD slot of a CPU thread, whose
+// loads then stay in its own cache lines (128x256000 FLOAT32, 2026-11-27:
+// K=50 566 ms against 713 strided, K=1024 885 against 1080). GPU plans
+// set STRIDED, every WG-th vector from t: a subgroup's lanes then read
+// neighbouring vectors in one transaction, and every lane has work
+// wherever nv >= WG (blocks of ceil(nv / WG) leave the last lanes empty:
+// 24 of 1024 for 8000 vectors), which is what the plan facts count
+// (ops/facts_topk.go).
+uvec3 lane_vectors(uint t, uint nv) {
+	const uint WG = gl_WorkGroupSize.x;
+	if (STRIDED != 0u) {
+		return uvec3(t, nv, WG);
+	}
+	uint per = (nv + WG - 1u) / WG;
+	uint vb = min(nv, t * per);
+	return uvec3(vb, min(nv, vb + per), 1u);
+}
+
 // radix_scan runs radix_offer over lane t's share of positions [j0, j1),
 // or with step > 1 of the sample j0, j0 + step, ... < j1 (scalar loads).
 // Below 64 bits, the sample, and with VEC4 the 16-byte vectors of
@@ -1069,8 +1089,8 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		// pre's score part, bits [ib, ib + 64) of pre (1 <= ib <= 32).
 		uvec2 ps = ib >= 32u ? pre.yz : uvec2((pre.x >> ib) | (pre.y << (32u - ib)), (pre.y >> ib) | (pre.z << (32u - ib)));
 		uvec2 pm = ps & m;
-		uint per = (nv + WG - 1u) / WG;
-		for (uint v = t * per; v < min(nv, (t + 1u) * per); v++) {
+		uvec3 lv = lane_vectors(t, nv);
+		for (uint v = lv.x; v < lv.y; v += lv.z) {
 			uvec4 raw = LOAD4(v0 + v);
 			uvec2 s0 = score(raw.xy), s1 = score(raw.zw);
 			uvec4 a = uvec4(s0, s1) & m.xyxy;
@@ -1093,17 +1113,15 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		for (uint j = j0 + t; j < mid; j += WG) {
 			radix_offer(score(load_raw(kin + j)), j, j1, ib, pre, hi, lo, w, gather, flo);
 		}
-		// Lane t reads a block of the vectors, not every WG-th one: on
-		// lavapipe (128x256000 FLOAT32, 2026-11-27) K=50 ran in 566 ms
-		// against 713 and K=1024 in 885 against 1080.
-		uint per = (nv + WG - 1u) / WG;
-		uint vb = t * per, ve = min(nv, vb + per);
+		uvec3 lv = lane_vectors(t, nv);
+		uint vb = lv.x, ve = lv.y;
 #if TEXEL
 		// Blocks over a floor, which the planner takes only where few
 		// positions are expected at it (topk_plan.go
 		// topKRadixFloorPays): where most vectors pass, a block's trips
-		// cost more than its tests save.
-		if (pc.floor_step > 1u) {
+		// cost more than its tests save. A lane's vectors are
+		// consecutive here (texel plans are lavapipe's, never STRIDED).
+		if (STRIDED == 0u && pc.floor_step > 1u) {
 		for (uint b = vb; b < ve; b += SCAN_BLOCK) {
 			uint hits = 0u;
 			for (uint i = 0u; i < min(SCAN_BLOCK, ve - b); i++) {
@@ -1127,7 +1145,7 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 #endif
 		// A vector at a time: a branch not taken costs a GPU (storage
 		// buffers) nothing.
-		for (uint v = vb; v < ve; v++) {
+		for (uint v = vb; v < ve; v += lv.z) {
 			uvec4 s = score4(LOAD4(v0 + v));
 #if RADIX_FLOOR
 			bool may = any(notEqual(radix_may4(s, sh, pt, all, gather, flo), uvec4(0u)));
@@ -1169,8 +1187,8 @@ void radix_scan(uint kin, uint j0, uint j1, uint step, uint ib, uvec3 pre, uint 
 		uint wide = KIND == KIND_FLOAT ? 1u : 0u;
 		uint klo = (DECR != 0u ? slo : ~shi) - wide;
 		uint kspan = min(shi - slo, 0xFFFFFFFEu) + wide;
-		uint per = (nv + WG - 1u) / WG;
-		for (uint v = t * per; v < min(nv, (t + 1u) * per); v++) {
+		uvec3 lv = lane_vectors(t, nv);
+		for (uint v = lv.x; v < lv.y; v += lv.z) {
 			uvec4 raw = LOAD4(v0 + v);
 			uvec4 k2 = KIND == KIND_FLOAT ? raw ^ (((raw & 0x80008000u) >> 15) * 0x7FFFu) ^ 0x80008000u : KIND == KIND_SIGNED ? raw ^ 0x80008000u : raw;
 			bvec4 pe = lessThanEqual((k2 & 0xFFFFu) - klo, uvec4(kspan)), po = lessThanEqual((k2 >> 16) - klo, uvec4(kspan));
