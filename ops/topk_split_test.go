@@ -60,10 +60,11 @@ func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
 // passing), too few (the sampled positions, every 32nd, hold the
 // largest values), or none (mostly NaN: the threshold is a NaN's score;
 // with K past the numbers, the lowest-indexed NaNs). Both directions,
-// K = 1, 50, 700 (the sample's step 64 and 32) and 2048 is refused to
-// the split (no sample holds it); and two rows of 70001 positions whose
+// K = 1, 50, 700 (the sample's step 64 and 32) and 2048 (step 8, its own
+// sample: ops topKSplitSampleCap; up to 2,944 entries ranked, the 16-bit
+// order slots of topk_rank.comp); and two rows of 70001 positions whose
 // ties overflow the sampled gather's regions. -short: K = 50 DECREASING
-// and K = 700 INCREASING on FLOAT32, and the long rows; INT32, UINT32
+// and K = 700 and 2048 INCREASING on FLOAT32, and the long rows; INT32, UINT32
 // and K = 1 without -short.
 func TestTopKSplit(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
@@ -112,11 +113,8 @@ func TestTopKSplit(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
 				}
-				if split := plan.Kernels[0].Variant == shaders.TopKThreshSampleName; split != (k < 2048) {
-					t.Fatalf("%v K=%d %v: plan runs %s first; the split select should be taken for K < 2048 only", dt, k, dir, plan.Kernels[0].Variant)
-				}
-				if k == 2048 {
-					continue
+				if plan.Kernels[0].Variant != shaders.TopKThreshSampleName {
+					t.Fatalf("%v K=%d %v: plan runs %s first, want the split select", dt, k, dir, plan.Kernels[0].Variant)
 				}
 				t.Run(fmt.Sprintf("%v/K%d/%v", dt, k, dir), func(t *testing.T) {
 					testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
@@ -209,7 +207,8 @@ func (p *sampledOnlyPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 // count it expects above the K-th best must agree, or the gather holds
 // fewer than K (or more than fit) and the row is left to the exact
 // path, which this plan drops. Rows of 40001 positions (rows start
-// inside a texel), K = 50 and 700 (steps 64 and 32), both directions.
+// inside a texel), K = 50, 700 and 2048 (steps 64, 32 and 8), both
+// directions.
 // The values come from a fixed seed: the margin (three standard
 // deviations and four) makes a failing row rare, not impossible, and
 // the rows are chosen once so that the test does not flake.
@@ -221,7 +220,7 @@ func TestTopKSplitSampledHolds(t *testing.T) {
 	in := testutil.NewTensor(rng, tensor.Float32, []uint32{rows, n}, testutil.Packed, func([]uint32) uint64 {
 		return topKValueBits(tensor.Float32, data.NormFloat64())
 	})
-	for _, k := range []uint32{50, 700} {
+	for _, k := range []uint32{50, 700, 2048} {
 		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
 			p := &sampledOnlyPlan{testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix,
 				DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "4096"}}}
