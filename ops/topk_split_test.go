@@ -62,8 +62,9 @@ func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
 // with K past the numbers, the lowest-indexed NaNs). Both directions,
 // K = 1, 50, 700 (the sample's step 64 and 32) and 2048 (step 8, its own
 // sample: ops topKSplitSampleCap; up to 2,944 entries ranked, the 16-bit
-// order slots of topk_rank.comp); and two rows of 70001 positions whose
-// ties overflow the sampled gather's regions. -short: K = 50 DECREASING
+// order slots of topk_rank.comp); and two rows of
+// 32*(TopKSplitSortMax+200)+1 positions whose ties overflow the sampled
+// gather's regions. -short: K = 50 DECREASING
 // and K = 700 and 2048 INCREASING on FLOAT32, and the long rows; INT32, UINT32
 // and K = 1 without -short.
 func TestTopKSplit(t *testing.T) {
@@ -122,12 +123,14 @@ func TestTopKSplit(t *testing.T) {
 			}
 		}
 	}
-	// Rows long enough that a gather lane's block (70001 positions: 2188
-	// texels a lane of 8) holds more texels at the sample's threshold
-	// than its region (2050): all equal, and the K-th tied with 60000.
-	// The exact threshold's gather must then keep only the tied texels
-	// up to its position (topk_gather.comp vt), or overflow again.
-	long := testutil.NewTensor(rng, tensor.Float32, []uint32{2, 70001}, testutil.Packed, func(c []uint32) uint64 {
+	// Rows long enough that a gather lane's block (longN positions:
+	// TopKSplitSortMax+200 texels a lane of 8) holds more texels at the
+	// sample's threshold than its region (TopKSplitSortMax+3): all
+	// equal, and the K-th tied with the rest. The exact threshold's
+	// gather must then keep only the tied texels up to its position
+	// (topk_gather.comp vt), or overflow again.
+	const longN = 32*(shaders.TopKSplitSortMax+200) + 1
+	long := testutil.NewTensor(rng, tensor.Float32, []uint32{2, longN}, testutil.Packed, func(c []uint32) uint64 {
 		x := 3.0
 		if c[0] == 1 && c[1] < 40 {
 			x = float64(1000 + c[1])
@@ -145,22 +148,27 @@ func TestTopKSplit(t *testing.T) {
 // that pass nothing: the row's two end texels, which hold the
 // neighbouring rows' high values, and the threshold's own texel, which
 // holds a tie after its index), with one gather lane (topKSplitWG 1, all
-// in one region) and with eight. Row 1 of 73733 positions starts one
-// word off a texel; 1.0 at every fourth position from 5 to 8193 and 50
-// more from 8197, negatives elsewhere; K = 1000 DECREASING: the sample
-// fails (ties) and the exact threshold lands at 8196, inside the ties.
+// in one region) and with eight. Row 1 of 65536+4*TopKSplitSortMax+5
+// positions (73733 at 2048, 77317 at 2944) starts one word off a texel; 1.0 at every fourth position from 5 to
+// 4*TopKSplitSortMax+1 (8193 at 2048, 11777 at 2944) and 50 more after
+// it, negatives elsewhere; K = 1000 DECREASING: the sample fails (ties)
+// and the exact threshold lands inside the ties.
 // With topKSplitCap one texel smaller the wg1 row is left unwritten.
 func TestTopKSplitCapEdge(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	const n = 73733
+	// last: the SortMax-th 1.0 (positions 5, 9, ..., last). n puts the
+	// exact threshold's position last+3 at reversed key n-1-j = 65536, a
+	// prefix of the exact passes' digits, in the texel of the tie last+4.
+	const last = 4*shaders.TopKSplitSortMax + 1
+	const n = 65536 + last + 4
 	high := uint64(0x7f000000)
 	in := testutil.NewTensor(rng, tensor.Float32, []uint32{3, n}, testutil.Packed, func(c []uint32) uint64 {
 		r, j := c[0], int(c[1])
 		switch {
 		case r == 0 && j == n-1, r == 2 && j < 2:
 			return high
-		case r == 1 && j%4 == 1 && j >= 5 && (j <= 8193 || j < 8197+4*50):
+		case r == 1 && j%4 == 1 && j >= 5 && (j <= last || j < last+4+4*50):
 			return uint64(math.Float32bits(1))
 		}
 		return uint64(math.Float32bits(float32(-1 - rng.Intn(1000))))
