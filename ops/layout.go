@@ -829,8 +829,10 @@ type tuning struct {
 	// plans, not timed there). Range: 0..2048.
 	topKRadixBucketMin uint32 `tune:"0..2048"`
 	// topKSplitMinLen: radix rows of at least this many positions whose
-	// plan takes a sampled threshold (topKRadixSample) and reads 32-bit
-	// rows through texels (topKTexel) run the split select instead: a
+	// plan takes a sampled threshold (topKRadixSample; where
+	// topKRadixSampleCap allows none, as at K = 2048, the split select's
+	// own of up to topk_plan.go topKSplitSampleCap entries) and reads
+	// 32-bit rows through texels (topKTexel) run the split select instead: a
 	// threshold dispatch, a gather of the texels at or above it and a
 	// ranking dispatch, each kernel carrying only its own code, and the
 	// rows whose sample fails redone exactly by three more (topk_split.glsl;

@@ -843,11 +843,32 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 		s.floorStep = floorFor(s.segLen)
 	}
 	gw := uint64(pow2Floor(uint32(max(min(uint64(tun.topKSplitWG), wgLimit, shaders.TopKSplitMaxRegions), 1))))
-	if tun.topKSplitMinLen > 0 && n >= tun.topKSplitMinLen && s.texel && s.entryBytes == 8 && s.sampStep > 1 &&
+	// The split select ranks up to shaders.TopKSplitSortMax entries, more
+	// than topk_select.comp's sample allows (topKRadixSampleCap): where
+	// that left no sample (K = 2048), its own, by the same margin.
+	sampStep := s.sampStep
+	if sampStep == 0 && s.entryBytes == 8 {
+		for st := uint64(pow2Floor(tun.topKRadixSample)); st > 1; st /= 2 {
+			if float64(k)+3*math.Sqrt(float64(k*st))+4*float64(st) <= topKSplitSampleCap {
+				sampStep = st
+				break
+			}
+		}
+	}
+	if tun.topKSplitMinLen > 0 && n >= tun.topKSplitMinLen && s.texel && s.entryBytes == 8 && sampStep > 1 &&
 		wgLimit >= topKSplitWG && topKSplitIters(n, gw) <= topKRadixItersMax {
-		s.split, s.splitWG, s.segLen = true, uint32(gw), n
+		s.split, s.splitWG, s.segLen, s.sampStep = true, uint32(gw), n, sampStep
 	}
 }
+
+// topKSplitSampleCap bounds the entries the split select's sampled
+// threshold is expected to pass (K and the margin of topk_thresh.comp,
+// about 3*sqrt(K*step) + 4*step) where topKRadixSampleCap gave no
+// sample: K = 2048 at every 8th texel expects about 2,460, and a row
+// passes more than shaders.TopKSplitSortMax (2,944; the sample's count
+// has a standard deviation of about 140 there) and takes the exact
+// fallback about once in 3,000 rows on random data.
+const topKSplitSampleCap = 2500
 
 // topKSplitWG is the split select's workgroup size but the gather's
 // (topk_thresh.comp, topk_rank.comp).
@@ -878,7 +899,7 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // blocks of 32 texels (at most a trip of its append loop a block and
 // one a texel it keeps, at most a region's capacity and one), and
 // topk_rank.comp's reads of every region and its ranking in chunks of
-// 8 entries a lane.
+// 8 entries a lane (or its bucket walks, fewer).
 func topKSplitIters(n, gw uint64) uint64 {
 	keyBits := uint64(32)
 	for p := n - 1; p > 0; p >>= 1 {
@@ -888,7 +909,8 @@ func topKSplitIters(n, gw uint64) uint64 {
 	bins := uint64(1<<shaders.TopKRadixBits) / topKSplitWG
 	thresh := ceilDiv(keyBits, shaders.TopKRadixBits) * (3*bins + ceilDiv(nv, topKSplitWG) + topKSplitWG)
 	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + topKSplitCap + 1
-	rank := gw*ceilDiv(topKSplitCap, topKSplitWG) + ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax
+	rank := gw*ceilDiv(topKSplitCap, topKSplitWG) + max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax,
+		ceilDiv(shaders.TopKSplitSortMax, topKSplitWG)*shaders.TopKSplitBucketMax)
 	return max(thresh, gather, rank)
 }
 

@@ -60,10 +60,12 @@ func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
 // passing), too few (the sampled positions, every 32nd, hold the
 // largest values), or none (mostly NaN: the threshold is a NaN's score;
 // with K past the numbers, the lowest-indexed NaNs). Both directions,
-// K = 1, 50, 700 (the sample's step 64 and 32) and 2048 is refused to
-// the split (no sample holds it); and two rows of 70001 positions whose
-// ties overflow the sampled gather's regions. -short: K = 50 DECREASING
-// and K = 700 INCREASING on FLOAT32, and the long rows; INT32, UINT32
+// K = 1, 50, 700 (the sample's step 64 and 32) and 2048 (step 8, its own
+// sample: ops topKSplitSampleCap; up to 2,944 entries ranked, the 16-bit
+// order slots of topk_rank.comp); and two rows of
+// 32*(TopKSplitSortMax+200)+1 positions whose ties overflow the sampled
+// gather's regions. -short: K = 50 DECREASING
+// and K = 700 and 2048 INCREASING on FLOAT32, and the long rows; INT32, UINT32
 // and K = 1 without -short.
 func TestTopKSplit(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
@@ -112,11 +114,8 @@ func TestTopKSplit(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
 				}
-				if split := plan.Kernels[0].Variant == shaders.TopKThreshSampleName; split != (k < 2048) {
-					t.Fatalf("%v K=%d %v: plan runs %s first; the split select should be taken for K < 2048 only", dt, k, dir, plan.Kernels[0].Variant)
-				}
-				if k == 2048 {
-					continue
+				if plan.Kernels[0].Variant != shaders.TopKThreshSampleName {
+					t.Fatalf("%v K=%d %v: plan runs %s first, want the split select", dt, k, dir, plan.Kernels[0].Variant)
 				}
 				t.Run(fmt.Sprintf("%v/K%d/%v", dt, k, dir), func(t *testing.T) {
 					testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
@@ -124,12 +123,14 @@ func TestTopKSplit(t *testing.T) {
 			}
 		}
 	}
-	// Rows long enough that a gather lane's block (70001 positions: 2188
-	// texels a lane of 8) holds more texels at the sample's threshold
-	// than its region (2050): all equal, and the K-th tied with 60000.
-	// The exact threshold's gather must then keep only the tied texels
-	// up to its position (topk_gather.comp vt), or overflow again.
-	long := testutil.NewTensor(rng, tensor.Float32, []uint32{2, 70001}, testutil.Packed, func(c []uint32) uint64 {
+	// Rows long enough that a gather lane's block (longN positions:
+	// TopKSplitSortMax+200 texels a lane of 8) holds more texels at the
+	// sample's threshold than its region (TopKSplitSortMax+3): all
+	// equal, and the K-th tied with the rest. The exact threshold's
+	// gather must then keep only the tied texels up to its position
+	// (topk_gather.comp vt), or overflow again.
+	const longN = 32*(shaders.TopKSplitSortMax+200) + 1
+	long := testutil.NewTensor(rng, tensor.Float32, []uint32{2, longN}, testutil.Packed, func(c []uint32) uint64 {
 		x := 3.0
 		if c[0] == 1 && c[1] < 40 {
 			x = float64(1000 + c[1])
@@ -147,22 +148,27 @@ func TestTopKSplit(t *testing.T) {
 // that pass nothing: the row's two end texels, which hold the
 // neighbouring rows' high values, and the threshold's own texel, which
 // holds a tie after its index), with one gather lane (topKSplitWG 1, all
-// in one region) and with eight. Row 1 of 73733 positions starts one
-// word off a texel; 1.0 at every fourth position from 5 to 8193 and 50
-// more from 8197, negatives elsewhere; K = 1000 DECREASING: the sample
-// fails (ties) and the exact threshold lands at 8196, inside the ties.
+// in one region) and with eight. Row 1 of 65536+4*TopKSplitSortMax+5
+// positions (73733 at 2048, 77317 at 2944) starts one word off a texel; 1.0 at every fourth position from 5 to
+// 4*TopKSplitSortMax+1 (8193 at 2048, 11777 at 2944) and 50 more after
+// it, negatives elsewhere; K = 1000 DECREASING: the sample fails (ties)
+// and the exact threshold lands inside the ties.
 // With topKSplitCap one texel smaller the wg1 row is left unwritten.
 func TestTopKSplitCapEdge(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
-	const n = 73733
+	// last: the SortMax-th 1.0 (positions 5, 9, ..., last). n puts the
+	// exact threshold's position last+3 at reversed key n-1-j = 65536, a
+	// prefix of the exact passes' digits, in the texel of the tie last+4.
+	const last = 4*shaders.TopKSplitSortMax + 1
+	const n = 65536 + last + 4
 	high := uint64(0x7f000000)
 	in := testutil.NewTensor(rng, tensor.Float32, []uint32{3, n}, testutil.Packed, func(c []uint32) uint64 {
 		r, j := c[0], int(c[1])
 		switch {
 		case r == 0 && j == n-1, r == 2 && j < 2:
 			return high
-		case r == 1 && j%4 == 1 && j >= 5 && (j <= 8193 || j < 8197+4*50):
+		case r == 1 && j%4 == 1 && j >= 5 && (j <= last || j < last+4+4*50):
 			return uint64(math.Float32bits(1))
 		}
 		return uint64(math.Float32bits(float32(-1 - rng.Intn(1000))))
@@ -209,7 +215,8 @@ func (p *sampledOnlyPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 // count it expects above the K-th best must agree, or the gather holds
 // fewer than K (or more than fit) and the row is left to the exact
 // path, which this plan drops. Rows of 40001 positions (rows start
-// inside a texel), K = 50 and 700 (steps 64 and 32), both directions.
+// inside a texel), K = 50, 700 and 2048 (steps 64, 32 and 8), both
+// directions.
 // The values come from a fixed seed: the margin (three standard
 // deviations and four) makes a failing row rare, not impossible, and
 // the rows are chosen once so that the test does not flake.
@@ -221,7 +228,7 @@ func TestTopKSplitSampledHolds(t *testing.T) {
 	in := testutil.NewTensor(rng, tensor.Float32, []uint32{rows, n}, testutil.Packed, func([]uint32) uint64 {
 		return topKValueBits(tensor.Float32, data.NormFloat64())
 	})
-	for _, k := range []uint32{50, 700} {
+	for _, k := range []uint32{50, 700, 2048} {
 		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
 			p := &sampledOnlyPlan{testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix,
 				DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "4096"}}}

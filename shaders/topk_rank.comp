@@ -33,14 +33,29 @@ const uint RANK_OWN = 8u;
 // shift, the best last; a bucket's count, its first slot in sh_order
 // (the entries of the better buckets before it) and its next free slot.
 const uint RANK_BUCKETS = 256u;
-const uint BUCKET_MAX = 64u; // a bucket's most entries: bounds a lane's walk
+// BUCKET_MAX: a walked bucket's most entries, which bounds a lane's walk
+// (ops topKSplitIters: at most SPLIT_SORT_MAX / 64 entries a lane, each a
+// walk of BUCKET_MAX, under the full ranking's SPLIT_SORT_MAX / 512
+// sweeps of SPLIT_SORT_MAX). 256 and not 64: on normal rows the buckets
+// next to the threshold hold about 50 (K = 1024) to 100 (K = 2048)
+// entries at 256 buckets, and one over 64 sent the row to the full
+// ranking (lavapipe 128x256000 K = 2048: 250 against 125 ms a run).
+const uint BUCKET_MAX = 256u;
 shared uint sh_bcount[RANK_BUCKETS];
 shared uint sh_bstart[RANK_BUCKETS];
 shared uint sh_bfill[RANK_BUCKETS];
-shared uint sh_order[SPLIT_SORT_MAX];
+// sh_order: the entries' numbers in bucket order, two 16-bit slots a word
+// (SPLIT_SORT_MAX < 65536): at 32-bit slots the scores, positions and
+// order of SPLIT_SORT_MAX entries would not fit lavapipe's 32 KiB of
+// shared memory beside the buckets (K = 2048 needs K and its sample's
+// margin, about 2,460 entries at every 8th texel).
+shared uint sh_order[(SPLIT_SORT_MAX + 1u) / 2u];
 shared uint sh_smax;
 shared uint sh_most;
 shared uint sh_pend;
+
+// order_at is the entry number in bucket-order slot p.
+uint order_at(uint p) { return (sh_order[p >> 1u] >> (16u * (p & 1u))) & 0xFFFFu; }
 
 // bucket_rank writes the best kk of the cnt passing entries in order, as
 // the ranking below does, but counts for each entry only the entries of
@@ -61,6 +76,9 @@ bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
 	}
 	for (uint b = t; b < RANK_BUCKETS; b += WG) {
 		sh_bcount[b] = 0u;
+	}
+	for (uint w = t; w < (cnt + 1u) / 2u; w += WG) {
+		sh_order[w] = 0u;
 	}
 	barrier();
 	for (uint e = t; e < cnt; e += WG) {
@@ -98,7 +116,8 @@ bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
 		return false;
 	}
 	for (uint e = t; e < cnt; e += WG) {
-		sh_order[atomicAdd(sh_bfill[(sh_s[e] - ts) >> shift], 1u)] = e;
+		uint p = atomicAdd(sh_bfill[(sh_s[e] - ts) >> shift], 1u);
+		atomicOr(sh_order[p >> 1u], e << (16u * (p & 1u)));
 	}
 	barrier();
 	// Only the entries of the buckets before pend can rank below kk:
@@ -108,13 +127,13 @@ bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
 	// Uniform: every lane reads it after the barrier.
 	uint pend = sh_pend;
 	for (uint p = t; p < pend; p += WG) {
-		uint e = sh_order[p];
+		uint e = order_at(p);
 		uvec2 s = uvec2(sh_s[e], 0u);
 		uint i = sh_i[e];
 		uint b = (s.x - ts) >> shift;
 		uint f0 = sh_bstart[b], fe = f0 + sh_bcount[b], r = f0;
 		for (uint f = f0; f < fe; f++) {
-			uint o = sh_order[f];
+			uint o = order_at(f);
 			r += better(uvec2(sh_s[o], 0u), sh_i[o], s, i) ? 1u : 0u;
 		}
 		if (r < kk) {

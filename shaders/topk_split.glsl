@@ -68,8 +68,12 @@ const uint ROW_FAILED = 2u;  // no sample's threshold, or its gather did not fit
 const uint ROW_EXACT = 3u;   // the exact threshold is set
 const uint ROW_DONE = 4u;    // the results are written
 
-// SPLIT_SORT_MAX is the most passing entries topk_rank.comp ranks.
-const uint SPLIT_SORT_MAX = 2048u;
+// SPLIT_SORT_MAX is the most passing entries topk_rank.comp ranks: its
+// scores, positions and 16-bit order slots (10 bytes an entry) and its
+// 256 buckets' three words fit 32 KiB of shared memory (32,532 bytes of
+// 32,768), room for K = 2048 and its sample's margin (about 2,460
+// entries at every 8th texel, ops topKSplitSampleCap).
+const uint SPLIT_SORT_MAX = 2944u;
 
 // split_row is the first word of row rl's state.
 uint split_row(uint rl) { return pc.base_tmp + rl * pc.row_words; }

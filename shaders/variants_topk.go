@@ -119,10 +119,12 @@ const (
 
 // TopKSplitSortMax is the most passing entries topk_rank.comp orders
 // (topk_split.glsl SPLIT_SORT_MAX), TopKSplitStateWords the words of a
-// row's state before its regions (ST_REGION) and TopKSplitMaxRegions the
-// most regions a row (the gather's lanes).
+// row's state before its regions (ST_REGION), TopKSplitMaxRegions the
+// most regions a row (the gather's lanes) and TopKSplitBucketMax the most
+// entries of a bucket topk_rank.comp walks (BUCKET_MAX).
 const (
-	TopKSplitSortMax    = 2048
+	TopKSplitBucketMax  = 256
+	TopKSplitSortMax    = 2944
 	TopKSplitStateWords = 68
 	TopKSplitMaxRegions = 64
 )
