@@ -463,7 +463,15 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 		s.wg = topKMergeWG
 		s.segLen = min(n, max(topKIters/(k+1), 1))
 	case TopKStrategyLane:
-		s.cutLane(ctx, rows, n, k, wgLimit, uint64(t.in.DataType.Size()))
+		laneLimit := wgLimit
+		if fit := uint64(ctx.tuning().topKLaneFitMinWG); fit > 0 {
+			lw := vw
+			if s.scan8 {
+				lw = 16
+			}
+			laneLimit = min(wgLimit, max(topKRowLanes(n, lw), fit))
+		}
+		s.cutLane(ctx, rows, n, k, laneLimit, uint64(t.in.DataType.Size()))
 	case TopKStrategyFilter:
 		if t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && s.cutByteSelect(rows, n, k, wgLimit) {
 			break
@@ -589,6 +597,21 @@ func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 		return 0
 	}
 	return gv
+}
+
+// topKRowLanes is the lanes that can have work on a row of n positions
+// whose scans read vw positions a 16-byte load (0: one a load): its
+// vectors after a head of at most vw-1 positions (topkSelectFacts'
+// active lanes), at least one. A workgroup wider than that leaves lanes
+// idle on every row (1024x1000 FLOAT16 in the lane strategy's 256: 132
+// of 256), so the lane strategy's workgroup keeps within its power of
+// two below where the tuning asks (topKLaneFitMinWG).
+func topKRowLanes(n, vw uint64) uint64 {
+	if vw <= 1 {
+		return max(n, 1)
+	}
+	head := min(n, vw-1)
+	return max((n-head)/vw, head, 1)
 }
 
 // cutLane cuts the axis for the lane strategy: a sorted list of K per
