@@ -659,6 +659,8 @@ type tuning struct {
 	// anyway). On the h100 profile 1024x1000 in workgroups of 256 left
 	// 2.7% (FLOAT32), 51.6% (FLOAT16) and 76.2% (INT8) of the lanes
 	// empty, over vkdml plan --check's 1%; 128, 64 and 32 leave none.
+	// The radix strategy's 16-byte scans too, not under its least 64
+	// (1024x1000 FLOAT16 K=1000: 64 lanes, not 1024 with 900 empty).
 	// Lavapipe: 0 (its 8 lanes; its plans were timed that way).
 	// Range: 0..1024.
 	topKLaneFitMinWG uint32 `tune:"0..1024"`

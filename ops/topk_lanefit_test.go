@@ -16,7 +16,9 @@ import (
 // FLOAT32's 250 vectors, 64 for FLOAT16's 125, 32 for INT8's 63 in
 // place of 256), against the reference bit for bit, on rows of 1000 and
 // of 1001 (the second row starts in the middle of a vector: a head and a
-// tail), K = 1, 2, 5, 16 or a random K up to 16, both directions. The
+// tail), K = 1, 2, 5, 16 or a random K up to 16, both directions; and
+// FLOAT16's and FLOAT32's radix plans at K = 1000 (tuning
+// topKLaneFitMinWG too: FLOAT16's 124 working lanes in 64, not 1024). The
 // rows draw a share from a few values and the type's extremes (ties,
 // NaNs, ±0, ±Inf, min, max). -short: one case a type and length.
 func TestTopKLaneFitRow(t *testing.T) {
@@ -33,9 +35,9 @@ func TestTopKLaneFitRow(t *testing.T) {
 	}
 	for _, ty := range types {
 		for _, n := range []uint32{1000, 1001} {
-			cases := 3
+			cases := 4
 			if testing.Short() {
-				cases = 1
+				cases = 2
 			}
 			for range cases {
 				few := []uint64{testutil.RandomBits(rng, ty.dt), ty.edges[rng.Intn(len(ty.edges))]}
@@ -50,6 +52,9 @@ func TestTopKLaneFitRow(t *testing.T) {
 				})
 				ks := []uint32{1, 2, 5, 16, uint32(1 + rng.Intn(16))}
 				k := ks[rng.Intn(len(ks))]
+				if ty.dt != tensor.Int8 && rng.Intn(3) == 0 {
+					k = 1000
+				}
 				dir := ops.AxisDirection(rng.Intn(2))
 				p := plan
 				p.Desc = topKDesc(in.Desc, 1, k, dir, tensor.UInt32)

@@ -481,7 +481,18 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 		}
 		s.cutFilter(ctx, rows, n, k, wgLimit, vw, uint64(t.in.DataType.Size()))
 	case TopKStrategyRadix:
-		s.cutRadix(ctx, rows, n, k, wgLimit, vec4, uint64(t.in.DataType.Size()))
+		radixLimit := wgLimit
+		if ctx.tuning().topKLaneFitMinWG > 0 && (vw > 0 || s.vec2) {
+			// The strided scans' lanes as the lane strategy's: within the
+			// row's vectors (1024x1000 FLOAT16 K=1000: 124 of 1024 lanes
+			// had work), not under the strategy's least.
+			lw := vw
+			if s.vec2 {
+				lw = 2
+			}
+			radixLimit = min(wgLimit, max(topKRowLanes(n, lw), topKRadixMinWG))
+		}
+		s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
 	case TopKStrategyMaxima:
 		s.wg = uint32(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit))))
 		s.segLen, s.groupVecs = n, topKMaximaGroupVecs(n, k, uint64(s.wg))
