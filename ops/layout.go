@@ -652,6 +652,18 @@ type tuning struct {
 	// on 8 rows of 32,000 the merges' idle lanes were 2.1% of a plan of
 	// few first-pass lanes (256: 4 MiB and 0.6%).
 	topKLaneWG uint32 `tune:"1..1024"`
+	// topKLaneFitMinWG: where non-zero, the lane strategy's workgroup
+	// keeps within the lanes a row has work for (its 16-byte vectors
+	// after a head; topk_plan.go topKRowLanes), rounded down to a power
+	// of two but not under this (a GPU's subgroup: lanes under it idle
+	// anyway). On the h100 profile 1024x1000 in workgroups of 256 left
+	// 2.7% (FLOAT32), 51.6% (FLOAT16) and 76.2% (INT8) of the lanes
+	// empty, over vkdml plan --check's 1%; 128, 64 and 32 leave none.
+	// The radix strategy's 16-byte scans too, not under its least 64
+	// (1024x1000 FLOAT16 K=1000: 64 lanes, not 1024 with 900 empty).
+	// Lavapipe: 0 (its 8 lanes; its plans were timed that way).
+	// Range: 0..1024.
+	topKLaneFitMinWG uint32 `tune:"0..1024"`
 	// topKMaximaMinK and topKMaximaMaxK: TOP_K's 32-bit rows of input
 	// stride 1 with K in [topKMaximaMinK, topKMaximaMaxK] take the
 	// maxima strategy (topk_maxima.comp: one dispatch, one workgroup a
@@ -855,7 +867,7 @@ var (
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
 		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixVec2: true, topKRadixStrided: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
-		topKRunPercent: 5, topKFilterMinWG: 64,
+		topKRunPercent: 5, topKFilterMinWG: 64, topKLaneFitMinWG: 32,
 		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range

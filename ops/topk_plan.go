@@ -463,7 +463,15 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 		s.wg = topKMergeWG
 		s.segLen = min(n, max(topKIters/(k+1), 1))
 	case TopKStrategyLane:
-		s.cutLane(ctx, rows, n, k, wgLimit, uint64(t.in.DataType.Size()))
+		laneLimit := wgLimit
+		if fit := uint64(ctx.tuning().topKLaneFitMinWG); fit > 0 {
+			lw := vw
+			if s.scan8 {
+				lw = 16
+			}
+			laneLimit = min(wgLimit, max(topKRowLanes(n, lw), fit))
+		}
+		s.cutLane(ctx, rows, n, k, laneLimit, uint64(t.in.DataType.Size()))
 	case TopKStrategyFilter:
 		if t.in.DataType.Size() == 1 && axisIn == 1 && ctx.tuning().topKScan8 && s.cutByteSelect(rows, n, k, wgLimit) {
 			break
@@ -473,7 +481,18 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 		}
 		s.cutFilter(ctx, rows, n, k, wgLimit, vw, uint64(t.in.DataType.Size()))
 	case TopKStrategyRadix:
-		s.cutRadix(ctx, rows, n, k, wgLimit, vec4, uint64(t.in.DataType.Size()))
+		radixLimit := wgLimit
+		if ctx.tuning().topKLaneFitMinWG > 0 && (vw > 0 || s.vec2) {
+			// The strided scans' lanes as the lane strategy's: within the
+			// row's vectors (1024x1000 FLOAT16 K=1000: 124 of 1024 lanes
+			// had work), not under the strategy's least.
+			lw := vw
+			if s.vec2 {
+				lw = 2
+			}
+			radixLimit = min(wgLimit, max(topKRowLanes(n, lw), topKRadixMinWG))
+		}
+		s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
 	case TopKStrategyMaxima:
 		s.wg = uint32(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit))))
 		s.segLen, s.groupVecs = n, topKMaximaGroupVecs(n, k, uint64(s.wg))
@@ -589,6 +608,21 @@ func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 		return 0
 	}
 	return gv
+}
+
+// topKRowLanes is the lanes that can have work on a row of n positions
+// whose scans read vw positions a 16-byte load (0: one a load): its
+// vectors after a head of at most vw-1 positions (topkSelectFacts'
+// active lanes), at least one. A workgroup wider than that leaves lanes
+// idle on every row (1024x1000 FLOAT16 in the lane strategy's 256: 132
+// of 256), so the lane strategy's workgroup keeps within its power of
+// two below where the tuning asks (topKLaneFitMinWG).
+func topKRowLanes(n, vw uint64) uint64 {
+	if vw <= 1 {
+		return max(n, 1)
+	}
+	head := min(n, vw-1)
+	return max((n-head)/vw, head, 1)
 }
 
 // cutLane cuts the axis for the lane strategy: a sorted list of K per
