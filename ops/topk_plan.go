@@ -84,8 +84,13 @@ const (
 	// SCAN_BLOCK and SAMPLE_BLOCK.
 	topKRadixScanBlock   = 8 // 1 without texel scans
 	topKRadixSampleBlock = 32
-	topKSortWG           = 256
-	topKMergeWG          = 64
+	// topKThrCands and topKThrPasses are topk_select.comp thr_search's
+	// THR_CANDS and its most passes (each leaves 2^-4 of the scores: 32
+	// bits in 8).
+	topKThrCands  = 16
+	topKThrPasses = 8
+	topKSortWG    = 256
+	topKMergeWG   = 64
 	// topKRadixMinWG is the radix strategy's least workgroup size.
 	topKRadixMinWG = 64
 	// topKShortRow: rows up to this long take the thread strategy (K <=
@@ -1087,6 +1092,14 @@ func topKRadixIters(segLen, wg, entryBytes, vec, step, floor uint64, texel bool)
 	iters := (digits+1)*scan + digits*pass + sort
 	sample := func(step uint64) uint64 {
 		return digits * (blocked(ceilDiv(ceilDiv(segLen, step), wg), sblock) + pass)
+	}
+	if texel && entryBytes == 8 {
+		// thr_search: at most topKThrPasses passes, each the candidates'
+		// counts zeroed, the lane's sampled positions, and lane 0's search
+		// of the candidates.
+		sample = func(step uint64) uint64 {
+			return topKThrPasses * (ceilDiv(topKThrCands, wg) + ceilDiv(ceilDiv(segLen, step), wg) + topKThrCands)
+		}
 	}
 	if floor > 1 {
 		iters += sample(floor) + scan + pass

@@ -1402,7 +1402,117 @@ uint thr_collect(uint kin, uint j0, uint j1, uint thr) {
 // small, fewer than s sampled positions at the floor, or the s-th best a
 // NaN's score). It only bounds the work: whoever uses it checks the
 // count it gives.
+#if ENTRY_WORDS == 2 && TEXEL
+// thr_cand is the i-th of THR_CANDS candidate thresholds in the scores
+// [a, b], 2^sh apart from a (at most b).
+const uint THR_CANDS = 16u;
+uint thr_cand(uint a, uint b, uint sh, uint i) { return a + min(i << sh, b - a); }
+
+// thr_count adds to n0..n3 (candidate 4i + c in component c of ni) 1 for
+// each candidate of c0..c3 that score v reaches.
+void thr_count(uint v, uvec4 c0, uvec4 c1, uvec4 c2, uvec4 c3, inout uvec4 n0, inout uvec4 n1, inout uvec4 n2, inout uvec4 n3) {
+	uvec4 v4 = uvec4(v);
+	n0 += uvec4(greaterThanEqual(v4, c0));
+	n1 += uvec4(greaterThanEqual(v4, c1));
+	n2 += uvec4(greaterThanEqual(v4, c2));
+	n3 += uvec4(greaterThanEqual(v4, c3));
+}
+
+// thr_search is radix_threshold for the texel variants' one-word scores,
+// without radix_passes' histograms: the sample is every step-th 16-byte
+// vector of scan_split's middle (VEC4; else every step-th position), and
+// the threshold the highest score a that at least s of the sampled
+// positions reach, to the resolution of passes that stop once at most
+// limit = 1.5 s reach it or a is exact; 0 where fewer than s sampled
+// positions score at least flo and 1 (a NaN scores 0). A pass counts, in
+// each lane's registers, the lane's sampled positions at or above each
+// of THR_CANDS candidates spread over the scores left [a, b], and merges
+// the counts in shared memory with an atomic a candidate a lane, not a
+// sampled position (lavapipe runs each shared-memory atomic a lane at a
+// time: radix_passes' histograms took 1.3 of 3.5 ms of 8x32000 FLOAT32
+// K=1024 on one thread); its texel loads are four sampled positions each
+// (a load cost more than the position's 16 compares). Each pass leaves
+// at most 2^-4 of [a, b] (a candidate's interval), so there are at most
+// 8 (topk_plan.go topKThrPasses).
+uint thr_search(uint kin, uint j0, uint j1, uint kk, uint step, uint flo) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint len = j1 - j0;
+	uint mid = j0, v0 = 0u, nv = 0u;
+#if ELEM_BITS == 32
+	if (VEC4) {
+		scan_split(kin, j0, j1, mid, v0, nv);
+	}
+#endif
+	// nl: the sample's loads, nq: its positions.
+	uint nl = VEC4 ? (nv + step - 1u) / step : (len - 1u) / step + 1u;
+	uint nq = VEC4 ? 4u * nl : nl;
+	float fq = float(kk) * float(nq) / float(len);
+	uint s = uint(fq + 3.0 * sqrt(fq)) + 4u;
+	if (s >= nq) {
+		return 0u;
+	}
+	uint limit = s + (s >> 1);
+	uint per = (nl + WG - 1u) / WG;
+	uint qb = min(nl, t * per), qe = min(nl, qb + per);
+	uint a = max(flo, 1u), b = 0xFFFFFFFFu;
+	while (a < b) {
+		uint sh = uint(max(findMSB(b - a) - 3, 0));
+		for (uint q = t; q < THR_CANDS; q += WG) {
+			sh_idx[q] = 0u;
+		}
+		barrier();
+		uvec4 c0 = uvec4(thr_cand(a, b, sh, 0u), thr_cand(a, b, sh, 1u), thr_cand(a, b, sh, 2u), thr_cand(a, b, sh, 3u));
+		uvec4 c1 = uvec4(thr_cand(a, b, sh, 4u), thr_cand(a, b, sh, 5u), thr_cand(a, b, sh, 6u), thr_cand(a, b, sh, 7u));
+		uvec4 c2 = uvec4(thr_cand(a, b, sh, 8u), thr_cand(a, b, sh, 9u), thr_cand(a, b, sh, 10u), thr_cand(a, b, sh, 11u));
+		uvec4 c3 = uvec4(thr_cand(a, b, sh, 12u), thr_cand(a, b, sh, 13u), thr_cand(a, b, sh, 14u), thr_cand(a, b, sh, 15u));
+		uvec4 n0 = uvec4(0u), n1 = uvec4(0u), n2 = uvec4(0u), n3 = uvec4(0u);
+		for (uint q = qb; q < qe; q++) {
+#if ELEM_BITS == 32
+			if (VEC4) {
+				uvec4 v = score4(LOAD4(v0 + q * step));
+				[[unroll]] for (uint c = 0u; c < 4u; c++) {
+					thr_count(v[c], c0, c1, c2, c3, n0, n1, n2, n3);
+				}
+				continue;
+			}
+#endif
+			thr_count(score(load_raw(kin + (j0 + q * step) * AI)).x, c0, c1, c2, c3, n0, n1, n2, n3);
+		}
+		[[unroll]] for (uint c = 0u; c < 4u; c++) {
+			atomicAdd(sh_idx[c], n0[c]);
+			atomicAdd(sh_idx[4u + c], n1[c]);
+			atomicAdd(sh_idx[8u + c], n2[c]);
+			atomicAdd(sh_idx[12u + c], n3[c]);
+		}
+		barrier();
+		if (t == 0u) {
+			// The counts fall with the candidate: the last that s reach.
+			uint na = 0u, nb = 0u;
+			if (sh_idx[0] >= s) {
+				uint i = THR_CANDS - 1u;
+				while (sh_idx[i] < s) {
+					i--;
+				}
+				na = thr_cand(a, b, sh, i);
+				nb = sh_idx[i] <= limit ? na : (i + 1u < THR_CANDS ? thr_cand(a, b, sh, i + 1u) - 1u : b);
+			}
+			sh_pick = na;
+			sh_before = nb;
+		}
+		barrier();
+		// Uniform: every lane reads them after the barrier.
+		a = sh_pick;
+		b = sh_before;
+	}
+	return a;
+}
+#endif
+
 uint radix_threshold(uint kin, uint j0, uint j1, uint kk, uint step, uint flo) {
+#if ENTRY_WORDS == 2 && TEXEL
+	return thr_search(kin, j0, j1, kk, step, flo);
+#else
 	uint len = j1 - j0;
 	uint nq = (len - 1u) / step + 1u;
 	float q = float(kk) * float(nq) / float(len);
@@ -1419,6 +1529,7 @@ uint radix_threshold(uint kin, uint j0, uint j1, uint kk, uint step, uint flo) {
 	// The score part of the prefix (bits below lo cleared: a lower
 	// bound of the s-th best sample's score), as a key without position.
 	return ib >= 32u ? pre.y : (pre.x >> ib) | (pre.y << (32u - ib));
+#endif
 }
 
 // radix_select leaves in shared memory what radix_gather leaves, for
