@@ -79,10 +79,9 @@ const uint RANK_MAX = 256u;
 // Group bests (step 1): at most GROUP_MAX groups a row
 // (shaders.TopKMaximaGroupMax), whatever the workgroup: the planner
 // (topKMaximaGroupVecs) makes groups long enough that a row has no more
-// than min(LANE_GROUPS WG, GROUP_MAX) of them.
+// than min(LANE_GROUPS WG, GROUP_MAX) of them. The group bests go
+// straight to the lanes' register slots (no shared-memory copy).
 const uint GROUP_MAX = 1024u;
-shared uint sh_gs[GROUP_MAX]; // group best: score
-shared uint sh_gi[GROUP_MAX]; // and index
 shared uint sh_cs[CAND_MAX]; // gathered entry: score
 shared uint sh_ci[CAND_MAX]; // and index
 shared uint sh_rs[RANK_MAX]; // entry to rank: score
@@ -188,18 +187,21 @@ void main() {
 		}
 		barrier();
 
-		// 1. Group bests, to shared memory and then lane t's groups t +
-		// q WG to slot q (registers: the slots are unrolled; the planner
+		// 1. Group bests: lane t's groups t + q WG straight to slot q
+		// (registers: the slots are unrolled, no shared round trip, whose
+		// loads and stores lavapipe runs one lane at a time; the planner
 		// keeps ng <= LANE_GROUPS WG). A group's vectors come in rising
 		// position, so a later one wins a component only with a strictly
 		// greater score; the winner is kept as its vector number. A slot
 		// past the row holds padding (score 0, index PAD_INDEX), which no
 		// count below takes in.
-		for (uint g = t; g < ng; g += WG) {
-			uint va = g * gv, vz = min(va + gv, nv);
-			uvec4 b4 = score4(texelFetch(elem_srct, int(v0 + va)));
+		uint gs[LANE_GROUPS], gi[LANE_GROUPS];
+		[[unroll]] for (uint q = 0u; q < LANE_GROUPS; q++) {
+			uint g = t + q * WG;
+			uint va = min(g * gv, nv), vz = min(va + gv, nv);
+			uvec4 b4 = uvec4(0u);
 			uvec4 bv = uvec4(va);
-			for (uint v = va + 1u; v < vz; v++) {
+			for (uint v = va; v < vz; v++) {
 				uvec4 s4 = score4(texelFetch(elem_srct, int(v0 + v)));
 				bv = mix(bv, uvec4(v), greaterThan(s4, b4));
 				b4 = max(b4, s4);
@@ -211,15 +213,8 @@ void main() {
 				bs = take ? b4[c] : bs;
 				bi = take ? i : bi;
 			}
-			sh_gs[g] = bs;
-			sh_gi[g] = bi;
-		}
-		barrier();
-		uint gs[LANE_GROUPS], gi[LANE_GROUPS];
-		[[unroll]] for (uint q = 0u; q < LANE_GROUPS; q++) {
-			uint g = t + q * WG;
-			gs[q] = g < ng ? sh_gs[g] : 0u;
-			gi[q] = g < ng ? sh_gi[g] : PAD_INDEX;
+			gs[q] = g < ng ? bs : 0u;
+			gi[q] = g < ng ? bi : PAD_INDEX;
 		}
 
 		// 2. T = (ts, ti), the K-th best of the group bests.
