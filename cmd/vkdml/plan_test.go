@@ -278,21 +278,7 @@ func TestH100Goals(t *testing.T) {
 		}
 		label = strings.TrimSpace(label)
 		order = append(order, label)
-		code, stdout, stderr := vkdml(append([]string{"plan", "--profile", "h100", "--check", "--json"}, strings.Fields(args)...)...)
-		if code != 0 && code != 1 {
-			t.Errorf("%s: exit %d: %s", label, code, stderr)
-			continue
-		}
-		var r planRecord
-		if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Check == nil {
-			t.Errorf("%s: %v in %q", label, err, stdout)
-			continue
-		}
-		for _, f := range r.Check.Failures {
-			goal, _, _ := strings.Cut(f, ":")
-			if !contains(got[label], goal) {
-				got[label] = append(got[label], goal)
-			}
+		for _, f := range h100Misses(t, label, strings.Fields(args), got) {
 			t.Logf("%s: %s", label, f)
 		}
 	}
@@ -304,6 +290,30 @@ func TestH100Goals(t *testing.T) {
 		return
 	}
 	checkGoals(t, goalsFile, order, got, "scripts/gpu_compare.py")
+}
+
+// h100Misses plans `vkdml plan --profile h100 --check` with the operator
+// flags args, adds the goals it misses to got[label] (each once) and
+// returns the check's failure lines; a plan that does not run is an error.
+func h100Misses(t *testing.T, label string, args []string, got map[string][]string) []string {
+	t.Helper()
+	code, stdout, stderr := vkdml(append([]string{"plan", "--profile", "h100", "--check", "--json"}, args...)...)
+	if code != 0 && code != 1 {
+		t.Errorf("%s: exit %d: %s", label, code, stderr)
+		return nil
+	}
+	var r planRecord
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Check == nil {
+		t.Errorf("%s: %v in %q", label, err, stdout)
+		return nil
+	}
+	for _, f := range r.Check.Failures {
+		goal, _, _ := strings.Cut(f, ":")
+		if !contains(got[label], goal) {
+			got[label] = append(got[label], goal)
+		}
+	}
+	return r.Check.Failures
 }
 
 // checkGoals compares the goals each case of order misses (got) with
@@ -371,23 +381,7 @@ func TestH100TopKGrid(t *testing.T) {
 				}
 				label := fmt.Sprintf("topk %s %dx%d K=%d", strings.ToUpper(dt), s[0], s[1], k)
 				order = append(order, label)
-				code, stdout, stderr := vkdml("plan", "--profile", "h100", "--check", "--json", "--op", "topk", "--dtype", dt,
-					"--shape", fmt.Sprintf("%d,%d", s[0], s[1]), "--k", fmt.Sprint(k))
-				if code != 0 && code != 1 {
-					t.Errorf("%s: exit %d: %s", label, code, stderr)
-					continue
-				}
-				var r planRecord
-				if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Check == nil {
-					t.Errorf("%s: %v in %q", label, err, stdout)
-					continue
-				}
-				for _, f := range r.Check.Failures {
-					goal, _, _ := strings.Cut(f, ":")
-					if !contains(got[label], goal) {
-						got[label] = append(got[label], goal)
-					}
-				}
+				h100Misses(t, label, []string{"--op", "topk", "--dtype", dt, "--shape", fmt.Sprintf("%d,%d", s[0], s[1]), "--k", fmt.Sprint(k)}, got)
 			}
 		}
 	}
