@@ -49,7 +49,7 @@ func topKSelectFacts(v *stepValues) (DispatchFacts, error) {
 		// A lane is busy when it has a vector, or a head or tail
 		// position: at least the vectors left after a head of vw-1.
 		load = 16
-		active = func(n uint64) uint64 { return max((n-min(n, vw-1))/vw, min(n, vw-1)) }
+		active = func(n uint64) uint64 { return topKRowLanes(n, vw) }
 		if shape == 4 && (v.s("FLAGS")>>5)&1 == 0 {
 			// The radix scans without STRIDED give lane t a block of
 			// ceil(vectors / WG) (topk_select.comp lane_vectors): only
