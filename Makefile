@@ -149,9 +149,10 @@ vet:
 #       run a kernel the other pooling tests run there too. Those
 #       operators' kernels use no subgroup operation and their plans do
 #       not depend on the subgroup size (ops' TestSubgroupFreePlans fails
-#       when one starts to); their other tests (TOP_K's lists, filter,
-#       radix and merge tests, the pooling and unpooling tests) check
-#       their workgroups at each SIMD width;
+#       when one starts to), but for TOP_K's maxima kernel, one full
+#       subgroup a workgroup; their other tests (TOP_K's lists, filter,
+#       radix, maxima and merge tests, the pooling and unpooling tests)
+#       check their workgroups at each SIMD width;
 #     - TestReduceFloatExamples: 13 FLOAT32 blocks of 2 to 64 values,
 #       whose time at sizes 4 and 16 is all pipeline compiles (110 of
 #       111 s at 512: each block's size makes new specialization

@@ -119,6 +119,11 @@ type DeviceOptions struct {
 	// tensor below maxStorageBufferRange, so that small tensors take the
 	// windowed paths big ones take (for tests; PlanContext.BindingWindowCap).
 	BindingWindowCap uint64
+	// MaxSharedMemory, when not 0, lowers the device's
+	// maxComputeSharedMemorySize as vkdml plans for it (at least
+	// MinSharedMemory, Vulkan's least), so that the plans of devices with
+	// less shared memory run on any device (for tests).
+	MaxSharedMemory uint32
 	// Tuning overrides knobs of the device class's tuning, set over those
 	// of the JSON file $VKDML_TUNING names when it is set: a GPU run can
 	// try or apply a tuning with no rebuild.
@@ -127,6 +132,10 @@ type DeviceOptions struct {
 
 // MinAllocation is the smallest DeviceOptions.MaxAllocation other than 0.
 const MinAllocation = gpu.MinAllocation
+
+// MinSharedMemory is the smallest DeviceOptions.MaxSharedMemory other than
+// 0: Vulkan's least maxComputeSharedMemorySize.
+const MinSharedMemory = gpu.MinSharedMemory
 
 // Features are the optional device capabilities vkdml's kernels use where
 // the device has them: 8-, 16- and 64-bit types in shaders and storage,
@@ -195,6 +204,9 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 	if maxAlloc < MinAllocation {
 		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxAllocation", Rule: fmt.Sprintf("%d is below the minimum of %d bytes (0 means the device's own maxMemoryAllocationSize)", maxAlloc, MinAllocation)}
 	}
+	if m := opts.MaxSharedMemory; m != 0 && m < MinSharedMemory {
+		return nil, &hresult.Error{Code: hresult.E_INVALIDARG, Op: op, Field: "MaxSharedMemory", Rule: fmt.Sprintf("%d is below Vulkan's least maxComputeSharedMemorySize, %d bytes (0 means the device's own)", m, MinSharedMemory)}
+	}
 	g, err := gpu.Open(gpu.Options{
 		Debug:            opts.Flags&CreateDeviceFlagDebug != 0,
 		Device:           opts.Device,
@@ -202,6 +214,7 @@ func CreateDevice(opts DeviceOptions) (*Device, error) {
 		PipelineCacheDir: opts.PipelineCacheDir,
 		ForceStaging:     opts.ForceStaging,
 		MaxAllocation:    maxAlloc,
+		MaxSharedMemory:  opts.MaxSharedMemory,
 	})
 	if err != nil {
 		code := hresult.DXGI_ERROR_UNSUPPORTED

@@ -61,7 +61,16 @@ type Options struct {
 	// Small values exercise the split on any device. 0 keeps one
 	// allocation per buffer, and a larger buffer fails with ErrOutOfMemory.
 	MaxAllocation uint64
+	// MaxSharedMemory, when not 0, lowers Limits.MaxComputeSharedMemorySize
+	// to it (at least MinSharedMemory, and never above the device's own),
+	// so that the plans and refusals for devices with less shared memory
+	// than this one (Vulkan's least is 16384 bytes) run on any device.
+	MaxSharedMemory uint32
 }
+
+// MinSharedMemory is Vulkan's least maxComputeSharedMemorySize, the
+// smallest Options.MaxSharedMemory.
+const MinSharedMemory = 16384
 
 // MinAllocation is the smallest Options.MaxAllocation.
 const MinAllocation = 4096
@@ -191,6 +200,12 @@ func openOn(in *instance, opts Options) (*Device, error) {
 	feat := info.Features.Without(opts.Disable)
 	d := &Device{Info: info, Features: feat, Limits: info.Limits, in: in, family: uint32(info.computeFamily), debug: opts.Debug,
 		kernels: map[*Kernel]struct{}{}, lists: map[*CommandList]struct{}{}, pending: map[*CommandList]struct{}{}}
+	if m := opts.MaxSharedMemory; m != 0 {
+		if m < MinSharedMemory {
+			return nil, fmt.Errorf("gpu: Options.MaxSharedMemory %d is below Vulkan's least maxComputeSharedMemorySize, %d bytes", m, MinSharedMemory)
+		}
+		d.Limits.MaxComputeSharedMemorySize = min(d.Limits.MaxComputeSharedMemorySize, m)
+	}
 	if opts.MaxAllocation != 0 {
 		if opts.MaxAllocation < MinAllocation {
 			return nil, fmt.Errorf("gpu: Options.MaxAllocation %d is below the minimum of %d bytes", opts.MaxAllocation, MinAllocation)

@@ -155,7 +155,8 @@ func (d *Device) NewKernel(desc KernelDesc) (*Kernel, error) {
 }
 
 // checkModule refuses a module that declares a SPIR-V capability whose
-// device feature is not enabled, naming both, or whose storage buffers or
+// device feature is not enabled, naming both, more shared memory than the
+// device's maxComputeSharedMemorySize, or whose storage buffers or
 // push-constant block lie outside the layout desc builds (push bytes),
 // rather than letting the driver fail (or crash) on it.
 func (d *Device) checkModule(desc KernelDesc, push uint32) error {
@@ -176,6 +177,12 @@ func (d *Device) checkModule(desc KernelDesc, push uint32) error {
 		if !slices.Contains(desc.TexelBindings, int(b)) {
 			return fmt.Errorf("gpu: kernel %s: the module uses binding %d as a texel buffer; KernelDesc.TexelBindings %v does not name it", name, b, desc.TexelBindings)
 		}
+	}
+	if lim := d.Limits.MaxComputeSharedMemorySize; m.WorkgroupBytes > lim {
+		// Past the limit, pipeline creation and the kernel's behaviour are
+		// undefined (VUID-RuntimeSpirv-Workgroup-06530), not an error.
+		return fmt.Errorf("%w: kernel %s declares %d bytes of shared memory; the device's maxComputeSharedMemorySize is %d",
+			ErrMissingFeature, name, m.WorkgroupBytes, lim)
 	}
 	if m.PushConstantBytes > push {
 		return fmt.Errorf("gpu: kernel %s: the module's push-constant block is %d bytes; the kernel's push-constant range (4 per binding + ParamBytes) is %d", name, m.PushConstantBytes, push)

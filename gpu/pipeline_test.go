@@ -207,3 +207,57 @@ func TestNewKernelChecksTexelBindings(t *testing.T) {
 	}
 	k.Destroy()
 }
+
+// TestNewKernelRefusesSharedMemoryOverLimit: a module declaring more
+// shared memory than the device's maxComputeSharedMemorySize (lowered by
+// Options.MaxSharedMemory to Vulkan's least) is refused by NewKernel,
+// naming the kernel, its bytes and the limit, before the driver sees it
+// (past the limit its behaviour is undefined); on the device's own limit
+// the same module builds. A cap below Vulkan's least is refused.
+func TestNewKernelRefusesSharedMemoryOverLimit(t *testing.T) {
+	v, err := shaders.Lookup(shaders.TopKRankName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := shaders.Info(v.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WorkgroupBytes <= gpu.MinSharedMemory {
+		t.Fatalf("%s declares %d bytes of shared memory; the test needs a module over %d", v.Name, m.WorkgroupBytes, gpu.MinSharedMemory)
+	}
+	build := func(d *gpu.Device) (*gpu.Kernel, error) {
+		s := make([]uint32, len(v.Spec))
+		for i := range s {
+			s[i] = 1
+		}
+		s[0] = 64
+		return d.NewKernel(gpu.KernelDesc{Name: v.Name, SPIRV: module(t, v.Name), Bindings: v.Bindings, TexelBindings: v.TexelBindings, ParamBytes: v.ParamBytes(), Spec: s})
+	}
+	small := testutil.OpenGPU(t, gpu.Options{MaxSharedMemory: gpu.MinSharedMemory})
+	if got := small.Limits.MaxComputeSharedMemorySize; got != gpu.MinSharedMemory {
+		t.Fatalf("MaxSharedMemory %d gave maxComputeSharedMemorySize %d", gpu.MinSharedMemory, got)
+	}
+	k, err := build(small)
+	if err == nil {
+		k.Destroy()
+		t.Fatalf("%s (%d bytes of shared memory) built on a device of %d", v.Name, m.WorkgroupBytes, gpu.MinSharedMemory)
+	}
+	if msg := err.Error(); !errors.Is(err, gpu.ErrMissingFeature) || !strings.Contains(msg, v.Name) || !strings.Contains(msg, "maxComputeSharedMemorySize is 16384") {
+		t.Errorf("%v; want ErrMissingFeature naming the kernel and maxComputeSharedMemorySize 16384", err)
+	}
+	full := testutil.OpenGPU(t, gpu.Options{})
+	if full.Limits.MaxComputeSharedMemorySize < m.WorkgroupBytes {
+		t.Logf("the device has %d bytes of shared memory; only the refusal was checked", full.Limits.MaxComputeSharedMemorySize)
+		return
+	}
+	if k, err = build(full); err != nil {
+		t.Errorf("%s on the device's own %d bytes: %v", v.Name, full.Limits.MaxComputeSharedMemorySize, err)
+	} else {
+		k.Destroy()
+	}
+	if d, err := gpu.Open(gpu.Options{MaxSharedMemory: gpu.MinSharedMemory - 1, PipelineCacheDir: "off"}); err == nil {
+		d.Close()
+		t.Errorf("MaxSharedMemory %d opened a device", gpu.MinSharedMemory-1)
+	}
+}

@@ -24,7 +24,7 @@ var ErrBadPlan = errors.New("ops: the plan breaks its kernels' or the device's r
 //     push-word names are the module's, position by position; bindings,
 //     push-constant size, the row's number of specialization constants),
 //     needs no capability the context lacks, and fits the device's
-//     workgroup, push-constant and subgroup limits (the values' order is
+//     workgroup, shared-memory, push-constant and subgroup limits (the values' order is
 //     kept by filling them by name: kernelOf, pushBytes);
 //   - every step names a kernel, passes its bindings and parameter bytes,
 //     and dispatches between 1 and maxComputeWorkGroupCount groups per
@@ -86,6 +86,9 @@ func checkKernel(ctx *Context, k Kernel) error {
 	if len(k.Spec) == 0 || k.Spec[0] == 0 || k.Spec[0] > lim.MaxComputeWorkGroupInvocations || k.Spec[0] > lim.MaxComputeWorkGroupSize[0] {
 		return fmt.Errorf("workgroup size (spec constant 0) %v is not in [1, %d]", k.Spec, min(lim.MaxComputeWorkGroupInvocations, lim.MaxComputeWorkGroupSize[0]))
 	}
+	if over := sharedOver(ctx, k.Variant); over != "" {
+		return errors.New(over)
+	}
 	if push := 4*uint32(k.Bindings) + k.ParamBytes; push > lim.MaxPushConstantsSize {
 		return fmt.Errorf("%d push-constant bytes, over maxPushConstantsSize %d", push, lim.MaxPushConstantsSize)
 	}
@@ -99,6 +102,19 @@ func checkKernel(ctx *Context, k Kernel) error {
 		return errors.New("full subgroups without computeFullSubgroups")
 	}
 	return nil
+}
+
+// sharedOver says how the module of variant declares more shared memory
+// than the device's maxComputeSharedMemorySize, or "" where it fits (or
+// the context, hand-built, gives no limit: every device reports at least
+// Vulkan's 16384).
+func sharedOver(ctx *Context, variant string) string {
+	lim := ctx.Limits.MaxComputeSharedMemorySize
+	m, err := shaders.Info(variant)
+	if lim == 0 || err != nil || m.WorkgroupBytes <= lim {
+		return ""
+	}
+	return fmt.Sprintf("kernel %s declares %d bytes of shared memory, over maxComputeSharedMemorySize %d", variant, m.WorkgroupBytes, lim)
 }
 
 // checkStep holds one step to its kernel, its resources and the device.

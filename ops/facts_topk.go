@@ -152,12 +152,12 @@ func topKSplitFacts(v *stepValues) (DispatchFacts, error) {
 }
 
 // topKMaximaFacts is topk_maxima.comp: a workgroup per row, lane t
-// scanning groups t, t+WG, ... of group_vecs 16-byte vectors. It reads
+// scanning groups t, t+WG, ... of GV 16-byte vectors. It reads
 // its rows once for the groups' bests (and again only the few groups the
 // gather visits, not counted) and writes the results.
 func topKMaximaFacts(v *stepValues) (DispatchFacts, error) {
 	a := argStepItems{oCount: v.p("r_count"), jCount: v.s("N"), segLen: v.s("N"), nloc: 1}
-	gv := max(v.p("group_vecs"), 1)
+	gv := max(v.s("GV"), 1)
 	empty, err := groupPerItemEmpty(v, a, func(n uint64) uint64 { return ceilDiv(n, 4*gv) })
 	if err != nil {
 		return DispatchFacts{}, err

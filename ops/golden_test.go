@@ -578,6 +578,8 @@ func largeCases() []largeCase {
 		{"topk_f32_4x1x4096x4096_axis2_k4", &ops.TopK{Input: nd(f32, []uint32{4, 1, 4096, 4096}), OutputValue: nd(f32, []uint32{4, 1, 4, 4096}), OutputIndex: nd(u32, []uint32{4, 1, 4, 4096}), Axis: 2, K: 4}},
 		{"topk1_i32_64x65536_k8_increasing_idx64", &ops.TopK1{Input: nd(tensor.Int32, []uint32{64, 65536}), OutputValue: nd(tensor.Int32, []uint32{64, 8}), OutputIndex: nd(u64, []uint32{64, 8}), Axis: 1, K: 8, AxisDirection: ops.AxisDirectionIncreasing}},
 		{"topk1_f32_128x256000_k50_decreasing", &ops.TopK1{Input: nd(f32, []uint32{128, 256000}), OutputValue: nd(f32, []uint32{128, 50}), OutputIndex: nd(u32, []uint32{128, 50}), Axis: 1, K: 50, AxisDirection: ops.AxisDirectionDecreasing}},
+		// 8x32000 K=2048: the CPU class's split select from 8192 positions (tuning topKSplitMinLen).
+		{"topk1_f32_8x32000_k2048_decreasing", &ops.TopK1{Input: nd(f32, []uint32{8, 32000}), OutputValue: nd(f32, []uint32{8, 2048}), OutputIndex: nd(u32, []uint32{8, 2048}), Axis: 1, K: 2048, AxisDirection: ops.AxisDirectionDecreasing}},
 		{"topk1_f32_2x1M_k4096_increasing", &ops.TopK1{Input: nd(f32, []uint32{2, 1 << 20}), OutputValue: nd(f32, []uint32{2, 4096}), OutputIndex: nd(u32, []uint32{2, 4096}), Axis: 1, K: 4096, AxisDirection: ops.AxisDirectionIncreasing}},
 		{"topk1_i64_16x100000_k100_decreasing_idx64", &ops.TopK1{Input: nd(i64, []uint32{16, 100000}), OutputValue: nd(i64, []uint32{16, 100}), OutputIndex: nd(u64, []uint32{16, 100}), Axis: 1, K: 100, AxisDirection: ops.AxisDirectionDecreasing}},
 	}

@@ -667,15 +667,13 @@ type tuning struct {
 	// topKMaximaMinK and topKMaximaMaxK: TOP_K's 32-bit rows of input
 	// stride 1 with K in [topKMaximaMinK, topKMaximaMaxK] take the
 	// maxima strategy (topk_maxima.comp: one dispatch, one workgroup a
-	// row) where its bounds allow (topk_plan.go topKMaximaGroupVecs: up
+	// row, of one full subgroup: topk_plan.go topKMaximaWG) where its
+	// bounds allow (topk_plan.go topKMaximaGroupVecs: up
 	// to about 32K positions at K = 64, 64K at K = 32) and topKTexel
 	// holds. 0 never (the GPUs: a workgroup a row leaves them idle).
 	// Range: 0..2048.
 	topKMaximaMinK uint32 `tune:"0..2048"`
 	topKMaximaMaxK uint32 `tune:"0..2048"`
-	// topKMaximaWG is the maxima strategy's workgroup size (at most the
-	// device's; rounded down to a power of two).
-	topKMaximaWG uint32 `tune:"1..1024"`
 	// topKLaneSplitMinLen: the lane strategy cuts rows of at least this
 	// many positions into split-K segments when there are too few rows to
 	// fill the device (splitKLen); shorter rows are cut by the iteration
@@ -851,7 +849,12 @@ type tuning struct {
 	// topk_plan.go emitSplit). On lavapipe a kernel costs its whole code
 	// once per SIMD row whether a branch is taken or not (BENCHMARKS.md
 	// "TOP_K radix on 128x256000: where the time goes"). 0 never (GPUs:
-	// one row a workgroup). Range: 0..2^32 positions.
+	// one row a workgroup). The CPU class's 8192: lavapipe, one thread,
+	// the split was faster than topk_select.comp's radix from 8x4096 up
+	// (8x32000 K=1024 2.9 -> 1.5 ms, K=2048 6.3 -> 2.2; BENCHMARKS.md
+	// "TOP_K split select takes 8x32000"), but one row of 4096 at K=1024
+	// was slower on two threads (0.37 against 0.31 ms: six dispatches
+	// for one workgroup's work). Range: 0..2^32 positions.
 	topKSplitMinLen uint64 `tune:"0..4294967296"`
 	// topKSplitWG is the split select's gather workgroup size and so its
 	// regions a row (topk_gather.comp; rounded down to a power of two, at
@@ -867,13 +870,12 @@ var (
 		argRowSubgroups: true, argThreadLoads: 8, poolPreloadTaps: 16, poolGridMinLanes: 32, poolGridOuts: 8,
 		argColWG4: 4, argColWG8: 8, // unused without argSmallWG; in range
 		topKLaneWG: 256, topKFilterVec: true, topKScan8: true, topKRadixMinLen: 65536, topKRadixMinK: 256, topKRadixVecOnly: true, topKRadixVec2: true, topKRadixStrided: true, topKRadixSplit: true, topKRadixWG: 1024, topKRadixRankMax: 256, topKSplitWG: 8,
-		topKRunPercent: 5, topKFilterMinWG: 64, topKLaneFitMinWG: 32,
-		topKMaximaWG: 64} // unused without topKMaximaMaxK; in range
+		topKRunPercent: 5, topKFilterMinWG: 64, topKLaneFitMinWG: 32}
 	tuningCPU = tuning{argVecNarrowRow: true, argSmallWG: true, argRowTexel: true, reduceFloatTexel: true, argColWG4: 4, argColWG8: 8, poolVecWG: 8, poolVecGroups: 256,
 		computeUnits: 64, // unused without the splits; in range
 		topKLaneWG:   8, topKLaneSplitMinLen: 65537, topKTexel: true, topKRadixMinLen: 4096, topKRadixMinK: 17, topKRadixWG: 64, topKRadixSortMul: 1, topKRadixRankMax: 1024,
 		topKRadixSample: 64, topKRadixSampleCap: 1400, topKRadixBucketMin: 256, topKRadixFloor: 64, topKRadixFloorShare: 32,
-		topKSplitMinLen: 65536, topKSplitWG: 8, topKMaximaMinK: 17, topKMaximaMaxK: 64, topKMaximaWG: 8}
+		topKSplitMinLen: 8192, topKSplitWG: 8, topKMaximaMinK: 17, topKMaximaMaxK: 64}
 )
 
 // tuningFor returns the tuning of a device type.

@@ -190,10 +190,10 @@ func TestCeilDiv(t *testing.T) {
 	}
 }
 
-// TestTopKMaximaGroupsFit: whatever the workgroup (tuning topKMaximaWG
-// takes 1..1024), topKMaximaGroupVecs makes groups long enough that a
-// row's groups fit topk_maxima.comp's shared group bests
-// (shaders.TopKMaximaGroupMax) and a lane's fit its registers
+// TestTopKMaximaGroupsFit: whatever the workgroup (topKMaximaWG: the
+// device's subgroup, 1..1024), topKMaximaGroupVecs makes groups long
+// enough that a row's groups keep within topk_maxima.comp's
+// shaders.TopKMaximaGroupMax and a lane's fit its registers
 // (shaders.TopKMaximaLaneGroups); before the row cap, 4x64000 K=8 at 64
 // lanes planned 8000 groups into the 1024 entries.
 func TestTopKMaximaGroupsFit(t *testing.T) {
@@ -206,7 +206,7 @@ func TestTopKMaximaGroupsFit(t *testing.T) {
 				}
 				groups := ceilDiv(n/4, gv)
 				if groups > shaders.TopKMaximaGroupMax || ceilDiv(groups, wg) > shaders.TopKMaximaLaneGroups {
-					t.Errorf("n=%d K=%d wg=%d: group_vecs %d makes %d groups (%d a lane), over %d a row or %d a lane",
+					t.Errorf("n=%d K=%d wg=%d: GV %d makes %d groups (%d a lane), over %d a row or %d a lane",
 						n, k, wg, gv, groups, ceilDiv(groups, wg), shaders.TopKMaximaGroupMax, shaders.TopKMaximaLaneGroups)
 				}
 			}

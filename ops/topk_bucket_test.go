@@ -51,8 +51,10 @@ func TestTopKRadixBuckets(t *testing.T) {
 		name string
 		plan testutil.ForcedPlan
 	}{
-		{"texel", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix}},
-		{"storage", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKTexel": "false"}}},
+		// topKSplitMinLen 0: topk_select.comp's radix on the CPU class's
+		// rows from 8192 on too (the split select: TestTopKSplit*).
+		{"texel", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKSplitMinLen": "0"}}},
+		{"storage", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKTexel": "false", "topKSplitMinLen": "0"}}},
 	}
 	ks := []uint32{300, 1024, 2048}
 	if testing.Short() {

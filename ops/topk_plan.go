@@ -285,7 +285,7 @@ type topKSegments struct {
 	scan8          bool   // the first pass scans 8-bit rows 16 bytes a load (shaders.TopKSelectScan8Name; filter: the byte select)
 	vec2           bool   // radix: the scans read 64-bit rows two positions a 16-byte load (shaders.TopKSelectVec2Name)
 	strided        bool   // radix: lane t scans every WG-th 16-byte vector from t, not a block (topk.glsl FLAGS STRIDED)
-	groupVecs      uint64 // maxima: push word group_vecs, 16-byte vectors a group
+	groupVecs      uint64 // maxima: specialization constant GV, 16-byte vectors a group
 	floorStep      uint64 // push word floor_step: radix, positions between two of the floor's sample (0: none); the byte select (filter with scan8), between two of the threshold's
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4, 8, or 16 for the byte select) when a chunk's lanes test one each
 	split          bool   // radix: the split select (emitSplit), one row a workgroup, splitWG gather lanes
@@ -297,10 +297,53 @@ type topKSegments struct {
 	tempA, tempTot uint64
 }
 
-// plan chooses the strategy, cuts the axis into segments, covers the rows
-// with windows and emits, for each batch of rows, the first pass and the
-// merge passes.
+// plan is planStrategy's plan where the device holds its kernels' shared
+// memory (maxComputeSharedMemorySize: Vulkan's least, 16384 bytes, is
+// less than the radix, filter, maxima and split kernels declare; the
+// Raspberry Pi's V3DV and some mobile GPUs report it); elsewhere the
+// plan of the thread strategy (lists in registers, no shared memory) or,
+// for K above its lists, the sort's, or an error naming the limit.
 func (t *topKOp) plan(ctx *Context) (*Plan, error) {
+	p, err := t.planStrategy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	over := planSharedOver(ctx, p)
+	if over == "" {
+		return p, nil
+	}
+	if ctx.Kernel != "" {
+		return nil, hresult.Unsupported("Kernel", "strategy %q: its %s (use %q or %q)", ctx.Kernel, over, TopKStrategyThread, TopKStrategySort)
+	}
+	small := *ctx
+	small.Kernel = TopKStrategySort
+	if uint64(t.k) <= shaders.TopKListMax {
+		small.Kernel = TopKStrategyThread
+	}
+	if p, err = t.planStrategy(&small); err != nil {
+		return nil, err
+	}
+	if over := planSharedOver(&small, p); over != "" {
+		return nil, hresult.Unsupported("InputTensor", "no TOP_K strategy fits the device: the %s strategy's %s", small.Kernel, over)
+	}
+	return p, nil
+}
+
+// planSharedOver is sharedOver's account of the first kernel of p that
+// declares more shared memory than the device allows, or "".
+func planSharedOver(ctx *Context, p *Plan) string {
+	for _, k := range p.Kernels {
+		if over := sharedOver(ctx, k.Variant); over != "" {
+			return over
+		}
+	}
+	return ""
+}
+
+// planStrategy chooses the strategy, cuts the axis into segments, covers
+// the rows with windows and emits, for each batch of rows, the first pass
+// and the merge passes.
+func (t *topKOp) planStrategy(ctx *Context) (*Plan, error) {
 	kept, n, axis := t.coalesce()
 	if len(kept) > 7 {
 		return nil, fmt.Errorf("ops: %s: %d coalesced kept dimensions", t.typ, len(kept))
@@ -357,7 +400,7 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 		if name == shaders.TopKGatherName {
 			wg = s.splitWG
 		}
-		spec, err := t.spec(name, kept, n, axis, wg, false)
+		spec, err := t.spec(name, kept, n, axis, wg, false, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -427,8 +470,8 @@ func (t *topKOp) segments(ctx *Context, rows, n, axisIn, k uint64) (*topKSegment
 	vec := vw > 0 || t.in.DataType.Size() == 8 && axisIn == 1 && ctx.tuning().topKRadixVec2
 	// The maxima kernel's groups where its bounds allow (0: not).
 	gv := uint64(0)
-	if vec4 && texelFits(ctx.Limits) {
-		gv = topKMaximaGroupVecs(n, k, uint64(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit)))))
+	if wg := topKMaximaWG(ctx, wgLimit); vec4 && texelFits(ctx.Limits) && wg > 0 {
+		gv = topKMaximaGroupVecs(n, k, wg)
 	}
 	shape, err := topKStrategy(ctx, t.typ, n, axisIn, k, wgLimit, vec, gv)
 	if err != nil {
@@ -499,7 +542,7 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 		}
 		s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
 	case TopKStrategyMaxima:
-		s.wg = uint32(pow2Floor(uint32(min(uint64(ctx.tuning().topKMaximaWG), wgLimit))))
+		s.wg = uint32(topKMaximaWG(ctx, wgLimit))
 		s.segLen, s.groupVecs = n, topKMaximaGroupVecs(n, k, uint64(s.wg))
 	case TopKStrategySort:
 		s.segLen = min(n, shaders.TopKSortMax)
@@ -573,7 +616,7 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec bo
 		shape = ctx.Kernel
 	case TopKStrategyMaxima:
 		if gv == 0 {
-			return "", hresult.Unsupported("Kernel", "strategy %q reads 32-bit rows of input stride 1 through a texel buffer the binding range fits, at least K = %d groups a row of at most %d a lane, and gathers at most %d entries (K-1 groups' positions and 7); this case is not one (use %q)",
+			return "", hresult.Unsupported("Kernel", "strategy %q needs workgroups of one full subgroup with subgroup arithmetic, reads 32-bit rows of input stride 1 through a texel buffer the binding range fits, at least K = %d groups a row of at most %d a lane, and gathers at most %d entries (K-1 groups' positions and 7); this case is not one (use %q)",
 				ctx.Kernel, k, shaders.TopKMaximaLaneGroups, shaders.TopKMaximaCands, TopKStrategyRadix)
 		}
 		shape = ctx.Kernel
@@ -583,14 +626,30 @@ func topKStrategy(ctx *Context, typ string, n, axisIn, k, wgLimit uint64, vec bo
 	return shape, nil
 }
 
+// topKMaximaWG is topk_maxima.comp's workgroup: one subgroup of the
+// device's size, which the kernel requires full (its counts are
+// subgroupAdd, its exchanges need only the subgroup's barrier), or 0
+// where the device cannot require it or lacks subgroup arithmetic.
+func topKMaximaWG(ctx *Context, wgLimit uint64) uint64 {
+	f, lim := ctx.Features, ctx.Limits
+	sg := lim.SubgroupSize
+	if !f.SubgroupArithmetic || !f.SubgroupSizeControl || !f.ComputeFullSubgroups || sg == 0 || sg&(sg-1) != 0 ||
+		sg < lim.MinSubgroupSize || sg > lim.MaxSubgroupSize || uint64(sg) > wgLimit {
+		return 0
+	}
+	return uint64(sg)
+}
+
 // topKMaximaGroupVecs is the 16-byte vectors a group of topk_maxima.comp
-// for rows of n positions, K = k and wg lanes, or 0 where its bounds do
-// not hold: at most shaders.TopKMaximaLaneGroups groups a lane and
-// shaders.TopKMaximaGroupMax a row (its shared group bests, whatever the
-// workgroup), at least K groups (the aligned middle is at least (n-3)/4 vectors), at
-// most shaders.TopKMaximaCands entries gathered ((K-1) groups' positions,
-// the K-th group's best, and the head's and tail's 3 each), and a lane's
-// loop trips within topKRadixItersMax (lavapipe's bound on them all).
+// (its specialization constant GV) for rows of n positions, K = k and wg
+// lanes, or 0 where its bounds do not hold: at most
+// shaders.TopKMaximaLaneGroups groups a lane and
+// shaders.TopKMaximaGroupMax a row, at least K groups (the aligned
+// middle is at least (n-3)/4 vectors), at most shaders.TopKMaximaCands
+// entries gathered ((K-1) groups' positions, the K-th group's best, and
+// the head's and tail's 3 each; the kernel's early stop keeps within
+// the same bound), and a lane's loop trips within topKRadixItersMax
+// (lavapipe's bound on them all).
 func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 	if n < 4 || k == 0 || wg == 0 {
 		return 0
@@ -600,15 +659,30 @@ func topKMaximaGroupVecs(n, k, wg uint64) uint64 {
 	if (n-3)/4/gv < k || cands > shaders.TopKMaximaCands || k > shaders.TopKMaximaRanks {
 		return 0
 	}
-	// Lane trips: its groups' vectors in the scan and at most as many
-	// (each with its positions) in the gather; two bisections of 32
-	// score trials, a count and at most 32 index trials, the second over
-	// its share of the gathered; the head and tail; the move of its
-	// share to the ranking's, and the ranking of its share of those.
-	vecs := shaders.TopKMaximaLaneGroups * gv
-	share := ceilDiv(cands, wg)
-	iters := vecs + vecs*5 + shaders.TopKMaximaLaneGroups + 65 + 66*share + ceilDiv(6, wg) + share +
-		ceilDiv(shaders.TopKMaximaRanks, wg)*shaders.TopKMaximaRanks
+	// Lane trips, each loop's first counted even where masked: its
+	// groups' vectors in the scan and at most as many in the gather,
+	// with their positions; 32 score and at most 32 index trials over
+	// the slots (unrolled); the head and tail; then step 4 (as many
+	// trials over its share of the gathered, the move to the front of
+	// its share) either after the tied groups' bests read again (a trip
+	// a tied slot and one a vector; at most cands gathered) or, where
+	// the score's bisection stops early, over at most KC groups'
+	// positions and the head's and tail's (more than cands: KC is K and
+	// a quarter); the ranking's passes (topk_maxima.comp RANK_SLOTS
+	// entries a lane), each over every entry ranked.
+	const rankSlots = 8
+	lg := uint64(shaders.TopKMaximaLaneGroups)
+	vecs := lg * gv
+	step4 := func(c uint64) uint64 {
+		share := ceilDiv(c, wg)
+		return 66*(share+1) + share + 1
+	}
+	after := (lg + 4) + (vecs + lg) + step4(cands)
+	if kc := min(k+k/4, (shaders.TopKMaximaCands-6)/(4*gv)); kc >= k {
+		after = max(after, step4(kc*4*gv+6))
+	}
+	iters := (vecs + lg) + 66 + (lg + 4) + (vecs + lg) + 5*vecs + ceilDiv(6, wg) + 1 + after +
+		ceilDiv(shaders.TopKMaximaRanks, rankSlots*wg)*(shaders.TopKMaximaRanks+1) + 1
 	if iters > topKRadixItersMax {
 		return 0
 	}
@@ -936,9 +1010,14 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // score's 32 bits and the position's: zero the bins, a block of the
 // row's texels, the bin sums and lane 0's walks), topk_gather.comp's
 // blocks of 32 texels (at most a trip of its append loop a block and
-// one a texel it keeps, at most a region's capacity and one), and
-// topk_rank.comp's reads of every region and its ranking in chunks of
-// 8 entries a lane (or its bucket walks, fewer).
+// one a texel it keeps, at most a region's capacity and one, and as
+// many again reading the kept texels for the row's best score,
+// ST_MAX), and topk_rank.comp's: two reads of every region (a trip a
+// texel and one for each of its four positions that passes), its
+// buckets' zeroing and two sweeps of a lane's share, lane 0's sums of
+// the shares, and then either the walks of the entries before K (two
+// loops over a bucket of at most shaders.TopKSplitBucketMax) or the
+// whole ranking in chunks of 8 entries a lane.
 func topKSplitIters(n, gw uint64) uint64 {
 	keyBits := uint64(32)
 	for p := n - 1; p > 0; p >>= 1 {
@@ -947,9 +1026,11 @@ func topKSplitIters(n, gw uint64) uint64 {
 	nv := n/4 + 2
 	bins := uint64(1<<shaders.TopKRadixBits) / topKSplitWG
 	thresh := ceilDiv(keyBits, shaders.TopKRadixBits) * (3*bins + ceilDiv(nv, topKSplitWG) + topKSplitWG)
-	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + topKSplitCap + 1
-	rank := gw*ceilDiv(topKSplitCap, topKSplitWG) + max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax,
-		ceilDiv(shaders.TopKSplitSortMax, topKSplitWG)*shaders.TopKSplitBucketMax)
+	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + 2*(topKSplitCap+1)
+	buckets := uint64(shaders.TopKSplitRankBuckets / topKSplitWG)
+	rank := 2*5*gw*ceilDiv(topKSplitCap, topKSplitWG) + 3*buckets + topKSplitWG +
+		max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax,
+			ceilDiv(shaders.TopKSplitSortMax, topKSplitWG)*2*shaders.TopKSplitBucketMax)
 	return max(thresh, gather, rank)
 }
 
@@ -1144,7 +1225,7 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	sizes := [3]uint64{t.in.TotalTensorSizeInBytes, t.vals.TotalTensorSizeInBytes, t.idx.TotalTensorSizeInBytes}
 	es := [3]uint64{uint64(dt.Size()), uint64(dt.Size()), uint64(t.idx.DataType.Size())}
 	kernel := func(variant string, wg uint32, strided bool) (Kernel, error) {
-		spec, err := t.spec(variant, kept, n, axis, wg, strided)
+		spec, err := t.spec(variant, kept, n, axis, wg, strided, s.groupVecs)
 		if err != nil {
 			return Kernel{}, err
 		}
@@ -1166,6 +1247,10 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 	first, err := kernel(firstName, s.wg, s.strided)
 	if err != nil {
 		return nil, err
+	}
+	if s.shape == TopKStrategyMaxima {
+		// One full subgroup a workgroup (topKMaximaWG).
+		first.SubgroupSize, first.FullSubgroups = s.wg, true
 	}
 	plan := &Plan{Strategy: s.shape, Kernels: []Kernel{first}, TemporarySize: s.tempTot}
 	mergeKernel, finalKernel := -1, -1
@@ -1205,9 +1290,7 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 				bind = []Slot{win[0], region(0, rc, s.nseg, min(uint64(t.k), s.segLen))}
 			}
 			pv := shaders.NewPush(first.Variant).Set("r_begin", uint32(r0)).Set("r_count", uint32(rc))
-			if s.shape == TopKStrategyMaxima {
-				pv.Set("group_vecs", uint32(s.groupVecs))
-			} else {
+			if s.shape != TopKStrategyMaxima {
 				pv.Set("seg_len", uint32(s.segLen)).
 					Set("nseg", uint32(s.nseg)).Set("run_cap", uint32(min(uint64(t.k), s.segLen))).Set("sort_n", uint32(s.sortN)).
 					Set("list_n", uint32(s.listN)).Set("cand_n", uint32(s.candN)).Set("samp_step", uint32(s.sampStep)).Set("floor_step", uint32(s.floorStep))
@@ -1250,8 +1333,9 @@ func (t *topKOp) emit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, bo
 // spec is a TOP_K kernel's specialization constants (topk.glsl), by name:
 // kept dimension i (innermost first) in slot i. Kernels that write runs
 // declare only the first of them (shaders' topKSpecRows, topKSpecRuns);
-// the rest are left out.
-func (t *topKOp) spec(variant string, kept []topKDim, n uint64, axis [3]uint64, wg uint32, strided bool) (*shaders.Values, error) {
+// the rest are left out. gv is the maxima kernel's GV (topkSegments
+// groupVecs).
+func (t *topKOp) spec(variant string, kept []topKDim, n uint64, axis [3]uint64, wg uint32, strided bool, gv uint64) (*shaders.Values, error) {
 	row, err := shaders.Lookup(variant)
 	if err != nil {
 		return nil, err
@@ -1259,7 +1343,7 @@ func (t *topKOp) spec(variant string, kept []topKDim, n uint64, axis [3]uint64, 
 	kind := shaders.ElemKind(t.in.DataType.IsFloat(), t.in.DataType.IsSigned())
 	flags := kind | b2u(t.dir == AxisDirectionDecreasing)<<3 | b2u(t.idx.DataType.Size() == 8)<<4 | b2u(strided)<<5 | uint32(len(kept))<<8
 	vals := map[string]uint32{shaders.SpecWorkgroupSize: wg, "FLAGS": flags, "K": t.k, "N": uint32(n),
-		"AI": uint32(axis[0]), "AV": uint32(axis[1]), "AX": uint32(axis[2])}
+		"AI": uint32(axis[0]), "AV": uint32(axis[1]), "AX": uint32(axis[2]), "GV": uint32(gv)}
 	for i := range 7 {
 		d := topKDim{size: 1}
 		if i < len(kept) {

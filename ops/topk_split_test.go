@@ -61,8 +61,8 @@ func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
 // largest values), or none (mostly NaN: the threshold is a NaN's score;
 // with K past the numbers, the lowest-indexed NaNs). Both directions,
 // K = 1, 50, 700 (the sample's step 64 and 32) and 2048 (step 8, its own
-// sample: ops topKSplitSampleCap; up to 2,944 entries ranked, the 16-bit
-// order slots of topk_rank.comp); and two rows of
+// sample: ops topKSplitSampleCap; up to 2,944 entries ranked in
+// topk_rank.comp's shared memory); and two rows of
 // 32*(TopKSplitSortMax+200)+1 positions whose ties overflow the sampled
 // gather's regions. -short: K = 50 DECREASING
 // and K = 700 and 2048 INCREASING on FLOAT32, and the long rows; INT32, UINT32
@@ -215,8 +215,11 @@ func (p *sampledOnlyPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 // count it expects above the K-th best must agree, or the gather holds
 // fewer than K (or more than fit) and the row is left to the exact
 // path, which this plan drops. Rows of 40001 positions (rows start
-// inside a texel), K = 50, 700 and 2048 (steps 64, 32 and 8), both
-// directions.
+// inside a texel) and 32000 (the benchmark's 8x32000, where a threshold
+// cut at the first digit's coarse bins let about 3,400 entries through
+// at K = 2048, more than topk_rank.comp ranks, and every row failed),
+// normal values, K = 50, 700, 1024 and 2048 (steps 64, 32, 16 and 8),
+// both directions.
 // The values come from a fixed seed: the margin (three standard
 // deviations and four) makes a failing row rare, not impossible, and
 // the rows are chosen once so that the test does not flake.
@@ -224,17 +227,92 @@ func TestTopKSplitSampledHolds(t *testing.T) {
 	d := testutil.OpenDML(t, dml.DeviceOptions{})
 	rng := testutil.Rand(t)
 	data := rand.New(rand.NewSource(31))
-	const rows, n = 16, 40001
-	in := testutil.NewTensor(rng, tensor.Float32, []uint32{rows, n}, testutil.Packed, func([]uint32) uint64 {
-		return topKValueBits(tensor.Float32, data.NormFloat64())
+	for _, shape := range [][2]uint32{{16, 40001}, {8, 32000}} {
+		in := testutil.NewTensor(rng, tensor.Float32, shape[:], testutil.Packed, func([]uint32) uint64 {
+			return topKValueBits(tensor.Float32, data.NormFloat64())
+		})
+		for _, k := range []uint32{50, 700, 1024, 2048} {
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				p := &sampledOnlyPlan{testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix,
+					DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "4096"}}}
+				t.Run(fmt.Sprintf("%dx%d/K%d/%v", shape[0], shape[1], k, dir), func(t *testing.T) {
+					testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+				})
+			}
+		}
+	}
+}
+
+// TestTopKSplitRankBuckets: topk_rank.comp's buckets (equal score ranges
+// over [the threshold, the row's best], each entry ranked against its
+// own bucket's) on rows made to stress them, forced split select
+// (topKSplitMinLen 1), checked exactly against the reference. Rows of
+// 9001 positions: values in [1, 2) or, by the seed, in (-2, -1] (the
+// larger or the smaller magnitudes score best), with 1e30 and -1e30
+// (the range so wide that the passing entries share a few buckets over
+// BUCKET_MAX: ranked whole); normal values with 1000 and -1000 (tens of
+// entries a bucket, walked); scores within fewer keys than there are
+// buckets (a bucket a key) and within a few more (several keys a
+// bucket, many tied); 400 values each about 22 times (tie groups, the
+// K-th inside one, the last walked bucket ending past K); all equal
+// (the exact threshold's ties in one bucket, ranked whole). K = 100,
+// 1024, 2048, both directions. Then K = N = 2048 and K = 2048 of 2049
+// (every position passes; the walked buckets end at or one past K).
+func TestTopKSplitRankBuckets(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 9001
+	outlier := func(big float64, x func() float64) func(i int) float64 {
+		return func(i int) float64 {
+			switch i {
+			case 7:
+				return big
+			case 4000:
+				return -big
+			}
+			return x()
+		}
+	}
+	uniform := func() float64 { return 1 + rng.Float64() }
+	if rng.Intn(2) == 0 {
+		uniform = func() float64 { return -1 - rng.Float64() }
+	}
+	keys := func(span int) func(int) float64 {
+		return func(int) float64 { return float64(math.Float32frombits(0x3f800000 + uint32(rng.Intn(span)))) }
+	}
+	fills := []func(i int) float64{
+		outlier(1e30, uniform),
+		outlier(1000, rng.NormFloat64),
+		keys(1500),
+		keys(6000),
+		func(int) float64 { return float64(rng.Intn(400)) / 4 },
+		func(int) float64 { return 3 },
+	}
+	in := testutil.NewTensor(rng, tensor.Float32, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
+		return topKValueBits(tensor.Float32, fills[c[0]](int(c[1])))
 	})
-	for _, k := range []uint32{50, 700, 2048} {
-		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
-			p := &sampledOnlyPlan{testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix,
-				DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "4096"}}}
-			t.Run(fmt.Sprintf("K%d/%v", k, dir), func(t *testing.T) {
-				testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
-			})
+	normal := func(rows, n uint32) *tensor.Tensor {
+		return testutil.NewTensor(rng, tensor.Float32, []uint32{rows, n}, testutil.Packed, func([]uint32) uint64 {
+			return topKValueBits(tensor.Float32, rng.NormFloat64())
+		})
+	}
+	cases := []struct {
+		in *tensor.Tensor
+		ks []uint32
+	}{{in, []uint32{100, 1024, 2048}}, {normal(2, 2048), []uint32{2048}}, {normal(2, 2049), []uint32{2048}}}
+	for _, c := range cases {
+		for _, k := range c.ks {
+			for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+				var plan *ops.Plan
+				p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(c.in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix,
+					DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "1"}}, got: &plan}
+				t.Run(fmt.Sprintf("%v/K%d/%v", c.in.Desc.Sizes, k, dir), func(t *testing.T) {
+					testutil.CheckOperator(t, d, p, []*tensor.Tensor{c.in}, rng)
+					if plan.Kernels[0].Variant != shaders.TopKThreshSampleName {
+						t.Fatalf("plan runs %s first, want the split select", plan.Kernels[0].Variant)
+					}
+				})
+			}
 		}
 	}
 }

@@ -361,8 +361,10 @@ func TestTopKRadix(t *testing.T) {
 		name string
 		plan testutil.ForcedPlan
 	}{
-		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0"}}},
-		{"cpu-sortK", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "1"}}},
+		// topKSplitMinLen 0: topk_select.comp's radix on the CPU class's
+		// rows from 8192 on too (the split select: TestTopKSplit*).
+		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0", "topKSplitMinLen": "0"}}},
+		{"cpu-sortK", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "1", "topKSplitMinLen": "0"}}},
 		{"gpu-split", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeDiscreteGPU,
 			Tuning: ops.Tuning{"topKRadixSplit": "true", "topKRadixSortMul": "0", "topKRunPercent": "0"}}},
 	}
@@ -443,8 +445,10 @@ func TestTopKRadixSampled(t *testing.T) {
 		name string
 		plan testutil.ForcedPlan
 	}{
-		{"sampled", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048", "topKRadixFloorShare": "0"}}},
-		{"floor", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "0", "topKRadixFloor": "16", "topKRadixFloorShare": "0"}}},
+		// topKSplitMinLen 0: topk_select.comp's radix on the CPU class's
+		// rows from 8192 on too (the split select: TestTopKSplit*).
+		{"sampled", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "16", "topKRadixSampleCap": "2048", "topKRadixFloorShare": "0", "topKSplitMinLen": "0"}}},
+		{"floor", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSample": "0", "topKRadixFloor": "16", "topKRadixFloorShare": "0", "topKSplitMinLen": "0"}}},
 	}
 	for _, dt := range types {
 		for _, n := range []uint32{9001, 1500} {

@@ -40,7 +40,9 @@ func TestTopKRadixVec8(t *testing.T) {
 	}{
 		{"gpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeDiscreteGPU,
 			Tuning: ops.Tuning{"topKRadixSortMul": "0", "topKRunPercent": "0"}}},
-		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0"}}},
+		// topKSplitMinLen 0: topk_select.comp's radix on the CPU class's
+		// rows from 8192 on too (the split select: TestTopKSplit*).
+		{"cpu", testutil.ForcedPlan{Kernel: ops.TopKStrategyRadix, Tuning: ops.Tuning{"topKRadixSortMul": "0", "topKSplitMinLen": "0"}}},
 	}
 	// A fixed row first, so that the float key trick is checked on every
 	// run (the random rows reach it on about half the seeds): 30 values

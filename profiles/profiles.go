@@ -206,6 +206,8 @@ func check(l caps.Limits) error {
 		return fmt.Errorf("limits.max_push_constants_size %d is below Vulkan's minimum of 128", l.MaxPushConstantsSize)
 	case !pow2(uint32(l.MinStorageBufferOffsetAlignment)) || l.MinStorageBufferOffsetAlignment > 256:
 		return fmt.Errorf("limits.min_storage_buffer_offset_alignment %d is not a power of two at most 256", l.MinStorageBufferOffsetAlignment)
+	case l.MaxComputeSharedMemorySize < 16384:
+		return fmt.Errorf("limits.max_compute_shared_memory_size %d is below Vulkan's minimum of 16384", l.MaxComputeSharedMemorySize)
 	case l.MaxPerStageStorageBuffers < 4:
 		return fmt.Errorf("limits.max_per_stage_descriptor_storage_buffers %d is below Vulkan's minimum of 4", l.MaxPerStageStorageBuffers)
 	case (l.ComputeUnits == 0) != (l.LanesPerComputeUnit == 0):

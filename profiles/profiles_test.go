@@ -219,7 +219,7 @@ func TestExtremeLimitsPlan(t *testing.T) {
 	const u32 = 1<<32 - 1
 	floor := `{"subgroup_size": 1, "min_subgroup_size": 1, "max_subgroup_size": 1, "max_storage_buffer_range": 65536,
 		"max_compute_work_group_invocations": 128, "max_compute_work_group_size": [128, 128, 64],
-		"max_compute_work_group_count": [65535, 65535, 65535], "max_push_constants_size": 128,
+		"max_compute_work_group_count": [65535, 65535, 65535], "max_push_constants_size": 128, "max_compute_shared_memory_size": 16384,
 		"min_storage_buffer_offset_alignment": 256, "max_per_stage_descriptor_storage_buffers": 4}`
 	ceiling := strings.NewReplacer("U32", fmt.Sprint(uint64(u32)), "U64", fmt.Sprint(uint64(1<<64-1))).Replace(
 		`{"subgroup_size": 128, "min_subgroup_size": 1, "max_subgroup_size": 128, "max_storage_buffer_range": U32,

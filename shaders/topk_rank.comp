@@ -2,13 +2,27 @@
 // topk_rank.comp: the split radix select's ordering (topk_split.glsl),
 // one row a workgroup. For the rows in state want, the positions of the
 // texels topk_gather.comp kept that pass the row's threshold (ts, tj) are
-// put in shared memory, and each lane ranks RANK_OWN of them at a time
-// (in registers) by counting the entries that come before each, reading
-// every entry once in the same order as every other lane; the ranks are a
-// permutation (a strict total order), so the best K are written without
-// a sort. A row whose regions overflowed, or with fewer than K or more
-// than SPLIT_SORT_MAX passing entries, is marked ROW_FAILED instead, with
-// the threshold's score as its floor where at least K entries reach it.
+// counted into RANK_BUCKETS buckets of equal score ranges over [ts, the
+// row's best score] and put in shared memory in bucket order, the best
+// bucket first; each entry's rank is then the entries of the better
+// buckets and those of its own bucket that come before it, a permutation
+// (a strict total order), so the best K are written without a sort. A
+// row whose regions overflowed, or with fewer than K or more than
+// SPLIT_SORT_MAX passing entries, is marked ROW_FAILED instead, with the
+// threshold's score as its floor where at least K entries reach it.
+//
+// Lavapipe does shared-memory loads, stores and atomics a lane at a time
+// (a masked one costing as much as a taken one) and texel fetches as
+// vector gathers: the regions are read twice (the buckets' counts, then
+// the entries' slots) rather than the entries kept in shared memory in
+// arrival order and put in order through a third array, the range's top
+// comes from the gather (ST_MAX), and the buckets are many, so that an
+// entry's walk of its bucket is short (8x32000 K = 2048, single thread:
+// the ranking 3.5 ms with 256 buckets walked through 16-bit order
+// slots, 1.4 ms so).
+//
+// The workgroup is ops topKSplitWG (64) lanes: sh_sums holds a word a
+// lane, and the lanes share the buckets evenly.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -25,122 +39,86 @@
 shared uint sh_s[SPLIT_SORT_MAX];
 shared uint sh_i[SPLIT_SORT_MAX];
 shared uint sh_count;
-
-const uint RANK_OWN = 8u;
-
-// The buckets of bucket_rank: the passing entries' scores (all at least
-// the threshold's ts) cut into RANK_BUCKETS equal ranges of (s - ts) >>
-// shift, the best last; a bucket's count, its first slot in sh_order
-// (the entries of the better buckets before it) and its next free slot.
-const uint RANK_BUCKETS = 256u;
-// BUCKET_MAX: a walked bucket's most entries, which bounds a lane's walk
-// (ops topKSplitIters: at most SPLIT_SORT_MAX / 64 entries a lane, each a
-// walk of BUCKET_MAX, under the full ranking's SPLIT_SORT_MAX / 512
-// sweeps of SPLIT_SORT_MAX). 256 and not 64: on normal rows the buckets
-// next to the threshold hold about 50 (K = 1024) to 100 (K = 2048)
-// entries at 256 buckets, and one over 64 sent the row to the full
-// ranking (lavapipe 128x256000 K = 2048: 250 against 125 ms a run).
-const uint BUCKET_MAX = 256u;
-shared uint sh_bcount[RANK_BUCKETS];
-shared uint sh_bstart[RANK_BUCKETS];
-shared uint sh_bfill[RANK_BUCKETS];
-// sh_order: the entries' numbers in bucket order, two 16-bit slots a word
-// (SPLIT_SORT_MAX < 65536): at 32-bit slots the scores, positions and
-// order of SPLIT_SORT_MAX entries would not fit lavapipe's 32 KiB of
-// shared memory beside the buckets (K = 2048 needs K and its sample's
-// margin, about 2,460 entries at every 8th texel).
-shared uint sh_order[(SPLIT_SORT_MAX + 1u) / 2u];
-shared uint sh_smax;
 shared uint sh_most;
 shared uint sh_pend;
 
-// order_at is the entry number in bucket-order slot p.
-uint order_at(uint p) { return (sh_order[p >> 1u] >> (16u * (p & 1u))) & 0xFFFFu; }
+const uint RANK_OWN = 8u;
 
-// bucket_rank writes the best kk of the cnt passing entries in order, as
-// the ranking below does, but counts for each entry only the entries of
-// its own bucket: its rank is the entries of the better buckets plus
-// those of its own that come before it, about cnt * cnt / RANK_BUCKETS
-// compares where the ranking makes cnt * cnt (lavapipe: 128x256000
-// K=1024, about 1330 entries a row), and ranks only the entries of the
-// buckets that start before order position kk (the others rank kk or
-// later). It returns false, having written nothing, when one of those
-// buckets holds more than BUCKET_MAX entries (ties, or scores bunched at
-// one end of the range); the caller then ranks them all.
-bool bucket_rank(uint kin, uint kv, uint kx, uint kk, uint cnt, uint ts) {
+// RANK_BUCKETS: the buckets, numbered up from the threshold's score; a
+// bucket's count, then its first slot in bucket order (the entries of the
+// better buckets before it), then, once its entries are placed, its end,
+// which is the first slot of the bucket below it. 2048 words beside the
+// entries' 23,552 bytes keep within lavapipe's 32 KiB of shared memory
+// (topk_split.glsl SPLIT_SORT_MAX); on normal rows the buckets next to
+// the threshold then hold a few entries (K = 2048 at 32000) where 256
+// held tens. 4096 16-bit counts in the same words were no faster.
+const uint RANK_BUCKETS = 2048u;
+// BUCKET_MAX: a walked bucket's most entries, which bounds a lane's walk
+// (ops topKSplitIters); a row with a larger one (ties, or scores bunched
+// at one end of the range) is ranked whole instead.
+const uint BUCKET_MAX = 256u;
+shared uint sh_bucket[RANK_BUCKETS];
+// sh_sums: the bucket counts of each lane's share of the buckets, then
+// the entries of the better shares before it.
+shared uint sh_sums[64];
+
+// Bucket: the bucket of score s (at least ts) among nb: (s - ts) itself
+// where the range holds fewer than nb scores, else (s - ts) * scale /
+// 2^32 (scale about nb * 2^32 / (range + 1), clamped to the last
+// bucket): monotone in s, so that a better bucket holds better scores.
+struct Bucket {
+	uint ts;
+	uint scale; // 0: (s - ts)
+	uint nb;
+};
+
+// Both maps clamp to the last bucket, so that the range's top (the
+// gather's ST_MAX) bears on the buckets' sizes only, never on the order.
+uint bucket_of(Bucket bk, uint s) {
+	uint x = s - bk.ts;
+	uint hi = x, lo;
+	if (bk.scale != 0u) {
+		umulExtended(x, bk.scale, hi, lo);
+	}
+	return min(hi, bk.nb - 1u);
+}
+
+// region_pass reads the passing entries of the row's regions and adds
+// them to n: pass 1 counts each bucket's, pass 2 puts each in its
+// bucket's next slot.
+void region_pass(uint pass, uint row, uint e0, uint ts, uint tj, Bucket bk, inout uint n) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
-	if (t == 0u) {
-		sh_smax = 0u;
-		sh_most = 0u;
-	}
-	for (uint b = t; b < RANK_BUCKETS; b += WG) {
-		sh_bcount[b] = 0u;
-	}
-	for (uint w = t; w < (cnt + 1u) / 2u; w += WG) {
-		sh_order[w] = 0u;
-	}
-	barrier();
-	for (uint e = t; e < cnt; e += WG) {
-		atomicMax(sh_smax, sh_s[e]);
-	}
-	barrier();
-	uint d = sh_smax - ts;
-	uint shift = d < RANK_BUCKETS ? 0u : uint(findMSB(d)) - 7u;
-	for (uint e = t; e < cnt; e += WG) {
-		atomicAdd(sh_bcount[(sh_s[e] - ts) >> shift], 1u);
-	}
-	barrier();
-	if (t == 0u) {
-		// pend: the end of the last bucket that starts before order
-		// position kk (kk <= cnt): the entries after it rank kk or
-		// later; most: the largest of the buckets before it.
-		uint acc = 0u, most = 0u, pend = 0u;
-		for (uint b = RANK_BUCKETS; b > 0u; b--) {
-			uint c = sh_bcount[b - 1u];
-			sh_bstart[b - 1u] = acc;
-			sh_bfill[b - 1u] = acc;
-			acc += c;
-			if (acc - c < kk) {
-				// A bucket that is walked: it starts before kk.
-				most = max(most, c);
-				pend = acc;
+	for (uint g = 0u; g < pc.gw; g++) {
+		uint c = min(rows_buf.x[row + ST_COUNT + g], pc.cap);
+		uint reg = row + ST_REGION + g * pc.cap;
+		for (uint e = t; e < c; e += WG) {
+			uint v = rows_buf.x[reg + e];
+			uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
+			// The texel's passing positions, a bit each: a loop trip a
+			// passing position rather than a shared access for each of
+			// the four (usually one passes; a masked access costs lavapipe
+			// as much as a taken one).
+			uint hits = 0u;
+			[[unroll]] for (uint q = 0u; q < 4u; q++) {
+				uint j = 4u * v + q - e0;
+				hits |= uint(j < N && split_passes(s4[q], j, ts, tj)) << q;
+			}
+			n += bitCount(hits);
+			while (hits != 0u) {
+				uint q = uint(findLSB(hits));
+				hits &= hits - 1u;
+				uint sq = s4[q];
+				if (pass == 1u) {
+					atomicAdd(sh_bucket[bucket_of(bk, sq)], 1u);
+				} else {
+					uint x = atomicAdd(sh_bucket[bucket_of(bk, sq)], 1u);
+					sh_s[x] = sq;
+					sh_i[x] = 4u * v + q - e0;
+				}
 			}
 		}
-		sh_most = most;
-		sh_pend = pend;
 	}
-	barrier();
-	// Uniform: every lane reads it after the barrier.
-	if (sh_most > BUCKET_MAX) {
-		return false;
-	}
-	for (uint e = t; e < cnt; e += WG) {
-		uint p = atomicAdd(sh_bfill[(sh_s[e] - ts) >> shift], 1u);
-		atomicOr(sh_order[p >> 1u], e << (16u * (p & 1u)));
-	}
-	barrier();
-	// Only the entries of the buckets before pend can rank below kk:
-	// they are taken in order position (the lanes of a SIMD row then
-	// walk the same bucket, or neighbouring ones, of about equal length,
-	// rather than eight buckets drawn at random from the whole range).
-	// Uniform: every lane reads it after the barrier.
-	uint pend = sh_pend;
-	for (uint p = t; p < pend; p += WG) {
-		uint e = order_at(p);
-		uvec2 s = uvec2(sh_s[e], 0u);
-		uint i = sh_i[e];
-		uint b = (s.x - ts) >> shift;
-		uint f0 = sh_bstart[b], fe = f0 + sh_bcount[b], r = f0;
-		for (uint f = f0; f < fe; f++) {
-			uint o = order_at(f);
-			r += better(uvec2(sh_s[o], 0u), sh_i[o], s, i) ? 1u : 0u;
-		}
-		if (r < kk) {
-			store_result(pc.base_src, pc.base_v, pc.base_x, kin, kv, kx, pc.in_win, pc.v_win, pc.x_win, r, i);
-		}
-	}
-	return true;
 }
 
 void main() {
@@ -162,28 +140,34 @@ void main() {
 	uint kk = min(K, N);
 	if (t == 0u) {
 		sh_count = 0u;
+		sh_most = 0u;
+		sh_pend = 0u;
+	}
+	// nb: RANK_BUCKETS, or for small K (few entries) fewer, at least a
+	// bucket a lane: their zeroing and sums cost every row.
+	uint nb = clamp(1u << uint(findMSB(2u * min(kk, RANK_BUCKETS) - 1u) + 1), WG, RANK_BUCKETS);
+	for (uint b = t; b < nb; b += WG) {
+		sh_bucket[b] = 0u;
 	}
 	barrier();
+	// The buckets span [ts, the row's best score] (the gather lanes'
+	// bests): every passing score lies in it.
 	bool over = false;
+	uint smax = 0u;
 	for (uint g = 0u; g < pc.gw; g++) {
-		uint c = rows_buf.x[row + ST_COUNT + g];
-		over = over || c > pc.cap;
-		uint reg = row + ST_REGION + g * pc.cap;
-		for (uint e = t; e < min(c, pc.cap); e += WG) {
-			uint v = rows_buf.x[reg + e];
-			uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
-			[[unroll]] for (uint q = 0u; q < 4u; q++) {
-				uint j = 4u * v + q - e0;
-				if (j < N && split_passes(s4[q], j, ts, tj)) {
-					uint x = atomicAdd(sh_count, 1u);
-					if (x < SPLIT_SORT_MAX) {
-						sh_s[x] = s4[q];
-						sh_i[x] = j;
-					}
-				}
-			}
-		}
+		over = over || rows_buf.x[row + ST_COUNT + g] > pc.cap;
+		smax = max(smax, rows_buf.x[row + ST_MAX + g]);
 	}
+	Bucket bk = Bucket(ts, 0u, nb);
+	uint d = smax - ts;
+	if (smax >= ts && d >= nb) {
+		bk.scale = uint(min(float(nb) * 4294967296.0 / (float(d) + 1.0), 4294967040.0));
+	}
+	// The buckets' counts, and the entries' (too many: the row fails,
+	// its counts unused).
+	uint n = 0u;
+	region_pass(1u, row, e0, ts, tj, bk, n);
+	atomicAdd(sh_count, n);
 	barrier();
 	// Uniform: every lane reads the count after the barrier.
 	uint cnt = sh_count;
@@ -194,7 +178,75 @@ void main() {
 		}
 		return;
 	}
-	if (bucket_rank(kin, kv, kx, kk, cnt, ts)) {
+	// Lane t's share: buckets [nb - (t + 1) * per, nb - t * per), the
+	// best first.
+	uint per = nb / WG;
+	uint top = nb - t * per;
+	uint sum = 0u;
+	for (uint b = top; b > top - per; b--) {
+		sum += sh_bucket[b - 1u];
+	}
+	sh_sums[t] = sum;
+	barrier();
+	if (t == 0u) {
+		uint acc = 0u;
+		for (uint l = 0u; l < WG; l++) {
+			uint c = sh_sums[l];
+			sh_sums[l] = acc;
+			acc += c;
+		}
+	}
+	barrier();
+	// pend: the end of the bucket holding order position kk - 1 (kk <=
+	// cnt): the entries after it rank kk or later; most: the largest of
+	// the buckets that start before kk, which are walked.
+	uint acc = sh_sums[t], most = 0u;
+	for (uint b = top; b > top - per; b--) {
+		uint c = sh_bucket[b - 1u];
+		sh_bucket[b - 1u] = acc;
+		if (acc < kk) {
+			most = max(most, c);
+			if (acc + c >= kk) {
+				sh_pend = acc + c;
+			}
+		}
+		acc += c;
+	}
+	atomicMax(sh_most, most);
+	barrier();
+	// Uniform: every lane reads it after the barrier.
+	bool walk = sh_most <= BUCKET_MAX;
+	region_pass(2u, row, e0, ts, tj, bk, n);
+	barrier();
+	if (walk) {
+		// Each bucket's word is now its end, the first slot of the one
+		// below it. The lanes of a SIMD row take neighbouring slots, so
+		// they walk the same bucket or neighbouring ones.
+		// Uniform: every lane reads it after the barrier.
+		uint pend = sh_pend;
+		for (uint p = t; p < pend; p += WG) {
+			uvec2 s = uvec2(sh_s[p], 0u);
+			uint i = sh_i[p];
+			uint b = bucket_of(bk, s.x);
+			uint f0 = b + 1u < nb ? sh_bucket[b + 1u] : 0u, fe = sh_bucket[b], r = f0;
+			// The better scores, then, only where the entry's score is
+			// not its bucket's alone, the positions of its ties: a
+			// shared load a trip rather than two.
+			uint ties = 0u;
+			for (uint f = f0; f < fe; f++) {
+				uint sf = sh_s[f];
+				r += sf > s.x ? 1u : 0u;
+				ties += sf == s.x ? 1u : 0u;
+			}
+			if (ties > 1u) {
+				for (uint f = f0; f < fe; f++) {
+					r += sh_s[f] == s.x && sh_i[f] < i ? 1u : 0u;
+				}
+			}
+			if (r < kk) {
+				store_result(pc.base_src, pc.base_v, pc.base_x, kin, kv, kx, pc.in_win, pc.v_win, pc.x_win, r, i);
+			}
+		}
 		if (t == 0u) {
 			rows_buf.x[row + ST_STATE] = ROW_DONE;
 		}

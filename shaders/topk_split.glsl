@@ -60,8 +60,9 @@ const uint ST_STATE = 0u;   // one of the states below
 const uint ST_TS = 1u;      // the threshold's score
 const uint ST_TJ = 2u;      // the threshold's position
 const uint ST_FLOOR = 3u;   // ROW_FAILED: a score at least K positions reach (0: none known)
-const uint ST_COUNT = 4u;   // gw words: texels in each region
-const uint ST_REGION = 68u; // gw regions of cap words: texel numbers (gw <= 64)
+const uint ST_COUNT = 4u;    // gw words: texels in each region
+const uint ST_MAX = 68u;     // gw words: the best score of each gather lane's block of the row
+const uint ST_REGION = 132u; // gw regions of cap words: texel numbers (gw <= 64)
 
 const uint ROW_SAMPLED = 1u; // the sample's threshold is set
 const uint ROW_FAILED = 2u;  // no sample's threshold, or its gather did not fit
@@ -69,10 +70,10 @@ const uint ROW_EXACT = 3u;   // the exact threshold is set
 const uint ROW_DONE = 4u;    // the results are written
 
 // SPLIT_SORT_MAX is the most passing entries topk_rank.comp ranks: its
-// scores, positions and 16-bit order slots (10 bytes an entry) and its
-// 256 buckets' three words fit 32 KiB of shared memory (32,532 bytes of
-// 32,768), room for K = 2048 and its sample's margin (about 2,460
-// entries at every 8th texel, ops topKSplitSampleCap).
+// scores and positions (8 bytes an entry), its 2048 buckets' words and
+// 64 lanes' sums fit 32 KiB of shared memory (32,012 bytes of 32,768),
+// room for K = 2048 and its sample's margin (about 2,460 entries at
+// every 8th texel, ops topKSplitSampleCap).
 const uint SPLIT_SORT_MAX = 2944u;
 
 // split_row is the first word of row rl's state.

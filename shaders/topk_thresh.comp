@@ -16,8 +16,9 @@
 //          at least the row's floor find the prefix of the K-th best key
 //          at or above which at most SPLIT_SORT_MAX entries lie; the row
 //          is ROW_EXACT with that threshold.
-// 11-bit digits, highest first; each pass counts the digit of the keys
-// whose higher digits are the prefix chosen so far.
+// 11-bit digits, highest first (EXACT 0: 7-bit after the first); each
+// pass counts the digit of the keys whose higher digits are the prefix
+// chosen so far.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -117,7 +118,10 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 	uvec2 pre = uvec2(0u);
 	uint above = 0u, inbin = nq;
 	while (lo > 0u && above + inbin > limit) {
-		uint w = min(DIGIT_BITS, lo);
+		// After the first digit the sample's passes take 7 bits: the
+		// bin left holds a few hundred keys, and 128 bins cost less to
+		// clear and sum than 2048.
+		uint w = min(EXACT == 0 && lo < 32u + ib ? 7u : DIGIT_BITS, lo);
 		uint hi = lo;
 		lo -= w;
 		uint nbins = 1u << w;
@@ -209,9 +213,19 @@ void main() {
 	uint nq = min(N, 4u * ((nv - 1u) / step + 1u));
 	float q = float(kk) * float(nq) / float(N);
 	uint s = uint(q + 3.0 * sqrt(q)) + 4u;
+	// limit: the sample's entries at or above ts may number half again
+	// s (fewer passes), but not so many that the row's passing entries
+	// would exceed SPLIT_SORT_MAX by three standard deviations of the
+	// sample's count (K = 2048 at every 8th texel: 308 of 4,000 sampled
+	// entries, each standing for 8; a cut at the first digit's 0.25 wide
+	// bins let about 420 through, 3,400 passing entries, and every row
+	// took the exact fallback). Not under s: the planner's step keeps s
+	// within it (ops topKSplitSampleCap).
+	float c = float(SPLIT_SORT_MAX) * float(nq) / float(N);
+	uint limit = max(s, min(s + (s >> 1), uint(max(c - 3.0 * sqrt(c), 0.0))));
 	uint ts = 0u;
 	if (s < nq) {
-		ts = key_passes(kin, step, nq, s, s + (s >> 1), 0u, 0u).x;
+		ts = key_passes(kin, step, nq, s, limit, 0u, 0u).x;
 	}
 	if (gl_LocalInvocationID.x == 0u) {
 		rows_buf.x[row + ST_TS] = ts;

@@ -80,12 +80,13 @@ const TopKMaximaName = "topk_b32_maxima_texel"
 // scans (its LANE_GROUPS, kept in registers), TopKMaximaCands the most
 // entries it gathers (CAND_MAX), and TopKMaximaRanks the most it ranks
 // (RANK_MAX: beyond, it bisects them for the K-th first);
-// TopKMaximaGroupMax the most groups a row (GROUP_MAX, its shared group
-// bests).
+// TopKMaximaGroupMax the most groups the planner cuts a row into
+// (ops topKMaximaGroupVecs: a wider subgroup gets longer groups, not
+// more of them; the kernel itself is bound by LANE_GROUPS a lane).
 const (
 	TopKMaximaGroupMax   = 1024
 	TopKMaximaLaneGroups = 128
-	TopKMaximaCands      = 2048
+	TopKMaximaCands      = 3584
 	TopKMaximaRanks      = 256
 )
 
@@ -120,13 +121,15 @@ const (
 // TopKSplitSortMax is the most passing entries topk_rank.comp orders
 // (topk_split.glsl SPLIT_SORT_MAX), TopKSplitStateWords the words of a
 // row's state before its regions (ST_REGION), TopKSplitMaxRegions the
-// most regions a row (the gather's lanes) and TopKSplitBucketMax the most
-// entries of a bucket topk_rank.comp walks (BUCKET_MAX).
+// most regions a row (the gather's lanes), TopKSplitBucketMax the most
+// entries of a bucket topk_rank.comp walks (BUCKET_MAX) and
+// TopKSplitRankBuckets its buckets (RANK_BUCKETS).
 const (
-	TopKSplitBucketMax  = 256
-	TopKSplitSortMax    = 2944
-	TopKSplitStateWords = 68
-	TopKSplitMaxRegions = 64
+	TopKSplitBucketMax   = 256
+	TopKSplitRankBuckets = 2048
+	TopKSplitSortMax     = 2944
+	TopKSplitStateWords  = 132
+	TopKSplitMaxRegions  = 64
 )
 
 // topKSplitPush is the split kernels' push words after the base offsets.
@@ -149,7 +152,7 @@ var (
 	topKSpec        = concat([]string{SpecWorkgroupSize, "FLAGS", "K", "N", "AI", "AV", "AX"}, numbered("DS", 7), numbered("DI", 7), numbered("DV", 7), numbered("DX", 7))
 	topKSelectPush  = []string{"r_begin", "r_count", "seg_len", "nseg", "run_cap", "sort_n", "list_n", "cand_n", "samp_step", "floor_step", "in_win", "v_win", "x_win"}
 	topKMergePush   = []string{"r_begin", "r_count", "span", "cap_in", "nruns_in", "cap_out", "nruns_out", "in_win", "v_win", "x_win"}
-	topKMaximaPush  = []string{"r_begin", "r_count", "group_vecs", "in_win", "v_win", "x_win"}
+	topKMaximaPush  = []string{"r_begin", "r_count", "in_win", "v_win", "x_win"}
 	topKShapeDefine = map[string]int{TopKThread: 0, TopKLane: 1, TopKSort: 2, TopKFilter: 3, TopKRadix: 4}
 )
 
@@ -163,8 +166,8 @@ const (
 )
 
 func topKVariants() []Variant {
-	out := append(topKSplitVariants(), Variant{Name: TopKMaximaName, Source: "topk_maxima.comp", Defines: []string{"ELEM_BITS=32"},
-		Bindings: 3, TexelBindings: []int{0}, Spec: topKSpec, Push: topKMaximaPush})
+	out := append(topKSplitVariants(), Variant{Name: TopKMaximaName, Source: "topk_maxima.comp", Defines: []string{"ELEM_BITS=32", "SUBGROUP=1"},
+		Bindings: 3, TexelBindings: []int{0}, Spec: append(slices.Clip(topKSpec), "GV"), Push: topKMaximaPush})
 	for _, key64 := range []bool{false, true} {
 		out = append(out, Variant{Name: TopKMergeName(32+32*b2i(key64), true, false), Source: "topk_merge.comp",
 			Defines: []string{"FINAL=0", fmt.Sprintf("KEY64=%d", b2i(key64))}, Bindings: 2, Spec: topKSpec[:topKSpecRuns], Push: topKMergePush})

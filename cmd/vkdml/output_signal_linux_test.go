@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -245,6 +246,11 @@ func TestRunSignalWhileStaging(t *testing.T) {
 		{"SIGABRT, existing outputs", syscall.SIGABRT, true, readStderr},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if signal.Ignored(c.sig) {
+				// vkdml, started with it ignored too, rightly keeps
+				// ignoring it and commits (a run under nohup).
+				t.Skipf("%v is ignored in this test process (nohup?); TestWriteOutputsSignalIgnoredAtStart covers that", c.sig)
+			}
 			// The signal goes out when the first temporary file appears,
 			// 50 to 150 ms before the commit here (two 16 MiB outputs
 			// written and synced). A test process stalled longer than that

@@ -50,6 +50,14 @@ type Module struct {
 	// variables in descriptor set 0 (vkdml declares only uniform texel
 	// buffers there), sorted, without repeats.
 	TexelBindings []uint32
+	// WorkgroupBytes is the shared memory of the module's Workgroup
+	// variables (GLSL's shared), each laid out naturally (a scalar or
+	// vector at its size rounded up to a power of two, an array as its
+	// length times its element's stride, a struct's members in order at
+	// their alignments), for holding a kernel to the device's
+	// maxComputeSharedMemorySize before a pipeline is created, which
+	// the Vulkan specification leaves undefined beyond it.
+	WorkgroupBytes uint32
 	// FloatArithmetic counts the OpFAdd, OpFSub and OpFMul instructions,
 	// and Contractible those of them without the NoContraction decoration
 	// (GLSL's precise), which a driver may fuse into a multiply-add.
@@ -65,6 +73,7 @@ const (
 	opName             = 5
 	opMemberName       = 6
 	opCapability       = 17
+	opTypeBool         = 20
 	opTypeInt          = 21
 	opTypeFloat        = 22
 	opTypeVector       = 23
@@ -91,6 +100,7 @@ const (
 
 	classUniformConst  = 0
 	classUniform       = 2
+	classWorkgroup     = 4
 	classPushConstant  = 9
 	classStorageBuffer = 12
 
@@ -118,6 +128,7 @@ type module struct {
 	buffers  []uint32             // storage-buffer variables
 	texels   []uint32             // UniformConstant variables (texel buffers)
 	push     uint32               // the push-constant variable's pointer type
+	shared   []uint32             // Workgroup variables' pointer types
 
 	specID      map[uint32]uint32    // constant: SpecId decoration
 	name        map[uint32]string    // OpName
@@ -180,6 +191,16 @@ func Parse(code []byte) (*Module, error) {
 	}
 	if m.TexelBindings, err = st.bindingsOf(st.texels, "texel buffer"); err != nil {
 		return nil, err
+	}
+	for _, ptr := range st.shared {
+		size, _, err := st.naturalSize(st.pointee[ptr], 0)
+		if err != nil {
+			return nil, fmt.Errorf("shared variable: %w", err)
+		}
+		if m.WorkgroupBytes+size < m.WorkgroupBytes {
+			return nil, fmt.Errorf("%w: shared variables of over 4 GiB", ErrMalformed)
+		}
+		m.WorkgroupBytes += size
 	}
 	if st.push != 0 {
 		block := st.pointee[st.push]
@@ -295,6 +316,9 @@ func (st *module) declare(op uint32, a []uint32) {
 	switch {
 	case (op == opTypeInt || op == opTypeFloat) && len(a) >= 2:
 		st.size[a[0]] = a[1] / 8
+	case op == opTypeBool && len(a) == 1:
+		// A bool has no size in SPIR-V; drivers keep it in a word.
+		st.size[a[0]] = 4
 	case op == opTypeVector && len(a) == 3:
 		if s, ok := st.size[a[1]]; ok {
 			st.size[a[0]] = s * a[2]
@@ -317,6 +341,8 @@ func (st *module) declare(op uint32, a []uint32) {
 			st.buffers = append(st.buffers, a[1])
 		case classUniformConst:
 			st.texels = append(st.texels, a[1])
+		case classWorkgroup:
+			st.shared = append(st.shared, a[0])
 		}
 	}
 }
@@ -355,6 +381,52 @@ func (st *module) sizeOf(t uint32, depth int) (uint32, error) {
 		end = max(end, off+s)
 	}
 	return end, nil
+}
+
+// naturalSize is the size and alignment in bytes of type t laid out
+// naturally (Module.WorkgroupBytes): Workgroup variables carry no Offset
+// or ArrayStride decorations, so the layout is the driver's; this one
+// pads as std430 does, which no driver's is expected to exceed by much.
+func (st *module) naturalSize(t uint32, depth int) (size, align uint32, err error) {
+	if depth > 16 {
+		return 0, 0, fmt.Errorf("%w: types nested too deeply", ErrMalformed)
+	}
+	if s, ok := st.size[t]; ok {
+		align = 1
+		for align < s {
+			align *= 2
+		}
+		return s, align, nil
+	}
+	if arr, ok := st.array[t]; ok {
+		n, okN := st.constant[arr[1]]
+		if !okN {
+			return 0, 0, fmt.Errorf("%w: shared array type %%%d has no constant length (a specialization constant's is not known before the pipeline)", ErrMalformed, t)
+		}
+		es, ea, err := st.naturalSize(arr[0], depth+1)
+		if err != nil {
+			return 0, 0, err
+		}
+		stride := (es + ea - 1) / ea * ea
+		if n != 0 && stride > (1<<32-1)/n {
+			return 0, 0, fmt.Errorf("%w: shared array type %%%d of over 4 GiB", ErrMalformed, t)
+		}
+		return n * stride, ea, nil
+	}
+	members, ok := st.members[t]
+	if !ok {
+		return 0, 0, fmt.Errorf("%w: type %%%d is not a scalar, vector, array or struct", ErrMalformed, t)
+	}
+	align = 1
+	for _, mt := range members {
+		s, a, err := st.naturalSize(mt, depth+1)
+		if err != nil {
+			return 0, 0, err
+		}
+		size = (size+a-1)/a*a + s
+		align = max(align, a)
+	}
+	return (size + align - 1) / align * align, align, nil
 }
 
 // wordsOf checks the header and returns the module as words.

@@ -152,6 +152,56 @@ func TestParseRejectsUnaccountableLayouts(t *testing.T) {
 	}
 }
 
+// TestWorkgroupBytes: the shared variables' natural sizes add up, a
+// vector padded to its power-of-two alignment in an array and in a
+// struct; a shared array whose length is a specialization constant is
+// refused (its size is not known before the pipeline).
+func TestWorkgroupBytes(t *testing.T) {
+	const (
+		tUint, tBool, tVec2, tVec3, n3, n2, tArr3, tArrV3, tS = 60, 61, 62, 63, 64, 65, 66, 67, 68
+		pArr, pBool, pS, pArrV3, vA, vB, vC, vD, vE           = 70, 71, 72, 73, 74, 75, 76, 77, 78
+		nSpec, tArrSpec, pArrSpec, vSpec                      = 80, 81, 82, 83
+	)
+	types := [][]uint32{
+		in(opTypeInt, tUint, 32, 0),
+		in(opTypeBool, tBool),
+		in(opTypeVector, tVec2, tUint, 2),
+		in(opTypeVector, tVec3, tUint, 3),
+		in(opConstant, tUint, n3, 3),
+		in(opConstant, tUint, n2, 2),
+		in(opTypeArray, tArr3, tUint, n3),  // 12
+		in(opTypeArray, tArrV3, tVec3, n2), // 2 x 16
+		in(opTypeStruct, tS, tUint, tVec2), // 4, pad to 8, 8: 16
+		in(opTypePointer, pArr, classWorkgroup, tArr3),
+		in(opTypePointer, pBool, classWorkgroup, tBool),
+		in(opTypePointer, pS, classWorkgroup, tS),
+		in(opTypePointer, pArrV3, classWorkgroup, tArrV3),
+		in(opVariable, pArr, vA, classWorkgroup),
+		in(opVariable, pBool, vB, classWorkgroup),
+		in(opVariable, pS, vC, classWorkgroup),
+		in(opVariable, pArrV3, vD, classWorkgroup),
+		in(opVariable, pArr, vE, classWorkgroup),
+	}
+	m, err := Parse(handModule(types...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint32(12 + 4 + 16 + 32 + 12); m.WorkgroupBytes != want {
+		t.Errorf("WorkgroupBytes %d, want %d", m.WorkgroupBytes, want)
+	}
+	if m, err := Parse(handModule()); err != nil || m.WorkgroupBytes != 0 {
+		t.Errorf("no shared variables: %d, %v", m.WorkgroupBytes, err)
+	}
+	spec := append(types[:1:1],
+		in(50 /* OpSpecConstant */, tUint, nSpec, 64),
+		in(opTypeArray, tArrSpec, tUint, nSpec),
+		in(opTypePointer, pArrSpec, classWorkgroup, tArrSpec),
+		in(opVariable, pArrSpec, vSpec, classWorkgroup))
+	if _, err := Parse(handModule(spec...)); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "specialization constant") {
+		t.Errorf("a shared array of a specialization constant's length: %v, want ErrMalformed naming it", err)
+	}
+}
+
 func TestCapabilityString(t *testing.T) {
 	if s := CapStorageBuffer8BitAccess.String(); s != "StorageBuffer8BitAccess" {
 		t.Errorf("got %q", s)
