@@ -108,7 +108,7 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 	copy(d.DeviceLUID[:], C.GoBytes(unsafe.Pointer(&raw.device_luid[0]), 8))
 	d.LUIDValid = raw.device_luid_valid != 0
 	computeOps := uint32(raw.subgroup_ops)
-	if uint32(raw.subgroup_stages)&0x20 == 0 { // VK_SHADER_STAGE_COMPUTE_BIT
+	if uint32(raw.subgroup_stages)&stageCompute == 0 {
 		computeOps = 0
 	}
 	d.Features = caps.Features{
@@ -119,7 +119,7 @@ func queryDevice(pd C.VkPhysicalDevice, index int) *DeviceInfo {
 		StorageBuffer8Bit:     raw.storage_buffer_8bit != 0,
 		StorageBuffer16Bit:    raw.storage_buffer_16bit != 0,
 		SubgroupArithmetic:    computeOps&caps.SubgroupArithmetic != 0,
-		SubgroupSizeControl:   raw.subgroup_size_control != 0,
+		SubgroupSizeControl:   computeSizeControl(raw.subgroup_size_control != 0, uint32(raw.required_subgroup_size_stages)),
 		ComputeFullSubgroups:  raw.compute_full_subgroups != 0,
 		SubgroupExtendedTypes: raw.subgroup_extended_types != 0,
 
@@ -170,6 +170,20 @@ var computeUnitSources = map[C.uint32_t]string{
 }
 
 // Usable says why vkdml cannot use the device, or "" when it can.
+// stageCompute is VK_SHADER_STAGE_COMPUTE_BIT.
+const stageCompute = 0x20
+
+// computeSizeControl is whether kernels may require a subgroup size: the
+// subgroupSizeControl feature alone lets a device leave the compute stage
+// out of requiredSubgroupSizeStages, and a compute pipeline that required
+// a size there would be invalid usage
+// (VUID-VkPipelineShaderStageCreateInfo-pNext-02755). Such a device plans
+// as one without size control: the planners then keep to kernels that
+// take any subgroup size, and the feature is not enabled.
+func computeSizeControl(feature bool, requiredStages uint32) bool {
+	return feature && requiredStages&stageCompute != 0
+}
+
 func (d *DeviceInfo) Usable() string {
 	if d.APIVersion < (1<<22 | 1<<12) {
 		return fmt.Sprintf("Vulkan %s is below vkdml's floor of 1.1", d.API)

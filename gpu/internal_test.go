@@ -119,3 +119,24 @@ func TestAlignAndBlockBytes(t *testing.T) {
 		t.Error("blockBytes(1000, 1023): 1024 bytes over a 1023-byte limit accepted")
 	}
 }
+
+// TestComputeSizeControl: a device whose requiredSubgroupSizeStages leaves
+// out the compute stage reports no subgroup size control, so that no
+// compute pipeline requires a size there (invalid usage).
+func TestComputeSizeControl(t *testing.T) {
+	for _, c := range []struct {
+		feature bool
+		stages  uint32
+		want    bool
+	}{
+		{true, stageCompute, true},
+		{true, stageCompute | 0x1, true}, // vertex too
+		{true, 0x1 | 0x10, false},        // vertex and fragment only
+		{true, 0, false},
+		{false, stageCompute, false},
+	} {
+		if got := computeSizeControl(c.feature, c.stages); got != c.want {
+			t.Errorf("computeSizeControl(%v, %#x) = %v, want %v", c.feature, c.stages, got, c.want)
+		}
+	}
+}
