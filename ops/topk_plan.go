@@ -312,21 +312,33 @@ func (t *topKOp) plan(ctx *Context) (*Plan, error) {
 	if over == "" {
 		return p, nil
 	}
-	if ctx.Kernel != "" {
-		return nil, hresult.Unsupported("Kernel", "strategy %q: its %s (use %q or %q)", ctx.Kernel, over, TopKStrategyThread, TopKStrategySort)
-	}
 	small := *ctx
 	small.Kernel = TopKStrategySort
 	if uint64(t.k) <= shaders.TopKListMax {
 		small.Kernel = TopKStrategyThread
 	}
-	if p, err = t.planStrategy(&small); err != nil {
+	fallback, err := t.planStrategy(&small)
+	smallOver := ""
+	if err == nil {
+		smallOver = planSharedOver(&small, fallback)
+	} else if ctx.Kernel == "" {
 		return nil, err
 	}
-	if over := planSharedOver(&small, p); over != "" {
-		return nil, hresult.Unsupported("InputTensor", "no TOP_K strategy fits the device: the %s strategy's %s", small.Kernel, over)
+	if ctx.Kernel != "" {
+		// A forced strategy is refused, with the one the planner would
+		// take instead where that one fits.
+		switch {
+		case err == nil && smallOver == "" && small.Kernel != ctx.Kernel:
+			return nil, hresult.Unsupported("Kernel", "strategy %q: its %s (%q fits)", ctx.Kernel, over, small.Kernel)
+		case err == nil && smallOver != "":
+			return nil, hresult.Unsupported("Kernel", "strategy %q: its %s (no TOP_K strategy fits the device at K = %d)", ctx.Kernel, over, t.k)
+		}
+		return nil, hresult.Unsupported("Kernel", "strategy %q: its %s", ctx.Kernel, over)
 	}
-	return p, nil
+	if smallOver != "" {
+		return nil, hresult.Unsupported("K", "no TOP_K strategy fits the device at K = %d: the %s strategy's %s", t.k, small.Kernel, smallOver)
+	}
+	return fallback, nil
 }
 
 // planSharedOver is sharedOver's account of the first kernel of p that

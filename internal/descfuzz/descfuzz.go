@@ -244,10 +244,15 @@ func (r *Reader) Context() *ops.Context {
 		ctx.FeatureLevel = ops.FeatureLevels[int(r.byte())%len(ops.FeatureLevels)]
 	}
 	// A second byte: a binding-window cap of 256 B to 8 MiB (windowed plans
-	// on small tensors), and a GPU-like device with 4 GiB bindings.
+	// on small tensors), Vulkan's least shared memory (TOP_K's fallback
+	// from the kernels that declare more), and a GPU-like device with
+	// 4 GiB bindings.
 	wb := r.byte()
 	if wb&0x80 != 0 {
 		ctx.BindingWindowCap = 256 << (wb & 15)
+	}
+	if wb&0x20 != 0 {
+		ctx.Limits.MaxComputeSharedMemorySize = 16384
 	}
 	if wb&0x40 != 0 {
 		ctx.DeviceType = caps.DeviceTypeDiscreteGPU

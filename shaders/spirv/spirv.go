@@ -77,6 +77,7 @@ const (
 	opTypeInt          = 21
 	opTypeFloat        = 22
 	opTypeVector       = 23
+	opTypeMatrix       = 24
 	opTypeArray        = 28
 	opTypeRuntimeArray = 29
 	opTypeStruct       = 30
@@ -118,8 +119,9 @@ const magic = 0x07230203
 type module struct {
 	size     map[uint32]uint32    // scalar and vector types: bytes
 	array    map[uint32][2]uint32 // array type: element type, length constant
+	matrix   map[uint32][2]uint32 // matrix type: column type, column count
 	stride   map[uint32]uint32    // ArrayStride decorations
-	constant map[uint32]uint32    // 32-bit OpConstant values
+	constant map[uint32]uint32    // OpConstant values that fit 32 bits
 	members  map[uint32][]uint32  // struct type: member types
 	offsets  map[[2]uint32]uint32 // (struct, member): Offset decoration
 	pointee  map[uint32]uint32    // pointer type: pointee type
@@ -144,7 +146,7 @@ func Parse(code []byte) (*Module, error) {
 		return nil, err
 	}
 	st := &module{
-		size: map[uint32]uint32{}, array: map[uint32][2]uint32{}, stride: map[uint32]uint32{},
+		size: map[uint32]uint32{}, array: map[uint32][2]uint32{}, matrix: map[uint32][2]uint32{}, stride: map[uint32]uint32{},
 		constant: map[uint32]uint32{}, members: map[uint32][]uint32{}, offsets: map[[2]uint32]uint32{},
 		pointee: map[uint32]uint32{}, binding: map[uint32]uint32{}, set: map[uint32]uint32{},
 		specID: map[uint32]uint32{}, name: map[uint32]string{}, memberName: map[[2]uint32]string{},
@@ -197,10 +199,10 @@ func Parse(code []byte) (*Module, error) {
 		if err != nil {
 			return nil, fmt.Errorf("shared variable: %w", err)
 		}
-		if m.WorkgroupBytes+size < m.WorkgroupBytes {
+		if uint64(m.WorkgroupBytes)+size > 1<<32-1 {
 			return nil, fmt.Errorf("%w: shared variables of over 4 GiB", ErrMalformed)
 		}
-		m.WorkgroupBytes += size
+		m.WorkgroupBytes += uint32(size)
 	}
 	if st.push != 0 {
 		block := st.pointee[st.push]
@@ -320,9 +322,14 @@ func (st *module) declare(op uint32, a []uint32) {
 		// A bool has no size in SPIR-V; drivers keep it in a word.
 		st.size[a[0]] = 4
 	case op == opTypeVector && len(a) == 3:
-		if s, ok := st.size[a[1]]; ok {
+		// SPIR-V vectors have 2, 3, 4, 8 or 16 components; a larger
+		// count (a malformed module) is left unknown, so that no size
+		// computed from it can wrap.
+		if s, ok := st.size[a[1]]; ok && a[2] >= 2 && a[2] <= 16 {
 			st.size[a[0]] = s * a[2]
 		}
+	case op == opTypeMatrix && len(a) == 3:
+		st.matrix[a[0]] = [2]uint32{a[1], a[2]}
 	case op == opTypeArray && len(a) == 3:
 		st.array[a[0]] = [2]uint32{a[1], a[2]}
 	case op == opTypeStruct && len(a) >= 1:
@@ -330,6 +337,10 @@ func (st *module) declare(op uint32, a []uint32) {
 	case op == opTypePointer && len(a) == 3:
 		st.pointee[a[0]] = a[2]
 	case op == opConstant && len(a) == 3:
+		st.constant[a[1]] = a[2]
+	case op == opConstant && len(a) == 4 && a[3] == 0:
+		// A 64-bit constant (an array length glslang may emit so) whose
+		// value fits 32 bits.
 		st.constant[a[1]] = a[2]
 	case op == opSpecConstantComp && len(a) >= 2:
 		st.composite[a[1]] = a[2:]
@@ -362,6 +373,9 @@ func (st *module) sizeOf(t uint32, depth int) (uint32, error) {
 		if !okN || !okS {
 			return 0, fmt.Errorf("%w: array type %%%d has no constant length or no ArrayStride", ErrMalformed, t)
 		}
+		if n != 0 && stride > (1<<32-1)/n {
+			return 0, fmt.Errorf("%w: array type %%%d of over 4 GiB", ErrMalformed, t)
+		}
 		return n * stride, nil
 	}
 	members, ok := st.members[t]
@@ -378,6 +392,9 @@ func (st *module) sizeOf(t uint32, depth int) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
+		if off+s < off {
+			return 0, fmt.Errorf("%w: member %d of struct %%%d ends past 4 GiB", ErrMalformed, i, t)
+		}
 		end = max(end, off+s)
 	}
 	return end, nil
@@ -387,35 +404,46 @@ func (st *module) sizeOf(t uint32, depth int) (uint32, error) {
 // naturally (Module.WorkgroupBytes): Workgroup variables carry no Offset
 // or ArrayStride decorations, so the layout is the driver's; this one
 // pads as std430 does, which no driver's is expected to exceed by much.
-func (st *module) naturalSize(t uint32, depth int) (size, align uint32, err error) {
+// Sizes are 64-bit so that no struct or array of a malformed module wraps
+// to a small one; Parse refuses a total over 4 GiB.
+func (st *module) naturalSize(t uint32, depth int) (size, align uint64, err error) {
+	const most = 1<<32 - 1
 	if depth > 16 {
 		return 0, 0, fmt.Errorf("%w: types nested too deeply", ErrMalformed)
 	}
 	if s, ok := st.size[t]; ok {
 		align = 1
-		for align < s {
+		for align < uint64(s) {
 			align *= 2
 		}
-		return s, align, nil
+		return uint64(s), align, nil
 	}
-	if arr, ok := st.array[t]; ok {
-		n, okN := st.constant[arr[1]]
-		if !okN {
-			return 0, 0, fmt.Errorf("%w: shared array type %%%d has no constant length (a specialization constant's is not known before the pipeline)", ErrMalformed, t)
-		}
-		es, ea, err := st.naturalSize(arr[0], depth+1)
+	// column is a matrix's column or an array's element: its stride
+	// (size rounded up to its alignment) times n.
+	column := func(elem, n uint32, what string) (uint64, uint64, error) {
+		es, ea, err := st.naturalSize(elem, depth+1)
 		if err != nil {
 			return 0, 0, err
 		}
 		stride := (es + ea - 1) / ea * ea
-		if n != 0 && stride > (1<<32-1)/n {
-			return 0, 0, fmt.Errorf("%w: shared array type %%%d of over 4 GiB", ErrMalformed, t)
+		if stride > most || n != 0 && stride > most/uint64(n) {
+			return 0, 0, fmt.Errorf("%w: shared %s type %%%d of over 4 GiB", ErrMalformed, what, t)
 		}
-		return n * stride, ea, nil
+		return uint64(n) * stride, ea, nil
+	}
+	if arr, ok := st.array[t]; ok {
+		n, okN := st.constant[arr[1]]
+		if !okN {
+			return 0, 0, fmt.Errorf("%w: shared array type %%%d has no OpConstant length (a specialization constant's is not known before the pipeline is built)", ErrMalformed, t)
+		}
+		return column(arr[0], n, "array")
+	}
+	if mat, ok := st.matrix[t]; ok {
+		return column(mat[0], mat[1], "matrix")
 	}
 	members, ok := st.members[t]
 	if !ok {
-		return 0, 0, fmt.Errorf("%w: type %%%d is not a scalar, vector, array or struct", ErrMalformed, t)
+		return 0, 0, fmt.Errorf("%w: type %%%d is not a scalar, vector, matrix, array or struct", ErrMalformed, t)
 	}
 	align = 1
 	for _, mt := range members {
@@ -425,6 +453,9 @@ func (st *module) naturalSize(t uint32, depth int) (size, align uint32, err erro
 		}
 		size = (size+a-1)/a*a + s
 		align = max(align, a)
+		if size > most {
+			return 0, 0, fmt.Errorf("%w: shared struct type %%%d of over 4 GiB", ErrMalformed, t)
+		}
 	}
 	return (size + align - 1) / align * align, align, nil
 }

@@ -202,6 +202,68 @@ func TestWorkgroupBytes(t *testing.T) {
 	}
 }
 
+// TestWorkgroupBytesLayouts: 16- and 64-bit scalars, a matrix, a struct
+// in an array (its stride its size rounded to its alignment) and a 64-bit
+// length constant; then malformed modules whose sizes would wrap 32 bits
+// (a struct of two 2 GiB arrays, a vector of 0x30000000 components), which
+// must fail rather than pass as small (or, the vector, hang).
+func TestWorkgroupBytesLayouts(t *testing.T) {
+	const (
+		tU16, tU64, tF32, tVec4, tMat4, tSt, n2, n3L, tArrSt, tArrU16 = 60, 61, 62, 63, 64, 65, 66, 67, 68, 69
+		pMat, pArrSt, pArrU16, vA, vB, vC                             = 70, 71, 72, 73, 74, 75
+	)
+	types := [][]uint32{
+		in(opTypeInt, tU16, 16, 0),
+		in(opTypeInt, tU64, 64, 0),
+		in(opTypeFloat, tF32, 32),
+		in(opTypeVector, tVec4, tF32, 4),
+		in(opTypeMatrix, tMat4, tVec4, 4), // 64, align 16
+		in(opTypeStruct, tSt, tU16, tU64), // 2, pad to 8, 8: 16, align 8
+		in(opConstant, tU16, n2, 2),
+		in(opConstant, tU64, n3L, 3, 0),     // a 64-bit 3
+		in(opTypeArray, tArrSt, tSt, n2),    // 2 x 16
+		in(opTypeArray, tArrU16, tU16, n3L), // 3 x 2
+		in(opTypePointer, pMat, classWorkgroup, tMat4),
+		in(opTypePointer, pArrSt, classWorkgroup, tArrSt),
+		in(opTypePointer, pArrU16, classWorkgroup, tArrU16),
+		in(opVariable, pMat, vA, classWorkgroup),
+		in(opVariable, pArrSt, vB, classWorkgroup),
+		in(opVariable, pArrU16, vC, classWorkgroup),
+	}
+	m, err := Parse(handModule(types...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint32(64 + 32 + 6); m.WorkgroupBytes != want {
+		t.Errorf("WorkgroupBytes %d, want %d", m.WorkgroupBytes, want)
+	}
+
+	const (
+		tU32, nHalf, tHalf, tBig, pBig, vBig = 80, 81, 82, 83, 84, 85
+		tHuge, pHuge, vHuge                  = 86, 87, 88
+	)
+	big := [][]uint32{
+		in(opTypeInt, tU32, 32, 0),
+		in(opConstant, tU32, nHalf, 1<<29),         // 2 GiB of words
+		in(opTypeArray, tHalf, tU32, nHalf),        // 2 GiB
+		in(opTypeStruct, tBig, tHalf, tHalf, tU32), // 4 GiB + 4
+		in(opTypePointer, pBig, classWorkgroup, tBig),
+		in(opVariable, pBig, vBig, classWorkgroup),
+	}
+	if m, err := Parse(handModule(big...)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("a shared struct of 4 GiB + 4 bytes: WorkgroupBytes %v, err %v, want ErrMalformed", m, err)
+	}
+	huge := [][]uint32{
+		in(opTypeInt, tU32, 32, 0),
+		in(opTypeVector, tHuge, tU32, 0x30000000),
+		in(opTypePointer, pHuge, classWorkgroup, tHuge),
+		in(opVariable, pHuge, vHuge, classWorkgroup),
+	}
+	if m, err := Parse(handModule(huge...)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("a shared vector of 0x30000000 components: %v, err %v, want ErrMalformed", m, err)
+	}
+}
+
 func TestCapabilityString(t *testing.T) {
 	if s := CapStorageBuffer8BitAccess.String(); s != "StorageBuffer8BitAccess" {
 		t.Errorf("got %q", s)
