@@ -859,7 +859,9 @@ type tuning struct {
 	// topKSplitWG is the split select's gather workgroup size and so its
 	// regions a row (topk_gather.comp; rounded down to a power of two, at
 	// most shaders.TopKSplitMaxRegions): lavapipe's 8, one SIMD row, as
-	// the lane strategy's topKLaneWG.
+	// the lane strategy's topKLaneWG. The thresholds (topk_thresh.comp)
+	// take it too where a lane's trips keep within the bound
+	// (topk_plan.go cutRadix), else twice it, up to 64.
 	topKSplitWG uint32 `tune:"1..64"`
 }
 

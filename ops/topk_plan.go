@@ -290,6 +290,8 @@ type topKSegments struct {
 	sampStep       uint64 // push word samp_step: radix, positions between two of the threshold's sample (0: none); filter, the positions of a 16-byte vector (4, 8, or 16 for the byte select) when a chunk's lanes test one each
 	split          bool   // radix: the split select (emitSplit), one row a workgroup, splitWG gather lanes
 	splitWG        uint32
+	threshWG       uint32 // split: the sampled threshold's lanes (topk_thresh.comp EXACT 0)
+	exactWG        uint32 // split: the exact threshold's lanes (EXACT 1)
 	passes         []topKPass
 	entryBytes     uint64
 	rowA, rowB     uint64 // temporary bytes per row of the two regions
@@ -409,8 +411,13 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName}
 	for _, name := range names {
 		wg := uint32(topKSplitWG)
-		if name == shaders.TopKGatherName {
+		switch name {
+		case shaders.TopKGatherName:
 			wg = s.splitWG
+		case shaders.TopKThreshSampleName:
+			wg = s.threshWG
+		case shaders.TopKThreshExactName:
+			wg = s.exactWG
 		}
 		spec, err := t.spec(name, kept, n, axis, wg, false, 0)
 		if err != nil {
@@ -980,9 +987,20 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 			}
 		}
 	}
+	// The thresholds on as few lanes as the gather (one SIMD row on
+	// lavapipe: no barrier switches between rows, and the code of each
+	// pass once, all an idle exact dispatch costs) where a lane's trips
+	// keep within the bound, else on more.
+	tw, ew := gw, gw
+	for tw < topKSplitWG && sampStep > 1 && topKSplitSampleIters(n, tw, sampStep) > topKRadixItersMax {
+		tw *= 2
+	}
+	for ew < topKSplitWG && topKSplitExactIters(n, ew) > topKRadixItersMax {
+		ew *= 2
+	}
 	if tun.topKSplitMinLen > 0 && n >= tun.topKSplitMinLen && s.texel && s.entryBytes == 8 && sampStep > 1 &&
-		wgLimit >= topKSplitWG && topKSplitIters(n, gw) <= topKRadixItersMax {
-		s.split, s.splitWG, s.segLen, s.sampStep = true, uint32(gw), n, sampStep
+		wgLimit >= topKSplitWG && topKSplitIters(n, gw, tw, ew, sampStep) <= topKRadixItersMax {
+		s.split, s.splitWG, s.threshWG, s.exactWG, s.segLen, s.sampStep = true, uint32(gw), uint32(tw), uint32(ew), n, sampStep
 	}
 }
 
@@ -1017,10 +1035,10 @@ func topKSplitRowWords(gw uint64) uint64 {
 const topKSplitCap = shaders.TopKSplitSortMax + 3
 
 // topKSplitIters bounds the loop iterations of one lane of the split
-// select's kernels on a row of n positions (gw gather lanes), the most
-// of the three: topk_thresh.comp EXACT's passes (a digit each of the
-// score's 32 bits and the position's: zero the bins, a block of the
-// row's texels, the bin sums and lane 0's walks), topk_gather.comp's
+// select's kernels on a row of n positions (gw gather lanes, tw and ew
+// the sampled and exact thresholds' lanes, a sample of every step-th
+// texel), the most of the three: topk_thresh.comp's
+// (topKSplitSampleIters, topKSplitExactIters), topk_gather.comp's
 // blocks of 32 texels (at most a trip of its append loop a block and
 // one a texel it keeps, at most a region's capacity and one, and as
 // many again reading the kept texels for the row's best score,
@@ -1030,20 +1048,43 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // the shares, and then either the walks of the entries before K (two
 // loops over a bucket of at most shaders.TopKSplitBucketMax) or the
 // whole ranking in chunks of 8 entries a lane.
-func topKSplitIters(n, gw uint64) uint64 {
-	keyBits := uint64(32)
-	for p := n - 1; p > 0; p >>= 1 {
-		keyBits++
-	}
+func topKSplitIters(n, gw, tw, ew, step uint64) uint64 {
 	nv := n/4 + 2
-	bins := uint64(1<<shaders.TopKRadixBits) / topKSplitWG
-	thresh := ceilDiv(keyBits, shaders.TopKRadixBits) * (3*bins + ceilDiv(nv, topKSplitWG) + topKSplitWG)
 	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + 2*(topKSplitCap+1)
 	buckets := uint64(shaders.TopKSplitRankBuckets / topKSplitWG)
 	rank := 2*5*gw*ceilDiv(topKSplitCap, topKSplitWG) + 3*buckets + topKSplitWG +
 		max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax,
 			ceilDiv(shaders.TopKSplitSortMax, topKSplitWG)*2*shaders.TopKSplitBucketMax)
-	return max(thresh, gather, rank)
+	return max(topKSplitExactIters(n, ew), topKSplitSampleIters(n, tw, step), gather, rank)
+}
+
+// topKSplitExactIters bounds the loop iterations of one lane of
+// topk_thresh.comp EXACT 1 on ew lanes, a row of n positions: a pass a
+// digit of the key's bits (the score's 32 and the position's), each
+// zeroing the bins, a trip a texel of the lane's block of the row, the
+// bins' group sums (at most 64 groups, their bins) and lane 0's walk
+// over the groups and one group's bins.
+func topKSplitExactIters(n, ew uint64) uint64 {
+	const bins = 1 << shaders.TopKRadixBits
+	keyBits := uint64(32)
+	for p := n - 1; p > 0; p >>= 1 {
+		keyBits++
+	}
+	nv := n/4 + 2
+	return ceilDiv(keyBits, shaders.TopKRadixBits) * (2*ceilDiv(bins, ew) + ceilDiv(64, ew) + ceilDiv(nv, ew) + 64 + bins/8)
+}
+
+// topKSplitSampleIters bounds the loop iterations of one lane of
+// topk_thresh.comp EXACT 0 on tw lanes, a row of n positions sampled at
+// every step-th texel: at most four passes (an 11-bit digit, then 7-bit
+// ones of the score's 32 bits), each zeroing at most 2048 bins, a trip a
+// sampled texel and one a key it counts (count_texel's loop, at most
+// four), the bins' group sums (at most 64 groups, their bins) and lane
+// 0's walk over the groups and one group's bins.
+func topKSplitSampleIters(n, tw, step uint64) uint64 {
+	const bins = 1 << shaders.TopKRadixBits
+	nt := (n/4+1)/step + 1
+	return 4 * (2*ceilDiv(bins, tw) + ceilDiv(64, tw) + 5*ceilDiv(nt, tw) + 64 + bins/8)
 }
 
 // runsSplit is the split-K segment length for rows of n positions of es

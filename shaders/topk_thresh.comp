@@ -33,7 +33,7 @@
 const uint DIGIT_BITS = 11u;
 const uint NBINS = 1u << DIGIT_BITS;
 shared uint sh_bins[NBINS];
-shared uint sh_sums[NBINS]; // per-lane sums of bins (at most NBINS lanes)
+shared uint sh_sums[NBINS]; // the bins' group sums (at most max(64, WG) <= NBINS groups)
 shared uint sh_pick;
 shared uint sh_before;
 
@@ -58,12 +58,36 @@ uint key_digit(uint s, uint b, uint ib, uint lo, uint w) {
 	return v & ((1u << w) - 1u);
 }
 
-// count_key adds key (s, b) to the histogram of digit [lo, lo + w) when
-// its bits from hi up are the prefix pre and s reaches the floor flo.
-void count_key(uint s, uint b, uint ib, uvec2 pre, uint hi, uint lo, uint w, uint flo) {
-	if (s >= flo && key_top(s, b, ib, hi) == pre) {
-		atomicAdd(sh_bins[key_digit(s, b, ib, lo, w)], 1u);
+// count_texel adds to the histogram of digit [lo, lo + w) the keys of
+// the four positions j0 + c of a texel (scores s4; with pos, the key's
+// position part from the row's end, else 0) in the row whose bits from
+// hi up are the prefix pre and whose score reaches the floor flo.
+void count_texel(uvec4 s4, uint j0, bool pos, uint ib, uvec2 pre, uint hi, uint lo, uint w, uint flo) {
+#if EXACT
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		uint j = j0 + c;
+		uint b = pos ? N - 1u - j : 0u;
+		if (j < N && s4[c] >= flo && key_top(s4[c], b, ib, hi) == pre) {
+			atomicAdd(sh_bins[key_digit(s4[c], b, ib, lo, w)], 1u);
+		}
 	}
+#else
+	// A loop trip a counted key, not a masked atomic a position:
+	// llvmpipe pays a masked shared atomic as a taken one, and after
+	// the first pass few keys have the prefix (the loop's one trip a
+	// texel then). (EXACT keeps the four masked atomics: its lanes'
+	// trips, a texel of the whole row each, bound the split's rows.)
+	uint m = 0u;
+	[[unroll]] for (uint c = 0u; c < 4u; c++) {
+		uint b = pos ? N - 1u - (j0 + c) : 0u;
+		m |= uint(j0 + c < N && s4[c] >= flo && key_top(s4[c], b, ib, hi) == pre) << c;
+	}
+	while (m != 0u) {
+		uint c = uint(findLSB(m));
+		m &= m - 1u;
+		atomicAdd(sh_bins[key_digit(s4[c], pos ? N - 1u - (j0 + c) : 0u, ib, lo, w)], 1u);
+	}
+#endif
 }
 
 // count_scan counts the keys of lane t's share: with EXACT every position
@@ -77,12 +101,7 @@ void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint 
 	uint per = (nv + WG - 1u) / WG;
 	for (uint v = vf + t * per; v < vf + min(nv, (t + 1u) * per); v++) {
 		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
-		[[unroll]] for (uint c = 0u; c < 4u; c++) {
-			uint j = 4u * v + c - e0;
-			if (j < N) {
-				count_key(s4[c], N - 1u - j, ib, pre, hi, lo, w, flo);
-			}
-		}
+		count_texel(s4, 4u * v - e0, true, ib, pre, hi, lo, w, flo);
 	}
 #else
 	// The sample: one texel every step texels (lane t the t-th, the
@@ -95,12 +114,7 @@ void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint 
 	for (uint q = t; q < nt; q += WG) {
 		uint v = vf + q * step;
 		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
-		[[unroll]] for (uint c = 0u; c < 4u; c++) {
-			uint j = 4u * v + c - e0;
-			if (j < N) {
-				count_key(s4[c], 0u, ib, pre, hi, lo, w, flo);
-			}
-		}
+		count_texel(s4, 4u * v - e0, false, ib, pre, hi, lo, w, flo);
 	}
 #endif
 }
@@ -131,25 +145,32 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 		barrier();
 		count_scan(kin, step, ib, pre, hi, lo, w, flo);
 		barrier();
-		uint per = (nbins + WG - 1u) / WG;
-		uint sum = 0u;
-		for (uint q = t * per; q < min(nbins, (t + 1u) * per); q++) {
-			sum += sh_bins[q];
+		// The bins' sums in ng groups of per bins, at least a group a
+		// lane and up to 64 (lane 0's walk below reads up to ng sums
+		// and per bins: with 8 lanes, 2048 bins in 8 groups would have
+		// it walk up to 256).
+		uint ng = min(nbins, max(WG, min(64u, nbins >> 5)));
+		uint per = nbins / ng;
+		for (uint g = t; g < ng; g += WG) {
+			uint sum = 0u;
+			for (uint q = g * per; q < (g + 1u) * per; q++) {
+				sum += sh_bins[q];
+			}
+			sh_sums[g] = sum;
 		}
-		sh_sums[t] = sum;
 		barrier();
 		if (t == 0u) {
 			// The bin holding the (kk - above)-th key from the top: the
-			// lanes' sums from the last, then that lane's bins. Where
+			// groups' sums from the last, then that group's bins. Where
 			// fewer keys are left (below a floor that kk keys do not
 			// reach), the lowest bin.
 			uint need = max(kk, above + 1u) - above, acc = 0u;
-			uint c = WG - 1u;
+			uint c = ng - 1u;
 			while (c > 0u && acc + sh_sums[c] < need) {
 				acc += sh_sums[c];
 				c--;
 			}
-			uint b = min(nbins, (c + 1u) * per) - 1u;
+			uint b = (c + 1u) * per - 1u;
 			while (b > c * per && acc + sh_bins[b] < need) {
 				acc += sh_bins[b];
 				b--;
