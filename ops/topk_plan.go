@@ -394,11 +394,16 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT).
 	const rowSampled, rowExact = 1, 3
 	plan := &Plan{Strategy: s.shape, TemporarySize: s.tempTot}
-	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName}
-	for _, name := range names {
+	// The ranking twice: the sampled rows' in topKSplitRankWG lanes, the
+	// exact rows' (which may rank whole) in topKSplitWG.
+	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName, shaders.TopKRankName}
+	for i, name := range names {
 		wg := uint32(topKSplitWG)
-		if name == shaders.TopKGatherName {
+		switch {
+		case name == shaders.TopKGatherName:
 			wg = s.splitWG
+		case i == 2:
+			wg = topKSplitRankWG
 		}
 		spec, err := t.spec(name, kept, n, axis, wg, false, 0)
 		if err != nil {
@@ -439,7 +444,7 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 			for _, st := range []struct {
 				kernel int
 				want   uint32
-			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {3, 0}, {1, rowExact}, {2, rowExact}} {
+			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {3, 0}, {1, rowExact}, {4, rowExact}} {
 				if err := step(st.kernel, st.want); err != nil {
 					return nil, err
 				}
@@ -983,9 +988,17 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 // fallback about once in 3,000 rows on random data.
 const topKSplitSampleCap = 2500
 
-// topKSplitWG is the split select's workgroup size but the gather's
-// (topk_thresh.comp, topk_rank.comp).
+// topKSplitWG is the split select's workgroup size but the gather's and
+// the sampled rows' ranking (topk_thresh.comp, topk_rank.comp of the
+// exact rows).
 const topKSplitWG = 64
+
+// topKSplitRankWG is topk_rank.comp's workgroup size for the sampled
+// rows: one SIMD row of lavapipe at its 256-bit vectors, whose fixed
+// costs a workgroup of 64 lanes pays 8 times (8x32000 K = 1024: 1.86 ms
+// at 64 lanes, 1.55 at 8, single thread); those rows never rank whole
+// (topk_rank.comp), which would take too many trips a lane.
+const topKSplitRankWG = 8
 
 // topKSplitRowWords is the words of one row's state in the temporary
 // resource (topk_split.glsl): the state and gw regions of
@@ -1012,12 +1025,16 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // blocks of 32 texels (at most a trip of its append loop a block and
 // one a texel it keeps, at most a region's capacity and one, and as
 // many again reading the kept texels for the row's best score,
-// ST_MAX), and topk_rank.comp's: two reads of every region (a trip a
-// texel and one for each of its four positions that passes), its
+// ST_MAX), and topk_rank.comp's at either of its workgroup sizes: the
+// regions' counts and bests, two reads of every region (a trip a region,
+// a trip a texel and one for each of its four positions that passes; at
+// topKSplitRankWG, the sampled rows, the regions hold at most
+// shaders.TopKSplitSortMax and 3 texels or the row fails unread), its
 // buckets' zeroing and two sweeps of a lane's share, lane 0's sums of
-// the shares, and then either the walks of the entries before K (two
-// loops over a bucket of at most shaders.TopKSplitBucketMax) or the
-// whole ranking in chunks of 8 entries a lane.
+// the shares, and then the walks of the entries before K (two loops
+// over a bucket of at most shaders.TopKSplitBucketMax at 64 lanes, in
+// proportion fewer at fewer) or, at topKSplitWG only, the whole ranking
+// in chunks of 8 entries a lane.
 func topKSplitIters(n, gw uint64) uint64 {
 	keyBits := uint64(32)
 	for p := n - 1; p > 0; p >>= 1 {
@@ -1027,11 +1044,15 @@ func topKSplitIters(n, gw uint64) uint64 {
 	bins := uint64(1<<shaders.TopKRadixBits) / topKSplitWG
 	thresh := ceilDiv(keyBits, shaders.TopKRadixBits) * (3*bins + ceilDiv(nv, topKSplitWG) + topKSplitWG)
 	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + 2*(topKSplitCap+1)
-	buckets := uint64(shaders.TopKSplitRankBuckets / topKSplitWG)
-	rank := 2*5*gw*ceilDiv(topKSplitCap, topKSplitWG) + 3*buckets + topKSplitWG +
-		max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax,
-			ceilDiv(shaders.TopKSplitSortMax, topKSplitWG)*2*shaders.TopKSplitBucketMax)
-	return max(thresh, gather, rank)
+	// walks: the trips of a lane's walks at wg lanes.
+	walks := func(wg uint64) uint64 {
+		return ceilDiv(shaders.TopKSplitSortMax, wg) * 2 * (shaders.TopKSplitBucketMax * wg / 64)
+	}
+	rank := gw + 2*(gw+5*gw*ceilDiv(topKSplitCap, topKSplitWG)) + 3*shaders.TopKSplitRankBuckets/topKSplitWG + topKSplitWG +
+		max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax, walks(topKSplitWG))
+	const rw = topKSplitRankWG
+	rankSampled := gw + 2*(gw+5*(ceilDiv(shaders.TopKSplitSortMax+3, rw)+gw)) + 3*shaders.TopKSplitRankBuckets/rw + rw + walks(rw)
+	return max(thresh, gather, rank, rankSampled)
 }
 
 // runsSplit is the split-K segment length for rows of n positions of es
