@@ -391,11 +391,11 @@ const maxSplitRows = 65535
 // gather and ranking of the rows whose sample failed, all one row a
 // workgroup, the rows' states in the temporary resource.
 func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, boxes []topKBox, s *topKSegments) (*Plan, error) {
-	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT).
-	const rowSampled, rowExact = 1, 3
+	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT, ROW_WIDE).
+	const rowSampled, rowExact, rowWide = 1, 3, 5
 	plan := &Plan{Strategy: s.shape, TemporarySize: s.tempTot}
 	// The ranking twice: the sampled rows' in topKSplitRankWG lanes, the
-	// exact rows' (which may rank whole) in topKSplitWG.
+	// rows those leave (ROW_WIDE) and the exact rows' in topKSplitWG.
 	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName, shaders.TopKRankName}
 	for i, name := range names {
 		wg := uint32(topKSplitWG)
@@ -444,7 +444,7 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 			for _, st := range []struct {
 				kernel int
 				want   uint32
-			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {3, 0}, {1, rowExact}, {4, rowExact}} {
+			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {4, rowWide}, {3, 0}, {1, rowExact}, {4, rowExact}} {
 				if err := step(st.kernel, st.want); err != nil {
 					return nil, err
 				}
@@ -996,8 +996,10 @@ const topKSplitWG = 64
 // topKSplitRankWG is topk_rank.comp's workgroup size for the sampled
 // rows: one SIMD row of lavapipe at its 256-bit vectors, whose fixed
 // costs a workgroup of 64 lanes pays 8 times (8x32000 K = 1024: 1.86 ms
-// at 64 lanes, 1.55 at 8, single thread); those rows never rank whole
-// (topk_rank.comp), which would take too many trips a lane.
+// at 64 lanes, 1.55 at 8, single thread). The rows it cannot rank
+// within topKSplitIters (big buckets, full regions) it leaves to a
+// second dispatch of 64 lanes (topk_split.glsl ROW_WIDE), idle on random
+// rows.
 const topKSplitRankWG = 8
 
 // topKSplitRowWords is the words of one row's state in the temporary
@@ -1029,7 +1031,7 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // regions' counts and bests, two reads of every region (a trip a region,
 // a trip a texel and one for each of its four positions that passes; at
 // topKSplitRankWG, the sampled rows, the regions hold at most
-// shaders.TopKSplitSortMax and 3 texels or the row fails unread), its
+// shaders.TopKSplitSortMax and 3 texels or the row is left unread), its
 // buckets' zeroing and two sweeps of a lane's share, lane 0's sums of
 // the shares, and then the walks of the entries before K (two loops
 // over a bucket of at most shaders.TopKSplitBucketMax at 64 lanes, in

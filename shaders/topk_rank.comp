@@ -21,13 +21,14 @@
 // the ranking 3.5 ms with 256 buckets walked through 16-bit order
 // slots, 1.4 ms so).
 //
-// The workgroup is ops topKSplitWG (64) lanes for the exact rows and
-// topKSplitRankWG (8) for the sampled ones: sh_sums holds a word a lane
-// (at most 64), and the lanes share the buckets evenly. A workgroup of
-// one SIMD row (lavapipe at 256-bit vectors) runs the ranking of the
-// sampled rows, the common case, 10-17% faster than 64 lanes (8x32000
-// K = 1024 and 2048, single thread): its fixed costs (lane 0's sums,
-// the skipped paths' first trips) are paid once, not 8 times.
+// The workgroup is ops topKSplitRankWG (8) lanes for the sampled rows,
+// then ops topKSplitWG (64) for the rows those left (ROW_WIDE) and for
+// the exact rows: sh_sums holds a word a lane (at most 64), and the lanes
+// share the buckets evenly. A workgroup of one SIMD row (lavapipe at
+// 256-bit vectors) ranks the sampled rows, the common case, 10-17%
+// faster than 64 lanes (8x32000 K = 1024 and 2048, single thread): its
+// fixed costs (lane 0's sums, the skipped paths' first trips) are paid
+// once, not 8 times.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -61,8 +62,8 @@ const uint RANK_BUCKETS = 2048u;
 // BUCKET_MAX: a walked bucket's most entries at 64 lanes, fewer in
 // proportion with fewer lanes, which bounds a lane's walk (ops
 // topKSplitIters); a row with a larger one (ties, or scores bunched at
-// one end of the range) is ranked whole instead (the exact rows) or
-// fails (the sampled rows).
+// one end of the range) is ranked whole instead, by 64 lanes (ROW_WIDE
+// where fewer).
 const uint BUCKET_MAX = 256u;
 shared uint sh_bucket[RANK_BUCKETS];
 // sh_sums: the bucket counts of each lane's share of the buckets, then
@@ -175,14 +176,14 @@ void main() {
 	// The buckets' counts, and the entries' (too many: the row fails,
 	// its counts unused).
 	uint n = 0u;
-	// A sampled row whose regions hold more texels than an exact
-	// threshold's (SPLIT_SORT_MAX and the three kept ones) fails before
-	// its regions are read: the reads' trips then stay within ops
-	// topKSplitIters however few the lanes (its floor unknown).
-	if (over || pc.want == ROW_SAMPLED && tex > SPLIT_SORT_MAX + 3u) {
+	// Fewer than 64 lanes (the sampled rows' first ranking, ops
+	// topKSplitRankWG) leave to the 64 (ROW_WIDE) a row whose regions
+	// hold more texels than an exact threshold's (SPLIT_SORT_MAX and the
+	// three kept ones), unread, and below one they cannot walk: a
+	// lane's trips then stay within ops topKSplitIters.
+	if (WG < 64u && tex > SPLIT_SORT_MAX + 3u) {
 		if (t == 0u) {
-			rows_buf.x[row + ST_FLOOR] = 0u;
-			rows_buf.x[row + ST_STATE] = ROW_FAILED;
+			rows_buf.x[row + ST_STATE] = ROW_WIDE;
 		}
 		return;
 	}
@@ -236,14 +237,9 @@ void main() {
 	barrier();
 	// Uniform: every lane reads it after the barrier.
 	bool walk = sh_most <= BUCKET_MAX * WG / 64u;
-	// A sampled row that the walks cannot rank takes the exact path,
-	// whose dispatch (64 lanes) ranks it whole: the sampled rows'
-	// dispatch (ops topKSplitRankWG lanes, a SIMD row) would take too
-	// many trips a lane.
-	if (!walk && pc.want == ROW_SAMPLED) {
+	if (!walk && WG < 64u) {
 		if (t == 0u) {
-			rows_buf.x[row + ST_FLOOR] = ts;
-			rows_buf.x[row + ST_STATE] = ROW_FAILED;
+			rows_buf.x[row + ST_STATE] = ROW_WIDE;
 		}
 		return;
 	}
