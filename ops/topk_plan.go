@@ -995,11 +995,12 @@ const topKSplitWG = 64
 
 // topKSplitRankWG is topk_rank.comp's workgroup size for the sampled
 // rows: one SIMD row of lavapipe at its 256-bit vectors, whose fixed
-// costs a workgroup of 64 lanes pays 8 times (8x32000 K = 1024: 1.86 ms
-// at 64 lanes, 1.55 at 8, single thread). The rows it cannot rank
-// within topKSplitIters (big buckets, full regions) it leaves to a
-// second dispatch of 64 lanes (topk_split.glsl ROW_WIDE), idle on random
-// rows.
+// costs a workgroup of 64 lanes pays 8 times (8x32000 K = 1024, single
+// thread: 1.78 ms with the one 64-lane ranking, 1.67 with this one and
+// the idle 64-lane one after it; K = 2048: 2.58, 2.40). The rows it
+// cannot rank within topKSplitIters (big buckets, full regions) it
+// leaves to that second dispatch (topk_split.glsl ROW_WIDE), idle on
+// random rows.
 const topKSplitRankWG = 8
 
 // topKSplitRowWords is the words of one row's state in the temporary

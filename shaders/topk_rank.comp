@@ -26,9 +26,9 @@
 // the exact rows: sh_sums holds a word a lane (at most 64), and the lanes
 // share the buckets evenly. A workgroup of one SIMD row (lavapipe at
 // 256-bit vectors) ranks the sampled rows, the common case, 10-17%
-// faster than 64 lanes (8x32000 K = 1024 and 2048, single thread): its
-// fixed costs (lane 0's sums, the skipped paths' first trips) are paid
-// once, not 8 times.
+// faster than 64 lanes (8x32000 K = 1024 and 2048, single thread; 6-7%
+// with the idle 64-lane dispatch after it): its fixed costs (lane 0's
+// sums, the skipped paths' first trips) are paid once, not 8 times.
 
 #extension GL_EXT_control_flow_attributes : require
 
