@@ -405,19 +405,23 @@ const maxSplitRows = 65535
 // gather and ranking of the rows whose sample failed, all one row a
 // workgroup, the rows' states in the temporary resource.
 func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, boxes []topKBox, s *topKSegments) (*Plan, error) {
-	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT).
-	const rowSampled, rowExact = 1, 3
+	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT, ROW_WIDE).
+	const rowSampled, rowExact, rowWide = 1, 3, 5
 	plan := &Plan{Strategy: s.shape, TemporarySize: s.tempTot}
-	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName}
-	for _, name := range names {
+	// The ranking twice: the sampled rows' in topKSplitRankWG lanes, the
+	// rows those leave (ROW_WIDE) and the exact rows' in topKSplitWG.
+	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName, shaders.TopKRankName}
+	for i, name := range names {
 		wg := uint32(topKSplitWG)
-		switch name {
-		case shaders.TopKGatherName:
+		switch {
+		case name == shaders.TopKGatherName:
 			wg = s.splitWG
-		case shaders.TopKThreshSampleName:
+		case name == shaders.TopKThreshSampleName:
 			wg = s.threshWG
-		case shaders.TopKThreshExactName:
+		case name == shaders.TopKThreshExactName:
 			wg = s.exactWG
+		case i == 2:
+			wg = topKSplitRankWG
 		}
 		spec, err := t.spec(name, kept, n, axis, wg, false, 0)
 		if err != nil {
@@ -458,7 +462,7 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 			for _, st := range []struct {
 				kernel int
 				want   uint32
-			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {3, 0}, {1, rowExact}, {2, rowExact}} {
+			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {4, rowWide}, {3, 0}, {1, rowExact}, {4, rowExact}} {
 				if err := step(st.kernel, st.want); err != nil {
 					return nil, err
 				}
@@ -1013,9 +1017,20 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 // fallback about once in 3,000 rows on random data.
 const topKSplitSampleCap = 2500
 
-// topKSplitWG is the split select's workgroup size but the gather's
-// (topk_thresh.comp, topk_rank.comp).
+// topKSplitWG is the split select's workgroup size but the gather's and
+// the sampled rows' ranking (topk_thresh.comp, topk_rank.comp of the
+// exact rows).
 const topKSplitWG = 64
+
+// topKSplitRankWG is topk_rank.comp's workgroup size for the sampled
+// rows: one SIMD row of lavapipe at its 256-bit vectors, whose fixed
+// costs a workgroup of 64 lanes pays 8 times (8x32000 K = 1024, single
+// thread: 1.78 ms with the one 64-lane ranking, 1.67 with this one and
+// the idle 64-lane one after it; K = 2048: 2.58, 2.40). The rows it
+// cannot rank within topKSplitIters (big buckets, full regions) it
+// leaves to that second dispatch (topk_split.glsl ROW_WIDE), idle on
+// random rows.
+const topKSplitRankWG = 8
 
 // topKSplitRowWords is the words of one row's state in the temporary
 // resource (topk_split.glsl): the state and gw regions of
@@ -1042,20 +1057,28 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // blocks of 32 texels (at most a trip of its append loop a block and
 // one a texel it keeps, at most a region's capacity and one, and as
 // many again reading the kept texels for the row's best score,
-// ST_MAX), and topk_rank.comp's: two reads of every region (a trip a
-// texel and one for each of its four positions that passes), its
+// ST_MAX), and topk_rank.comp's at either of its workgroup sizes: the
+// regions' counts and bests, two reads of every region (a trip a region,
+// a trip a texel and one for each of its four positions that passes; at
+// topKSplitRankWG, the sampled rows, the regions hold at most
+// shaders.TopKSplitSortMax and 3 texels or the row is left unread), its
 // buckets' zeroing and two sweeps of a lane's share, lane 0's sums of
-// the shares, and then either the walks of the entries before K (two
-// loops over a bucket of at most shaders.TopKSplitBucketMax) or the
-// whole ranking in chunks of 8 entries a lane.
+// the shares, and then the walks of the entries before K (two loops
+// over a bucket of at most shaders.TopKSplitBucketMax at 64 lanes, in
+// proportion fewer at fewer) or, at topKSplitWG only, the whole ranking
+// in chunks of 8 entries a lane.
 func topKSplitIters(n, gw, tw, ew, step uint64) uint64 {
 	nv := n/4 + 2
 	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + 2*(topKSplitCap+1)
-	buckets := uint64(shaders.TopKSplitRankBuckets / topKSplitWG)
-	rank := 2*5*gw*ceilDiv(topKSplitCap, topKSplitWG) + 3*buckets + topKSplitWG +
-		max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax,
-			ceilDiv(shaders.TopKSplitSortMax, topKSplitWG)*2*shaders.TopKSplitBucketMax)
-	return max(topKSplitExactIters(n, ew), topKSplitSampleIters(n, tw, step), gather, rank)
+	// walks: the trips of a lane's walks at wg lanes.
+	walks := func(wg uint64) uint64 {
+		return ceilDiv(shaders.TopKSplitSortMax, wg) * 2 * (shaders.TopKSplitBucketMax * wg / 64)
+	}
+	rank := gw + 2*(gw+5*gw*ceilDiv(topKSplitCap, topKSplitWG)) + 3*shaders.TopKSplitRankBuckets/topKSplitWG + topKSplitWG +
+		max(ceilDiv(shaders.TopKSplitSortMax, 8*topKSplitWG)*shaders.TopKSplitSortMax, walks(topKSplitWG))
+	const rw = topKSplitRankWG
+	rankSampled := gw + 2*(gw+5*(ceilDiv(shaders.TopKSplitSortMax+3, rw)+gw)) + 3*shaders.TopKSplitRankBuckets/rw + rw + walks(rw)
+	return max(topKSplitExactIters(n, ew), topKSplitSampleIters(n, tw, step), gather, rank, rankSampled)
 }
 
 // topKSplitExactIters bounds the loop iterations of one lane of

@@ -18,7 +18,9 @@
 //   3. topk_rank.comp: the positions of those texels that pass, ranked in
 //      shared memory and the best K written; a row with fewer than K or
 //      more than SPLIT_SORT_MAX of them, or a region over its capacity, is
-//      marked ROW_FAILED instead;
+//      marked ROW_FAILED instead; 8 lanes a row, which leave the rows
+//      they cannot rank within their trips to 64 lanes (ROW_WIDE), a
+//      second dispatch;
 //   4. topk_thresh.comp (EXACT 1): for the ROW_FAILED rows only, histogram
 //      passes over every position find the prefix of the K-th best
 //      (score, index) key at or above which at most SPLIT_SORT_MAX
@@ -68,6 +70,7 @@ const uint ROW_SAMPLED = 1u; // the sample's threshold is set
 const uint ROW_FAILED = 2u;  // no sample's threshold, or its gather did not fit
 const uint ROW_EXACT = 3u;   // the exact threshold is set
 const uint ROW_DONE = 4u;    // the results are written
+const uint ROW_WIDE = 5u;    // the sampled threshold holds; topk_rank.comp's 64 lanes rank it (topk_rank.comp)
 
 // SPLIT_SORT_MAX is the most passing entries topk_rank.comp ranks: its
 // scores and positions (8 bytes an entry), its 2048 buckets' words and
