@@ -59,14 +59,14 @@ uint key_digit(uint s, uint b, uint ib, uint lo, uint w) {
 }
 
 // count_texel adds to the histogram of digit [lo, lo + w) the keys of
-// the four positions j0 + c of a texel (scores s4; with pos, the key's
+// the four positions j0 + c of a texel (scores s4; with EXACT, the key's
 // position part from the row's end, else 0) in the row whose bits from
 // hi up are the prefix pre and whose score reaches the floor flo.
-void count_texel(uvec4 s4, uint j0, bool pos, uint ib, uvec2 pre, uint hi, uint lo, uint w, uint flo) {
+void count_texel(uvec4 s4, uint j0, uint ib, uvec2 pre, uint hi, uint lo, uint w, uint flo) {
 #if EXACT
 	[[unroll]] for (uint c = 0u; c < 4u; c++) {
 		uint j = j0 + c;
-		uint b = pos ? N - 1u - j : 0u;
+		uint b = N - 1u - j;
 		if (j < N && s4[c] >= flo && key_top(s4[c], b, ib, hi) == pre) {
 			atomicAdd(sh_bins[key_digit(s4[c], b, ib, lo, w)], 1u);
 		}
@@ -79,13 +79,12 @@ void count_texel(uvec4 s4, uint j0, bool pos, uint ib, uvec2 pre, uint hi, uint 
 	// trips, a texel of the whole row each, bound the split's rows.)
 	uint m = 0u;
 	[[unroll]] for (uint c = 0u; c < 4u; c++) {
-		uint b = pos ? N - 1u - (j0 + c) : 0u;
-		m |= uint(j0 + c < N && s4[c] >= flo && key_top(s4[c], b, ib, hi) == pre) << c;
+		m |= uint(j0 + c < N && s4[c] >= flo && key_top(s4[c], 0u, ib, hi) == pre) << c;
 	}
 	while (m != 0u) {
 		uint c = uint(findLSB(m));
 		m &= m - 1u;
-		atomicAdd(sh_bins[key_digit(s4[c], pos ? N - 1u - (j0 + c) : 0u, ib, lo, w)], 1u);
+		atomicAdd(sh_bins[key_digit(s4[c], 0u, ib, lo, w)], 1u);
 	}
 #endif
 }
@@ -101,7 +100,7 @@ void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint 
 	uint per = (nv + WG - 1u) / WG;
 	for (uint v = vf + t * per; v < vf + min(nv, (t + 1u) * per); v++) {
 		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
-		count_texel(s4, 4u * v - e0, true, ib, pre, hi, lo, w, flo);
+		count_texel(s4, 4u * v - e0, ib, pre, hi, lo, w, flo);
 	}
 #else
 	// The sample: one texel every step texels (lane t the t-th, the
@@ -114,7 +113,7 @@ void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint 
 	for (uint q = t; q < nt; q += WG) {
 		uint v = vf + q * step;
 		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
-		count_texel(s4, 4u * v - e0, false, ib, pre, hi, lo, w, flo);
+		count_texel(s4, 4u * v - e0, ib, pre, hi, lo, w, flo);
 	}
 #endif
 }
