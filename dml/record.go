@@ -487,6 +487,12 @@ func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator,
 		for j, sl := range s.Bindings {
 			ranges[j] = resolve(c, sl, ins, outs, t)
 		}
+		if s.Indirect != nil {
+			if err := list.l.DispatchIndirect(c.kernels[s.Kernel], ranges, s.Params, resolve(c, *s.Indirect, ins, outs, t)); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := list.l.Dispatch(c.kernels[s.Kernel], ranges, s.Params, s.Groups); err != nil {
 			return err
 		}

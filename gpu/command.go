@@ -18,6 +18,7 @@ const (
 	computeStage  = 0x00000800 // VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
 	transferStage = 0x00001000 // VK_PIPELINE_STAGE_TRANSFER_BIT
 	hostStage     = 0x00004000 // VK_PIPELINE_STAGE_HOST_BIT
+	indirectStage = 0x00000002 // VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT: DispatchIndirect's reads of its arguments
 	allCommands   = 0x00010000 // VK_PIPELINE_STAGE_ALL_COMMANDS_BIT
 	// Access masks; each barrier pairs a mask only with stages that
 	// support it (VUID-vkCmdPipelineBarrier-srcAccessMask-02815).
@@ -25,6 +26,8 @@ const (
 	shaderRW   = 0x00000020 | 0x00000040 // SHADER_READ | SHADER_WRITE
 	transferRW = 0x00000800 | 0x00001000 // TRANSFER_READ | TRANSFER_WRITE
 	hostRW     = 0x00002000 | 0x00004000 // HOST_READ | HOST_WRITE
+	// INDIRECT_COMMAND_READ: DispatchIndirect's arguments.
+	indirectRead = 0x00000001
 )
 
 type listState int
@@ -383,6 +386,56 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 		return err
 	}
 	defer l.unlock()
+	lim := l.d.Limits
+	for i, g := range groups {
+		if g == 0 || g > lim.MaxComputeWorkGroupCount[i] {
+			return fmt.Errorf("gpu: Dispatch %s: group count %v outside [1,%v]", k.name, groups, lim.MaxComputeWorkGroupCount)
+		}
+	}
+	return l.dispatch(k, bindings, params, func() {
+		C.vkdml_cmd_dispatch(l.cmd, C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
+	})
+}
+
+// DispatchIndirect records k like Dispatch, its group counts read by the
+// device when the command runs from args: three uint32 words (x, y, z)
+// at a multiple of 4 bytes, which an earlier command of the list writes
+// (a Barrier between makes them visible). A count of 0 dispatches
+// nothing: a planner's step that only some data needs costs no
+// workgroup where none does (lavapipe runs a workgroup's whole code even
+// when its rows are all idle). The writer must keep each count within
+// maxComputeWorkGroupCount; Vulkan leaves a larger one undefined.
+func (l *CommandList) DispatchIndirect(k *Kernel, bindings []Range, params []byte, args Range) error {
+	if err := l.lockRecording("DispatchIndirect"); err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := args.Buffer.usableBy(l.d, "DispatchIndirect "+k.name, "arguments"); err != nil {
+		return err
+	}
+	if args.Size != 12 || args.Offset%4 != 0 {
+		return fmt.Errorf("gpu: DispatchIndirect %s: arguments [%d,+%d) are not 12 bytes at a multiple of 4: %w", k.name, args.Offset, args.Size, ErrOutOfRange)
+	}
+	if err := args.Buffer.checkRange("DispatchIndirect "+k.name+" arguments", args.Offset, args.Size); err != nil {
+		return err
+	}
+	seg := args.Buffer.segmentFor(args.Offset)
+	if args.Offset+args.Size > seg.start+seg.size {
+		// Vulkan reads the words from one VkBuffer; a planner places
+		// them at a multiple of 16, which never crosses a segment
+		// boundary (a multiple of 256).
+		return fmt.Errorf("gpu: DispatchIndirect %s: arguments [%d,+12) cross an allocation boundary of the buffer: %w", k.name, args.Offset, ErrOutOfRange)
+	}
+	buf, off := seg.blk.buf, seg.offset+args.Offset-seg.start
+	l.bufs[args.Buffer] = struct{}{}
+	return l.dispatch(k, bindings, params, func() {
+		C.vkdml_cmd_dispatch_indirect(l.cmd, buf, C.uint64_t(off))
+	})
+}
+
+// dispatch binds k's bindings and parameters and records the dispatch
+// command cmd; the caller holds the recording lock.
+func (l *CommandList) dispatch(k *Kernel, bindings []Range, params []byte, cmd func()) error {
 	if err := k.usableBy(l.d, "Dispatch"); err != nil {
 		return err
 	}
@@ -391,12 +444,6 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 	}
 	if uint32(len(params)) != k.pushBytes-uint32(4*k.bindings) {
 		return fmt.Errorf("gpu: Dispatch %s: %d parameter bytes, kernel takes %d", k.name, len(params), k.pushBytes-uint32(4*k.bindings))
-	}
-	lim := l.d.Limits
-	for i, g := range groups {
-		if g == 0 || g > lim.MaxComputeWorkGroupCount[i] {
-			return fmt.Errorf("gpu: Dispatch %s: group count %v outside [1,%v]", k.name, groups, lim.MaxComputeWorkGroupCount)
-		}
 	}
 	var bufs [MaxBindings]C.VkBuffer
 	var views [MaxBindings]C.VkBufferView
@@ -436,7 +483,7 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 		C.vkdml_cmd_bind_pipeline(l.cmd, k.pipeline)
 		C.vkdml_cmd_bind_set(l.cmd, k.layout, set)
 		C.vkdml_cmd_push_constants(l.cmd, k.layout, C.uint32_t(len(push)), unsafe.Pointer(&push[0]))
-		C.vkdml_cmd_dispatch(l.cmd, C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
+		cmd()
 	}
 	if len(crossings) > 0 {
 		l.recordCrossing(crossings, dispatch)
@@ -454,7 +501,7 @@ func (l *CommandList) Barrier() error {
 		return err
 	}
 	defer l.unlock()
-	C.vkdml_cmd_memory_barrier(l.cmd, computeStage|transferStage, shaderRW|transferRW, computeStage|transferStage, shaderRW|transferRW)
+	C.vkdml_cmd_memory_barrier(l.cmd, computeStage|transferStage|indirectStage, shaderRW|transferRW, computeStage|transferStage|indirectStage, shaderRW|transferRW|indirectRead)
 	return nil
 }
 

@@ -26,6 +26,7 @@ const (
 	usageUniformTexel = 0x04 // VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT: KernelDesc.TexelBindings
 	usageTransferSrc  = 0x01
 	usageTransferDst  = 0x02
+	usageIndirect     = 0x100 // VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: CommandList.DispatchIndirect's arguments
 )
 
 type span struct{ off, size uint64 }
@@ -158,7 +159,7 @@ func blockBytes(size, limit uint64) (uint64, error) {
 func (a *allocator) newBlock(p *pool, size uint64, dedicated bool) (*block, error) {
 	d := a.d
 	b := &block{size: size, dedicated: dedicated}
-	if err := d.result("vkCreateBuffer", C.vkdml_create_buffer(d.dev, C.uint64_t(size), usageStorage|usageUniformTexel|usageTransferSrc|usageTransferDst, &b.buf)); err != nil {
+	if err := d.result("vkCreateBuffer", C.vkdml_create_buffer(d.dev, C.uint64_t(size), usageStorage|usageUniformTexel|usageTransferSrc|usageTransferDst|usageIndirect, &b.buf)); err != nil {
 		return nil, err
 	}
 	var reqSize, reqAlign C.uint64_t

@@ -504,6 +504,8 @@ void vkdml_cmd_push_constants(VkCommandBuffer c, VkPipelineLayout l, uint32_t by
 
 void vkdml_cmd_dispatch(VkCommandBuffer c, uint32_t x, uint32_t y, uint32_t z) { p_vkCmdDispatch(c, x, y, z); }
 
+void vkdml_cmd_dispatch_indirect(VkCommandBuffer c, VkBuffer b, uint64_t off) { p_vkCmdDispatchIndirect(c, b, off); }
+
 void vkdml_cmd_memory_barrier(VkCommandBuffer c, uint32_t src_stage, uint32_t src_access, uint32_t dst_stage,
                               uint32_t dst_access) {
 	VkMemoryBarrier mb = {

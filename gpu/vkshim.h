@@ -165,6 +165,7 @@ void vkdml_cmd_bind_pipeline(VkCommandBuffer c, VkPipeline p);
 void vkdml_cmd_bind_set(VkCommandBuffer c, VkPipelineLayout l, VkDescriptorSet s);
 void vkdml_cmd_push_constants(VkCommandBuffer c, VkPipelineLayout l, uint32_t bytes, const void *data);
 void vkdml_cmd_dispatch(VkCommandBuffer c, uint32_t x, uint32_t y, uint32_t z);
+void vkdml_cmd_dispatch_indirect(VkCommandBuffer c, VkBuffer b, uint64_t off);
 // A global memory barrier between the given stages and accesses.
 void vkdml_cmd_memory_barrier(VkCommandBuffer c, uint32_t src_stage, uint32_t src_access, uint32_t dst_stage,
                               uint32_t dst_access);

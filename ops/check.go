@@ -28,7 +28,9 @@ var ErrBadPlan = errors.New("ops: the plan breaks its kernels' or the device's r
 //     kept by filling them by name: kernelOf, pushBytes);
 //   - every step names a kernel, passes its bindings and parameter bytes,
 //     and dispatches between 1 and maxComputeWorkGroupCount groups per
-//     axis;
+//     axis (an indirect step at most that many: its 12-byte arguments lie
+//     in the temporary resource at a multiple of 16 bytes, written before
+//     a barrier);
 //   - every binding refers to a tensor, temporary or persistent resource
 //     or table that exists, starts at a multiple of 4 bytes, lies inside it, and
 //     makes a descriptor within maxStorageBufferRange (and the context's
@@ -52,6 +54,9 @@ func checkPlan(ctx *Context, desc Desc, p *Plan) error {
 		}
 	}
 	for i, s := range p.Steps {
+		if s.Indirect != nil && i == 0 {
+			return errors.New("step 0 is indirect: no earlier step writes its arguments")
+		}
 		if err := checkStep(ctx, desc, p, s); err != nil {
 			return fmt.Errorf("step %d: %w", i, err)
 		}
@@ -129,6 +134,17 @@ func checkStep(ctx *Context, desc Desc, p *Plan, s Step) error {
 	for g := range 3 {
 		if s.Groups[g] == 0 || s.Groups[g] > ctx.Limits.MaxComputeWorkGroupCount[g] {
 			return fmt.Errorf("groups %v outside [1, maxComputeWorkGroupCount %v]", s.Groups, ctx.Limits.MaxComputeWorkGroupCount)
+		}
+	}
+	if a := s.Indirect; a != nil {
+		// A multiple of 16 never crosses the gpu layer's allocation
+		// boundaries (multiples of 256) within a temporary resource
+		// bound at a multiple of 256 (DML_TEMPORARY_BUFFER_ALIGNMENT).
+		if a.Kind != SlotTemporary || a.Size != 12 || a.Offset%16 != 0 || a.Offset > p.TemporarySize || p.TemporarySize-a.Offset < 12 {
+			return fmt.Errorf("indirect arguments %v [%d,+%d): not 12 bytes at a multiple of 16 inside the %d-byte temporary resource", a.Kind, a.Offset, a.Size, p.TemporarySize)
+		}
+		if !s.Barrier {
+			return errors.New("an indirect step without a barrier before it: its arguments are an earlier step's writes")
 		}
 	}
 	rng := bindingRange(ctx)

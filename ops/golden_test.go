@@ -171,6 +171,16 @@ func TestGoldenPlans(t *testing.T) {
 	}
 }
 
+// indirectStep appends to p a copy of its first step, dispatched
+// indirectly from args (after a barrier where barrier), and gives p a
+// 64-byte temporary resource.
+func indirectStep(p *ops.Plan, args ops.Slot, barrier bool) {
+	s := p.Steps[0]
+	s.Indirect, s.Barrier = &args, barrier
+	p.Steps = append(p.Steps, s)
+	p.TemporarySize = 64
+}
+
 // TestCheckPlanRefuses breaks a good plan one rule at a time: CheckPlan
 // must refuse each with E_FAIL wrapping ErrBadPlan and say what broke.
 func TestCheckPlanRefuses(t *testing.T) {
@@ -215,6 +225,23 @@ func TestCheckPlanRefuses(t *testing.T) {
 			p.Steps[0].Bindings[1] = ops.Slot{Kind: ops.SlotTable, Index: int(ops.TableExpHalf), Size: ops.TableExpHalfBytes / 2}
 		}},
 		{"no steps", "no step", nil, func(p *ops.Plan) { p.Steps = nil }},
+		{"indirect first", "step 0 is indirect", nil, func(p *ops.Plan) {
+			p.TemporarySize = 64
+			p.Steps[0].Indirect = &ops.Slot{Kind: ops.SlotTemporary, Size: 12}
+		}},
+		{"indirect without barrier", "without a barrier", nil, func(p *ops.Plan) { indirectStep(p, ops.Slot{Kind: ops.SlotTemporary, Offset: 16, Size: 12}, false) }},
+		{"indirect unaligned", "multiple of 16", nil, func(p *ops.Plan) { indirectStep(p, ops.Slot{Kind: ops.SlotTemporary, Offset: 4, Size: 12}, true) }},
+		{"indirect outside", "inside the 64-byte", nil, func(p *ops.Plan) { indirectStep(p, ops.Slot{Kind: ops.SlotTemporary, Offset: 64, Size: 12}, true) }},
+		{"indirect size", "not 12 bytes", nil, func(p *ops.Plan) { indirectStep(p, ops.Slot{Kind: ops.SlotTemporary, Offset: 16, Size: 16}, true) }},
+		{"indirect in an input", "not 12 bytes", nil, func(p *ops.Plan) { indirectStep(p, ops.Slot{Kind: ops.SlotInput, Offset: 16, Size: 12}, true) }},
+	}
+	// The good plan with an indirect second step whose arguments are in a
+	// 64-byte temporary resource: CheckPlan takes it.
+	if p := good(); true {
+		indirectStep(p, ops.Slot{Kind: ops.SlotTemporary, Offset: 48, Size: 12}, true)
+		if err := ops.CheckPlan(ctx, desc, p); err != nil {
+			t.Errorf("a good indirect step: %v", err)
+		}
 	}
 	for _, c := range cases {
 		p := good()

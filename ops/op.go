@@ -186,6 +186,14 @@ type Step struct {
 	// Barrier asks for a barrier before this step, because it reads what an
 	// earlier step of the same plan wrote.
 	Barrier bool
+	// Indirect, where set, takes the step's group counts from the device
+	// when it runs: three words (x, y, z) at this 12-byte window of the
+	// temporary resource, at a multiple of 16 bytes, that an earlier step
+	// writes (Barrier is then required). Groups is then the most its
+	// writer puts there, which CheckPlan holds to the device's limits. A
+	// count of 0 runs nothing: a step that only some rows need (TOP_K's
+	// split select's fallbacks) costs no workgroup where none does.
+	Indirect *Slot
 }
 
 // Plan is how an operator runs on a device.

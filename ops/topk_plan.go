@@ -374,9 +374,10 @@ func (t *topKOp) planStrategy(ctx *Context) (*Plan, error) {
 	es, xs := uint64(t.in.DataType.Size()), uint64(t.idx.DataType.Size())
 	budget := windowBudget(ctx, topKAlign)
 	if seg.split {
+		// A row's state and its two words in the header's lists.
 		rowBytes := 4 * topKSplitRowWords(uint64(seg.splitWG))
-		seg.rowsPerStep = max(1, min(rows, min(budget, topKTempStep)/rowBytes, maxSplitRows))
-		seg.tempTot = seg.rowsPerStep * rowBytes
+		seg.rowsPerStep = max(1, min(rows, (min(budget, topKTempStep)-4*topKSplitHeaderWords(0))/(rowBytes+8), maxSplitRows))
+		seg.tempTot = 4*topKSplitHeaderWords(seg.rowsPerStep) + seg.rowsPerStep*rowBytes
 	} else if seg.nseg > 1 {
 		if max(seg.rowA, seg.rowB) > budget {
 			return nil, hresult.Unsupported("InputTensor", "one row's runs take %d bytes of temporary, more than one binding window (%d bytes) holds", max(seg.rowA, seg.rowB), budget)
@@ -403,10 +404,12 @@ const maxSplitRows = 65535
 // box of rows, for each batch of at most rowsPerStep of its rows, the
 // sampled threshold, its gather and ranking, then the exact threshold,
 // gather and ranking of the rows whose sample failed, all one row a
-// workgroup, the rows' states in the temporary resource.
+// workgroup, the rows' states in the temporary resource. The steps after
+// the sampled ranking are indirect (Step.Indirect): their groups are the
+// rows the rankings list for them, none on random rows.
 func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, boxes []topKBox, s *topKSegments) (*Plan, error) {
 	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT, ROW_WIDE).
-	const rowSampled, rowExact, rowWide = 1, 3, 5
+	const rowSampled, rowFailed, rowExact, rowWide = 1, 2, 3, 5
 	plan := &Plan{Strategy: s.shape, TemporarySize: s.tempTot}
 	// The ranking twice: the sampled rows' in topKSplitRankWG lanes, the
 	// rows those leave (ROW_WIDE) and the exact rows' in topKSplitWG.
@@ -441,7 +444,7 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 		win, wfirst := b.windows(es, sizes)
 		for r0 := b.begin; r0 < b.begin+b.count; r0 += s.rowsPerStep {
 			rc := min(s.rowsPerStep, b.begin+b.count-r0)
-			temp := Slot{Kind: SlotTemporary, Size: rc * rowWords * 4}
+			temp := Slot{Kind: SlotTemporary, Size: 4 * (topKSplitHeaderWords(rc) + rc*rowWords)}
 			// kernel (index into names) over the rows in state want.
 			step := func(kernel int, want uint32) error {
 				bind := []Slot{win[0], temp}
@@ -455,14 +458,23 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 				if err != nil {
 					return err
 				}
-				plan.Steps = append(plan.Steps, Step{Kernel: kernel, Bindings: bind, Params: push,
-					Groups: gridFor(ctx, rc, 1), Barrier: len(plan.Steps) > 0})
+				st := Step{Kernel: kernel, Bindings: bind, Params: push, Groups: gridFor(ctx, rc, 1), Barrier: len(plan.Steps) > 0}
+				// The header's arguments (topk_split.glsl HDR_WIDE,
+				// HDR_EXACT): at most rc groups, in x (rc <=
+				// maxSplitRows, within every device's grid).
+				switch want {
+				case rowWide:
+					st.Indirect, st.Groups = &Slot{Kind: SlotTemporary, Offset: 0, Size: 12}, [3]uint32{uint32(rc), 1, 1}
+				case rowFailed, rowExact:
+					st.Indirect, st.Groups = &Slot{Kind: SlotTemporary, Offset: 16, Size: 12}, [3]uint32{uint32(rc), 1, 1}
+				}
+				plan.Steps = append(plan.Steps, st)
 				return nil
 			}
 			for _, st := range []struct {
 				kernel int
 				want   uint32
-			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {4, rowWide}, {3, 0}, {1, rowExact}, {4, rowExact}} {
+			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {4, rowWide}, {3, rowFailed}, {1, rowExact}, {4, rowExact}} {
 				if err := step(st.kernel, st.want); err != nil {
 					return nil, err
 				}
@@ -1040,6 +1052,12 @@ const topKSplitRankWG = 8
 func topKSplitRowWords(gw uint64) uint64 {
 	return shaders.TopKSplitStateWords + gw*topKSplitCap
 }
+
+// topKSplitHeaderWords is the words of a step's header before its rc
+// rows' states (topk_split.glsl HDR_LISTS): the indirect dispatches'
+// arguments at words 0 and 4 (multiples of 16 bytes, as Step.Indirect
+// asks) and two lists of rc rows, rounded up to 16 bytes.
+func topKSplitHeaderWords(rc uint64) uint64 { return (8 + 2*rc + 3) &^ 3 }
 
 // topKSplitCap is the texels a region of the split select holds: every
 // texel an exact threshold passes (at most shaders.TopKSplitSortMax) and

@@ -34,6 +34,11 @@ void main() {
 	}
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
+	if (pc.want == ROW_SAMPLED && rl == 0u && t == 0u) {
+		// The first dispatch after the sample's threshold, over every
+		// row: the rankings' lists start empty.
+		split_init();
+	}
 	uint kin, kv, kx;
 	row_offsets(pc.r_begin + rl, kin, kv, kx);
 	uint row = split_row(rl);

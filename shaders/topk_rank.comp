@@ -140,7 +140,12 @@ void main() {
 	row_offsets(pc.r_begin + rl, kin, kv, kx);
 	uint row = split_row(rl);
 	// Uniform: every lane reads the same word.
-	if (rows_buf.x[row + ST_STATE] != pc.want) {
+	uint st = rows_buf.x[row + ST_STATE];
+	if (st != pc.want) {
+		if (st == ROW_FAILED && pc.want == ROW_SAMPLED && t == 0u) {
+			// The sample found no threshold: the exact path's.
+			split_append(HDR_EXACT, rl);
+		}
 		return;
 	}
 	uint ts = rows_buf.x[row + ST_TS], tj = rows_buf.x[row + ST_TJ];
@@ -184,6 +189,7 @@ void main() {
 	if (WG < 64u && tex > SPLIT_SORT_MAX + 3u) {
 		if (t == 0u) {
 			rows_buf.x[row + ST_STATE] = ROW_WIDE;
+			split_append(HDR_WIDE, rl);
 		}
 		return;
 	}
@@ -196,6 +202,7 @@ void main() {
 		if (t == 0u) {
 			rows_buf.x[row + ST_FLOOR] = cnt >= kk ? ts : 0u;
 			rows_buf.x[row + ST_STATE] = ROW_FAILED;
+			split_append(HDR_EXACT, rl);
 		}
 		return;
 	}
@@ -240,6 +247,7 @@ void main() {
 	if (!walk && WG < 64u) {
 		if (t == 0u) {
 			rows_buf.x[row + ST_STATE] = ROW_WIDE;
+			split_append(HDR_WIDE, rl);
 		}
 		return;
 	}

@@ -31,8 +31,14 @@
 //      ones that may pass none (the row's end texels, the threshold's).
 // A row's state in the temporary resource (row_words words a row of the
 // step) is written by each dispatch for the next; a dispatch works only on
-// the rows in the state it is given (want), the others cost it its code
-// once. The passing entries are those (score s, position j) with s > ts,
+// the rows in the state it is given (want). Steps 1-3 run a workgroup a
+// row; the rest are indirect dispatches (ops Step.Indirect), a workgroup
+// a row of a list that the rankings fill: topk_rank.comp's second
+// ranking over the ROW_WIDE rows, steps 4-6 over the ROW_FAILED ones.
+// On random rows both lists are empty and those dispatches run no
+// workgroup: llvmpipe runs an idle workgroup's whole code once per SIMD
+// row, and the four idle dispatches cost 8x32000 K = 2048 about a
+// quarter of its time on two threads. The passing entries are those (score s, position j) with s > ts,
 // or s = ts and j <= tj: the threshold (ts, tj) is an entry of topk.glsl's
 // order, so the entries passing it are the best of the row.
 
@@ -57,6 +63,14 @@ layout(push_constant) uniform Push {
 	uint x_win;     // element offset of the indices window
 } pc;
 
+// The step's header, the words from base_tmp before its rows' states: the
+// indirect dispatches' arguments, at multiples of 16 bytes (ops
+// topKSplitHeaderWords), and their lists of rows. topk_gather.comp's
+// sampled dispatch sets them, the rankings add to them (split_append).
+const uint HDR_WIDE = 0u;  // 3 words: the ROW_WIDE ranking's groups (n, 1, 1)
+const uint HDR_EXACT = 4u; // 3 words: the exact path's groups (n, 1, 1)
+const uint HDR_LISTS = 8u; // r_count words: the ROW_WIDE rows; then r_count words: the ROW_FAILED rows
+
 // A row's state: its words from split_row(rl).
 const uint ST_STATE = 0u;   // one of the states below
 const uint ST_TS = 1u;      // the threshold's score
@@ -79,8 +93,36 @@ const uint ROW_WIDE = 5u;    // the sampled threshold holds; topk_rank.comp's 64
 // every 8th texel, ops topKSplitSampleCap).
 const uint SPLIT_SORT_MAX = 2944u;
 
-// split_row is the first word of row rl's state.
-uint split_row(uint rl) { return pc.base_tmp + rl * pc.row_words; }
+// split_row is the first word of row rl's state, after the header
+// (HDR_LISTS and two lists, rounded up to 16 bytes).
+uint split_row(uint rl) { return pc.base_tmp + ((HDR_LISTS + 2u * pc.r_count + 3u) & ~3u) + rl * pc.row_words; }
+
+// split_list is the first word of the list of the indirect dispatches
+// whose arguments are at header word hdr.
+uint split_list(uint hdr) { return pc.base_tmp + HDR_LISTS + (hdr == HDR_WIDE ? 0u : pc.r_count); }
+
+// split_append adds row rl to the list of the indirect dispatches whose
+// arguments are at header word hdr: a workgroup more. A row joins each
+// list at most once (ROW_WIDE from the sampled ranking; ROW_FAILED from
+// the sample, the sampled ranking or the wide one, which end each other),
+// so a count stays within r_count (and were it not, the list's words
+// would: the dispatch's groups past it find no row).
+void split_append(uint hdr, uint rl) {
+	uint at = atomicAdd(rows_buf.x[pc.base_tmp + hdr], 1u);
+	if (at < pc.r_count) {
+		rows_buf.x[split_list(hdr) + at] = rl;
+	}
+}
+
+// split_init sets the indirect dispatches' arguments to no workgroup
+// (n 0, 1, 1), before any ranking adds to them.
+void split_init() {
+	[[unroll]] for (uint h = HDR_WIDE; h <= HDR_EXACT; h += HDR_EXACT) {
+		rows_buf.x[pc.base_tmp + h] = 0u;
+		rows_buf.x[pc.base_tmp + h + 1u] = 1u;
+		rows_buf.x[pc.base_tmp + h + 2u] = 1u;
+	}
+}
 
 // split_e0 is the texel-space word number of position 0 of the row whose
 // input offset is kin: position j is word split_e0 + j, component
@@ -96,5 +138,17 @@ uvec4 split_score4(uvec4 raw) {
 	return mix(k, uvec4(0u), elem_is_nan(raw, KIND));
 }
 
-// split_item is this workgroup's row of the step (r_count or more: none).
-uint split_item() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+// split_item is this workgroup's row of the step (r_count or more: none):
+// the group's own in the dispatches over every row (want 0, the sample's
+// threshold, or ROW_SAMPLED), else the group's entry of its list:
+// ROW_WIDE's, or the ROW_FAILED rows' for the exact path (want
+// ROW_FAILED, ROW_EXACT).
+uint split_item() {
+	uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+	if (pc.want != 0u && pc.want != ROW_SAMPLED) {
+		// Uniform: every lane reads the same word. The arguments count
+		// the list's rows; a group past r_count has none.
+		return g < pc.r_count ? rows_buf.x[split_list(pc.want == ROW_WIDE ? HDR_WIDE : HDR_EXACT) + g] : pc.r_count;
+	}
+	return g;
+}

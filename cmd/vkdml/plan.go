@@ -80,6 +80,10 @@ type planDispatch struct {
 	Kernel               string            `json:"kernel"`
 	Workgroup            [3]uint32         `json:"workgroup"`
 	Groups               [3]uint32         `json:"groups"`
+	// Indirect: the device reads the groups from the temporary resource
+	// (ops Step.Indirect), from none up to Groups, which the byte and
+	// lane counts assume.
+	Indirect bool `json:"indirect"`
 	Spec                 map[string]uint32 `json:"spec"`
 	Push                 map[string]uint32 `json:"push"`
 	Barrier              bool              `json:"barrier"`
@@ -175,7 +179,7 @@ func describePlan(ctx *ops.Context, desc ops.Desc, p *ops.Plan) (*planRecord, er
 		df := f.Dispatches[i]
 		r.Dispatches = append(r.Dispatches, planDispatch{
 			Kernel: k.Variant, Workgroup: [3]uint32{spec[shaders.SpecWorkgroupSize], 1, 1}, Groups: st.Groups,
-			Spec: spec, Push: push, Barrier: st.Barrier, BytesRead: df.BytesRead, BytesWritten: df.BytesWritten,
+			Spec: spec, Push: push, Barrier: st.Barrier, Indirect: st.Indirect != nil, BytesRead: df.BytesRead, BytesWritten: df.BytesWritten,
 			Lanes: df.Lanes, EmptyLanes: df.EmptyLanes, BytesPerLaneInFlight: df.BytesPerLaneInFlight,
 			BytesInFlight: df.BytesInFlight(resident), SerialPartials: df.SerialPartials, PartialBytes: df.PartialBytes,
 			ExpTerms: df.ExpTerms, BudgetPerByte: opcount.DispatchBudget(checkMaxOpsPerByte, df),
@@ -397,8 +401,13 @@ func printPlan(w io.Writer, r *planRecord) {
 		if d.OpsPerByte != nil {
 			opsPerByte = fmt.Sprintf("%.2f", *d.OpsPerByte)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d,%d,%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", i, d.Kernel, d.Workgroup[0],
-			d.Groups[0], d.Groups[1], d.Groups[2], d.Lanes, d.EmptyLanes, d.BytesPerLaneInFlight, d.BytesInFlight,
+		// An indirect dispatch's groups are the most its arguments hold.
+		groups := fmt.Sprintf("%d,%d,%d", d.Groups[0], d.Groups[1], d.Groups[2])
+		if d.Indirect {
+			groups = "<=" + groups
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", i, d.Kernel, d.Workgroup[0],
+			groups, d.Lanes, d.EmptyLanes, d.BytesPerLaneInFlight, d.BytesInFlight,
 			d.SerialPartials, d.BytesRead, d.BytesWritten, d.PartialBytes, opsPerByte)
 	}
 	tw.Flush()
