@@ -80,10 +80,7 @@ type planDispatch struct {
 	Kernel               string            `json:"kernel"`
 	Workgroup            [3]uint32         `json:"workgroup"`
 	Groups               [3]uint32         `json:"groups"`
-	// Indirect: the device reads the groups from the temporary resource
-	// (ops Step.Indirect), from none up to Groups, which the byte and
-	// lane counts assume.
-	Indirect bool `json:"indirect"`
+	Indirect             bool              `json:"indirect"` // the device reads the groups (ops Step.Indirect): none up to Groups, which the counts assume
 	Spec                 map[string]uint32 `json:"spec"`
 	Push                 map[string]uint32 `json:"push"`
 	Barrier              bool              `json:"barrier"`
