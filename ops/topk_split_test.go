@@ -317,3 +317,38 @@ func TestTopKSplitRankBuckets(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKSplitBatches: rows in several batches of the split select (a
+// binding window of 300 KiB holds three rows' states), so that each
+// batch's header (topk_split.glsl HDR_WIDE, HDR_EXACT, their lists) is
+// set and filled again in the same temporary resource after the previous
+// batch's indirect dispatches read it, with rows of every path: sampled,
+// ROW_WIDE (the overflowing ties) and ROW_FAILED (too few passing, none)
+// in different batches and places within them.
+func TestTopKSplitBatches(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{BindingWindowCap: 300 << 10})
+	rng := testutil.Rand(t)
+	const n = 9001
+	fills := topKSampledFills(rng, 32)
+	fills = append(fills, fills...)
+	rng.Shuffle(len(fills), func(i, j int) { fills[i], fills[j] = fills[j], fills[i] })
+	in := testutil.NewTensor(rng, tensor.Float32, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
+		return topKValueBits(tensor.Float32, fills[c[0]](int(c[1])))
+	})
+	tune := ops.Tuning{"topKSplitMinLen": "4096"}
+	for _, k := range []uint32{50, 2048} {
+		p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU, Tuning: tune}
+		ctx := testutil.PlanContext(d)
+		ctx.BindingWindowCap = 300 << 10 // the device's, as dml plans with it
+		plan, err := p.Plan(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.Kernels[0].Variant != shaders.TopKThreshSampleName || len(plan.Steps) < 3*7 {
+			t.Fatalf("K=%d: %d steps of %s first, want the split select in three batches or more", k, len(plan.Steps), plan.Kernels[0].Variant)
+		}
+		t.Run(fmt.Sprintf("K%d/%d-rows/%d-steps", k, len(fills), len(plan.Steps)), func(t *testing.T) {
+			testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+		})
+	}
+}
