@@ -392,7 +392,7 @@ func (l *CommandList) Dispatch(k *Kernel, bindings []Range, params []byte, group
 			return fmt.Errorf("gpu: Dispatch %s: group count %v outside [1,%v]", k.name, groups, lim.MaxComputeWorkGroupCount)
 		}
 	}
-	return l.dispatch(k, bindings, params, func() {
+	return l.dispatch("Dispatch", k, bindings, params, func() {
 		C.vkdml_cmd_dispatch(l.cmd, C.uint32_t(groups[0]), C.uint32_t(groups[1]), C.uint32_t(groups[2]))
 	})
 }
@@ -428,22 +428,23 @@ func (l *CommandList) DispatchIndirect(k *Kernel, bindings []Range, params []byt
 	}
 	buf, off := seg.blk.buf, seg.offset+args.Offset-seg.start
 	l.bufs[args.Buffer] = struct{}{}
-	return l.dispatch(k, bindings, params, func() {
+	return l.dispatch("DispatchIndirect", k, bindings, params, func() {
 		C.vkdml_cmd_dispatch_indirect(l.cmd, buf, C.uint64_t(off))
 	})
 }
 
 // dispatch binds k's bindings and parameters and records the dispatch
-// command cmd; the caller holds the recording lock.
-func (l *CommandList) dispatch(k *Kernel, bindings []Range, params []byte, cmd func()) error {
-	if err := k.usableBy(l.d, "Dispatch"); err != nil {
+// command cmd for the method call (its name in errors); the caller holds
+// the recording lock.
+func (l *CommandList) dispatch(call string, k *Kernel, bindings []Range, params []byte, cmd func()) error {
+	if err := k.usableBy(l.d, call); err != nil {
 		return err
 	}
 	if len(bindings) != k.bindings {
-		return fmt.Errorf("gpu: Dispatch %s: %d bindings, kernel has %d", k.name, len(bindings), k.bindings)
+		return fmt.Errorf("gpu: %s %s: %d bindings, kernel has %d", call, k.name, len(bindings), k.bindings)
 	}
 	if uint32(len(params)) != k.pushBytes-uint32(4*k.bindings) {
-		return fmt.Errorf("gpu: Dispatch %s: %d parameter bytes, kernel takes %d", k.name, len(params), k.pushBytes-uint32(4*k.bindings))
+		return fmt.Errorf("gpu: %s %s: %d parameter bytes, kernel takes %d", call, k.name, len(params), k.pushBytes-uint32(4*k.bindings))
 	}
 	var bufs [MaxBindings]C.VkBuffer
 	var views [MaxBindings]C.VkBufferView

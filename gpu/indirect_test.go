@@ -12,10 +12,24 @@ import (
 // TestDispatchIndirect runs the copy kernel with its group counts taken
 // from a buffer that an earlier command of the list writes (a copy, then
 // a barrier): four groups copy every word, zero groups copy none and
-// leave the poison, and arguments that are not three aligned words are
-// refused before anything is recorded.
+// leave the poison, and arguments that are not three aligned words, or
+// that cross an allocation boundary of a segmented buffer, are refused
+// before anything is recorded. "segmented": the arguments in the second
+// allocation of a buffer of two (Options.MaxAllocation).
 func TestDispatchIndirect(t *testing.T) {
-	d := testutil.OpenGPU(t, gpu.Options{})
+	t.Run("one-allocation", func(t *testing.T) {
+		testDispatchIndirect(t, testutil.OpenGPU(t, gpu.Options{}), 256, 48, nil)
+	})
+	t.Run("segmented", func(t *testing.T) {
+		const seg = gpu.MinAllocation
+		testDispatchIndirect(t, testutil.OpenGPU(t, gpu.Options{MaxAllocation: seg}), 2*seg, seg+48, []uint64{seg - 4, seg - 8})
+	})
+}
+
+// testDispatchIndirect runs the test on d with the arguments at byte at
+// of a buffer of argsSize bytes; crossing: offsets whose 12 bytes cross
+// an allocation boundary.
+func testDispatchIndirect(t *testing.T, d *gpu.Device, argsSize, at uint64, crossing []uint64) {
 	k, params := copyKernel(t, d)
 	const n = 1000
 	newBuf := func(size uint64) *gpu.Buffer {
@@ -26,7 +40,7 @@ func TestDispatchIndirect(t *testing.T) {
 		t.Cleanup(func() { b.Free() })
 		return b
 	}
-	src, dst, args, staged := newBuf(4*n), newBuf(4*n+256), newBuf(256), newBuf(256)
+	src, dst, args, staged := newBuf(4*n), newBuf(4*n+256), newBuf(argsSize), newBuf(256)
 	data := make([]byte, 4*n)
 	for i := range n {
 		binary.LittleEndian.PutUint32(data[4*i:], uint32(i*3+5))
@@ -55,19 +69,23 @@ func TestDispatchIndirect(t *testing.T) {
 		if err := l.Begin(); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Copy(gpu.Range{Buffer: args, Offset: 48, Size: 12}, gpu.Range{Buffer: staged, Offset: 16, Size: 12}); err != nil {
+		if err := l.Copy(gpu.Range{Buffer: args, Offset: at, Size: 12}, gpu.Range{Buffer: staged, Offset: 16, Size: 12}); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Barrier(); err != nil {
 			t.Fatal(err)
 		}
 		bind := []gpu.Range{{Buffer: src, Size: 4 * n}, {Buffer: dst, Size: 4 * n}}
-		for _, bad := range []gpu.Range{{Buffer: args, Offset: 48, Size: 8}, {Buffer: args, Offset: 50, Size: 12}, {Buffer: args, Offset: 248, Size: 12}} {
-			if err := l.DispatchIndirect(k, bind, params(n), bad); !errors.Is(err, gpu.ErrOutOfRange) {
-				t.Fatalf("arguments [%d,+%d): %v, want ErrOutOfRange", bad.Offset, bad.Size, err)
+		bad := []gpu.Range{{Buffer: args, Offset: at, Size: 8}, {Buffer: args, Offset: at + 2, Size: 12}, {Buffer: args, Offset: argsSize - 8, Size: 12}}
+		for _, off := range crossing {
+			bad = append(bad, gpu.Range{Buffer: args, Offset: off, Size: 12})
+		}
+		for _, b := range bad {
+			if err := l.DispatchIndirect(k, bind, params(n), b); !errors.Is(err, gpu.ErrOutOfRange) {
+				t.Fatalf("arguments [%d,+%d): %v, want ErrOutOfRange", b.Offset, b.Size, err)
 			}
 		}
-		if err := l.DispatchIndirect(k, bind, params(n), gpu.Range{Buffer: args, Offset: 48, Size: 12}); err != nil {
+		if err := l.DispatchIndirect(k, bind, params(n), gpu.Range{Buffer: args, Offset: at, Size: 12}); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.End(); err != nil {

@@ -113,11 +113,13 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 // topKSplitFacts is the split select's kernels (topk_split.glsl), one row
 // of the step a workgroup. topk_thresh.comp SAMPLE reads every
 // samp_step-th 16-byte texel of the row (its four positions, the row
-// counted as aligned); EXACT, topk_gather.comp and topk_rank.comp's
-// second dispatch work only on the rows whose sample failed, and the
-// facts count them at the common case's (none: no element; the gather
-// and the ranking of the first dispatches every row's texels and
-// passing entries). topk_gather.comp reads the row once, 16 bytes a lane
+// counted as aligned); the indirect dispatches after the sampled
+// ranking (topk_rank.comp over the ROW_WIDE rows, then EXACT,
+// topk_gather.comp and topk_rank.comp over the rows whose sample failed)
+// work only on the rows listed for them, and the facts count them at the
+// common case's: none listed, every lane of their largest grid empty, no
+// element (the gather and the ranking of the first dispatches every
+// row's texels and passing entries). topk_gather.comp reads the row once, 16 bytes a lane
 // and load, and writes at most a texel number a texel it keeps;
 // topk_rank.comp reads the kept texels (about K plus the sample's margin
 // a row, counted as K) and writes the results. Lanes past the rows are

@@ -374,9 +374,15 @@ func (t *topKOp) planStrategy(ctx *Context) (*Plan, error) {
 	es, xs := uint64(t.in.DataType.Size()), uint64(t.idx.DataType.Size())
 	budget := windowBudget(ctx, topKAlign)
 	if seg.split {
-		// A row's state and its two words in the header's lists.
+		// A row's state and its two words in the header's lists; the
+		// header's own words (with its rounding to 16 bytes) at most 44
+		// bytes more: 4*topKSplitHeaderWords(r) <= 8r + 44.
 		rowBytes := 4 * topKSplitRowWords(uint64(seg.splitWG))
-		seg.rowsPerStep = max(1, min(rows, (min(budget, topKTempStep)-4*topKSplitHeaderWords(0))/(rowBytes+8), maxSplitRows))
+		lim := min(budget, topKTempStep)
+		seg.rowsPerStep = 1
+		if lim > 44 {
+			seg.rowsPerStep = max(1, min(rows, (lim-44)/(rowBytes+8), maxSplitRows))
+		}
 		seg.tempTot = 4*topKSplitHeaderWords(seg.rowsPerStep) + seg.rowsPerStep*rowBytes
 	} else if seg.nseg > 1 {
 		if max(seg.rowA, seg.rowB) > budget {
@@ -408,7 +414,8 @@ const maxSplitRows = 65535
 // the sampled ranking are indirect (Step.Indirect): their groups are the
 // rows the rankings list for them, none on random rows.
 func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint64, boxes []topKBox, s *topKSegments) (*Plan, error) {
-	// Row states (topk_split.glsl ROW_SAMPLED, ROW_EXACT, ROW_WIDE).
+	// Row states (topk_split.glsl ROW_SAMPLED, ROW_FAILED, ROW_EXACT,
+	// ROW_WIDE).
 	const rowSampled, rowFailed, rowExact, rowWide = 1, 2, 3, 5
 	plan := &Plan{Strategy: s.shape, TemporarySize: s.tempTot}
 	// The ranking twice: the sampled rows' in topKSplitRankWG lanes, the
@@ -1005,8 +1012,8 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 	}
 	// The thresholds on as few lanes as the gather (one SIMD row on
 	// lavapipe: no barrier switches between rows, and the code of each
-	// pass once, all an idle exact dispatch costs) where a lane's trips
-	// keep within the bound, else on more.
+	// pass once) where a lane's trips keep within the bound, else on
+	// more.
 	tw, ew := gw, gw
 	for tw < topKSplitWG && sampStep > 1 && topKSplitSampleIters(n, tw, sampStep) > topKRadixItersMax {
 		tw *= 2
@@ -1038,10 +1045,11 @@ const topKSplitWG = 64
 // rows: one SIMD row of lavapipe at its 256-bit vectors, whose fixed
 // costs a workgroup of 64 lanes pays 8 times (8x32000 K = 1024, single
 // thread: 1.78 ms with the one 64-lane ranking, 1.67 with this one and
-// the idle 64-lane one after it; K = 2048: 2.58, 2.40). The rows it
-// cannot rank within topKSplitIters (big buckets, full regions) it
-// leaves to that second dispatch (topk_split.glsl ROW_WIDE), idle on
-// random rows.
+// the 64-lane one after it, measured when that one still ran idle on
+// every row; K = 2048: 2.58, 2.40). The rows it cannot rank within
+// topKSplitIters (big buckets, full regions) it lists for that second
+// dispatch (topk_split.glsl ROW_WIDE), which has no workgroup on random
+// rows.
 const topKSplitRankWG = 8
 
 // topKSplitRowWords is the words of one row's state in the temporary

@@ -319,7 +319,8 @@ func TestTopKSplitRankBuckets(t *testing.T) {
 }
 
 // TestTopKSplitBatches: rows in several batches of the split select (a
-// binding window of 300 KiB holds three rows' states), so that each
+// binding window of 300 KiB holds three rows' states; 17 rows, so the
+// last batch is shorter and its lists and states lie elsewhere), so that each
 // batch's header (topk_split.glsl HDR_WIDE, HDR_EXACT, their lists) is
 // set and filled again in the same temporary resource after the previous
 // batch's indirect dispatches read it, with rows of every path: sampled,
@@ -331,6 +332,7 @@ func TestTopKSplitBatches(t *testing.T) {
 	const n = 9001
 	fills := topKSampledFills(rng, 32)
 	fills = append(fills, fills...)
+	fills = append(fills, fills[rng.Intn(len(fills))])[:17]
 	rng.Shuffle(len(fills), func(i, j int) { fills[i], fills[j] = fills[j], fills[i] })
 	in := testutil.NewTensor(rng, tensor.Float32, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
 		return topKValueBits(tensor.Float32, fills[c[0]](int(c[1])))
