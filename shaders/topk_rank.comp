@@ -27,8 +27,9 @@
 // share the buckets evenly. A workgroup of one SIMD row (lavapipe at
 // 256-bit vectors) ranks the sampled rows, the common case, 10-17%
 // faster than 64 lanes (8x32000 K = 1024 and 2048, single thread; 6-7%
-// with the idle 64-lane dispatch after it): its fixed costs (lane 0's
-// sums, the skipped paths' first trips) are paid once, not 8 times.
+// when the 64-lane dispatch after it still ran idle on every row, before
+// it became indirect): its fixed costs (lane 0's sums, the skipped
+// paths' first trips) are paid once, not 8 times.
 
 #extension GL_EXT_control_flow_attributes : require
 
@@ -65,7 +66,13 @@ const uint RANK_BUCKETS = 2048u;
 // one end of the range) is ranked whole instead, by 64 lanes (ROW_WIDE
 // where fewer).
 const uint BUCKET_MAX = 256u;
-shared uint sh_bucket[RANK_BUCKETS];
+// Four a vector: llvmpipe runs a shared access a lane at a time, so the
+// clear, the lanes' sums and the starts, which go over every bucket, take
+// a quarter of the accesses (the entries' atomics address a component).
+shared uvec4 sh_bucket4[RANK_BUCKETS / 4u];
+
+// bucket is bucket b's word.
+uint bucket(uint b) { return sh_bucket4[b >> 2][b & 3u]; }
 // sh_sums: the bucket counts of each lane's share of the buckets, then
 // the entries of the better shares before it.
 shared uint sh_sums[64];
@@ -117,10 +124,11 @@ void region_pass(uint pass, uint row, uint e0, uint ts, uint tj, Bucket bk, inou
 				uint q = uint(findLSB(hits));
 				hits &= hits - 1u;
 				uint sq = s4[q];
+				uint b = bucket_of(bk, sq);
 				if (pass == 1u) {
-					atomicAdd(sh_bucket[bucket_of(bk, sq)], 1u);
+					atomicAdd(sh_bucket4[b >> 2][b & 3u], 1u);
 				} else {
-					uint x = atomicAdd(sh_bucket[bucket_of(bk, sq)], 1u);
+					uint x = atomicAdd(sh_bucket4[b >> 2][b & 3u], 1u);
 					sh_s[x] = sq;
 					sh_i[x] = 4u * v + q - e0;
 				}
@@ -159,8 +167,8 @@ void main() {
 	// nb: RANK_BUCKETS, or for small K (few entries) fewer, at least a
 	// bucket a lane: their zeroing and sums cost every row.
 	uint nb = clamp(1u << uint(findMSB(2u * min(kk, RANK_BUCKETS) - 1u) + 1), WG, RANK_BUCKETS);
-	for (uint b = t; b < nb; b += WG) {
-		sh_bucket[b] = 0u;
+	for (uint q = t; q < nb >> 2; q += WG) {
+		sh_bucket4[q] = uvec4(0u);
 	}
 	barrier();
 	// The buckets span [ts, the row's best score] (the gather lanes'
@@ -202,7 +210,12 @@ void main() {
 		if (t == 0u) {
 			rows_buf.x[row + ST_FLOOR] = cnt >= kk ? ts : 0u;
 			rows_buf.x[row + ST_STATE] = ROW_FAILED;
-			split_append(HDR_EXACT, rl);
+			// Not the exact rows' own ranking (which cannot fail: at
+			// most SPLIT_SORT_MAX entries pass an exact threshold): its
+			// dispatch reads that list.
+			if (pc.want != ROW_EXACT) {
+				split_append(HDR_EXACT, rl);
+			}
 		}
 		return;
 	}
@@ -211,8 +224,15 @@ void main() {
 	uint per = nb / WG;
 	uint top = nb - t * per;
 	uint sum = 0u;
-	for (uint b = top; b > top - per; b--) {
-		sum += sh_bucket[b - 1u];
+	if ((per & 3u) == 0u) {
+		for (uint q = top >> 2; q > (top - per) >> 2; q--) {
+			uvec4 v = sh_bucket4[q - 1u];
+			sum += v.x + v.y + v.z + v.w;
+		}
+	} else {
+		for (uint b = top; b > top - per; b--) {
+			sum += bucket(b - 1u);
+		}
 	}
 	sh_sums[t] = sum;
 	barrier();
@@ -228,17 +248,35 @@ void main() {
 	// pend: the end of the bucket holding order position kk - 1 (kk <=
 	// cnt): the entries after it rank kk or later; most: the largest of
 	// the buckets that start before kk, which are walked.
-	uint acc = sh_sums[t], most = 0u;
-	for (uint b = top; b > top - per; b--) {
-		uint c = sh_bucket[b - 1u];
-		sh_bucket[b - 1u] = acc;
-		if (acc < kk) {
-			most = max(most, c);
-			if (acc + c >= kk) {
-				sh_pend = acc + c;
+	// One bucket holds position kk - 1: its lane stores pend once, after
+	// its loop, not a masked store a bucket.
+	uint acc = sh_sums[t], most = 0u, pend = 0u;
+	if ((per & 3u) == 0u) {
+		for (uint q = top >> 2; q > (top - per) >> 2; q--) {
+			uvec4 v = sh_bucket4[q - 1u], start;
+			[[unroll]] for (int c = 3; c >= 0; c--) {
+				start[c] = acc;
+				if (acc < kk) {
+					most = max(most, v[c]);
+					pend = acc + v[c] >= kk ? acc + v[c] : pend;
+				}
+				acc += v[c];
 			}
+			sh_bucket4[q - 1u] = start;
 		}
-		acc += c;
+	} else {
+		for (uint b = top; b > top - per; b--) {
+			uint c = bucket(b - 1u);
+			sh_bucket4[(b - 1u) >> 2][(b - 1u) & 3u] = acc;
+			if (acc < kk) {
+				most = max(most, c);
+				pend = acc + c >= kk ? acc + c : pend;
+			}
+			acc += c;
+		}
+	}
+	if (pend != 0u) {
+		sh_pend = pend;
 	}
 	atomicMax(sh_most, most);
 	barrier();
@@ -263,7 +301,7 @@ void main() {
 			uvec2 s = uvec2(sh_s[p], 0u);
 			uint i = sh_i[p];
 			uint b = bucket_of(bk, s.x);
-			uint f0 = b + 1u < nb ? sh_bucket[b + 1u] : 0u, fe = sh_bucket[b], r = f0;
+			uint f0 = b + 1u < nb ? bucket(b + 1u) : 0u, fe = bucket(b), r = f0;
 			// The better scores, then, only where the entry's score is
 			// not its bucket's alone, the positions of its ties: a
 			// shared load a trip rather than two.

@@ -32,8 +32,14 @@
 
 const uint DIGIT_BITS = 11u;
 const uint NBINS = 1u << DIGIT_BITS;
-shared uint sh_bins[NBINS];
+// The bins four a vector: llvmpipe runs a shared access a lane at a
+// time, so the clears and the group sums, which read every bin, take a
+// quarter of the accesses (the counts' atomics address a component).
+shared uvec4 sh_bins4[NBINS / 4u];
 shared uint sh_sums[NBINS]; // the bins' group sums (at most max(64, WG) <= NBINS groups)
+
+// bin is bin q's count.
+uint bin(uint q) { return sh_bins4[q >> 2][q & 3u]; }
 shared uint sh_pick;
 shared uint sh_before;
 
@@ -68,7 +74,8 @@ void count_texel(uvec4 s4, uint j0, uint ib, uvec2 pre, uint hi, uint lo, uint w
 		uint j = j0 + c;
 		uint b = N - 1u - j;
 		if (j < N && s4[c] >= flo && key_top(s4[c], b, ib, hi) == pre) {
-			atomicAdd(sh_bins[key_digit(s4[c], b, ib, lo, w)], 1u);
+			uint q = key_digit(s4[c], b, ib, lo, w);
+			atomicAdd(sh_bins4[q >> 2][q & 3u], 1u);
 		}
 	}
 #else
@@ -84,7 +91,8 @@ void count_texel(uvec4 s4, uint j0, uint ib, uvec2 pre, uint hi, uint lo, uint w
 	while (m != 0u) {
 		uint c = uint(findLSB(m));
 		m &= m - 1u;
-		atomicAdd(sh_bins[key_digit(s4[c], 0u, ib, lo, w)], 1u);
+		uint q = key_digit(s4[c], 0u, ib, lo, w);
+		atomicAdd(sh_bins4[q >> 2][q & 3u], 1u);
 	}
 #endif
 }
@@ -138,8 +146,8 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 		uint hi = lo;
 		lo -= w;
 		uint nbins = 1u << w;
-		for (uint q = t; q < nbins; q += WG) {
-			sh_bins[q] = 0u;
+		for (uint q = t; q < (nbins + 3u) >> 2; q += WG) {
+			sh_bins4[q] = uvec4(0u);
 		}
 		barrier();
 		count_scan(kin, step, ib, pre, hi, lo, w, flo);
@@ -152,8 +160,15 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 		uint per = nbins / ng;
 		for (uint g = t; g < ng; g += WG) {
 			uint sum = 0u;
-			for (uint q = g * per; q < (g + 1u) * per; q++) {
-				sum += sh_bins[q];
+			if ((per & 3u) == 0u) {
+				for (uint q = g * per >> 2; q < (g + 1u) * per >> 2; q++) {
+					uvec4 v = sh_bins4[q];
+					sum += v.x + v.y + v.z + v.w;
+				}
+			} else {
+				for (uint q = g * per; q < (g + 1u) * per; q++) {
+					sum += bin(q);
+				}
 			}
 			sh_sums[g] = sum;
 		}
@@ -170,8 +185,8 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 				c--;
 			}
 			uint b = (c + 1u) * per - 1u;
-			while (b > c * per && acc + sh_bins[b] < need) {
-				acc += sh_bins[b];
+			while (b > c * per && acc + bin(b) < need) {
+				acc += bin(b);
 				b--;
 			}
 			sh_pick = b;
@@ -181,7 +196,7 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 		// Uniform: every lane reads the pick after the barrier.
 		uint b = sh_pick;
 		above += sh_before;
-		inbin = sh_bins[b];
+		inbin = bin(b);
 		if (lo >= ib) {
 			pre.x |= b << (lo - ib);
 		} else {
