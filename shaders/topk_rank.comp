@@ -165,8 +165,9 @@ void main() {
 		sh_pend = 0u;
 	}
 	// nb: RANK_BUCKETS, or for small K (few entries) fewer, at least a
-	// bucket a lane: their zeroing and sums cost every row.
-	uint nb = clamp(1u << uint(findMSB(2u * min(kk, RANK_BUCKETS) - 1u) + 1), WG, RANK_BUCKETS);
+	// vector of four buckets a lane (each lane's share whole vectors):
+	// their zeroing and sums cost every row.
+	uint nb = clamp(1u << uint(findMSB(2u * min(kk, RANK_BUCKETS) - 1u) + 1), 4u * WG, RANK_BUCKETS);
 	for (uint q = t; q < nb >> 2; q += WG) {
 		sh_bucket4[q] = uvec4(0u);
 	}
@@ -224,15 +225,9 @@ void main() {
 	uint per = nb / WG;
 	uint top = nb - t * per;
 	uint sum = 0u;
-	if ((per & 3u) == 0u) {
-		for (uint q = top >> 2; q > (top - per) >> 2; q--) {
-			uvec4 v = sh_bucket4[q - 1u];
-			sum += v.x + v.y + v.z + v.w;
-		}
-	} else {
-		for (uint b = top; b > top - per; b--) {
-			sum += bucket(b - 1u);
-		}
+	for (uint q = top >> 2; q > (top - per) >> 2; q--) {
+		uvec4 v = sh_bucket4[q - 1u];
+		sum += v.x + v.y + v.z + v.w;
 	}
 	sh_sums[t] = sum;
 	barrier();
@@ -251,29 +246,17 @@ void main() {
 	// One bucket holds position kk - 1: its lane stores pend once, after
 	// its loop, not a masked store a bucket.
 	uint acc = sh_sums[t], most = 0u, pend = 0u;
-	if ((per & 3u) == 0u) {
-		for (uint q = top >> 2; q > (top - per) >> 2; q--) {
-			uvec4 v = sh_bucket4[q - 1u], start;
-			[[unroll]] for (int c = 3; c >= 0; c--) {
-				start[c] = acc;
-				if (acc < kk) {
-					most = max(most, v[c]);
-					pend = acc + v[c] >= kk ? acc + v[c] : pend;
-				}
-				acc += v[c];
-			}
-			sh_bucket4[q - 1u] = start;
-		}
-	} else {
-		for (uint b = top; b > top - per; b--) {
-			uint c = bucket(b - 1u);
-			sh_bucket4[(b - 1u) >> 2][(b - 1u) & 3u] = acc;
+	for (uint q = top >> 2; q > (top - per) >> 2; q--) {
+		uvec4 v = sh_bucket4[q - 1u], start;
+		[[unroll]] for (int c = 3; c >= 0; c--) {
+			start[c] = acc;
 			if (acc < kk) {
-				most = max(most, c);
-				pend = acc + c >= kk ? acc + c : pend;
+				most = max(most, v[c]);
+				pend = acc + v[c] >= kk ? acc + v[c] : pend;
 			}
-			acc += c;
+			acc += v[c];
 		}
+		sh_bucket4[q - 1u] = start;
 	}
 	if (pend != 0u) {
 		sh_pend = pend;

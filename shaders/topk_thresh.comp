@@ -152,23 +152,19 @@ uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uin
 		barrier();
 		count_scan(kin, step, ib, pre, hi, lo, w, flo);
 		barrier();
-		// The bins' sums in ng groups of per bins, at least a group a
-		// lane and up to 64 (lane 0's walk below reads up to ng sums
-		// and per bins: with 8 lanes, 2048 bins in 8 groups would have
-		// it walk up to 256).
-		uint ng = min(nbins, max(WG, min(64u, nbins >> 5)));
+		// The bins' sums in ng groups of per bins, a group a lane where
+		// the bins allow and up to 64 (lane 0's walk below reads up to ng
+		// sums and per bins: with 8 lanes, 2048 bins in 8 groups would
+		// have it walk up to 256). A group is whole vectors of four bins
+		// (ng <= nbins / 4), or, under four bins, the one group of one
+		// vector, whose bins past nbins the clear zeroed.
+		uint ng = max(1u, min(nbins >> 2, max(WG, min(64u, nbins >> 5))));
 		uint per = nbins / ng;
 		for (uint g = t; g < ng; g += WG) {
 			uint sum = 0u;
-			if ((per & 3u) == 0u) {
-				for (uint q = g * per >> 2; q < (g + 1u) * per >> 2; q++) {
-					uvec4 v = sh_bins4[q];
-					sum += v.x + v.y + v.z + v.w;
-				}
-			} else {
-				for (uint q = g * per; q < (g + 1u) * per; q++) {
-					sum += bin(q);
-				}
+			for (uint q = g * per >> 2; q < ((g + 1u) * per + 3u) >> 2; q++) {
+				uvec4 v = sh_bins4[q];
+				sum += v.x + v.y + v.z + v.w;
 			}
 			sh_sums[g] = sum;
 		}
