@@ -396,6 +396,22 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 				uvec4 b4 = score4(LOAD4(v0 + vb));
 				uvec4 bv = uvec4(vb);
 				uint v = lane + step;
+				// Four vectors a trip where there are: the fetches of a
+				// trip overlap (as argmax_vec_row.comp's TEXEL loop).
+				for (; v + 3u * lanes < nv; v += 2u * step) {
+					uvec4 sa = score4(LOAD4(v0 + v));
+					uvec4 sb = score4(LOAD4(v0 + v + lanes));
+					uvec4 sc = score4(LOAD4(v0 + v + 2u * lanes));
+					uvec4 sd = score4(LOAD4(v0 + v + 3u * lanes));
+					av = mix(av, uvec4(v), greaterThan(sa, a4));
+					a4 = max(a4, sa);
+					bv = mix(bv, uvec4(v + lanes), greaterThan(sb, b4));
+					b4 = max(b4, sb);
+					av = mix(av, uvec4(v + 2u * lanes), greaterThan(sc, a4));
+					a4 = max(a4, sc);
+					bv = mix(bv, uvec4(v + 3u * lanes), greaterThan(sd, b4));
+					b4 = max(b4, sd);
+				}
 				for (; v + lanes < nv; v += step) {
 					uvec4 sa = score4(LOAD4(v0 + v));
 					uvec4 sb = score4(LOAD4(v0 + v + lanes));
