@@ -90,7 +90,17 @@ const (
 	topKThrCands  = 16
 	topKThrPasses = 8
 	topKSortWG    = 256
-	topKMergeWG   = 64
+	// topKThreadWG is the thread strategy's workgroup: an invocation an
+	// item.
+	topKThreadWG = 64
+	// topKMergeWG is topk_merge.comp's workgroup, an invocation an entry
+	// slot: 2 cap_in slots a merged pair, which at K just past a power of
+	// two (17, 33) round a pass's grid up by most of a workgroup; 32
+	// lanes (one NVIDIA or Intel subgroup, half an AMD wave64) keep that
+	// under 1% of the plan's lanes where 64 did not (the h100 grid's
+	// 8x32000 and 1x1000000 at K = 17 and 33). The kernel has no barrier
+	// or shared memory, so the size costs lavapipe nothing.
+	topKMergeWG = 32
 	// topKRadixMinWG is the radix strategy's least workgroup size.
 	topKRadixMinWG = 64
 	// topKShortRow: rows up to this long take the thread strategy (K <=
@@ -550,7 +560,7 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 	}
 	switch shape {
 	case TopKStrategyThread:
-		s.wg = topKMergeWG
+		s.wg = topKThreadWG
 		s.segLen = min(n, max(topKIters/(k+1), 1))
 	case TopKStrategyLane:
 		laneLimit := wgLimit
