@@ -16,6 +16,10 @@ type PrepareOptions struct {
 	// Profiling records GPU timestamps around the dispatch
 	// (CommandList.SetProfiling), for benchmarks.
 	Profiling bool
+	// StepProfiling also records a timestamp after each of the
+	// operator's dispatches (CommandList.SetStepProfiling; it implies
+	// Profiling), for benchmarks that time a plan's steps.
+	StepProfiling bool
 }
 
 // Prepared is an operator made ready to run many times, as the C library,
@@ -74,11 +78,11 @@ func (d *Device) Prepare(desc OperatorDesc, opts PrepareOptions) (_ *Prepared, e
 	if err := p.initialize(persistent); err != nil {
 		return nil, timedOut("Prepare("+desc.OperatorType()+")", "", "the initializer", err)
 	}
-	return p, p.record(persistent, temporary, opts.Profiling)
+	return p, p.record(persistent, temporary, opts)
 }
 
 // record binds every buffer and records the dispatch into a closed list.
-func (p *Prepared) record(persistent, temporary *BufferBinding, profiling bool) error {
+func (p *Prepared) record(persistent, temporary *BufferBinding, opts PrepareOptions) error {
 	d := p.d
 	execIn, err := p.tensorBuffers(p.inputs, &p.inBufs)
 	if err != nil {
@@ -95,7 +99,10 @@ func (p *Prepared) record(persistent, temporary *BufferBinding, profiling bool) 
 	if p.list, err = d.CreateCommandList(); err != nil {
 		return err
 	}
-	p.list.SetProfiling(profiling)
+	p.list.SetProfiling(opts.Profiling)
+	if opts.StepProfiling {
+		p.list.SetStepProfiling(true)
+	}
 	rec, err := d.CreateCommandRecorder()
 	if err != nil {
 		return err

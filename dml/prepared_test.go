@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/vkdml/vkdml/dml"
 	"github.com/vkdml/vkdml/hresult"
@@ -143,4 +144,75 @@ func TestPreparedConcurrentRunsTakeTurns(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestStepTimes: with step profiling, StepTimes gives a time for each of
+// the operator's dispatches (a TOP_K whose long row takes a scan and
+// merge passes), and DispatchTimes their sum; with profiling alone, one
+// time a dispatchable; with neither, none.
+func TestStepTimes(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	in := tensor.NewDesc(tensor.Float32, []uint32{1, 200000})
+	desc := &dml.TopK1{Input: in, OutputValue: tensor.NewDesc(tensor.Float32, []uint32{1, 1}),
+		OutputIndex: tensor.NewDesc(tensor.UInt32, []uint32{1, 1}), Axis: 1, K: 1}
+	plan, err := dml.PlanOperator(d.Context(), desc, "lane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Steps) < 2 {
+		t.Fatalf("the lane plan of %v has %d dispatches; the test needs several", in.Sizes, len(plan.Steps))
+	}
+	for _, c := range []struct {
+		name       string
+		opts       dml.PrepareOptions
+		wantSteps  int // times of the one dispatchable; 0: none
+		wantRecord bool
+	}{
+		{"steps", dml.PrepareOptions{StepProfiling: true}, len(plan.Steps), true},
+		{"profiling", dml.PrepareOptions{Profiling: true}, 1, true},
+		{"neither", dml.PrepareOptions{}, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Kernel = "lane"
+			p, err := d.Prepare(desc, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release()
+			list := p.List()
+			if err := list.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if err := list.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			steps, err := list.StepTimes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			total, err := list.DispatchTimes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.wantRecord {
+				if len(steps) != 0 || len(total) != 0 {
+					t.Fatalf("unprofiled: StepTimes %v, DispatchTimes %v, want none", steps, total)
+				}
+				return
+			}
+			if len(steps) != 1 || len(steps[0]) != c.wantSteps || len(total) != 1 {
+				t.Fatalf("StepTimes %v, DispatchTimes %v: want one dispatchable of %d times", steps, total, c.wantSteps)
+			}
+			var sum time.Duration
+			for i, st := range steps[0] {
+				if st < 0 {
+					t.Fatalf("step %d took %v", i, st)
+				}
+				sum += st
+			}
+			if sum <= 0 || sum != total[0] {
+				t.Fatalf("steps %v sum to %v; DispatchTimes says %v", steps[0], sum, total[0])
+			}
+		})
+	}
 }

@@ -26,11 +26,17 @@ type CommandList struct {
 	pending  bool
 	released bool
 	profile  bool
-	marks    [][2]int // timestamp indices around each recorded dispatchable
+	// profileSteps: operators recorded while it is set take a timestamp
+	// after each of their plan's dispatches too (SetStepProfiling).
+	profileSteps bool
+	// marks are the timestamp indices of each recorded dispatchable: its
+	// start, then its end, or with profileSteps an operator's end of each
+	// dispatch (the last of which is its end).
+	marks [][]int
 	// executedMarks are the marks of the recording last executed: the
 	// timestamps the host layer returns are that execution's, and the list
 	// may have been reset and recorded again since.
-	executedMarks [][2]int
+	executedMarks [][]int
 	// What the recorded commands use, checked again at Execute: a resource
 	// or operator released since recording must never reach the GPU.
 	resources []*Resource
@@ -91,6 +97,28 @@ func (l *CommandList) SetProfiling(on bool) {
 	}
 	defer leave()
 	l.profile = on
+	if !on {
+		l.profileSteps = false
+	}
+}
+
+// SetStepProfiling makes later RecordDispatch calls of operators also
+// record a GPU timestamp after each of the operator's dispatches (the
+// steps of its plan, as `vkdml plan` lists them); StepTimes reads them
+// after execution. On, it turns profiling on too (SetProfiling); off, it
+// leaves profiling as it is. The extra timestamps are what lets a step's
+// time be told apart, and may cost a GPU a little overlap between
+// dispatches. It does nothing on a released list.
+func (l *CommandList) SetStepProfiling(on bool) {
+	leave, err := l.use("CommandList.SetStepProfiling", true)
+	if err != nil {
+		return
+	}
+	defer leave()
+	l.profileSteps = on
+	if on {
+		l.profile = true
+	}
 }
 
 // Reset discards what was recorded and opens the list again. A pending
@@ -221,7 +249,32 @@ func (l *CommandList) isPending() bool {
 // profiling was on, from the last completed execution (none before an
 // execution has completed).
 func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
-	const call = "CommandList.DispatchTimes"
+	steps, err := l.executedTimes("CommandList.DispatchTimes")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, len(steps))
+	for i, st := range steps {
+		for _, t := range st {
+			out[i] += t
+		}
+	}
+	return out, nil
+}
+
+// StepTimes returns, for each dispatchable recorded while profiling was
+// on, the GPU time of each of its dispatches where step profiling was on
+// when it was recorded (an operator's plan steps, in order: each from the
+// end of the one before, so a step's barrier counts in its time), else
+// one time, the whole dispatchable's; from the last completed execution
+// (none before an execution has completed).
+func (l *CommandList) StepTimes() ([][]time.Duration, error) {
+	return l.executedTimes("CommandList.StepTimes")
+}
+
+// executedTimes is the times between consecutive marks of each
+// dispatchable of the last completed execution.
+func (l *CommandList) executedTimes(call string) ([][]time.Duration, error) {
 	leave, err := l.use(call, true)
 	if err != nil {
 		return nil, err
@@ -231,12 +284,16 @@ func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
 	if err != nil {
 		return nil, l.d.wrap(call, err)
 	}
-	var out []time.Duration
+	var out [][]time.Duration
 	for _, m := range l.executedMarks {
-		if m[0] < 0 || m[1] >= len(ts) {
-			return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: call, Rule: "the device has no timestamps on its compute queue"}
+		st := make([]time.Duration, 0, len(m)-1)
+		for i := 1; i < len(m); i++ {
+			if m[i-1] < 0 || m[i] < 0 || m[i] >= len(ts) {
+				return nil, &hresult.Error{Code: hresult.DXGI_ERROR_UNSUPPORTED, Op: call, Rule: "the device has no timestamps on its compute queue"}
+			}
+			st = append(st, time.Duration(ts[m[i]]-ts[m[i-1]]))
 		}
-		out = append(out, time.Duration(ts[m[1]]-ts[m[0]]))
+		out = append(out, st)
 	}
 	return out, nil
 }
@@ -330,17 +387,21 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 	if err := checkBound(table); err != nil {
 		return hresult.WithOp(call, err)
 	}
-	start := -1
+	var mark []int // the timestamps' indices (profiling)
 	if list.profile {
 		i, err := list.l.Timestamp()
 		if err != nil {
 			return r.d.wrap(call, err)
 		}
-		start = i
+		mark = []int{i}
 	}
 	switch x := disp.(type) {
 	case *CompiledOperator:
-		err = r.recordOperator(list, x, table)
+		var steps *[]int
+		if list.profileSteps {
+			steps = &mark
+		}
+		err = r.recordOperator(list, x, table, steps)
 	case *OperatorInitializer:
 		err = r.recordInitializer(list, x, table)
 	default:
@@ -351,11 +412,15 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 	}
 	list.remember(disp, table)
 	if list.profile {
-		end, err := list.l.Timestamp()
-		if err != nil {
-			return r.d.wrap(call, err)
+		// The end, where no step's timestamp ended the dispatchable.
+		if len(mark) == 1 {
+			end, err := list.l.Timestamp()
+			if err != nil {
+				return r.d.wrap(call, err)
+			}
+			mark = append(mark, end)
 		}
-		list.marks = append(list.marks, [2]int{start, end})
+		list.marks = append(list.marks, mark)
 	}
 	return nil
 }
@@ -441,7 +506,9 @@ func (r *CommandRecorder) recordInitializer(list *CommandList, in *OperatorIniti
 	return nil
 }
 
-func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator, t *BindingTable) error {
+// recordOperator records c's plan; with steps, a timestamp after each
+// dispatch, its index appended to *steps.
+func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator, t *BindingTable, steps *[]int) error {
 	if !c.initialized.Load() {
 		return hresult.InvalidArg("dispatchable", "the %s operator has not been initialized: record an OperatorInitializer for it first", c.op.kind)
 	}
@@ -477,6 +544,7 @@ func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator,
 		return err
 	}
 
+	var err error
 	for i, s := range op.plan.Steps {
 		if s.Barrier && i > 0 {
 			if err := list.l.Barrier(); err != nil {
@@ -488,13 +556,19 @@ func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator,
 			ranges[j] = resolve(c, sl, ins, outs, t)
 		}
 		if s.Indirect != nil {
-			if err := list.l.DispatchIndirect(c.kernels[s.Kernel], ranges, s.Params, resolve(c, *s.Indirect, ins, outs, t)); err != nil {
+			err = list.l.DispatchIndirect(c.kernels[s.Kernel], ranges, s.Params, resolve(c, *s.Indirect, ins, outs, t))
+		} else {
+			err = list.l.Dispatch(c.kernels[s.Kernel], ranges, s.Params, s.Groups)
+		}
+		if err != nil {
+			return err
+		}
+		if steps != nil {
+			i, err := list.l.Timestamp()
+			if err != nil {
 				return err
 			}
-			continue
-		}
-		if err := list.l.Dispatch(c.kernels[s.Kernel], ranges, s.Params, s.Groups); err != nil {
-			return err
+			*steps = append(*steps, i)
 		}
 	}
 	return nil

@@ -158,6 +158,7 @@ type benchOptions struct {
 	forcing        planForcing
 	format         string // one of benchFormats
 	plot           string
+	steps          bool // --steps: time each of a plan's dispatches
 	dev            dml.DeviceOptions
 }
 
@@ -193,6 +194,7 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	o.forcing.flags(fs, "force a strategy, or all (default: vkdml chooses; listed below)")
 	format := fs.String("format", formatTable, "output: "+strings.Join(benchFormats, ", ")+" (below)")
 	asJSON := fs.Bool("json", false, "print one JSON object per case (--format json)")
+	fs.BoolVar(&o.steps, "steps", false, "also time each of the plan's dispatches (a timestamp after each, which makes the device finish a dispatch before the next: on lavapipe with several threads ~0.1 ms each, so compare steps at LP_NUM_THREADS=1): the table lists their medians under the case, JSON's step_ms holds them")
 	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
 	devOpts := deviceFlags(fs)
 	fs.Usage = func() {
@@ -312,7 +314,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		copyDesc := copyBaseline(o.dt, desc.Inputs()[0].ElementCount(), uint64(d.GPU().Limits.MaxStorageBufferRange))
 		var copyGBps float64
 		for _, k := range o.kernels {
-			r, err := measure(d, desc, k, o.repeat, o.warmup, rng, prog)
+			r, err := measure(d, desc, k, o.repeat, o.warmup, o.steps, rng, prog)
 			if err != nil {
 				if len(o.kernels) > 1 { // --kernel all: a strategy may not apply to this shape
 					fmt.Fprintf(stderr, "vkdml bench: %s %s: %v\n", tensor.Shape(o.shapes[i]), k, err)
@@ -325,7 +327,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				// Inputs over one storage binding (the identity operator
 				// does not window) are measured over the largest packed
 				// prefix that fits.
-				c, err := measure(d, copyDesc, "", o.repeat, o.warmup, rng, nil)
+				c, err := measure(d, copyDesc, "", o.repeat, o.warmup, false, rng, nil)
 				if err != nil {
 					return fmt.Errorf("copy kernel: %w", err)
 				}
@@ -390,14 +392,16 @@ func randomInput(rng *rand.Rand, d tensor.Desc) *tensor.Tensor {
 }
 
 // measure runs desc repeat times after warmup runs, from one pre-recorded
-// command list, and returns device and wall times.
-func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup int, rng *rand.Rand, prog *progress) (benchRecord, error) {
-	r, list, release, err := recordBench(d, desc, kernel, true, rng)
+// command list, and returns device and wall times; with steps, each
+// dispatch's too (the medians in StepMS).
+func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup int, steps bool, rng *rand.Rand, prog *progress) (benchRecord, error) {
+	r, list, release, err := recordBench(d, desc, kernel, dml.PrepareOptions{Profiling: true, StepProfiling: steps}, rng)
 	defer release()
 	if err != nil {
 		return r, err
 	}
 	var dev, wall []float64
+	var stepMS [][]float64 // [step][run]
 	for i := 0; i < warmup+repeat; i++ {
 		elapsed := wallStart()
 		if err := list.Execute(); err != nil {
@@ -414,6 +418,18 @@ func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup
 		if i >= warmup {
 			dev = append(dev, float64(times[0])/1e6)
 			wall = append(wall, float64(w)/1e6)
+			if steps {
+				st, err := list.StepTimes()
+				if err != nil {
+					return r, err
+				}
+				for j, t := range st[0] {
+					if j == len(stepMS) {
+						stepMS = append(stepMS, nil)
+					}
+					stepMS[j] = append(stepMS[j], float64(t)/1e6)
+				}
+			}
 		}
 		prog.step()
 	}
@@ -424,6 +440,10 @@ func measure(d *dml.Device, desc dml.OperatorDesc, kernel string, repeat, warmup
 	r.WallMedianMS = median(wall)
 	r.Repeat, r.Warmup = repeat, warmup
 	r.DeviceMS = dev
+	for _, ms := range stepMS {
+		sort.Float64s(ms)
+		r.StepMS = append(r.StepMS, median(ms))
+	}
 	summarize(&r, dev, r.MedianMS)
 	gbps := func(ms float64) float64 {
 		if ms <= 0 {

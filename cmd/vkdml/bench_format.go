@@ -93,6 +93,14 @@ func (o *tableOutput) record(r *benchRecord) {
 	}
 	fmt.Fprintf(o.w, "%-8s %-20s %-8s %-14s %8.3fms %8.3fms %8.3fms %8.3fms %8.2f %7.1f%%%s\n",
 		r.Op, tensor.Shape(r.Shape), r.DType, r.Kernel, r.MedianMS, r.MinMS, r.MaxMS, r.WallMedianMS, r.GBps, r.PctOfCopy, noisy)
+	// --steps: each dispatch's median under the case, by kernel.
+	for i, ms := range r.StepMS {
+		kernel := ""
+		if r.Plan != nil && i < len(r.Plan.Dispatches) {
+			kernel = r.Plan.Dispatches[i].Kernel
+		}
+		fmt.Fprintf(o.w, "  step %-3d %-36s %8.3fms\n", i, kernel, ms)
+	}
 }
 
 func (o *tableOutput) end() {

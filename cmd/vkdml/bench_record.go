@@ -56,6 +56,10 @@ type benchRecord struct {
 	CopyGBps  float64   `json:"copy_gbps,omitempty"`
 	PctOfCopy float64   `json:"pct_of_copy,omitempty"`
 	DeviceMS  []float64 `json:"device_ms,omitempty"`
+	// StepMS (--steps) is each of the plan's dispatches' median device
+	// time, in the plan's order (plan.dispatches): from the end of the
+	// dispatch before, so that a step's barrier counts in its time.
+	StepMS []float64 `json:"step_ms,omitempty"`
 	// --op submit: the bare submit + fence wait of an empty list, and the
 	// ratio of the pre-recorded dispatch's wall median to it.
 	EmptyWallMedianMS float64 `json:"empty_wall_median_ms,omitempty"`
@@ -97,7 +101,7 @@ func (b *recordBase) fill(r *benchRecord, shape []uint32, kernel string, copyGBp
 	r.Shape, r.KernelRequested, r.CopyGBps = shape, kernel, copyGBps
 	r.Kernel, r.Bytes, r.Repeat, r.Warmup = measured.Kernel, measured.Bytes, measured.Repeat, measured.Warmup
 	r.MedianMS, r.MinMS, r.MaxMS, r.P25MS, r.P75MS = measured.MedianMS, measured.MinMS, measured.MaxMS, measured.P25MS, measured.P75MS
-	r.WallMedianMS, r.DeviceMS = measured.WallMedianMS, measured.DeviceMS
+	r.WallMedianMS, r.DeviceMS, r.StepMS = measured.WallMedianMS, measured.DeviceMS, measured.StepMS
 	r.Tuning, r.Plan = measured.Tuning, measured.Plan
 	r.StddevMS, r.Noisy, r.runsMS = measured.StddevMS, measured.Noisy, measured.runsMS
 	r.GBps, r.GBpsLow, r.GBpsHigh = measured.GBps, measured.GBpsLow, measured.GBpsHigh
@@ -153,12 +157,13 @@ func (p *progress) clear() {
 }
 
 // recordBench prepares desc's operator (dml.Prepare: fresh buffers, its
-// dispatch recorded into a closed command list, with timestamps when
-// profile is set) and fills its inputs with random values; release frees
-// everything (call it even on error).
-func recordBench(d *dml.Device, desc dml.OperatorDesc, kernel string, profile bool, rng *rand.Rand) (r benchRecord, list *dml.CommandList, release func(), err error) {
+// dispatch recorded into a closed command list, with the timestamps opts
+// asks for; opts.Kernel is kernel) and fills its inputs with random
+// values; release frees everything (call it even on error).
+func recordBench(d *dml.Device, desc dml.OperatorDesc, kernel string, opts dml.PrepareOptions, rng *rand.Rand) (r benchRecord, list *dml.CommandList, release func(), err error) {
 	release = func() {}
-	p, err := d.Prepare(desc, dml.PrepareOptions{Kernel: kernel, Profiling: profile})
+	opts.Kernel = kernel
+	p, err := d.Prepare(desc, opts)
 	if err != nil {
 		return r, nil, release, err
 	}

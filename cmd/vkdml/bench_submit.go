@@ -16,7 +16,7 @@ import (
 // closed list, then alternates Execute + Wait on the two (so both see the
 // same machine state) and compares the wall-clock medians.
 func runSubmitBench(d *dml.Device, desc dml.OperatorDesc, base *recordBase, kernel string, repeat, warmup int, format string, stdout io.Writer, rng *rand.Rand) error {
-	m, list, release, err := recordBench(d, desc, kernel, false, rng)
+	m, list, release, err := recordBench(d, desc, kernel, dml.PrepareOptions{}, rng)
 	defer release()
 	if err != nil {
 		return err

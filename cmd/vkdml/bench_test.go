@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,48 @@ func TestBenchUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 mentioning %q", c.args, code, stderr, c.msg)
 		}
+	}
+}
+
+// TestBenchSteps: --steps times each of the plan's dispatches: JSON's
+// step_ms has one median a dispatch of the plan, and the table lists them
+// under the case by kernel.
+func TestBenchSteps(t *testing.T) {
+	args := []string{"bench", "--op", "topk", "--shape", "1,200000", "--k", "1", "--kernel", "lane", "--repeat", "2", "--warmup", "0", "--steps"}
+	code, out, stderr := vkdml(append(args, "--json")...)
+	if code != 0 {
+		if strings.Contains(stderr, "no usable Vulkan device") {
+			testutil.NoDevice(t, stderrError(stderr))
+		}
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		StepMS []float64 `json:"step_ms"`
+		Plan   struct {
+			Dispatches []struct {
+				Kernel string `json:"kernel"`
+			} `json:"dispatches"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Plan.Dispatches) < 2 || len(r.StepMS) != len(r.Plan.Dispatches) {
+		t.Fatalf("step_ms %v for %d dispatches; want one each, and several", r.StepMS, len(r.Plan.Dispatches))
+	}
+	code, out, stderr = vkdml(args...)
+	if code != 0 {
+		t.Fatalf("table: exit %d: %s", code, stderr)
+	}
+	for i, d := range r.Plan.Dispatches {
+		if !strings.Contains(out, fmt.Sprintf("step %-3d %s", i, d.Kernel)) {
+			t.Fatalf("table lacks step %d (%s):\n%s", i, d.Kernel, out)
+		}
+	}
+	// Without --steps, no step times.
+	code, out, _ = vkdml("bench", "--op", "topk", "--shape", "1,200000", "--k", "1", "--kernel", "lane", "--repeat", "1", "--warmup", "0", "--json")
+	if code != 0 || strings.Contains(out, "step_ms") {
+		t.Fatalf("without --steps: exit %d, %s", code, out)
 	}
 }
 
