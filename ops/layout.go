@@ -691,8 +691,10 @@ type tuning struct {
 	// of four positions a chunk on 32-bit rows of input stride 1
 	// (topk_select.comp), where one position a lane capped a GPU's bytes
 	// in flight at 4 per resident lane (1 MiB on an H100, under vkdml
-	// plan --check's 2 MiB). Lavapipe keeps one position: its plans were
-	// timed that way.
+	// plan --check's 2 MiB); rows of fewer vectors than the workgroup's
+	// lanes keep one position a lane, which leaves none idle
+	// (topk_plan.go cutFilter). Lavapipe keeps one position: its plans
+	// were timed that way.
 	topKFilterVec bool
 	// topKScan8: the thread and lane strategies' scans of 8-bit integer
 	// rows of input stride 1 read 16-byte vectors of sixteen positions

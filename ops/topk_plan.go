@@ -591,6 +591,21 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 				lw = 2
 			}
 			radixLimit = min(wgLimit, max(topKRowLanes(n, lw), topKRadixMinWG))
+			// And within a segment's, where split-K cut the row and the
+			// same segments keep within the trip bound on fewer lanes
+			// (h100 8x32000 FLOAT16 K=17: segments of 667 vectors in
+			// workgroups of 1024, 34% of the lanes empty).
+			before := *s
+			s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
+			fit := min(radixLimit, max(uint64(pow2Floor(uint32(min(topKRowLanes(s.segLen, lw), 1<<31)))), topKRadixMinWG))
+			if !s.split && fit < uint64(s.wg) {
+				alt := before
+				alt.cutRadix(ctx, rows, n, k, fit, vec4, uint64(t.in.DataType.Size()))
+				if !alt.split && alt.segLen == s.segLen {
+					*s = alt
+				}
+			}
+			break
 		}
 		s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
 	case TopKStrategyMaxima:
@@ -786,6 +801,12 @@ func (s *topKSegments) cutFilter(ctx *Context, rows, n, k, wgLimit, vw, es uint6
 	// tail's at most vw-1 positions each.
 	s.listN = uint64(pow2Ceil(uint32(k)))
 	wg := uint64(pow2Floor(uint32(min(topKSortWG, wgLimit, max(s.listN/2, uint64(ctx.tuning().topKFilterMinWG), 1)))))
+	if vw > 0 && n < vw*wg {
+		// Fewer 16-byte vectors than lanes: one position a lane, so
+		// that every lane has one (h100 65536x64 K = 17 to 64: 16 of 64
+		// lanes had a vector, 76.6% of the plan's lanes empty).
+		vw = 0
+	}
 	chunk := func(wg uint64) uint64 { return wg }
 	if vw > 0 {
 		s.sampStep = vw

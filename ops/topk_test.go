@@ -750,3 +750,68 @@ func TestTopKLaneWholeRow(t *testing.T) {
 		}
 	}
 }
+
+// TestTopKFilterShortRowsGPU: the GPUs' filter reads 16-byte vectors only
+// where a row has one for each of the workgroup's lanes; shorter rows
+// (65536x64 in the h100 grid) test one position a lane. Both sides of the
+// cut, FLOAT32 and FLOAT16, rows of ties, NaNs and signed zeros
+// (topKBits), every row but the first off a 16-byte boundary where n is
+// odd, against the reference.
+func TestTopKFilterShortRowsGPU(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	for _, c := range []struct {
+		dt      tensor.DataType
+		n, k    uint32
+		vectors bool // the plan's samp_step is the vector's positions
+	}{
+		{tensor.Float32, 64, 17, false}, {tensor.Float32, 255, 33, false}, {tensor.Float32, 256, 17, true},
+		{tensor.Float32, 301, 64, true}, {tensor.Float16, 64, 33, false}, {tensor.Float16, 511, 17, false},
+		{tensor.Float16, 513, 17, true},
+	} {
+		in := testutil.NewTensor(rng, c.dt, []uint32{5, c.n}, testutil.Packed, func([]uint32) uint64 { return topKBits(rng, c.dt) })
+		for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+			t.Run(fmt.Sprintf("%v/n%d/K%d/%v", c.dt, c.n, c.k, dir), func(t *testing.T) {
+				var plan *ops.Plan
+				p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, dir, tensor.UInt32),
+					Kernel: ops.TopKStrategyFilter, DeviceType: caps.DeviceTypeDiscreteGPU}, got: &plan}
+				testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+				_, push, err := ops.StepValues(plan, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := push["samp_step"] > 0; got != c.vectors {
+					t.Fatalf("samp_step %d (workgroup of %d lanes): vectors %v, want %v", push["samp_step"], plan.Kernels[plan.Steps[0].Kernel].Spec[0], got, c.vectors)
+				}
+			})
+		}
+	}
+}
+
+// TestTopKRadixFitsSegments: where split-K cuts the GPUs' radix rows
+// into segments of fewer 16-byte vectors than the workgroup's lanes, the
+// workgroup shrinks to them when the same segments keep within the trip
+// bound (h100 8x32000 FLOAT16 K = 17: segments of 667 vectors, 512
+// lanes, not 1024 with a third of them empty), and the results stay
+// exact: rows of ties, NaNs and signed zeros (topKBits).
+func TestTopKRadixFitsSegments(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	in := testutil.NewTensor(rng, tensor.Float16, []uint32{8, 32000}, testutil.Packed, func([]uint32) uint64 { return topKBits(rng, tensor.Float16) })
+	for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+		t.Run(dir.String(), func(t *testing.T) {
+			var plan *ops.Plan
+			p := &recordedPlan{ForcedPlan: testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, 17, dir, tensor.UInt32),
+				Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeDiscreteGPU}, got: &plan}
+			testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
+			_, push, err := ops.StepValues(plan, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg, vectors := plan.Kernels[plan.Steps[0].Kernel].Spec[0], (push["seg_len"]+7)/8
+			if push["nseg"] < 2 || wg > vectors || 2*wg <= vectors {
+				t.Fatalf("%d segments of %d vectors in workgroups of %d lanes: want several, the workgroup the largest power of two within them", push["nseg"], vectors, wg)
+			}
+		})
+	}
+}
