@@ -264,10 +264,11 @@ func (l *CommandList) DispatchTimes() ([]time.Duration, error) {
 
 // StepTimes returns, for each dispatchable recorded while profiling was
 // on, the GPU time of each of its dispatches where step profiling was on
-// when it was recorded (an operator's plan steps, in order: each from the
-// end of the one before, so a step's barrier counts in its time), else
-// one time, the whole dispatchable's; from the last completed execution
-// (none before an execution has completed).
+// when an operator was recorded (its plan's steps, in order, none for a
+// plan of none: each from the end of the one before, so a step's barrier
+// counts in its time), else one time, the whole dispatchable's (an
+// initializer's always); from the last completed execution (none before
+// an execution has completed).
 func (l *CommandList) StepTimes() ([][]time.Duration, error) {
 	return l.executedTimes("CommandList.StepTimes")
 }
@@ -395,11 +396,12 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 		}
 		mark = []int{i}
 	}
+	stepped := false // step profiling: the dispatches' marks end the operator
 	switch x := disp.(type) {
 	case *CompiledOperator:
 		var steps *[]int
-		if list.profileSteps {
-			steps = &mark
+		if list.profile && list.profileSteps {
+			steps, stepped = &mark, true
 		}
 		err = r.recordOperator(list, x, table, steps)
 	case *OperatorInitializer:
@@ -412,8 +414,10 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 	}
 	list.remember(disp, table)
 	if list.profile {
-		// The end, where no step's timestamp ended the dispatchable.
-		if len(mark) == 1 {
+		// The end, where no step's timestamp ends the dispatchable (an
+		// operator of no dispatches, step profiled, has its start alone:
+		// no step times, 0 in all).
+		if !stepped {
 			end, err := list.l.Timestamp()
 			if err != nil {
 				return r.d.wrap(call, err)
@@ -564,11 +568,11 @@ func (r *CommandRecorder) recordOperator(list *CommandList, c *CompiledOperator,
 			return err
 		}
 		if steps != nil {
-			i, err := list.l.Timestamp()
+			ts, err := list.l.Timestamp()
 			if err != nil {
-				return err
+				return fmt.Errorf("step profiling, after dispatch %d of the plan's %d: %w", i+1, len(op.plan.Steps), err)
 			}
-			*steps = append(*steps, i)
+			*steps = append(*steps, ts)
 		}
 	}
 	return nil

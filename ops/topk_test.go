@@ -815,3 +815,40 @@ func TestTopKRadixFitsSegments(t *testing.T) {
 		})
 	}
 }
+
+// TestTopKK1Vectors: K = 1's vector scan (topk_select.comp list_scan:
+// two accumulators, four 16-byte vectors a trip, then two, then one) on
+// the thread strategy (one lane a row) and the lane strategy, on rows of
+// every count of vectors modulo 4 and heads and tails of 0-3 positions
+// (a row of n starts at r*n), with the best score tied across the
+// accumulators: at the first and the last vector, or at two vectors
+// apart, or everywhere (ties, NaNs and signed zeros from topKBits).
+func TestTopKK1Vectors(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	for _, n := range []uint32{3, 4, 5, 8, 12, 16, 17, 20, 28, 33, 45, 64, 101, 255, 1030} {
+		for _, fill := range []string{"pool", "tied"} {
+			var in *tensor.Tensor
+			if fill == "pool" {
+				in = testutil.NewTensor(rng, tensor.Float32, []uint32{5, n}, testutil.Packed, func([]uint32) uint64 { return topKBits(rng, tensor.Float32) })
+			} else {
+				// -1 but 7 at two positions a draw apart: lowest index wins.
+				in = testutil.NewTensor(rng, tensor.Float32, []uint32{5, n}, testutil.Packed, func([]uint32) uint64 { return topKValueBits(tensor.Float32, -1) })
+				for r := uint32(0); r < 5; r++ {
+					a := uint32(rng.Intn(int(n)))
+					b := uint32(rng.Intn(int(n)))
+					for _, j := range []uint32{a, b} {
+						in.SetFloat64([]uint32{r, j}, 7)
+					}
+				}
+			}
+			for _, strat := range []string{ops.TopKStrategyThread, ops.TopKStrategyLane} {
+				for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+					t.Run(fmt.Sprintf("n%d/%s/%s/%v", n, fill, strat, dir), func(t *testing.T) {
+						topKRun(t, d, topKDesc(in.Desc, 1, 1, dir, tensor.UInt32), in, strat, rng)
+					})
+				}
+			}
+		}
+	}
+}

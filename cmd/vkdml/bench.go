@@ -194,7 +194,7 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	o.forcing.flags(fs, "force a strategy, or all (default: vkdml chooses; listed below)")
 	format := fs.String("format", formatTable, "output: "+strings.Join(benchFormats, ", ")+" (below)")
 	asJSON := fs.Bool("json", false, "print one JSON object per case (--format json)")
-	fs.BoolVar(&o.steps, "steps", false, "also time each of the plan's dispatches (a timestamp after each, which makes the device finish a dispatch before the next: on lavapipe with several threads ~0.1 ms each, so compare steps at LP_NUM_THREADS=1): the table lists their medians under the case, JSON's step_ms holds them")
+	fs.BoolVar(&o.steps, "steps", false, "also time each of the plan's dispatches (a timestamp after each, which waits for the dispatch before it and adds to the totals: on lavapipe with several threads ~0.1 ms each, so compare steps at LP_NUM_THREADS=1); the table lists their medians under the case, JSON's step_ms holds them (--format table or json)")
 	fs.StringVar(&o.plot, "plot", "", "draw GB/s against size, with the copy kernel's ceiling, into FILE.svg or FILE.png")
 	devOpts := deviceFlags(fs)
 	fs.Usage = func() {
@@ -217,6 +217,12 @@ func parseBench(args []string, stdout, stderr io.Writer) (*benchOptions, error) 
 	}
 	if err := o.validate(", copy or submit"); err != nil {
 		return nil, err
+	}
+	if o.steps && (o.submit || o.plot != "" || o.format != formatTable && o.format != formatJSON) {
+		// The step times go in the table and JSON records only, and the
+		// timestamps between dispatches would skew a plot's or a
+		// benchstat comparison's totals.
+		return nil, fmt.Errorf("%w: --steps reports in --format table or json, without --plot, and not for --op submit", errUsage)
 	}
 	if o.repeat < 1 || o.repeat > 100000 || o.warmup < 0 || o.warmup > 100000 {
 		return nil, fmt.Errorf("%w: --repeat must be in [1,100000] and --warmup in [0,100000]", errUsage)

@@ -64,6 +64,9 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "--op", "copy", "--shape", "4", "--dtype", "float64"}, "--dtype"},
 		{[]string{"bench", "--op", "copy", "--shape", "4", "--plot", "x.gif"}, "--plot"},
 		{[]string{"bench", "--op", "copy", "--shape", "4", "--repeat", "0"}, "--repeat"},
+		{[]string{"bench", "--op", "copy", "--shape", "4", "--steps", "--format", "csv"}, "--steps"},
+		{[]string{"bench", "--op", "copy", "--shape", "4", "--steps", "--plot", "x.svg"}, "--steps"},
+		{[]string{"bench", "--op", "submit", "--steps"}, "--steps"},
 	} {
 		code, _, stderr := vkdml(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.msg) {
