@@ -400,7 +400,7 @@ func (r *CommandRecorder) RecordDispatch(list *CommandList, disp Dispatchable, t
 	switch x := disp.(type) {
 	case *CompiledOperator:
 		var steps *[]int
-		if list.profile && list.profileSteps {
+		if list.profileSteps { // (SetStepProfiling set profile too; SetProfiling(false) clears both)
 			steps, stepped = &mark, true
 		}
 		err = r.recordOperator(list, x, table, steps)

@@ -582,32 +582,30 @@ func (t *topKOp) cut(ctx *Context, shape string, rows, n, axisIn, k, wgLimit, vw
 		s.cutFilter(ctx, rows, n, k, wgLimit, vw, uint64(t.in.DataType.Size()))
 	case TopKStrategyRadix:
 		radixLimit := wgLimit
-		if ctx.tuning().topKLaneFitMinWG > 0 && (vw > 0 || s.vec2) {
+		fitLanes := ctx.tuning().topKLaneFitMinWG > 0 && (vw > 0 || s.vec2)
+		lw := vw
+		if s.vec2 {
+			lw = 2
+		}
+		if fitLanes {
 			// The strided scans' lanes as the lane strategy's: within the
 			// row's vectors (1024x1000 FLOAT16 K=1000: 124 of 1024 lanes
 			// had work), not under the strategy's least.
-			lw := vw
-			if s.vec2 {
-				lw = 2
-			}
 			radixLimit = min(wgLimit, max(topKRowLanes(n, lw), topKRadixMinWG))
-			// And within a segment's, where split-K cut the row and the
-			// same segments keep within the trip bound on fewer lanes
-			// (h100 8x32000 FLOAT16 K=17: segments of 667 vectors in
-			// workgroups of 1024, 34% of the lanes empty).
-			before := *s
-			s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
-			fit := min(radixLimit, max(uint64(pow2Floor(uint32(min(topKRowLanes(s.segLen, lw), 1<<31)))), topKRadixMinWG))
-			if !s.split && fit < uint64(s.wg) {
-				alt := before
-				alt.cutRadix(ctx, rows, n, k, fit, vec4, uint64(t.in.DataType.Size()))
-				if !alt.split && alt.segLen == s.segLen {
-					*s = alt
-				}
-			}
-			break
 		}
+		before := *s
 		s.cutRadix(ctx, rows, n, k, radixLimit, vec4, uint64(t.in.DataType.Size()))
+		// And within a segment's, where split-K cut the row and the same
+		// segments keep within the trip bound on fewer lanes (h100
+		// 8x32000 FLOAT16 K=17: segments of 667 vectors in workgroups of
+		// 1024, 34% of the lanes empty).
+		if fit := min(radixLimit, max(uint64(pow2Floor(uint32(min(topKRowLanes(s.segLen, lw), 1<<31)))), topKRadixMinWG)); fitLanes && !s.split && fit < uint64(s.wg) {
+			alt := before
+			alt.cutRadix(ctx, rows, n, k, fit, vec4, uint64(t.in.DataType.Size()))
+			if !alt.split && alt.segLen == s.segLen {
+				*s = alt
+			}
+		}
 	case TopKStrategyMaxima:
 		s.wg = uint32(topKMaximaWG(ctx, wgLimit))
 		s.segLen, s.groupVecs = n, topKMaximaGroupVecs(n, k, uint64(s.wg))

@@ -348,6 +348,15 @@ void list_take1(uvec2 s, uint i) {
 	li[0] = take ? i : li[0];
 }
 
+// take1_vec is K = 1's step of one accumulator (list_scan): vector v's
+// scores s4 replace a component's best b4 (and its vector number at)
+// only where strictly greater, the accumulator's vectors coming in rising
+// position, so that a tie keeps the lower index.
+void take1_vec(inout uvec4 b4, inout uvec4 at, uvec4 s4, uint v) {
+	at = mix(at, uvec4(v), greaterThan(s4, b4));
+	b4 = max(b4, s4);
+}
+
 // list_scan fills the list with the best K entries of positions j0 +
 // lane, j0 + lane + lanes, ... < j1 (padding where there are fewer); with
 // VEC, lane scans its share of the head, the 16-byte vectors and the tail
@@ -403,28 +412,20 @@ void list_scan(uint kin, uint j0, uint j1, uint lane, uint lanes) {
 					uvec4 sb = score4(LOAD4(v0 + v + lanes));
 					uvec4 sc = score4(LOAD4(v0 + v + 2u * lanes));
 					uvec4 sd = score4(LOAD4(v0 + v + 3u * lanes));
-					av = mix(av, uvec4(v), greaterThan(sa, a4));
-					a4 = max(a4, sa);
-					bv = mix(bv, uvec4(v + lanes), greaterThan(sb, b4));
-					b4 = max(b4, sb);
-					av = mix(av, uvec4(v + 2u * lanes), greaterThan(sc, a4));
-					a4 = max(a4, sc);
-					bv = mix(bv, uvec4(v + 3u * lanes), greaterThan(sd, b4));
-					b4 = max(b4, sd);
+					take1_vec(a4, av, sa, v);
+					take1_vec(b4, bv, sb, v + lanes);
+					take1_vec(a4, av, sc, v + 2u * lanes);
+					take1_vec(b4, bv, sd, v + 3u * lanes);
 				}
 				for (; v + lanes < nv; v += step) {
 					uvec4 sa = score4(LOAD4(v0 + v));
 					uvec4 sb = score4(LOAD4(v0 + v + lanes));
-					av = mix(av, uvec4(v), greaterThan(sa, a4));
-					a4 = max(a4, sa);
-					bv = mix(bv, uvec4(v + lanes), greaterThan(sb, b4));
-					b4 = max(b4, sb);
+					take1_vec(a4, av, sa, v);
+					take1_vec(b4, bv, sb, v + lanes);
 				}
 				// An odd count: the last A vector, without a B partner.
 				if (v < nv) {
-					uvec4 sa = score4(LOAD4(v0 + v));
-					av = mix(av, uvec4(v), greaterThan(sa, a4));
-					a4 = max(a4, sa);
+					take1_vec(a4, av, score4(LOAD4(v0 + v)), v);
 				}
 				[[unroll]] for (uint c = 0u; c < 4u; c++) {
 					list_take1(uvec2(a4[c], 0u), mid + 4u * av[c] + c);
