@@ -1154,15 +1154,24 @@ func topKSplitExactIters(n, ew uint64) uint64 {
 
 // topKSplitSampleIters bounds the loop iterations of one lane of
 // topk_thresh.comp EXACT 0 on tw lanes, a row of n positions sampled at
-// every step-th texel: at most four passes (an 11-bit digit, then 7-bit
-// ones of the score's 32 bits), each zeroing at most 2048 bins, a trip a
-// sampled texel and one a key it counts (count_texel's loop, at most
-// four), the bins' group sums (at most 64 groups, their bins) and lane
-// 0's walk over the groups and one group's bins.
+// every step-th texel. A histogram pass over t texels zeroes at most
+// 2048 bins, takes a trip a texel and one a key it counts (at most
+// four), sums the bins in at most 64 groups and walks the groups and
+// one group's bins on lane 0. The bracket (bracket_pass) takes the
+// subsample's best score (a trip a subsampled texel, every
+// shaders.TopKSplitSubsample-th sampled one), at most four passes over
+// the subsample (an 11-bit digit, then 7-bit ones of the score's 32
+// bits) and one over the sample; then at most four more over the
+// sample: the 7-bit passes after the bracket's bin, or all four where
+// the bracket fails.
 func topKSplitSampleIters(n, tw, step uint64) uint64 {
 	const bins = 1 << shaders.TopKRadixBits
 	nt := (n/4+1)/step + 1
-	return 4 * (2*ceilDiv(bins, tw) + ceilDiv(64, tw) + 5*ceilDiv(nt, tw) + 64 + bins/8)
+	sub := ceilDiv(nt, shaders.TopKSplitSubsample)
+	pass := func(texels uint64) uint64 {
+		return 2*ceilDiv(bins, tw) + ceilDiv(64, tw) + 5*ceilDiv(texels, tw) + 64 + bins/8
+	}
+	return ceilDiv(sub, tw) + 4*pass(sub) + 5*pass(nt)
 }
 
 // runsSplit is the split-K segment length for rows of n positions of es

@@ -8,7 +8,8 @@
 //          samp_step-th 16-byte texel) find a score ts that at least s
 //          of the sample reach, s the sample's expected count above the
 //          K-th best plus three standard deviations and four (as
-//          topk_select.comp's radix_threshold); the row is ROW_SAMPLED
+//          topk_select.comp's radix_threshold), its passes started from
+//          a bracket a subsample finds (bracket_pass); the row is ROW_SAMPLED
 //          with threshold (ts, every position), or ROW_FAILED where there
 //          is none (a sample too small, or ts a NaN's score 0).
 //          1: for the ROW_FAILED rows, histogram passes over the (score,
@@ -126,85 +127,204 @@ void count_scan(uint kin, uint step, uint ib, uvec2 pre, uint hi, uint lo, uint 
 #endif
 }
 
-// key_passes runs the histogram passes over count_scan's keys (at most
-// nq of them), ib bits of position under the score, until the keys at
-// or above the prefix of the kk-th best number at most limit, or every
-// bit is chosen, and returns the prefix (bits below the last digit
-// cleared, as (score part, position part)): at least kk keys are at or
-// above it where kk keys reach flo.
-uvec2 key_passes(uint kin, uint step, uint nq, uint kk, uint limit, uint ib, uint flo) {
+// Passes: the histogram passes' state: the prefix chosen so far (as
+// (score part, position part), its bits below lo cleared), the keys
+// above its bin and those in it.
+struct Passes {
+	uvec2 pre;
+	uint lo;
+	uint above;
+	uint inbin;
+};
+
+// pick_bin reads the counts of nbins bins (after a barrier) and returns
+// the bin holding the need-th key from the top (the lowest bin where
+// fewer keys are counted), with the keys of the bins above it in
+// sh_before; every lane returns the same, after a barrier.
+uint pick_bin(uint nbins, uint need) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
-	uint lo = 32u + ib;
-	uvec2 pre = uvec2(0u);
-	uint above = 0u, inbin = nq;
-	while (lo > 0u && above + inbin > limit) {
+	// The bins' sums in ng groups of per bins, a group a lane where the
+	// bins allow and up to 64 (lane 0's walk below reads up to ng sums
+	// and per bins: with 8 lanes, 2048 bins in 8 groups would have it
+	// walk up to 256). A group is whole vectors of four bins (ng <=
+	// nbins / 4), or, under four bins, the one group of one vector,
+	// whose bins past nbins the clear zeroed.
+	uint ng = max(1u, min(nbins >> 2, max(WG, min(64u, nbins >> 5))));
+	uint per = nbins / ng;
+	for (uint g = t; g < ng; g += WG) {
+		uint sum = 0u;
+		for (uint q = g * per >> 2; q < ((g + 1u) * per + 3u) >> 2; q++) {
+			uvec4 v = sh_bins4[q];
+			sum += v.x + v.y + v.z + v.w;
+		}
+		sh_sums[g] = sum;
+	}
+	barrier();
+	if (t == 0u) {
+		// The groups' sums from the last, then that group's bins.
+		uint acc = 0u;
+		uint c = ng - 1u;
+		while (c > 0u && acc + sh_sums[c] < need) {
+			acc += sh_sums[c];
+			c--;
+		}
+		uint b = (c + 1u) * per - 1u;
+		while (b > c * per && acc + bin(b) < need) {
+			acc += bin(b);
+			b--;
+		}
+		sh_pick = b;
+		sh_before = acc;
+	}
+	barrier();
+	// Uniform: every lane reads the pick after the barrier.
+	return sh_pick;
+}
+
+// key_passes runs histogram passes over count_scan's keys, ib bits of
+// position under the score, from state p, until the keys at or above
+// the prefix of the kk-th best number at most limit, or every bit is
+// chosen: the prefix (bits below the last digit cleared) then has at
+// least kk keys at or above it where kk keys reach flo.
+void key_passes(uint kin, uint step, uint kk, uint limit, uint ib, uint flo, inout Passes p) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	while (p.lo > 0u && p.above + p.inbin > limit) {
 		// After the first digit the sample's passes take 7 bits: the
 		// bin left holds a few hundred keys, and 128 bins cost less to
 		// clear and sum than 2048.
-		uint w = min(EXACT == 0 && lo < 32u + ib ? 7u : DIGIT_BITS, lo);
-		uint hi = lo;
-		lo -= w;
+		uint w = min(EXACT == 0 && p.lo < 32u + ib ? 7u : DIGIT_BITS, p.lo);
+		uint hi = p.lo;
+		uint lo = hi - w;
 		uint nbins = 1u << w;
 		for (uint q = t; q < (nbins + 3u) >> 2; q += WG) {
 			sh_bins4[q] = uvec4(0u);
 		}
 		barrier();
-		count_scan(kin, step, ib, pre, hi, lo, w, flo);
+		count_scan(kin, step, ib, p.pre, hi, lo, w, flo);
 		barrier();
-		// The bins' sums in ng groups of per bins, a group a lane where
-		// the bins allow and up to 64 (lane 0's walk below reads up to ng
-		// sums and per bins: with 8 lanes, 2048 bins in 8 groups would
-		// have it walk up to 256). A group is whole vectors of four bins
-		// (ng <= nbins / 4), or, under four bins, the one group of one
-		// vector, whose bins past nbins the clear zeroed.
-		uint ng = max(1u, min(nbins >> 2, max(WG, min(64u, nbins >> 5))));
-		uint per = nbins / ng;
-		for (uint g = t; g < ng; g += WG) {
-			uint sum = 0u;
-			for (uint q = g * per >> 2; q < ((g + 1u) * per + 3u) >> 2; q++) {
-				uvec4 v = sh_bins4[q];
-				sum += v.x + v.y + v.z + v.w;
-			}
-			sh_sums[g] = sum;
-		}
-		barrier();
-		if (t == 0u) {
-			// The bin holding the (kk - above)-th key from the top: the
-			// groups' sums from the last, then that group's bins. Where
-			// fewer keys are left (below a floor that kk keys do not
-			// reach), the lowest bin.
-			uint need = max(kk, above + 1u) - above, acc = 0u;
-			uint c = ng - 1u;
-			while (c > 0u && acc + sh_sums[c] < need) {
-				acc += sh_sums[c];
-				c--;
-			}
-			uint b = (c + 1u) * per - 1u;
-			while (b > c * per && acc + bin(b) < need) {
-				acc += bin(b);
-				b--;
-			}
-			sh_pick = b;
-			sh_before = acc;
-		}
-		barrier();
-		// Uniform: every lane reads the pick after the barrier.
-		uint b = sh_pick;
-		above += sh_before;
-		inbin = bin(b);
+		// Where fewer keys are left (below a floor that kk keys do not
+		// reach), the lowest bin.
+		uint b = pick_bin(nbins, max(kk, p.above + 1u) - p.above);
+		p.above += sh_before;
+		p.inbin = bin(b);
+		p.lo = lo;
 		if (lo >= ib) {
-			pre.x |= b << (lo - ib);
+			p.pre.x |= b << (lo - ib);
 		} else {
-			pre.y |= (b << lo) & (ib >= 32u ? 0xFFFFFFFFu : (1u << ib) - 1u);
+			p.pre.y |= (b << lo) & (ib >= 32u ? 0xFFFFFFFFu : (1u << ib) - 1u);
 			if (lo + w > ib) {
-				pre.x |= b >> (ib - lo);
+				p.pre.x |= b >> (ib - lo);
 			}
 		}
 		barrier();
 	}
-	return pre;
 }
+
+#if !EXACT
+// SUBSAMPLE: the bracket's subsample takes every SUBSAMPLE-th texel of
+// the sample.
+const uint SUBSAMPLE = 8u;
+shared uint sh_top;
+shared uint sh_past;
+
+// bracket_pass starts the sample's passes from a bracket instead of the
+// first digit's 2048 bins, whose atomics (one a sampled position) were
+// most of the threshold's time on lavapipe (8x32000 K = 2048, single
+// thread: 0.34 of 0.62 ms). Histogram passes over a subsample (every
+// SUBSAMPLE-th sampled texel) find a score lb that more of it reach than
+// its share of s by three standard deviations and three, and the
+// subsample's best score; one pass over the sample then counts the
+// scores from lb up in NBINS bins of 2^sh scores (aligned prefixes, the
+// scores past the last bin in one count), a few hundred atomics where
+// the first digit took one a position. It returns false, p unchanged,
+// where the subsample is too small or the bins do not hold the s-th
+// best score (the sample's passes then run whole). On which score the
+// threshold lands the results do not depend: topk_rank.comp checks that
+// at least K and at most SPLIT_SORT_MAX entries pass.
+bool bracket_pass(uint kin, uint step, uint nq, uint s, uint limit, inout Passes p) {
+	uint t = gl_LocalInvocationID.x;
+	const uint WG = gl_WorkGroupSize.x;
+	uint e0 = split_e0(kin);
+	uint vf = e0 >> 2, nv = ((e0 + N + 3u) >> 2) - vf;
+	uint sstep = step * SUBSAMPLE;
+	uint nt = (nv - 1u) / sstep + 1u;
+	uint nsub = min(N, 4u * nt);
+	float r = float(s) * float(nsub) / float(nq);
+	uint rhi = uint(r + 3.0 * sqrt(r)) + 3u;
+	if (r < 8.0 || 2u * rhi > nsub) {
+		return false;
+	}
+	// The subsample's best score (a NaN's 0 never beats it).
+	if (t == 0u) {
+		sh_top = 0u;
+		sh_past = 0u;
+	}
+	barrier();
+	uint top = 0u;
+	for (uint q = t; q < nt; q += WG) {
+		uint v = vf + q * sstep;
+		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
+		uvec4 j4 = uvec4(4u * v - e0) + uvec4(0u, 1u, 2u, 3u);
+		s4 = mix(uvec4(0u), s4, lessThan(j4, uvec4(N)));
+		top = max(top, max(max(s4.x, s4.y), max(s4.z, s4.w)));
+	}
+	atomicMax(sh_top, top);
+	barrier();
+	Passes ps = Passes(uvec2(0u), 32u, 0u, nsub);
+	key_passes(kin, sstep, rhi, rhi + (rhi >> 1), 0u, 0u, ps);
+	// Uniform: every lane reads it after key_passes' last barrier.
+	top = sh_top;
+	uint lb = ps.pre.x;
+	if (lb == 0u || top < lb) {
+		return false;
+	}
+	uint sh = uint(max(findMSB(top - lb) + 1 - int(DIGIT_BITS), 0));
+	lb &= ~((1u << sh) - 1u);
+	for (uint q = t; q < NBINS / 4u; q += WG) {
+		sh_bins4[q] = uvec4(0u);
+	}
+	barrier();
+	uint past = 0u;
+	for (uint q = t; q < (nv - 1u) / step + 1u; q += WG) {
+		uint v = vf + q * step;
+		uvec4 s4 = split_score4(texelFetch(elem_srct, int(v)));
+		uint m = 0u;
+		[[unroll]] for (uint c = 0u; c < 4u; c++) {
+			m |= uint(4u * v + c - e0 < N && s4[c] >= lb) << c;
+		}
+		while (m != 0u) {
+			uint c = uint(findLSB(m));
+			m &= m - 1u;
+			uint d = (s4[c] - lb) >> sh;
+			if (d < NBINS) {
+				atomicAdd(sh_bins4[d >> 2][d & 3u], 1u);
+			} else {
+				past++;
+			}
+		}
+	}
+	atomicAdd(sh_past, past);
+	barrier();
+	// Uniform: every lane reads it after the barrier.
+	past = sh_past;
+	if (past >= s) {
+		return false;
+	}
+	uint b = pick_bin(NBINS, s - past);
+	uint above = past + sh_before, inbin = bin(b);
+	// The bins are cleared next (by the passes, or the whole passes on
+	// failure) once every lane has read bin b.
+	barrier();
+	if (above + inbin < s) {
+		return false;
+	}
+	p = Passes(uvec2(lb + (b << sh), 0u), sh, above, inbin);
+	key_passes(kin, step, s, limit, 0u, 0u, p);
+	return true;
+}
+#endif
 
 void main() {
 	uint rl = split_item();
@@ -222,7 +342,9 @@ void main() {
 	}
 	uint flo = rows_buf.x[row + ST_FLOOR];
 	uint ib = uint(max(findMSB(N - 1u) + 1, 1));
-	uvec2 pre = key_passes(kin, 1u, N, kk, SPLIT_SORT_MAX, ib, flo);
+	Passes p = Passes(uvec2(0u), 32u + ib, 0u, N);
+	key_passes(kin, 1u, kk, SPLIT_SORT_MAX, ib, flo, p);
+	uvec2 pre = p.pre;
 	// The entries below the floor were not counted: a prefix under it
 	// stands for the floor itself, which every counted entry reaches.
 	uint ts = pre.x, tj = N - 1u - pre.y;
@@ -256,7 +378,11 @@ void main() {
 	uint limit = max(s, min(s + (s >> 1), uint(max(c - 3.0 * sqrt(c), 0.0))));
 	uint ts = 0u;
 	if (s < nq) {
-		ts = key_passes(kin, step, nq, s, limit, 0u, 0u).x;
+		Passes p = Passes(uvec2(0u), 32u, 0u, nq);
+		if (!bracket_pass(kin, step, nq, s, limit, p)) {
+			key_passes(kin, step, s, limit, 0u, 0u, p);
+		}
+		ts = p.pre.x;
 	}
 	if (gl_LocalInvocationID.x == 0u) {
 		rows_buf.x[row + ST_TS] = ts;

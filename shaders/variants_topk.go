@@ -130,6 +130,9 @@ const (
 	TopKSplitSortMax     = 2944
 	TopKSplitStateWords  = 132
 	TopKSplitMaxRegions  = 64
+	// TopKSplitSubsample: the sampled threshold's bracket reads every
+	// TopKSplitSubsample-th sampled texel (topk_thresh.comp SUBSAMPLE).
+	TopKSplitSubsample = 8
 )
 
 // topKSplitPush is the split kernels' push words after the base offsets.
