@@ -59,7 +59,9 @@ func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
 // largest values then thousands tied with the K-th; every position
 // passing), too few (the sampled positions, every 32nd, hold the
 // largest values), or none (mostly NaN: the threshold is a NaN's score;
-// with K past the numbers, the lowest-indexed NaNs). Both directions,
+// with K past the numbers, the lowest-indexed NaNs; the largest values
+// in the sample's texels but not its subsample's, past the bracket of
+// topk_thresh.comp). Both directions,
 // K = 1, 50, 700 (the sample's step 64 and 32) and 2048 (step 8, its own
 // sample: ops topKSplitSampleCap; up to 2,944 entries ranked in
 // topk_rank.comp's shared memory); and two rows of
@@ -88,6 +90,18 @@ func TestTopKSplit(t *testing.T) {
 			}
 			return float64(i % 11)
 		})
+	// The largest values in the texels that K = 2048's sample reads
+	// (every 8th of the row's) but its bracket's subsample does not
+	// (every shaders.TopKSplitSubsample-th of those): all of them lie
+	// past the bracket's bins, and the sample's passes run whole.
+	bracketRow := uint64(len(fills))
+	fills = append(fills, func(i int) float64 {
+		e0 := bracketRow * n
+		if v := (e0+uint64(i))/4 - e0/4; v%8 == 0 && v%(8*shaders.TopKSplitSubsample) != 0 {
+			return 1000 + float64(i%5)
+		}
+		return rng.NormFloat64()
+	})
 	// The CPU class's tuning on any device (GPUs never take the split).
 	tune := ops.Tuning{"topKSplitMinLen": "4096"}
 	const cpu = caps.DeviceTypeCPU
