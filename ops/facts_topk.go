@@ -119,7 +119,8 @@ func topKMergeFacts(v *stepValues) (DispatchFacts, error) {
 // work only on the rows listed for them, and the facts count them at the
 // common case's: none listed, every lane of their largest grid empty, no
 // element (the gather and the ranking of the first dispatches every
-// row's texels and passing entries). topk_gather.comp reads the row once, 16 bytes a lane
+// row's texels and passing entries; topk_thresh.comp GATHER 1 counts
+// both the sample's and the gather's). topk_gather.comp reads the row once, 16 bytes a lane
 // and load, and writes at most a texel number a texel it keeps;
 // topk_rank.comp reads the kept texels (about K plus the sample's margin
 // a row, counted as K) and writes the results. Lanes past the rows are
@@ -142,6 +143,12 @@ func topKSplitFacts(v *stepValues) (DispatchFacts, error) {
 		f.BytesPerLaneInFlight = 16
 		f.Units, f.BytesRead = rows*min(n, 4*nt), rows*nt*16
 		f.BytesWritten = rows * 16
+		if v.define("GATHER", 0) == 1 {
+			// The gather's too (the sampled rows, counted as every row).
+			f.Units += rows * n
+			f.BytesRead += rows * n * 4
+			f.BytesWritten += rows * 4 * wg
+		}
 	case "topk_gather.comp":
 		f.BytesPerLaneInFlight = 16
 		f.Units, f.BytesRead = rows*n, rows*n*4

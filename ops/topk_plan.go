@@ -301,6 +301,7 @@ type topKSegments struct {
 	split          bool   // radix: the split select (emitSplit), one row a workgroup, splitWG gather lanes
 	splitWG        uint32
 	threshWG       uint32 // split: the sampled threshold's lanes (topk_thresh.comp EXACT 0)
+	threshGather   bool   // split: the sampled rows' gather runs in the sampled threshold's dispatch (topk_thresh.comp GATHER 1)
 	exactWG        uint32 // split: the exact threshold's lanes (EXACT 1)
 	passes         []topKPass
 	entryBytes     uint64
@@ -431,12 +432,15 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 	// The ranking twice: the sampled rows' in topKSplitRankWG lanes, the
 	// rows those leave (ROW_WIDE) and the exact rows' in topKSplitWG.
 	names := []string{shaders.TopKThreshSampleName, shaders.TopKGatherName, shaders.TopKRankName, shaders.TopKThreshExactName, shaders.TopKRankName}
+	if s.threshGather {
+		names[0] = shaders.TopKThreshGatherName
+	}
 	for i, name := range names {
 		wg := uint32(topKSplitWG)
 		switch {
 		case name == shaders.TopKGatherName:
 			wg = s.splitWG
-		case name == shaders.TopKThreshSampleName:
+		case i == 0:
 			wg = s.threshWG
 		case name == shaders.TopKThreshExactName:
 			wg = s.exactWG
@@ -488,10 +492,14 @@ func (t *topKOp) emitSplit(ctx *Context, kept []topKDim, n uint64, axis [3]uint6
 				plan.Steps = append(plan.Steps, st)
 				return nil
 			}
-			for _, st := range []struct {
+			steps := []struct {
 				kernel int
 				want   uint32
-			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {4, rowWide}, {3, rowFailed}, {1, rowExact}, {4, rowExact}} {
+			}{{0, 0}, {1, rowSampled}, {2, rowSampled}, {4, rowWide}, {3, rowFailed}, {1, rowExact}, {4, rowExact}}
+			if s.threshGather {
+				steps = append(steps[:1], steps[2:]...)
+			}
+			for _, st := range steps {
 				if err := step(st.kernel, st.want); err != nil {
 					return nil, err
 				}
@@ -1053,6 +1061,10 @@ func (s *topKSegments) cutRadix(ctx *Context, rows, n, k, wgLimit uint64, vec4 b
 	if tun.topKSplitMinLen > 0 && n >= tun.topKSplitMinLen && s.texel && s.entryBytes == 8 && sampStep > 1 &&
 		wgLimit >= topKSplitWG && topKSplitIters(n, gw, tw, ew, sampStep) <= topKRadixItersMax {
 		s.split, s.splitWG, s.threshWG, s.exactWG, s.segLen, s.sampStep = true, uint32(gw), uint32(tw), uint32(ew), n, sampStep
+		// The sampled rows' gather in the threshold's dispatch where both
+		// run on the same lanes and a lane's trips of the two keep within
+		// the bound.
+		s.threshGather = tun.topKSplitThreshGather && tw == gw && topKSplitSampleIters(n, tw, sampStep)+topKSplitGatherIters(n, gw) <= topKRadixItersMax
 	}
 }
 
@@ -1109,10 +1121,8 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // the sampled and exact thresholds' lanes, a sample of every step-th
 // texel), the most of the three: topk_thresh.comp's
 // (topKSplitSampleIters, topKSplitExactIters), topk_gather.comp's
-// blocks of 32 texels (at most a trip of its append loop a block and
-// one a texel it keeps, at most a region's capacity and one, and as
-// many again reading the kept texels for the row's best score,
-// ST_MAX), and topk_rank.comp's at either of its workgroup sizes: the
+// (topKSplitGatherIters; where the sampled threshold's dispatch runs it
+// too, the planner bounds their sum apart), and topk_rank.comp's at either of its workgroup sizes: the
 // regions' counts and bests, two reads of every region (a trip a region,
 // a trip a texel and one for each of its four positions that passes; at
 // topKSplitRankWG, the sampled rows, the regions hold at most
@@ -1123,8 +1133,7 @@ const topKSplitCap = shaders.TopKSplitSortMax + 3
 // proportion fewer at fewer) or, at topKSplitWG only, the whole ranking
 // in chunks of 8 entries a lane.
 func topKSplitIters(n, gw, tw, ew, step uint64) uint64 {
-	nv := n/4 + 2
-	gather := 2*ceilDiv(ceilDiv(nv, gw), 32) + 2*(topKSplitCap+1)
+	gather := topKSplitGatherIters(n, gw)
 	// walks: the trips of a lane's walks at wg lanes.
 	walks := func(wg uint64) uint64 {
 		return ceilDiv(shaders.TopKSplitSortMax, wg) * 2 * (shaders.TopKSplitBucketMax * wg / 64)
@@ -1134,6 +1143,16 @@ func topKSplitIters(n, gw, tw, ew, step uint64) uint64 {
 	const rw = topKSplitRankWG
 	rankSampled := gw + 2*(gw+5*(ceilDiv(shaders.TopKSplitSortMax+3, rw)+gw)) + 3*shaders.TopKSplitRankBuckets/rw + rw + walks(rw)
 	return max(topKSplitExactIters(n, ew), topKSplitSampleIters(n, tw, step), gather, rank, rankSampled)
+}
+
+// topKSplitGatherIters bounds the loop iterations of one lane of
+// topk_gather.glsl on gw lanes, a row of n positions: its blocks of 32
+// texels (at most a trip of its append loop a block and one a texel it
+// keeps, at most a region's capacity and one), and as many again
+// reading the kept texels for the row's best score.
+func topKSplitGatherIters(n, gw uint64) uint64 {
+	nv := n/4 + 2
+	return 2*ceilDiv(ceilDiv(nv, gw), 32) + 2*(topKSplitCap+1)
 }
 
 // topKSplitExactIters bounds the loop iterations of one lane of

@@ -110,6 +110,10 @@ func TestTopKSplit(t *testing.T) {
 	if testing.Short() {
 		types, ks = types[:1], []uint32{50, 700}
 	}
+	// first: the plan's first kernel, the sampled threshold with the
+	// sampled rows' gather in its dispatch, or (topKSplitThreshGather
+	// false, FLOAT32 K = 2048 below) apart.
+	first := shaders.TopKThreshGatherName
 	for _, dt := range types {
 		in := testutil.NewTensor(rng, dt, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
 			x := fills[c[0]](int(c[1]))
@@ -123,17 +127,27 @@ func TestTopKSplit(t *testing.T) {
 				if testing.Short() && (k == 50) != (dir == ops.AxisDirectionDecreasing) {
 					continue
 				}
-				p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: cpu, Tuning: tune}
-				plan, err := p.Plan(testutil.PlanContext(d))
-				if err != nil {
-					t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
+				for _, apart := range []bool{false, true} {
+					if apart && (dt != tensor.Float32 || k != 2048) {
+						continue
+					}
+					p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: cpu, Tuning: tune}
+					first := first
+					if apart {
+						p.Tuning = ops.Tuning{"topKSplitMinLen": "4096", "topKSplitThreshGather": "false"}
+						first = shaders.TopKThreshSampleName
+					}
+					plan, err := p.Plan(testutil.PlanContext(d))
+					if err != nil {
+						t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
+					}
+					if plan.Kernels[0].Variant != first {
+						t.Fatalf("%v K=%d %v: plan runs %s first, want %s", dt, k, dir, plan.Kernels[0].Variant, first)
+					}
+					t.Run(fmt.Sprintf("%v/K%d/%v/%s", dt, k, dir, first), func(t *testing.T) {
+						testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
+					})
 				}
-				if plan.Kernels[0].Variant != shaders.TopKThreshSampleName {
-					t.Fatalf("%v K=%d %v: plan runs %s first, want the split select", dt, k, dir, plan.Kernels[0].Variant)
-				}
-				t.Run(fmt.Sprintf("%v/K%d/%v", dt, k, dir), func(t *testing.T) {
-					testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
-				})
 			}
 		}
 	}
@@ -205,6 +219,19 @@ func TestTopKSplitCapEdge(t *testing.T) {
 	}
 }
 
+// isSplitFirst: is v a split select's first kernel, the sampled
+// threshold with the gather in its dispatch or without? exact, where
+// not nil, becomes the exact threshold's step (3 or 4).
+func isSplitFirst(v string, exact *int) bool {
+	if exact != nil {
+		*exact = 3
+		if v == shaders.TopKThreshSampleName {
+			*exact = 4
+		}
+	}
+	return v == shaders.TopKThreshGatherName || v == shaders.TopKThreshSampleName
+}
+
 // sampledOnlyPlan is the split select's plan without the exact
 // threshold's three dispatches: a row whose sampled threshold fails is
 // left unwritten (poisoned). It keeps the 64-lane ranking of the rows
@@ -216,11 +243,14 @@ func (p *sampledOnlyPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Steps) != 7 || plan.Kernels[plan.Steps[0].Kernel].Variant != shaders.TopKThreshSampleName ||
-		plan.Kernels[plan.Steps[4].Kernel].Variant != shaders.TopKThreshExactName {
-		return nil, fmt.Errorf("plan %s of %d steps, want the split select's seven", plan.Strategy, len(plan.Steps))
+	// The steps before the exact threshold's: six steps with the
+	// sampled rows' gather in the threshold's dispatch, else seven.
+	exact := 3
+	if !isSplitFirst(plan.Kernels[plan.Steps[0].Kernel].Variant, &exact) || len(plan.Steps) != exact+3 ||
+		plan.Kernels[plan.Steps[exact].Kernel].Variant != shaders.TopKThreshExactName {
+		return nil, fmt.Errorf("plan %s of %d steps, want the split select's", plan.Strategy, len(plan.Steps))
 	}
-	plan.Steps = plan.Steps[:4]
+	plan.Steps = plan.Steps[:exact]
 	return plan, nil
 }
 
@@ -323,7 +353,7 @@ func TestTopKSplitRankBuckets(t *testing.T) {
 					DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "1"}}, got: &plan}
 				t.Run(fmt.Sprintf("%v/K%d/%v", c.in.Desc.Sizes, k, dir), func(t *testing.T) {
 					testutil.CheckOperator(t, d, p, []*tensor.Tensor{c.in}, rng)
-					if plan.Kernels[0].Variant != shaders.TopKThreshSampleName {
+					if !isSplitFirst(plan.Kernels[0].Variant, nil) {
 						t.Fatalf("plan runs %s first, want the split select", plan.Kernels[0].Variant)
 					}
 				})
@@ -360,7 +390,7 @@ func TestTopKSplitBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if plan.Kernels[0].Variant != shaders.TopKThreshSampleName || len(plan.Steps) < 3*7 {
+		if !isSplitFirst(plan.Kernels[0].Variant, nil) || len(plan.Steps) < 3*6 {
 			t.Fatalf("K=%d: %d steps of %s first, want the split select in three batches or more", k, len(plan.Steps), plan.Kernels[0].Variant)
 		}
 		t.Run(fmt.Sprintf("K%d/%d-rows/%d-steps", k, len(fills), len(plan.Steps)), func(t *testing.T) {

@@ -12,9 +12,12 @@
 //   1. topk_thresh.comp (EXACT 0): a threshold score from a sample of the
 //      row (the positions of every samp_step-th 16-byte texel) that, on
 //      random data, at least K and not many more positions reach;
-//   2. topk_gather.comp: one scan of the row's 16-byte texels that
-//      appends, per lane, the texels holding a position at or above the
-//      threshold to the lane's region of the row;
+//   2. topk_gather.comp (topk_gather.glsl): one scan of the row's
+//      16-byte texels that appends, per lane, the texels holding a
+//      position at or above the threshold to the lane's region of the
+//      row; for the sampled rows it runs in step 1's dispatch, after the
+//      threshold, where the planner can (topk_thresh.comp GATHER 1: ops
+//      tuning topKSplitThreshGather), a dispatch fewer;
 //   3. topk_rank.comp: the positions of those texels that pass, ranked in
 //      shared memory and the best K written; a row with fewer than K or
 //      more than SPLIT_SORT_MAX of them, or a region over its capacity, is

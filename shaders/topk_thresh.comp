@@ -17,6 +17,11 @@
 //          at least the row's floor find the prefix of the K-th best key
 //          at or above which at most SPLIT_SORT_MAX entries lie; the row
 //          is ROW_EXACT with that threshold.
+//   GATHER 1 (with EXACT 0): the sampled rows' gather (topk_gather.glsl)
+//          follows the threshold in the same workgroup, a dispatch
+//          fewer: on two threads llvmpipe's each costs 8x32000 a wake of
+//          its threads and the rows' imbalance (the threshold's 0.38 ms
+//          on one thread took 0.33 on two; with 64 rows, 2.6 and 1.5).
 // 11-bit digits, highest first (EXACT 0: 7-bit after the first); each
 // pass counts the digit of the keys whose higher digits are the prefix
 // chosen so far.
@@ -30,6 +35,12 @@
 #include "common.glsl"
 #include "topk.glsl"
 #include "topk_split.glsl"
+#ifndef GATHER
+#define GATHER 0
+#endif
+#if GATHER
+#include "topk_gather.glsl"
+#endif
 
 const uint DIGIT_BITS = 11u;
 const uint NBINS = 1u << DIGIT_BITS;
@@ -389,6 +400,17 @@ void main() {
 		rows_buf.x[row + ST_TJ] = N - 1u;
 		rows_buf.x[row + ST_FLOOR] = 0u;
 		rows_buf.x[row + ST_STATE] = ts != 0u ? ROW_SAMPLED : ROW_FAILED;
+#if GATHER
+		if (rl == 0u) {
+			// The rankings' lists start empty (topk_gather.comp's first
+			// dispatch does this where apart).
+			split_init();
+		}
+#endif
 	}
+#if GATHER
+	// Uniform: every lane holds the same ts (key_passes' prefix).
+	gather_row(row, kin, ts != 0u, ts, N - 1u);
+#endif
 #endif
 }

@@ -114,6 +114,7 @@ func TopKMergeName(elemBits int, native, final bool) string {
 const (
 	TopKThreshSampleName = "topk_thresh_sample" // the threshold from a sample (topk_thresh.comp EXACT 0)
 	TopKThreshExactName  = "topk_thresh_exact"  // the exact threshold of the FAILED rows (EXACT 1)
+	TopKThreshGatherName = "topk_thresh_gather" // the threshold from a sample, then the SAMPLED rows' gather (EXACT 0, GATHER 1)
 	TopKGatherName       = "topk_gather"        // the texels at or above the threshold (topk_gather.comp)
 	TopKRankName         = "topk_rank"          // the passing entries ranked, the results written (topk_rank.comp)
 )
@@ -143,6 +144,7 @@ func topKSplitVariants() []Variant {
 	return []Variant{
 		{Name: TopKThreshSampleName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
 		{Name: TopKThreshExactName, Source: "topk_thresh.comp", Defines: []string{"EXACT=1"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
+		{Name: TopKThreshGatherName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0", "GATHER=1"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
 		{Name: TopKGatherName, Source: "topk_gather.comp", Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
 		{Name: TopKRankName, Source: "topk_rank.comp", Bindings: 4, TexelBindings: texel, Spec: topKSpec, Push: topKSplitPush},
 	}
