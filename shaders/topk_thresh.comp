@@ -19,9 +19,10 @@
 //          is ROW_EXACT with that threshold.
 //   GATHER 1 (with EXACT 0): the sampled rows' gather (topk_gather.glsl)
 //          follows the threshold in the same workgroup, a dispatch
-//          fewer: on two threads llvmpipe's each costs 8x32000 a wake of
-//          its threads and the rows' imbalance (the threshold's 0.38 ms
-//          on one thread took 0.33 on two; with 64 rows, 2.6 and 1.5).
+//          fewer: on two threads each of llvmpipe's dispatches costs a
+//          wake of its threads and the rows' imbalance (8x32000 K =
+//          2048: the threshold's 0.38 ms on one thread took 0.33 on two;
+//          64x32000: 2.6 and 1.5).
 // 11-bit digits, highest first (EXACT 0: 7-bit after the first); each
 // pass counts the digit of the keys whose higher digits are the prefix
 // chosen so far.
