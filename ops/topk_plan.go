@@ -1178,11 +1178,12 @@ func topKSplitExactIters(n, ew uint64) uint64 {
 // four), sums the bins in at most 64 groups and walks the groups and
 // one group's bins on lane 0. The bracket (bracket_pass) takes the
 // subsample's best score (a trip a subsampled texel, every
-// shaders.TopKSplitSubsample-th sampled one), at most four passes over
-// the subsample (an 11-bit digit, then 7-bit ones of the score's 32
-// bits) and one over the sample; then at most four more over the
-// sample: the 7-bit passes after the bracket's bin, or all four where
-// the bracket fails.
+// shaders.TopKSplitSubsample-th sampled one) and at most four passes
+// over the subsample (an 11-bit digit, then 7-bit ones of the score's
+// 32 bits); then at most four passes over the sample: the bracket's and
+// at most three 7-bit ones after its bin, or, where the bracket does
+// not run, the four of the whole passes (a bracket that misses fails
+// the row instead of running them too).
 func topKSplitSampleIters(n, tw, step uint64) uint64 {
 	const bins = 1 << shaders.TopKRadixBits
 	nt := (n/4+1)/step + 1
@@ -1190,7 +1191,7 @@ func topKSplitSampleIters(n, tw, step uint64) uint64 {
 	pass := func(texels uint64) uint64 {
 		return 2*ceilDiv(bins, tw) + ceilDiv(64, tw) + 5*ceilDiv(texels, tw) + 64 + bins/8
 	}
-	return ceilDiv(sub, tw) + 4*pass(sub) + 5*pass(nt)
+	return ceilDiv(sub, tw) + 4*pass(sub) + 4*pass(nt)
 }
 
 // runsSplit is the split-K segment length for rows of n positions of es

@@ -59,9 +59,7 @@ func topKSampledFills(rng *rand.Rand, sampled int) []func(i int) float64 {
 // largest values then thousands tied with the K-th; every position
 // passing), too few (the sampled positions, every 32nd, hold the
 // largest values), or none (mostly NaN: the threshold is a NaN's score;
-// with K past the numbers, the lowest-indexed NaNs; the largest values
-// in the sample's texels but not its subsample's, past the bracket of
-// topk_thresh.comp). Both directions,
+// with K past the numbers, the lowest-indexed NaNs). Both directions,
 // K = 1, 50, 700 (the sample's step 64 and 32) and 2048 (step 8, its own
 // sample: ops topKSplitSampleCap; up to 2,944 entries ranked in
 // topk_rank.comp's shared memory); and two rows of
@@ -90,18 +88,6 @@ func TestTopKSplit(t *testing.T) {
 			}
 			return float64(i % 11)
 		})
-	// The largest values in the texels that K = 2048's sample reads
-	// (every 8th of the row's) but its bracket's subsample does not
-	// (every shaders.TopKSplitSubsample-th of those): all of them lie
-	// past the bracket's bins, and the sample's passes run whole.
-	bracketRow := uint64(len(fills))
-	fills = append(fills, func(i int) float64 {
-		e0 := bracketRow * n
-		if v := (e0+uint64(i))/4 - e0/4; v%8 == 0 && v%(8*shaders.TopKSplitSubsample) != 0 {
-			return 1000 + float64(i%5)
-		}
-		return rng.NormFloat64()
-	})
 	// The CPU class's tuning on any device (GPUs never take the split).
 	tune := ops.Tuning{"topKSplitMinLen": "4096"}
 	const cpu = caps.DeviceTypeCPU
@@ -381,20 +367,84 @@ func TestTopKSplitBatches(t *testing.T) {
 	in := testutil.NewTensor(rng, tensor.Float32, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
 		return topKValueBits(tensor.Float32, fills[c[0]](int(c[1])))
 	})
-	tune := ops.Tuning{"topKSplitMinLen": "4096"}
-	for _, k := range []uint32{50, 2048} {
-		p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU, Tuning: tune}
+	// K = 2048 also with the sampled rows' gather in a dispatch of its
+	// own (topk_gather.comp then sets each batch's header).
+	for _, c := range []struct {
+		k     uint32
+		apart bool
+	}{{50, false}, {2048, false}, {2048, true}} {
+		tune := ops.Tuning{"topKSplitMinLen": "4096", "topKSplitThreshGather": fmt.Sprint(!c.apart)}
+		p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU, Tuning: tune}
 		ctx := testutil.PlanContext(d)
 		ctx.BindingWindowCap = 300 << 10 // the device's, as dml plans with it
 		plan, err := p.Plan(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !isSplitFirst(plan.Kernels[0].Variant, nil) || len(plan.Steps) < 3*6 {
-			t.Fatalf("K=%d: %d steps of %s first, want the split select in three batches or more", k, len(plan.Steps), plan.Kernels[0].Variant)
+		first := shaders.TopKThreshGatherName
+		if c.apart {
+			first = shaders.TopKThreshSampleName
 		}
-		t.Run(fmt.Sprintf("K%d/%d-rows/%d-steps", k, len(fills), len(plan.Steps)), func(t *testing.T) {
+		if plan.Kernels[0].Variant != first || len(plan.Steps) < 3*6 {
+			t.Fatalf("K=%d: %d steps of %s first, want the split select in three batches or more, %s first", c.k, len(plan.Steps), plan.Kernels[0].Variant, first)
+		}
+		t.Run(fmt.Sprintf("K%d/%d-rows/%d-steps/%s", c.k, len(fills), len(plan.Steps), first), func(t *testing.T) {
 			testutil.CheckOperator(t, d, &p, []*tensor.Tensor{in}, rng)
 		})
+	}
+}
+
+// TestTopKSplitBracketMissed: the sampled threshold's bracket
+// (topk_thresh.comp bracket_pass) on a row whose subsample (every
+// shaders.TopKSplitSubsample-th texel of the sample, which takes every
+// 8th texel at K = 2048 of 9001) is unlike the rest: every other texel
+// holds the best values (1000 and more, or -1000 and less increasing),
+// so every best score of the sample lies past the bracket's bins. The
+// bracket then fails the row, rather than running the sample's whole
+// passes after its own (ops topKSplitSampleIters' bound): without the
+// exact dispatches the row is left unwritten, while a random row beside
+// it, whose bracket holds, is written; with them both are exact. Both
+// directions, the gather in the threshold's dispatch and apart.
+func TestTopKSplitBracketMissed(t *testing.T) {
+	d := testutil.OpenDML(t, dml.DeviceOptions{})
+	rng := testutil.Rand(t)
+	const n = 9001
+	for _, dir := range []ops.AxisDirection{ops.AxisDirectionDecreasing, ops.AxisDirectionIncreasing} {
+		best := 1000.0
+		if dir == ops.AxisDirectionIncreasing {
+			best = -1000
+		}
+		// The values from a fixed seed, as TestTopKSplitSampledHolds's:
+		// a random row's sample fails now and then (its margin makes
+		// that rare, not impossible).
+		data := rand.New(rand.NewSource(47))
+		in := testutil.NewTensor(rng, tensor.Float32, []uint32{2, n}, testutil.Packed, func(c []uint32) uint64 {
+			e0 := uint64(c[0]) * n
+			if v := (e0+uint64(c[1]))/4 - e0/4; c[0] == 1 && v%(8*shaders.TopKSplitSubsample) != 0 {
+				return topKValueBits(tensor.Float32, best+data.NormFloat64())
+			}
+			return topKValueBits(tensor.Float32, data.NormFloat64())
+		})
+		for _, apart := range []bool{false, true} {
+			tune := ops.Tuning{"topKSplitMinLen": "4096", "topKSplitThreshGather": fmt.Sprint(!apart)}
+			full := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, 2048, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU, Tuning: tune}
+			t.Run(fmt.Sprintf("%v/apart=%v", dir, apart), func(t *testing.T) {
+				res, err := testutil.RunPoisoned(d, &sampledOnlyPlan{full}, []*tensor.Tensor{in}, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for row, wantWritten := range []bool{true, false} {
+					written := true
+					for j := uint32(0); j < 2048; j++ {
+						c := []uint32{uint32(row), j}
+						written = written && res.Outputs[0].Bits(c...) == res.Expected[0].Bits(c...) && res.Outputs[1].Bits(c...) == res.Expected[1].Bits(c...)
+					}
+					if written != wantWritten {
+						t.Errorf("row %d: sampled plan wrote its results %v, want %v", row, written, wantWritten)
+					}
+				}
+				testutil.CheckOperator(t, d, &full, []*tensor.Tensor{in}, rng)
+			})
+		}
 	}
 }

@@ -68,8 +68,9 @@ layout(push_constant) uniform Push {
 
 // The step's header, the words from base_tmp before its rows' states: the
 // indirect dispatches' arguments, at multiples of 16 bytes (ops
-// topKSplitHeaderWords), and their lists of rows. topk_gather.comp's
-// sampled dispatch sets them, the rankings add to them (split_append).
+// topKSplitHeaderWords), and their lists of rows. The dispatch of the
+// sampled rows' gather sets them (topk_gather.comp's, or topk_thresh.comp
+// GATHER 1's), the rankings add to them (split_append).
 const uint HDR_WIDE = 0u;  // 3 words: the ROW_WIDE ranking's groups (n, 1, 1)
 const uint HDR_EXACT = 4u; // 3 words: the exact path's groups (n, 1, 1)
 const uint HDR_LISTS = 8u; // r_count words: the ROW_WIDE rows; then r_count words: the ROW_FAILED rows

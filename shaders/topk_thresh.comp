@@ -11,7 +11,8 @@
 //          topk_select.comp's radix_threshold), its passes started from
 //          a bracket a subsample finds (bracket_pass); the row is ROW_SAMPLED
 //          with threshold (ts, every position), or ROW_FAILED where there
-//          is none (a sample too small, or ts a NaN's score 0).
+//          is none (a sample too small, ts a NaN's score 0, or a bracket
+//          that missed).
 //          1: for the ROW_FAILED rows, histogram passes over the (score,
 //          position from the row's end) keys of every position scoring
 //          at least the row's floor find the prefix of the K-th best key
@@ -235,9 +236,11 @@ void key_passes(uint kin, uint step, uint kk, uint limit, uint ib, uint flo, ino
 }
 
 #if !EXACT
-// SUBSAMPLE: the bracket's subsample takes every SUBSAMPLE-th texel of
-// the sample.
-const uint SUBSAMPLE = 8u;
+// SUBSAMPLE (ops shaders.TopKSplitSubsample): the bracket's subsample
+// takes every SUBSAMPLE-th texel of the sample.
+#ifndef SUBSAMPLE
+#error topk_thresh.comp EXACT 0 takes its bracket's SUBSAMPLE from its variant
+#endif
 shared uint sh_top;
 shared uint sh_past;
 
@@ -250,23 +253,30 @@ shared uint sh_past;
 // subsample's best score; one pass over the sample then counts the
 // scores from lb up in NBINS bins of 2^sh scores (aligned prefixes, the
 // scores past the last bin in one count), a few hundred atomics where
-// the first digit took one a position. It returns false, p unchanged,
-// where the subsample is too small or the bins do not hold the s-th
-// best score (the sample's passes then run whole). On which score the
-// threshold lands the results do not depend: topk_rank.comp checks that
-// at least K and at most SPLIT_SORT_MAX entries pass.
-bool bracket_pass(uint kin, uint step, uint nq, uint s, uint limit, inout Passes p) {
+// the first digit took one a position. It returns BRACKET_NONE, p
+// unchanged, where the subsample is too small or its bound is a NaN's
+// score (the sample's passes then run whole), and BRACKET_MISSED where
+// the bins do not hold the s-th best score: the row is left to the exact
+// path, so that no row pays the sample's whole passes after the
+// bracket's (ops topKSplitSampleIters bounds a lane's trips by four
+// passes over the sample either way). On which score the threshold
+// lands the results do not depend: topk_rank.comp checks that at least
+// K and at most SPLIT_SORT_MAX entries pass.
+const uint BRACKET_NONE = 0u;
+const uint BRACKET_HELD = 1u;
+const uint BRACKET_MISSED = 2u;
+uint bracket_pass(uint kin, uint step, uint nq, uint s, uint limit, inout Passes p) {
 	uint t = gl_LocalInvocationID.x;
 	const uint WG = gl_WorkGroupSize.x;
 	uint e0 = split_e0(kin);
 	uint vf = e0 >> 2, nv = ((e0 + N + 3u) >> 2) - vf;
-	uint sstep = step * SUBSAMPLE;
+	uint sstep = step * uint(SUBSAMPLE);
 	uint nt = (nv - 1u) / sstep + 1u;
 	uint nsub = min(N, 4u * nt);
 	float r = float(s) * float(nsub) / float(nq);
 	uint rhi = uint(r + 3.0 * sqrt(r)) + 3u;
 	if (r < 8.0 || 2u * rhi > nsub) {
-		return false;
+		return BRACKET_NONE;
 	}
 	// The subsample's best score (a NaN's 0 never beats it).
 	if (t == 0u) {
@@ -290,7 +300,7 @@ bool bracket_pass(uint kin, uint step, uint nq, uint s, uint limit, inout Passes
 	top = sh_top;
 	uint lb = ps.pre.x;
 	if (lb == 0u || top < lb) {
-		return false;
+		return BRACKET_NONE;
 	}
 	uint sh = uint(max(findMSB(top - lb) + 1 - int(DIGIT_BITS), 0));
 	lb &= ~((1u << sh) - 1u);
@@ -322,19 +332,18 @@ bool bracket_pass(uint kin, uint step, uint nq, uint s, uint limit, inout Passes
 	// Uniform: every lane reads it after the barrier.
 	past = sh_past;
 	if (past >= s) {
-		return false;
+		return BRACKET_MISSED;
 	}
 	uint b = pick_bin(NBINS, s - past);
 	uint above = past + sh_before, inbin = bin(b);
-	// The bins are cleared next (by the passes, or the whole passes on
-	// failure) once every lane has read bin b.
+	// The passes clear the bins next, once every lane has read bin b.
 	barrier();
 	if (above + inbin < s) {
-		return false;
+		return BRACKET_MISSED;
 	}
 	p = Passes(uvec2(lb + (b << sh), 0u), sh, above, inbin);
 	key_passes(kin, step, s, limit, 0u, 0u, p);
-	return true;
+	return BRACKET_HELD;
 }
 #endif
 
@@ -391,10 +400,12 @@ void main() {
 	uint ts = 0u;
 	if (s < nq) {
 		Passes p = Passes(uvec2(0u), 32u, 0u, nq);
-		if (!bracket_pass(kin, step, nq, s, limit, p)) {
+		uint br = bracket_pass(kin, step, nq, s, limit, p);
+		if (br == BRACKET_NONE) {
 			key_passes(kin, step, s, limit, 0u, 0u, p);
 		}
-		ts = p.pre.x;
+		// A missed bracket: no threshold (ROW_FAILED).
+		ts = br == BRACKET_MISSED ? 0u : p.pre.x;
 	}
 	if (gl_LocalInvocationID.x == 0u) {
 		rows_buf.x[row + ST_TS] = ts;
@@ -410,7 +421,8 @@ void main() {
 #endif
 	}
 #if GATHER
-	// Uniform: every lane holds the same ts (key_passes' prefix).
+	// Every lane holds the same ts (key_passes' prefix, read from shared
+	// memory after a barrier).
 	gather_row(row, kin, ts != 0u, ts, N - 1u);
 #endif
 #endif

@@ -132,7 +132,8 @@ const (
 	TopKSplitStateWords  = 132
 	TopKSplitMaxRegions  = 64
 	// TopKSplitSubsample: the sampled threshold's bracket reads every
-	// TopKSplitSubsample-th sampled texel (topk_thresh.comp SUBSAMPLE).
+	// TopKSplitSubsample-th sampled texel (topk_thresh.comp SUBSAMPLE,
+	// defined from it).
 	TopKSplitSubsample = 8
 )
 
@@ -141,10 +142,11 @@ var topKSplitPush = []string{"r_begin", "r_count", "row_words", "cap", "samp_ste
 
 func topKSplitVariants() []Variant {
 	texel := []int{0}
+	subsample := fmt.Sprintf("SUBSAMPLE=%d", TopKSplitSubsample)
 	return []Variant{
-		{Name: TopKThreshSampleName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
+		{Name: TopKThreshSampleName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0", subsample}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
 		{Name: TopKThreshExactName, Source: "topk_thresh.comp", Defines: []string{"EXACT=1"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
-		{Name: TopKThreshGatherName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0", "GATHER=1"}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
+		{Name: TopKThreshGatherName, Source: "topk_thresh.comp", Defines: []string{"EXACT=0", "GATHER=1", subsample}, Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
 		{Name: TopKGatherName, Source: "topk_gather.comp", Bindings: 2, TexelBindings: texel, Spec: topKSpec[:topKSpecRows], Push: topKSplitPush},
 		{Name: TopKRankName, Source: "topk_rank.comp", Bindings: 4, TexelBindings: texel, Spec: topKSpec, Push: topKSplitPush},
 	}
