@@ -54,7 +54,7 @@ func TestTopKSplitAdversarial(t *testing.T) {
 				DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "1"}}, got: &plan}
 			t.Run(fmt.Sprintf("%s/n%d/K%d/%v", f.name, n, k, f.dir), func(t *testing.T) {
 				testutil.CheckOperator(t, d, p, []*tensor.Tensor{in}, rng)
-				if !isSplitFirst(plan.Kernels[0].Variant, nil) {
+				if !isSplitFirst(plan.Kernels[0].Variant) {
 					t.Fatalf("plan runs %s first, want the split select", plan.Kernels[0].Variant)
 				}
 			})

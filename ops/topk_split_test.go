@@ -96,10 +96,6 @@ func TestTopKSplit(t *testing.T) {
 	if testing.Short() {
 		types, ks = types[:1], []uint32{50, 700}
 	}
-	// first: the plan's first kernel, the sampled threshold with the
-	// sampled rows' gather in its dispatch, or (topKSplitThreshGather
-	// false, FLOAT32 K = 2048 below) apart.
-	first := shaders.TopKThreshGatherName
 	for _, dt := range types {
 		in := testutil.NewTensor(rng, dt, []uint32{uint32(len(fills)), n}, testutil.Packed, func(c []uint32) uint64 {
 			x := fills[c[0]](int(c[1]))
@@ -117,12 +113,10 @@ func TestTopKSplit(t *testing.T) {
 					if apart && (dt != tensor.Float32 || k != 2048) {
 						continue
 					}
+					// Apart: FLOAT32 K = 2048 also with the gather in its own
+					// dispatch.
+					tune, first := splitTuning("4096", apart)
 					p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, k, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: cpu, Tuning: tune}
-					first := first
-					if apart {
-						p.Tuning = ops.Tuning{"topKSplitMinLen": "4096", "topKSplitThreshGather": "false"}
-						first = shaders.TopKThreshSampleName
-					}
 					plan, err := p.Plan(testutil.PlanContext(d))
 					if err != nil {
 						t.Fatalf("%v K=%d %v: %v", dt, k, dir, err)
@@ -206,16 +200,21 @@ func TestTopKSplitCapEdge(t *testing.T) {
 }
 
 // isSplitFirst: is v a split select's first kernel, the sampled
-// threshold with the gather in its dispatch or without? exact, where
-// not nil, becomes the exact threshold's step (3 or 4).
-func isSplitFirst(v string, exact *int) bool {
-	if exact != nil {
-		*exact = 3
-		if v == shaders.TopKThreshSampleName {
-			*exact = 4
-		}
-	}
+// threshold with the gather in its dispatch or without?
+func isSplitFirst(v string) bool {
 	return v == shaders.TopKThreshGatherName || v == shaders.TopKThreshSampleName
+}
+
+// splitTuning is the tuning that forces the split select from rows of
+// minLen positions, with the sampled rows' gather in the threshold's
+// dispatch or, apart, in its own (topKSplitThreshGather), and the
+// plan's first kernel it gives.
+func splitTuning(minLen string, apart bool) (ops.Tuning, string) {
+	first := shaders.TopKThreshGatherName
+	if apart {
+		first = shaders.TopKThreshSampleName
+	}
+	return ops.Tuning{"topKSplitMinLen": minLen, "topKSplitThreshGather": fmt.Sprint(!apart)}, first
 }
 
 // sampledOnlyPlan is the split select's plan without the exact
@@ -229,11 +228,13 @@ func (p *sampledOnlyPlan) Plan(ctx *ops.Context) (*ops.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The steps before the exact threshold's: six steps with the
-	// sampled rows' gather in the threshold's dispatch, else seven.
-	exact := 3
-	if !isSplitFirst(plan.Kernels[plan.Steps[0].Kernel].Variant, &exact) || len(plan.Steps) != exact+3 ||
-		plan.Kernels[plan.Steps[exact].Kernel].Variant != shaders.TopKThreshExactName {
+	// The steps before the exact threshold's: three with the sampled
+	// rows' gather in the threshold's dispatch, else four.
+	exact := 0
+	for exact < len(plan.Steps) && plan.Kernels[plan.Steps[exact].Kernel].Variant != shaders.TopKThreshExactName {
+		exact++
+	}
+	if !isSplitFirst(plan.Kernels[plan.Steps[0].Kernel].Variant) || len(plan.Steps) != exact+3 {
 		return nil, fmt.Errorf("plan %s of %d steps, want the split select's", plan.Strategy, len(plan.Steps))
 	}
 	plan.Steps = plan.Steps[:exact]
@@ -339,7 +340,7 @@ func TestTopKSplitRankBuckets(t *testing.T) {
 					DeviceType: caps.DeviceTypeCPU, Tuning: ops.Tuning{"topKSplitMinLen": "1"}}, got: &plan}
 				t.Run(fmt.Sprintf("%v/K%d/%v", c.in.Desc.Sizes, k, dir), func(t *testing.T) {
 					testutil.CheckOperator(t, d, p, []*tensor.Tensor{c.in}, rng)
-					if !isSplitFirst(plan.Kernels[0].Variant, nil) {
+					if !isSplitFirst(plan.Kernels[0].Variant) {
 						t.Fatalf("plan runs %s first, want the split select", plan.Kernels[0].Variant)
 					}
 				})
@@ -373,17 +374,13 @@ func TestTopKSplitBatches(t *testing.T) {
 		k     uint32
 		apart bool
 	}{{50, false}, {2048, false}, {2048, true}} {
-		tune := ops.Tuning{"topKSplitMinLen": "4096", "topKSplitThreshGather": fmt.Sprint(!c.apart)}
+		tune, first := splitTuning("4096", c.apart)
 		p := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, c.k, ops.AxisDirectionDecreasing, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU, Tuning: tune}
 		ctx := testutil.PlanContext(d)
 		ctx.BindingWindowCap = 300 << 10 // the device's, as dml plans with it
 		plan, err := p.Plan(ctx)
 		if err != nil {
 			t.Fatal(err)
-		}
-		first := shaders.TopKThreshGatherName
-		if c.apart {
-			first = shaders.TopKThreshSampleName
 		}
 		if plan.Kernels[0].Variant != first || len(plan.Steps) < 3*6 {
 			t.Fatalf("K=%d: %d steps of %s first, want the split select in three batches or more, %s first", c.k, len(plan.Steps), plan.Kernels[0].Variant, first)
@@ -426,7 +423,7 @@ func TestTopKSplitBracketMissed(t *testing.T) {
 			return topKValueBits(tensor.Float32, data.NormFloat64())
 		})
 		for _, apart := range []bool{false, true} {
-			tune := ops.Tuning{"topKSplitMinLen": "4096", "topKSplitThreshGather": fmt.Sprint(!apart)}
+			tune, _ := splitTuning("4096", apart)
 			full := testutil.ForcedPlan{Desc: topKDesc(in.Desc, 1, 2048, dir, tensor.UInt32), Kernel: ops.TopKStrategyRadix, DeviceType: caps.DeviceTypeCPU, Tuning: tune}
 			t.Run(fmt.Sprintf("%v/apart=%v", dir, apart), func(t *testing.T) {
 				res, err := testutil.RunPoisoned(d, &sampledOnlyPlan{full}, []*tensor.Tensor{in}, rng)
